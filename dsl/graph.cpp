@@ -38,14 +38,17 @@ bool Graph::NodeEq::operator()(const Node& x, const Node& y) const {
 }
 
 NodeId Graph::intern(const Node& n) {
-  auto it = index_.find(n);
-  if (it != index_.end()) return it->second;
+  const bool share = options_.hash_cons || is_leaf(n.op);
+  if (share) {
+    auto it = index_.find(n);
+    if (it != index_.end()) return it->second;
+  }
   if (nodes_.size() >= static_cast<size_t>(INT32_MAX)) {
     throw DslError("kernel '" + label_ + "': more than 2^31 nodes");
   }
   const auto id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(n);
-  index_.emplace(n, id);
+  if (share) index_.emplace(n, id);
   return id;
 }
 

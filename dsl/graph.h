@@ -36,6 +36,9 @@ struct GraphOptions {
   // Constant folding and identity removal; off only to measure what they save and to
   // build the unpruned baseline in jit/.
   bool simplify = true;
+  // Sharing of identical subexpressions; off only for the unpruned baseline, which models
+  // operator-overloading duals that recompute what they are asked to.
+  bool hash_cons = true;
 };
 
 class Graph {

@@ -1,0 +1,52 @@
+#include "backends/cuda/cuda_kernel.h"
+
+#include <map>
+#include <mutex>
+
+namespace dualjit::cuda {
+namespace {
+
+// Loaded modules by cache key and context: the in-process level of the cache.
+std::shared_ptr<Module> loaded_module(const std::string& key, const jit::CacheEntry& entry,
+                                      const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, CUcontext>, std::shared_ptr<Module>> loaded;
+  const CUcontext ctx = Context::primary().handle();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = loaded[{key, ctx}];
+  if (!slot) slot = std::make_shared<Module>(entry.payload, name);
+  return slot;
+}
+
+}  // namespace
+
+CudaKernel::CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options,
+                       jit::KernelCache& cache)
+    : lowered_(std::move(lowered)) {
+  if (options.arch.empty()) options.arch = Context::primary().device().arch();
+  image_ = jit::cuda_image(lowered_, options, cache);
+  module_ =
+      loaded_module(jit::cuda_cache_key(lowered_, options).hex(), *image_.entry, lowered_.symbol);
+  function_ = module_->function(lowered_.cuda_entry);
+}
+
+void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {
+  if (args.n_elements == 0) return;
+  std::vector<uint64_t> words = jit::pack_args(lowered_, args);
+  void* params[] = {words.data()};
+  const auto& layout = lowered_.options.layout;
+  const int64_t blocks =
+      (args.n_elements + layout.elements_per_block - 1) / layout.elements_per_block;
+  if (blocks > 0x7fffffff) {
+    throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " +
+                                std::to_string(args.n_elements) + " elements exceed one grid");
+  }
+  ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(blocks)},
+                          Dim3{static_cast<unsigned>(layout.block_threads())}, 0, params, stream);
+}
+
+FunctionAttributes CudaKernel::attributes() const {
+  return ::dualjit::cuda::attributes(function_);
+}
+
+}  // namespace dualjit::cuda

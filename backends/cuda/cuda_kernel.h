@@ -1,0 +1,35 @@
+// The CUDA backend for one lowered kernel: NVRTC image from the kernel cache (for the
+// device's own architecture), module loaded once per process, launches with the kernel's
+// layout.
+#pragma once
+
+#include <memory>
+
+#include "backends/cuda/driver.h"
+#include "jit/cuda_image.h"
+#include "jit/launch_args.h"
+
+namespace dualjit::cuda {
+
+class CudaKernel {
+ public:
+  // options.arch empty: the current device's architecture.
+  explicit CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options = {.arch = ""},
+                      jit::KernelCache& cache = jit::KernelCache::global());
+
+  // Device pointers. Asynchronous on `stream`.
+  void launch(const jit::LaunchArgs& args, CUstream stream = nullptr) const;
+
+  const jit::LoweredKernel& lowered() const { return lowered_; }
+  const jit::CudaImage& image() const { return image_; }
+  FunctionAttributes attributes() const;
+  bool compiled_now() const { return image_.compiled_now; }
+
+ private:
+  jit::LoweredKernel lowered_;
+  jit::CudaImage image_;
+  std::shared_ptr<Module> module_;
+  CUfunction function_ = nullptr;
+};
+
+}  // namespace dualjit::cuda

@@ -1,0 +1,27 @@
+// Node -> element incidence, for atomic-free gather-by-column assembly.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/mesh/element_set.h"
+
+namespace dualjit::mesh {
+
+// CSR over nodes: the occurrences of node n in the set are entries [ptr[n], ptr[n+1]), each an
+// (element, local vertex) pair, sorted by element then local vertex. Every (element, local
+// vertex) of the set appears exactly once, so a per-node gather writes each output once.
+struct Incidence {
+  std::vector<int64_t> ptr;          // n_nodes + 1
+  std::vector<int64_t> element;      // n_elements * k
+  std::vector<int8_t> local_vertex;  // n_elements * k
+
+  int64_t n_nodes() const { return ptr.empty() ? 0 : static_cast<int64_t>(ptr.size()) - 1; }
+  int64_t degree(int64_t node) const { return ptr[node + 1] - ptr[node]; }
+};
+
+// Builds the incidence of one set by a counting sort (O(n_nodes + n_elements * k)). Validates the
+// set (repeated vertices allowed) and requires k <= 127 so that local vertices fit int8.
+Incidence build_incidence(int64_t n_nodes, const ElementSet& set);
+
+}  // namespace dualjit::mesh

@@ -1,0 +1,64 @@
+#include "jit/cuda_image.h"
+
+#include <spdlog/spdlog.h>
+
+namespace dualjit::jit {
+namespace {
+
+int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
+  const auto it = e.metadata.find(key);
+  if (it == e.metadata.end()) return fallback;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options) {
+  return CacheKey{kernel.cuda_source, nvrtc_identity(), options.canonical(), options.arch,
+                  kCodegenVersion};
+}
+
+CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
+                     KernelCache& cache) {
+  CudaImage out;
+  const CacheKey key = cuda_cache_key(kernel, options);
+  out.entry = cache.get_or_build(key, [&] {
+    const CompiledImage img = nvrtc_compile(kernel.cuda_entry, kernel.cuda_source, options);
+    out.compiled_now = true;
+    CacheEntry e;
+    e.payload = img.image;
+    e.metadata = {{"kernel", kernel.kernel_name},
+                  {"symbol", kernel.symbol},
+                  {"mode", std::string(mode_name(kernel.plan.mode))},
+                  {"width", std::to_string(kernel.plan.width)},
+                  {"layout", kernel.options.layout.describe()},
+                  {"arch", img.arch},
+                  {"format", img.is_cubin ? "cubin" : "ptx"},
+                  {"compile_seconds", std::to_string(img.compile_seconds)},
+                  {"registers", std::to_string(img.ptxas.registers)},
+                  {"stack_bytes", std::to_string(img.ptxas.stack_bytes)},
+                  {"spill_store_bytes", std::to_string(img.ptxas.spill_store_bytes)},
+                  {"spill_load_bytes", std::to_string(img.ptxas.spill_load_bytes)}};
+    spdlog::debug("dualjit: NVRTC compiled {} for {} in {:.3f} s ({} registers)", kernel.symbol,
+                  img.arch, img.compile_seconds, img.ptxas.registers);
+    return e;
+  });
+  const CacheEntry& e = *out.entry;
+  const auto arch = e.metadata.find("arch");
+  out.arch = arch == e.metadata.end() ? options.arch : arch->second;
+  const auto fmt = e.metadata.find("format");
+  out.is_cubin = fmt == e.metadata.end() || fmt->second == "cubin";
+  const auto cs = e.metadata.find("compile_seconds");
+  out.compile_seconds = cs == e.metadata.end() ? 0.0 : std::atof(cs->second.c_str());
+  out.ptxas.registers = metadata_int(e, "registers", -1);
+  out.ptxas.stack_bytes = metadata_int(e, "stack_bytes", 0);
+  out.ptxas.spill_store_bytes = metadata_int(e, "spill_store_bytes", 0);
+  out.ptxas.spill_load_bytes = metadata_int(e, "spill_load_bytes", 0);
+  return out;
+}
+
+}  // namespace dualjit::jit

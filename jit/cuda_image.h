@@ -1,0 +1,27 @@
+// A lowered kernel compiled by NVRTC for one architecture, through the kernel cache: the
+// key is the source, NVRTC's identity, the options, the target and the codegen version.
+// Needs no GPU (an explicit arch compiles on a build machine).
+#pragma once
+
+#include <memory>
+
+#include "jit/kernel_cache.h"
+#include "jit/lowering.h"
+#include "jit/nvrtc_compiler.h"
+
+namespace dualjit::jit {
+
+struct CudaImage {
+  std::shared_ptr<const CacheEntry> entry;  // payload: CUBIN (or PTX)
+  bool compiled_now = false;                // false: served from memory or disk
+  bool is_cubin = true;
+  double compile_seconds = 0;  // of the compile that produced it
+  PtxasReport ptxas;           // from the compile, kept in the entry's metadata
+  std::string arch;
+};
+
+CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);
+CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
+                     KernelCache& cache = KernelCache::global());
+
+}  // namespace dualjit::jit

@@ -1,0 +1,86 @@
+#include "jit/derivative_plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace dualjit::jit {
+
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
+  DerivativePlan plan;
+  plan.mode = mode;
+  plan.n_inputs = kernel.n_inputs();
+  plan.n_outputs = kernel.n_outputs();
+  const int n = plan.n_inputs;
+  if (mode_needs_scalar_output(mode) && !kernel.scalar_output()) {
+    throw DslError("kernel '" + kernel.name() + "': mode '" + std::string(mode_name(mode)) +
+                   "' needs a scalar output, the kernel has " + std::to_string(kernel.n_outputs()));
+  }
+  plan.width = (width <= 0 || width > n) ? std::max(n, 1) : width;
+  const int w = plan.width;
+  if (mode == Mode::Value || n == 0) {
+    Chunk c;
+    c.writes_values = true;
+    plan.chunks.push_back(c);
+    return plan;
+  }
+  for (int start = 0; start < n; start += w) {
+    const int end = std::min(n, start + w);
+    Chunk c;
+    c.writes_values = start == 0;
+    switch (mode) {
+      case Mode::Jacobian:
+      case Mode::Gradient:
+        for (int j = start; j < end; ++j) {
+          c.directions.push_back({j});
+          c.first_columns.push_back(j);
+        }
+        break;
+      case Mode::Hessian: {
+        // Rows [start, end), columns j >= row; chunk 0 also writes the whole gradient.
+        const int lo = start == 0 ? 0 : start;
+        for (int j = lo; j < n; ++j) c.directions.push_back({j});
+        for (int i = start; i < end; ++i) {
+          for (int j = i; j < n; ++j) c.pairs.emplace_back(i - lo, j - lo);
+        }
+        if (start == 0) {
+          for (int j = 0; j < n; ++j) c.first_columns.push_back(j);
+        }
+        break;
+      }
+      case Mode::Hvp: {
+        c.directions.push_back({-1});  // v first: pairs (v, j)
+        for (int j = start; j < end; ++j) {
+          c.directions.push_back({j});
+          c.pairs.emplace_back(0, j - start + 1);
+          c.first_columns.push_back(j);
+        }
+        break;
+      }
+      case Mode::Value:
+        break;
+    }
+    plan.chunks.push_back(std::move(c));
+  }
+  return plan;
+}
+
+std::string describe(const DerivativePlan& plan) {
+  std::ostringstream os;
+  os << "plan " << mode_name(plan.mode) << " W=" << plan.width << " n=" << plan.n_inputs
+     << " chunks=" << plan.chunks.size() << '\n';
+  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+    const Chunk& ch = plan.chunks[c];
+    os << "  chunk " << c << ": directions";
+    for (const Direction& d : ch.directions) {
+      if (d.is_hvp_vector()) {
+        os << " v";
+      } else {
+        os << ' ' << d.input;
+      }
+    }
+    os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "") << '\n';
+  }
+  return os.str();
+}
+
+}  // namespace dualjit::jit

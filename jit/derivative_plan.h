@@ -1,0 +1,48 @@
+// Which derivatives each chunk of an element computes. The n input directions are split
+// into chunks of width W; a chunk carries first-order directions (seeds) and, for second
+// order, the pairs of them whose second derivative it needs.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dsl/kernel.h"
+#include "dsl/mode.h"
+
+namespace dualjit::jit {
+
+// A first-order direction: the unit vector of one input, or the HVP direction v.
+struct Direction {
+  int input = -1;  // flat input index, or -1 for v
+  bool is_hvp_vector() const { return input < 0; }
+  bool operator==(const Direction&) const = default;
+};
+
+// Where a derivative lands in the per-element output arrays (dsl/mode.h).
+enum class Target { Value, First, Second };
+
+struct Chunk {
+  std::vector<Direction> directions;
+  std::vector<std::pair<int, int>> pairs;  // (i, j) into directions, i <= j
+  bool writes_values = false;
+  // Gradient components this chunk writes (Hessian, HVP); Jacobian columns otherwise.
+  std::vector<int> first_columns;
+};
+
+struct DerivativePlan {
+  Mode mode = Mode::Value;
+  int width = 1;  // W
+  int n_inputs = 0;
+  int n_outputs = 0;
+  std::vector<Chunk> chunks;
+};
+
+// W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: chunk c computes
+// rows [cW, cW + W) of the upper triangle and so needs the tangents of directions >= cW.
+// For HVPs chunk c computes (Hv)_j and g_j for its j's, with v as one extra direction.
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width);
+
+std::string describe(const DerivativePlan& plan);
+
+}  // namespace dualjit::jit

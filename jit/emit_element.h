@@ -1,0 +1,20 @@
+// Element function text from a scheduled scalar program: straight-line scalar C, one
+// `const double` per value, target-neutral (the prelude of each target defines DJ_FN).
+#pragma once
+
+#include <string>
+
+#include "jit/scalar_program.h"
+
+namespace dualjit::jit {
+
+// void fn(const double* x, const double* v, const double* p, const double* u,
+//         double* val, double* d1, double* d2): x the gathered inputs, v the HVP direction,
+// p the params, u the uniforms; val/d1/d2 the element's output arrays (dsl/mode.h).
+std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name);
+
+// C spelling of one op applied to operand spellings (shared by every target).
+std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c);
+std::string c_literal(double value);
+
+}  // namespace dualjit::jit

@@ -1,0 +1,260 @@
+#include "jit/expand_derivatives.h"
+
+#include <algorithm>
+
+#include "dsl/derivative_rules.h"
+#include "dsl/expr.h"
+
+namespace dualjit::jit {
+namespace {
+
+// Second-order Taylor coefficients of one primal node. An empty vector means "no
+// derivative at all"; kNoNode inside a vector is a structural zero.
+struct Taylor {
+  NodeId v = kNoNode;
+  std::vector<NodeId> t;  // per direction
+  std::vector<NodeId> h;  // per pair
+};
+
+class Expander {
+ public:
+  Expander(const Kernel& kernel, const DerivativePlan& plan, const Chunk& chunk, bool prune)
+      : kernel_(kernel),
+        chunk_(chunk),
+        prune_(prune),
+        nd_(chunk.directions.size()),
+        np_(chunk.pairs.size()) {
+    (void)plan;
+    GraphOptions o;
+    o.simplify = prune;
+    o.hash_cons = prune;
+    g_ = std::make_unique<Graph>(kernel.name(), o);
+  }
+
+  ScalarProgram run(const DerivativePlan& plan) {
+    const Graph& pg = kernel_.graph();
+    nodes_.resize(pg.size());
+    for (size_t i = 0; i < pg.size(); ++i) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
+    ScalarProgram prog;
+    const int n = plan.n_inputs;
+    const auto& outs = kernel_.outputs();
+    if (chunk_.writes_values) {
+      for (size_t k = 0; k < outs.size(); ++k) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
+    }
+    auto dir_of = [&](int input) {
+      for (size_t d = 0; d < nd_; ++d) {
+        if (chunk_.directions[d].input == input) return static_cast<int>(d);
+      }
+      return -1;
+    };
+    auto tangent = [&](NodeId out, int d) {
+      const Taylor& x = nodes_[out];
+      return (d < 0 || x.t.empty()) ? kNoNode : x.t[d];
+    };
+    auto second = [&](NodeId out, size_t p) {
+      const Taylor& x = nodes_[out];
+      return x.h.empty() ? kNoNode : x.h[p];
+    };
+    // Direction-major: one direction's tangents are finished, and die, before the next
+    // direction starts, which bounds the live values to the primal plus one direction.
+    for (int j : chunk_.first_columns) {
+      for (size_t r = 0; r < outs.size(); ++r) {
+        add_store(prog, Target::First, r * n + j, tangent(outs[r], dir_of(j)));
+      }
+    }
+    for (size_t p = 0; p < np_; ++p) {
+      const auto [a, b] = chunk_.pairs[p];
+      const Direction da = chunk_.directions[a], db = chunk_.directions[b];
+      const size_t index =
+          plan.mode == Mode::Hvp
+              ? static_cast<size_t>(db.input)
+              : packed_upper_index(n, std::min(da.input, db.input), std::max(da.input, db.input));
+      add_store(prog, Target::Second, index, second(outs[0], p));
+    }
+    prog.graph = std::move(g_);
+    return prog;
+  }
+
+ private:
+  void add_store(ScalarProgram& prog, Target target, size_t index, NodeId node) {
+    if (node == kNoNode) node = g_->constant(0.0);  // structural zero: written, not computed
+    prog.stores.push_back({target, static_cast<int>(index), node});
+  }
+
+  NodeId zero() { return g_->constant(0.0); }
+  NodeId add(NodeId a, NodeId b) {
+    if (a == kNoNode) return b;
+    if (b == kNoNode) return a;
+    return g_->make(Op::Add, a, b);
+  }
+  NodeId sub(NodeId a, NodeId b) {
+    if (b == kNoNode) return a;
+    if (a == kNoNode) return g_->make(Op::Neg, b);
+    return g_->make(Op::Sub, a, b);
+  }
+  NodeId mul(NodeId a, NodeId b) {
+    if (a == kNoNode || b == kNoNode) return kNoNode;
+    return g_->make(Op::Mul, a, b);
+  }
+  NodeId neg(NodeId a) { return a == kNoNode ? kNoNode : g_->make(Op::Neg, a); }
+  NodeId select(NodeId cond, NodeId a, NodeId b) {
+    if (a == kNoNode && b == kNoNode) return kNoNode;
+    return g_->make(Op::Select, cond, a == kNoNode ? zero() : a, b == kNoNode ? zero() : b);
+  }
+
+  // Unpruned: a node with any derivative carries every component, zeros included.
+  void densify(Taylor& x) {
+    if (prune_ || x.t.empty()) return;
+    for (NodeId& id : x.t) {
+      if (id == kNoNode) id = zero();
+    }
+    if (np_ > 0 && x.h.empty()) x.h.assign(np_, kNoNode);
+    for (NodeId& id : x.h) {
+      if (id == kNoNode) id = zero();
+    }
+  }
+
+  static NodeId at(const std::vector<NodeId>& v, size_t i) { return v.empty() ? kNoNode : v[i]; }
+
+  Taylor expand(const Node& n) {
+    Taylor r;
+    switch (n.op) {
+      case Op::Const:
+        r.v = g_->constant(n.value);
+        return r;
+      case Op::Param:
+      case Op::Uniform:
+        r.v = g_->leaf(n.op, kPrimalSlot, kernel_.flat_index(n));
+        return r;
+      case Op::Input: {
+        const int i = kernel_.flat_index(n);
+        r.v = g_->leaf(Op::Input, kPrimalSlot, i);
+        r.t.assign(nd_, kNoNode);
+        for (size_t d = 0; d < nd_; ++d) {
+          const Direction dir = chunk_.directions[d];
+          if (dir.input == i) r.t[d] = g_->constant(1.0);
+          if (dir.is_hvp_vector()) r.t[d] = g_->leaf(Op::Input, kDirectionSlot, i);
+        }
+        if (prune_ && std::all_of(r.t.begin(), r.t.end(), [](NodeId x) { return x == kNoNode; })) {
+          r.t.clear();
+        }
+        densify(r);
+        return r;
+      }
+      default:
+        break;
+    }
+    const Taylor& a = nodes_[n.a];
+    const Taylor empty;
+    const Taylor& b = n.b == kNoNode ? empty : nodes_[n.b];
+    const Taylor& c = n.c == kNoNode ? empty : nodes_[n.c];
+    r.v = g_->make(n.op, a.v, b.v == kNoNode ? kNoNode : b.v, c.v == kNoNode ? kNoNode : c.v);
+    const OpClass cls = op_info(n.op).cls;
+    if (cls == OpClass::Comparison || n.op == Op::Sign) return r;
+
+    // Per-direction and per-pair combination, with the structural zeros skipped.
+    auto each = [&](auto&& fn_t, auto&& fn_h, bool any) {
+      if (!any) return;
+      r.t.assign(nd_, kNoNode);
+      for (size_t d = 0; d < nd_; ++d) r.t[d] = fn_t(d);
+      if (np_ > 0) {
+        r.h.assign(np_, kNoNode);
+        for (size_t p = 0; p < np_; ++p) r.h[p] = fn_h(p);
+      }
+    };
+
+    switch (n.op) {
+      case Op::Add:
+      case Op::Sub:
+      case Op::Neg: {
+        const bool s = n.op == Op::Sub, ng = n.op == Op::Neg;
+        each(
+            [&](size_t d) {
+              return ng ? neg(at(a.t, d))
+                        : (s ? sub(at(a.t, d), at(b.t, d)) : add(at(a.t, d), at(b.t, d)));
+            },
+            [&](size_t p) {
+              return ng ? neg(at(a.h, p))
+                        : (s ? sub(at(a.h, p), at(b.h, p)) : add(at(a.h, p), at(b.h, p)));
+            },
+            !a.t.empty() || !b.t.empty());
+        break;
+      }
+      case Op::Select: {
+        each([&](size_t d) { return select(a.v, at(b.t, d), at(c.t, d)); },
+             [&](size_t p) { return select(a.v, at(b.h, p), at(c.h, p)); },
+             !b.t.empty() || !c.t.empty());
+        break;
+      }
+      case Op::Min:
+      case Op::Max: {
+        if (a.t.empty() && b.t.empty()) break;
+        const NodeId cond = g_->make(n.op == Op::Min ? Op::Le : Op::Ge, a.v, b.v);
+        each([&](size_t d) { return select(cond, at(a.t, d), at(b.t, d)); },
+             [&](size_t p) { return select(cond, at(a.h, p), at(b.h, p)); }, true);
+        break;
+      }
+      case Op::Abs: {
+        if (a.t.empty()) break;
+        const NodeId s = g_->make(Op::Sign, a.v);
+        each([&](size_t d) { return mul(s, at(a.t, d)); },
+             [&](size_t p) { return mul(s, at(a.h, p)); }, true);
+        break;
+      }
+      default:
+        expand_analytic(n, a, b, r);
+        break;
+    }
+    densify(r);
+    return r;
+  }
+
+  void expand_analytic(const Node& n, const Taylor& a, const Taylor& b, Taylor& r) {
+    const bool binary = op_arity(n.op) == 2;
+    const std::array<bool, 2> need = {!a.t.empty(), binary && !b.t.empty()};
+    if (!need[0] && !need[1]) return;
+    Graph* g = g_.get();
+    const Expr A(g, a.v), B = binary ? Expr(g, b.v) : Expr(), V(g, r.v);
+    const auto fp = first_partials<Expr>(n.op, A, B, V, need);
+    const NodeId fa = need[0] ? fp[0].id() : kNoNode, fb = need[1] ? fp[1].id() : kNoNode;
+    r.t.assign(nd_, kNoNode);
+    for (size_t d = 0; d < nd_; ++d) {
+      r.t[d] = add(mul(fa, at(a.t, d)), mul(fb, at(b.t, d)));
+    }
+    if (np_ == 0) return;
+    const auto sp = second_partials<Expr>(n.op, A, B, V, fp[0], fp[1], need);
+    r.h.assign(np_, kNoNode);
+    for (size_t p = 0; p < np_; ++p) {
+      const auto [d, e] = chunk_.pairs[p];
+      NodeId sum = add(mul(fa, at(a.h, p)), mul(fb, at(b.h, p)));
+      if (sp.has_aa) sum = add(sum, mul(sp.aa.id(), mul(at(a.t, d), at(a.t, e))));
+      if (sp.has_ab) {
+        const NodeId cross = add(mul(at(a.t, d), at(b.t, e)), mul(at(b.t, d), at(a.t, e)));
+        sum = add(sum, sp.ab_is_one ? cross : mul(sp.ab.id(), cross));
+      }
+      if (sp.has_bb) sum = add(sum, mul(sp.bb.id(), mul(at(b.t, d), at(b.t, e))));
+      r.h[p] = sum;
+    }
+  }
+
+  const Kernel& kernel_;
+  const Chunk& chunk_;
+  const bool prune_;
+  const size_t nd_, np_;
+  std::unique_ptr<Graph> g_;
+  std::vector<Taylor> nodes_;
+};
+
+}  // namespace
+
+ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
+                                 bool prune) {
+  if (chunk < 0 || static_cast<size_t>(chunk) >= plan.chunks.size()) {
+    throw std::out_of_range("kernel '" + kernel.name() + "': chunk " + std::to_string(chunk) +
+                            " of a plan with " + std::to_string(plan.chunks.size()));
+  }
+  Expander e(kernel, plan, plan.chunks[chunk], prune);
+  return e.run(plan);
+}
+
+}  // namespace dualjit::jit

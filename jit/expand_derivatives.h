@@ -1,0 +1,15 @@
+// Derivative expansion: forward-mode Taylor propagation (first order, and second order for
+// the pairs a chunk needs) over the primal graph, producing a scalar program. Per node only
+// the directions it depends on get tangent components; seeds are the identity and fold away;
+// factors shared by all components of a node (1/x, the derivative of sqrt, exp) are built
+// once. With prune = false every component is materialised, as a fixed-width dual would.
+#pragma once
+
+#include "jit/scalar_program.h"
+
+namespace dualjit::jit {
+
+ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
+                                 bool prune = true);
+
+}  // namespace dualjit::jit

@@ -1,0 +1,182 @@
+#include "jit/lowering.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "jit/emit_driver.h"
+#include "jit/emit_element.h"
+#include "jit/expand_derivatives.h"
+#include "jit/schedule.h"
+
+namespace dualjit::jit {
+namespace {
+
+std::string sanitize(const std::string& s) {
+  std::string r;
+  for (char c : s) r += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return r;
+}
+
+class IrDumper {
+ public:
+  IrDumper(std::string dir, std::string symbol) : dir_(std::move(dir)), symbol_(std::move(symbol)) {
+    if (dir_.empty()) {
+      if (const char* env = std::getenv("DUALJIT_DUMP_DIR")) dir_ = env;
+    }
+    if (!dir_.empty()) std::filesystem::create_directories(dir_);
+  }
+  void operator()(const std::string& step, const std::string& text) const {
+    if (dir_.empty()) return;
+    const auto path = std::filesystem::path(dir_) / (symbol_ + "." + step);
+    std::ofstream(path) << text;
+    spdlog::debug("dualjit: dumped {}", path.string());
+  }
+
+ private:
+  std::string dir_, symbol_;
+};
+
+}  // namespace
+
+std::string LaunchLayout::describe() const {
+  return std::to_string(threads_per_element) + "x" + std::to_string(elements_per_block);
+}
+
+std::string print_program(const ScalarProgram& p) {
+  std::ostringstream os;
+  const Graph& g = *p.graph;
+  const bool scheduled = !p.order.empty();
+  std::vector<NodeId> ids = p.order;
+  if (!scheduled) {
+    for (size_t i = 0; i < g.size(); ++i) ids.push_back(static_cast<NodeId>(i));
+  }
+  for (NodeId id : ids) {
+    const Node& n = g.node(id);
+    os << '%' << id << " = " << op_name(n.op);
+    if (n.op == Op::Const) {
+      os << ' ' << c_literal(n.value);
+    } else if (is_leaf(n.op)) {
+      os << ' ' << n.slot << '[' << n.index << ']';
+    } else {
+      for (int k = 0; k < op_arity(n.op); ++k) os << " %" << n.operand(k);
+    }
+    os << '\n';
+  }
+  for (const Store& s : p.stores) {
+    os << (s.target == Target::Value   ? "val"
+           : s.target == Target::First ? "d1"
+                                       : "d2")
+       << '[' << s.index << "] = %" << s.node << '\n';
+  }
+  return os.str();
+}
+
+std::string LoweredKernel::report() const {
+  std::ostringstream os;
+  os << "kernel " << kernel_name << " -> " << symbol << '\n'
+     << "  mode " << mode_name(plan.mode) << ", W=" << plan.width << ", chunks "
+     << plan.chunks.size() << ", layout " << options.layout.describe() << ", "
+     << schedule_name(*options.schedule) << ", " << (options.prune ? "pruned" : "unpruned") << '\n';
+  for (size_t c = 0; c < chunk_ops.size(); ++c) {
+    os << "  chunk " << c << ": " << format(chunk_ops[c]) << '\n';
+  }
+  os << "  total per element: " << format(ops) << '\n'
+     << "  max live values (one chunk): " << max_live << '\n';
+  return os.str();
+}
+
+LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const LaunchLayout& layout = options.layout;
+  if (layout.threads_per_element < 1 || layout.elements_per_block < 32 ||
+      layout.elements_per_block % 32 != 0) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': layout " + layout.describe() +
+                                " needs threads per element >= 1 and elements per block a "
+                                "positive multiple of 32");
+  }
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.options = options;
+  out.plan = plan_derivatives(kernel, options.mode, options.width);
+  const DerivativePlan& plan = out.plan;
+  if (!out.options.schedule) out.options.schedule = default_schedule(plan.width);
+  const ScheduleKind sched = *out.options.schedule;
+  out.symbol = "dj_" + sanitize(kernel.name()) + "_" + std::string(mode_name(plan.mode)) + "_w" +
+               std::to_string(plan.width) + "_t" + std::to_string(layout.threads_per_element) +
+               "_b" + std::to_string(layout.elements_per_block) + (options.prune ? "" : "_np") +
+               (sched == ScheduleKind::NodeMajor ? "_nm" : "_df");
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  const IrDumper dump(options.dump_dir, out.symbol);
+  dump("0-kernel.txt", kernel.dump());
+  dump("1-plan.txt", describe(plan));
+
+  // Slots and their binding to element vertices.
+  DriverSpec spec;
+  spec.symbol = out.symbol;
+  spec.n_chunks = static_cast<int>(plan.chunks.size());
+  for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
+    spec.slot_size.push_back(s.size);
+    spec.slot_offset.push_back(s.offset);
+  }
+  out.input_vertex = options.input_vertex;
+  if (out.input_vertex.empty()) {
+    for (size_t s = 0; s < spec.slot_size.size(); ++s)
+      out.input_vertex.push_back(static_cast<int>(s));
+  }
+  if (out.input_vertex.size() != spec.slot_size.size()) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': binding names " +
+                                std::to_string(out.input_vertex.size()) + " vertices for " +
+                                std::to_string(spec.slot_size.size()) + " input slots");
+  }
+  for (int v : out.input_vertex) {
+    if (v < 0)
+      throw std::invalid_argument("kernel '" + kernel.name() + "': negative vertex in binding");
+  }
+  spec.input_vertex = out.input_vertex;
+  spec.n_inputs = kernel.n_inputs();
+  spec.n_params = kernel.n_params();
+  spec.n_uniforms = kernel.n_uniforms();
+  spec.n_outputs = kernel.n_outputs();
+  spec.first_size = out.first_size = first_size(plan.mode, plan.n_inputs, plan.n_outputs);
+  spec.second_size = out.second_size = second_size(plan.mode, plan.n_inputs);
+  spec.hvp = plan.mode == Mode::Hvp;
+  spec.layout = layout;
+  out.slot_size = spec.slot_size;
+  out.args.n_slots = static_cast<int>(spec.slot_size.size());
+  out.args.n_uniforms = spec.n_uniforms;
+  out.args.n_params = spec.n_params;
+
+  // Per chunk: expand, schedule, count, emit.
+  std::string chunks_text;
+  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+    const std::string tag = "c" + std::to_string(c);
+    ScalarProgram prog = expand_derivatives(kernel, plan, static_cast<int>(c), options.prune);
+    dump(tag + ".2-expanded.txt", print_program(prog));
+    schedule(prog, sched);
+    dump(tag + ".3-scheduled.txt", print_program(prog));
+    out.chunk_ops.push_back(count_ops(prog));
+    out.ops += out.chunk_ops.back();
+    out.max_live = std::max(out.max_live, max_live_values(prog));
+    chunks_text += emit_element_function(prog, out.symbol + "_" + tag);
+    chunks_text += '\n';
+  }
+  out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);
+  dump("4-element.txt", out.element_source);
+  out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + emit_cuda_entry(spec);
+  out.host_source = host_prelude() + '\n' + out.element_source + '\n' + emit_host_entry(spec);
+  dump("5-cuda.cu", out.cuda_source);
+  dump("5-host.cpp", out.host_source);
+  dump("6-report.txt", out.report());
+  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} flops/element)", out.symbol,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                plan.chunks.size(), out.ops.flops());
+  return out;
+}
+
+}  // namespace dualjit::jit

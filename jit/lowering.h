@@ -1,0 +1,81 @@
+// From a Kernel to compilable source, pass by pass:
+//   plan_derivatives -> expand_derivatives (per chunk) -> schedule -> count_ops
+//   -> emit_element_function (per chunk) -> element driver -> CUDA kernel / host loop.
+// Setting LoweringOptions::dump_dir (or $DUALJIT_DUMP_DIR) writes the IR after each pass.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jit/derivative_plan.h"
+#include "jit/op_counts.h"
+#include "jit/schedule.h"
+
+namespace dualjit::jit {
+
+// Bumped whenever emitted code changes meaning or ABI: part of every cache key.
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-3";
+
+// How threads map to elements on the GPU: T threads per element (each runs chunks t, t+T,
+// ...; the T threads of an element sit in different warps so that every warp runs one
+// chunk's code: no divergence), B elements per block (a multiple of 32).
+struct LaunchLayout {
+  int threads_per_element = 1;
+  int elements_per_block = 128;
+  int block_threads() const { return threads_per_element * elements_per_block; }
+  std::string describe() const;
+};
+
+struct LoweringOptions {
+  Mode mode = Mode::Jacobian;
+  int width = 0;  // W; <= 0: all directions in one chunk
+  LaunchLayout layout;
+  bool prune = true;  // false: fixed-width duals, the baseline for op counts
+  // Unset: default_schedule(W).
+  std::optional<ScheduleKind> schedule;
+  // Element vertex each active input slot is gathered from; empty: slot s <- vertex s.
+  std::vector<int> input_vertex;
+  std::string dump_dir;  // empty: $DUALJIT_DUMP_DIR if set
+};
+
+// The argument block shared by the CUDA kernel (passed by value) and the host loop (by
+// pointer): 8-byte fields only, so both sides agree on the layout without padding rules.
+//   int64 n_elements; const int32* conn; int64 vertices_per_element;
+//   const double* field[n_slots]; const double* direction[n_slots];
+//   const double* params; double* values; double* first; double* second;
+//   double uniform[max(n_uniforms, 1)];
+struct ArgsLayout {
+  int n_slots = 0;
+  int n_params = 0;  // per element (read through the params pointer)
+  int n_uniforms = 0;
+  size_t words() const {
+    return 3 + 2 * static_cast<size_t>(std::max(n_slots, 1)) + 4 +
+           static_cast<size_t>(std::max(n_uniforms, 1));
+  }
+};
+
+struct LoweredKernel {
+  std::string kernel_name;
+  std::string symbol;          // base name of the emitted entry points
+  std::string cuda_entry;      // extern "C" __global__ symbol
+  std::string host_entry;      // extern "C" host loop symbol
+  std::string element_source;  // target-neutral element functions and driver
+  std::string cuda_source;     // complete NVRTC translation unit
+  std::string host_source;     // complete host translation unit
+  DerivativePlan plan;
+  LoweringOptions options;
+  ArgsLayout args;
+  std::vector<int> input_vertex;    // resolved binding
+  std::vector<int> slot_size;       // per active input slot
+  std::vector<OpCounts> chunk_ops;  // per chunk
+  OpCounts ops;                     // total per element
+  int max_live = 0;                 // largest over chunks
+  size_t first_size = 0, second_size = 0;
+  std::string report() const;  // op counts, chunks, liveness
+};
+
+LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);
+
+}  // namespace dualjit::jit

@@ -1,0 +1,33 @@
+// The IR between derivative expansion and emission: a scalar graph (no duals left) and the
+// per-element output slots its nodes are stored to.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/graph.h"
+#include "jit/derivative_plan.h"
+
+namespace dualjit::jit {
+
+// Leaves of a scalar program: Input(slot 0, i) is input i, Input(slot 1, i) is component i
+// of the HVP direction, Param(0, i) and Uniform(0, i) are flat param and uniform indices.
+inline constexpr int kPrimalSlot = 0;
+inline constexpr int kDirectionSlot = 1;
+
+struct Store {
+  Target target;
+  int index;  // within the element's values / first / second array
+  NodeId node;
+};
+
+struct ScalarProgram {
+  std::unique_ptr<Graph> graph;
+  std::vector<Store> stores;  // in output order
+  std::vector<NodeId> order;  // emission order (set by schedule); empty until scheduled
+};
+
+std::string print_program(const ScalarProgram& program);
+
+}  // namespace dualjit::jit

@@ -1,0 +1,28 @@
+// Emission order of a scalar program: only nodes that reach a store, each operand tree
+// emitted depth first just before its user (deepest operand first), so that values die soon
+// after they are made and few stay live at once.
+#pragma once
+
+#include <string_view>
+
+#include "jit/scalar_program.h"
+
+namespace dualjit::jit {
+
+enum class ScheduleKind {
+  DepthFirst,  // operand trees just before their users, stores direction by direction
+  NodeMajor,   // primal node by node, all its components together (as dual numbers run)
+};
+std::string_view schedule_name(ScheduleKind kind);
+
+void schedule(ScalarProgram& program, ScheduleKind kind = ScheduleKind::DepthFirst);
+
+// The documented default when no tuning record exists. Measured on the Roe flux Jacobian
+// (sm_90, ptxas): node-major keeps W <= 3 free of spills, depth-first does for W >= 8;
+// W = 4 and 5 spill a little under both (tests/jit/lowering_test.cpp records it).
+ScheduleKind default_schedule(int width);
+
+// Largest number of values live at once along the order (a register-pressure estimate).
+int max_live_values(const ScalarProgram& program);
+
+}  // namespace dualjit::jit

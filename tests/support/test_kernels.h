@@ -1,0 +1,83 @@
+// Kernels every backend is checked on: a Roe flux (10 inputs, vector output), a spring
+// energy (Hessians), an Arrhenius-type rate law, plus random graphs (random_kernel.h).
+#pragma once
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dsl/kernel.h"
+#include "examples/cfd/roe_flux.h"
+
+namespace dualjit::test {
+
+inline Kernel spring_kernel() {
+  return Kernel("spring", [](KernelBuilder& kb) {
+    auto xa = kb.input_vec<3>("xa");
+    auto xb = kb.input_vec<3>("xb");
+    auto rest = kb.param("rest", 1);
+    Expr k = kb.uniform("k");
+    Expr stretch = norm(xa - xb) / rest[0] - 1.0;
+    kb.output("energy", 0.5 * k * rest[0] * stretch * stretch);
+  });
+}
+
+// Two reversible reactions A + B <-> C, 2C -> A + B over (T, cA, cB, cC), modified
+// Arrhenius forward rates, equilibrium-constant reverse rate.
+inline Kernel arrhenius_kernel() {
+  return Kernel("arrhenius", [](KernelBuilder& kb) {
+    auto y = kb.input("state", 4);
+    auto coef = kb.param("coef", 3);
+    Expr pressure = kb.uniform("p");
+    const Expr T = y[0], a = y[1], b = y[2], c = y[3];
+    const Expr inv_rt = 1.0 / (8.314 * T);
+    const Expr k1 = coef[0] * pow(T, 0.7) * exp(-30000.0 * inv_rt);
+    const Expr keq = exp(coef[1] - 5000.0 * inv_rt) * pressure;
+    const Expr k2 = coef[2] * sqrt(T) * exp(-12000.0 * inv_rt);
+    const Expr r1 = k1 * (a * b - c / keq);
+    const Expr r2 = k2 * c * c;
+    kb.output("wdot", {-r1 + r2, -r1 + r2, r1 - 2.0 * r2});
+  });
+}
+
+// Random but valid element data for a kernel: positive densities and energies for the
+// Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
+struct KernelData {
+  std::function<double(int input, std::mt19937_64&)> input;
+  std::function<double(int param, std::mt19937_64&)> param;
+  std::vector<double> uniforms;
+};
+
+inline KernelData data_for(const std::string& kernel_name) {
+  using R = std::mt19937_64;
+  auto uni = [](double lo, double hi) {
+    return [lo, hi](int, R& r) { return std::uniform_real_distribution<double>(lo, hi)(r); };
+  };
+  if (kernel_name == "roe_flux") {
+    return {[](int i, R& r) {
+              std::uniform_real_distribution<double> d(-0.3, 0.3);
+              const int k = i % 5;
+              if (k == 0) return 1.0 + d(r);  // rho
+              if (k == 4) return 2.5 + d(r);  // E: keeps pressure positive
+              return 0.3 * d(r) + 0.2;        // momenta
+            },
+            uni(-1.0, 1.0),
+            {1.4}};
+  }
+  if (kernel_name == "arrhenius") {
+    return {[](int i, R& r) {
+              return i == 0 ? std::uniform_real_distribution<double>(1200, 1800)(r)
+                            : std::uniform_real_distribution<double>(0.1, 1.0)(r);
+            },
+            [](int i, R& r) {
+              return i == 1 ? std::uniform_real_distribution<double>(1.0, 3.0)(r)
+                            : std::uniform_real_distribution<double>(1e3, 1e4)(r);
+            },
+            {1.3}};
+  }
+  if (kernel_name == "spring") return {uni(-1.0, 1.0), uni(0.5, 1.5), {50.0}};
+  return {uni(-1.0, 1.0), uni(-1.0, 1.0), {0.7}};
+}
+
+}  // namespace dualjit::test
