@@ -18,7 +18,9 @@ int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
 }  // namespace
 
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options) {
-  return CacheKey{kernel.cuda_source, nvrtc_identity(), options.canonical(), options.arch,
+  // The source enters the key through its digest: still computed from inputs, never from
+  // compiled output, and a hit costs no pass over the text.
+  return CacheKey{kernel.cuda_source_sha256, nvrtc_identity(), options.canonical(), options.arch,
                   kCodegenVersion};
 }
 

@@ -1,5 +1,7 @@
 #include "jit/kernel_cache.h"
 
+#include "jit/logging.h"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -529,6 +531,7 @@ bool DiskStore::write_index(const std::string& name,
 KernelCache::KernelCache(std::optional<DiskStore> disk) : disk_(std::move(disk)) {}
 
 KernelCache& KernelCache::global() {
+  init_logging_from_env();
   static KernelCache cache(DiskStore::from_env());
   return cache;
 }

@@ -8,9 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "dsl/sha256.h"
 #include "jit/emit_driver.h"
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
+#include "jit/logging.h"
 #include "jit/schedule.h"
 
 namespace dualjit::jit {
@@ -91,6 +93,7 @@ std::string LoweredKernel::report() const {
 }
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
+  init_logging_from_env();
   const auto t0 = std::chrono::steady_clock::now();
   const LaunchLayout& layout = options.layout;
   if (layout.threads_per_element < 1 || layout.elements_per_block < 32 ||
@@ -170,6 +173,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   dump("4-element.txt", out.element_source);
   out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + emit_cuda_entry(spec);
   out.host_source = host_prelude() + '\n' + out.element_source + '\n' + emit_host_entry(spec);
+  out.cuda_source_sha256 = sha256_hex(out.cuda_source);
+  out.host_source_sha256 = sha256_hex(out.host_source);
   dump("5-cuda.cu", out.cuda_source);
   dump("5-host.cpp", out.host_source);
   dump("6-report.txt", out.report());

@@ -64,6 +64,8 @@ struct LoweredKernel {
   std::string element_source;  // target-neutral element functions and driver
   std::string cuda_source;     // complete NVRTC translation unit
   std::string host_source;     // complete host translation unit
+  // SHA-256 of each source, computed once here so that cache lookups never rehash the text.
+  std::string cuda_source_sha256, host_source_sha256;
   DerivativePlan plan;
   LoweringOptions options;
   ArgsLayout args;

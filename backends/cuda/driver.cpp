@@ -45,6 +45,7 @@ struct Api {
   PFN_cuMemFree_v3020 mem_free = nullptr;
   PFN_cuMemcpyHtoD_v3020 memcpy_htod = nullptr;
   PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
+  PFN_cuMemcpyDtoD_v3020 memcpy_dtod = nullptr;
   PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
   PFN_cuEventCreate_v2000 event_create = nullptr;
   PFN_cuEventRecord_v2000 event_record = nullptr;
@@ -171,6 +172,7 @@ std::string resolve_all(void* library, Api& a) {
   need(a.mem_free, "cuMemFree", 3020, {"cuMemFree_v2"});
   need(a.memcpy_htod, "cuMemcpyHtoD", 3020, {"cuMemcpyHtoD_v2"});
   need(a.memcpy_dtoh, "cuMemcpyDtoH", 3020, {"cuMemcpyDtoH_v2"});
+  need(a.memcpy_dtod, "cuMemcpyDtoD", 3020, {"cuMemcpyDtoD_v2"});
   need(a.memset_d8, "cuMemsetD8", 3020, {"cuMemsetD8_v2"});
   need(a.event_create, "cuEventCreate", 2000, {"cuEventCreate"});
   need(a.event_record, "cuEventRecord", 2000, {"cuEventRecord"});
@@ -547,6 +549,15 @@ void DeviceBuffer::download(void* dst, size_t bytes, size_t offset) const {
   check(a.memcpy_dtoh(dst, ptr_ + offset, bytes), "DeviceBuffer::download of " +
                                                       std::to_string(bytes) + " bytes at offset " +
                                                       std::to_string(offset));
+}
+
+void DeviceBuffer::copy_from(const DeviceBuffer& src, size_t bytes) {
+  check_range("copy_from", 0, bytes, std::min(bytes_, src.bytes_));
+  if (bytes == 0) return;
+  const Api& a = api("DeviceBuffer::copy_from");
+  ContextScope scope(a, ctx_);
+  check(a.memcpy_dtod(ptr_, src.ptr_, bytes),
+        "DeviceBuffer::copy_from of " + std::to_string(bytes) + " bytes");
 }
 
 void DeviceBuffer::fill_bytes(unsigned char value) {

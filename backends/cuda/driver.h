@@ -117,6 +117,8 @@ class DeviceBuffer {
   void upload(const void* src, size_t bytes, size_t offset = 0);
   void download(void* dst, size_t bytes, size_t offset = 0) const;
   void fill_bytes(unsigned char value);
+  // Device-to-device copy of the first `bytes` of src (asynchronous on the null stream).
+  void copy_from(const DeviceBuffer& src, size_t bytes);
 
   template <class T>
   static DeviceBuffer from(const std::vector<T>& values) {

@@ -1,0 +1,130 @@
+// The CUDA backend against the reference evaluator (skipped cleanly without a GPU).
+#include <doctest/doctest.h>
+
+#include "backends/cpu/cpu_kernel.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "support/element_problem.h"
+#include "support/random_kernel.h"
+
+using namespace dualjit;
+
+namespace {
+
+struct DeviceProblem {
+  cuda::DeviceBuffer conn, params, values, first, second;
+  std::vector<cuda::DeviceBuffer> fields, directions;
+};
+
+// Runs on the GPU and returns host copies of the outputs (poisoned with NaN bytes first).
+test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProblem& pr) {
+  const auto& l = ck.lowered();
+  DeviceProblem d;
+  d.conn = cuda::DeviceBuffer::from(pr.conn);
+  for (const auto& f : pr.fields) d.fields.push_back(cuda::DeviceBuffer::from(f));
+  for (const auto& f : pr.directions) d.directions.push_back(cuda::DeviceBuffer::from(f));
+  if (!pr.params.empty()) d.params = cuda::DeviceBuffer::from(pr.params);
+  auto out_buffer = [&](size_t n) {
+    cuda::DeviceBuffer b(std::max<size_t>(n, 1) * sizeof(double));
+    b.fill_bytes(0xFF);  // NaN
+    return b;
+  };
+  d.values = out_buffer(pr.n_elements * l.plan.n_outputs);
+  d.first = out_buffer(pr.n_elements * l.first_size);
+  d.second = out_buffer(pr.n_elements * l.second_size);
+  jit::LaunchArgs a;
+  a.n_elements = pr.n_elements;
+  a.conn = reinterpret_cast<const int32_t*>(d.conn.get());
+  a.vertices_per_element = pr.k;
+  for (auto& f : d.fields) a.fields.push_back(reinterpret_cast<const double*>(f.get()));
+  for (auto& f : d.directions) a.directions.push_back(reinterpret_cast<const double*>(f.get()));
+  a.params = pr.params.empty() ? nullptr : reinterpret_cast<const double*>(d.params.get());
+  a.uniforms = pr.uniforms;
+  a.values = reinterpret_cast<double*>(d.values.get());
+  a.first = reinterpret_cast<double*>(d.first.get());
+  a.second = reinterpret_cast<double*>(d.second.get());
+  ck.launch(a);
+  cuda::check_last(ck.lowered().symbol.c_str());
+  test::HostOutputs out;
+  out.values.resize(pr.n_elements * l.plan.n_outputs);
+  out.first.resize(pr.n_elements * l.first_size);
+  out.second.resize(pr.n_elements * l.second_size);
+  d.values.download(out.values.data(), out.values.size() * sizeof(double));
+  if (!out.first.empty()) d.first.download(out.first.data(), out.first.size() * sizeof(double));
+  if (!out.second.empty()) {
+    d.second.download(out.second.data(), out.second.size() * sizeof(double));
+  }
+  return out;
+}
+
+void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true) {
+  jit::LoweringOptions o;
+  o.mode = mode;
+  o.width = width;
+  o.layout = layout;
+  o.prune = prune;
+  const cuda::CudaKernel ck(jit::lower(k, o));
+  const auto& l = ck.lowered();
+  CAPTURE(l.symbol);
+  const auto pr = test::make_problem(k, l, 1000, 7);
+  const test::HostOutputs gpu = run_on_gpu(ck, pr);
+  const BatchResult ref = evaluate_batch(k, mode, pr.batch, width);
+  // The GPU may contract a*b+c into FMAs: agreement to round-off, not bit for bit.
+  CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
+  CHECK(test::max_rel_err(gpu.first, ref.first) < 1e-12);
+  CHECK(test::max_rel_err(gpu.second, ref.second) < 1e-12);
+  const auto attr = ck.attributes();
+  MESSAGE(l.symbol << ": " << attr.registers << " registers, " << attr.local_bytes
+                   << " B local, ptxas spills " << ck.image().ptxas.spill_store_bytes << " B");
+}
+
+bool have_gpu() {
+  if (cuda::driver_available()) return true;
+  MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE("gpu") {
+  TEST_CASE("CUDA backend equals the reference: Roe flux, all widths and layouts") {
+    if (!have_gpu()) return;
+    const Kernel roe = cfd::roe_flux_kernel();
+    for (int w : {1, 2, 3, 5, 10}) {
+      for (jit::LaunchLayout layout : {jit::LaunchLayout{1, 128}, jit::LaunchLayout{2, 64}}) {
+        check_gpu(roe, Mode::Jacobian, w, layout);
+      }
+    }
+    check_gpu(roe, Mode::Value, 0, {1, 128});
+    check_gpu(roe, Mode::Jacobian, 5, {2, 32}, /*prune=*/false);
+  }
+
+  TEST_CASE("CUDA backend equals the reference: spring, Arrhenius, random graphs") {
+    if (!have_gpu()) return;
+    const Kernel spring = test::spring_kernel(), rate = test::arrhenius_kernel();
+    for (int w : {1, 3, 6}) check_gpu(spring, Mode::Hessian, w, {1, 64});
+    check_gpu(spring, Mode::Hessian, 2, {3, 32});
+    check_gpu(spring, Mode::Hvp, 2, {3, 32});
+    check_gpu(spring, Mode::Gradient, 0, {1, 256});
+    for (int w : {1, 2, 4}) check_gpu(rate, Mode::Jacobian, w, {1, 128});
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      test::RandomKernelOptions o;
+      o.seed = 40 + seed;
+      o.smooth_only = seed % 2 == 0;
+      o.n_outputs = 1;
+      const Kernel k = test::random_kernel(o, "random" + std::to_string(seed));
+      check_gpu(k, Mode::Jacobian, 2, {2, 64});
+      check_gpu(k, Mode::Hessian, 0, {1, 128});
+    }
+  }
+
+  TEST_CASE("CUDA backend: the module is loaded once per process") {
+    if (!have_gpu()) return;
+    jit::KernelCache cache(std::nullopt);
+    jit::LoweringOptions o;
+    o.mode = Mode::Gradient;
+    const cuda::CudaKernel a(jit::lower(test::spring_kernel(), o), {.arch = ""}, cache);
+    const cuda::CudaKernel b(jit::lower(test::spring_kernel(), o), {.arch = ""}, cache);
+    CHECK(a.compiled_now());
+    CHECK_FALSE(b.compiled_now());
+  }
+}
