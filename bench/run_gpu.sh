@@ -16,3 +16,11 @@ export DUALJIT_CACHE_DIR=$PWD/build-gpu/bench-cache
 ./build-gpu/bench/jit_compile_cache cold 2>&1 | tee "$out/compile_cold.log"
 ./build-gpu/bench/jit_compile_cache warm 2>&1 | tee "$out/compile_warm.log"
 ./build-gpu/bench/element_throughput "${1:-6000000}" 2>&1 | tee "$out/throughput.log"
+# The demo, cold then warm (the second run must load from the cache, no NVRTC).
+rm -rf "$PWD/build-gpu/demo-cache"
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/demo-cache
+for run in cold warm; do
+  start=$(date +%s.%N)
+  ./build-gpu/tools/dualjit demo --elements 6000000 2>&1 | tail -4 | tee "$out/demo_$run.log"
+  echo "demo $run wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$out/demo_$run.log"
+done
