@@ -22,5 +22,5 @@ export DUALJIT_CACHE_DIR=$PWD/build-gpu/demo-cache
 for run in cold warm; do
   start=$(date +%s.%N)
   ./build-gpu/tools/dualjit demo --elements 6000000 2>&1 | tail -4 | tee "$out/demo_$run.log"
-  echo "demo $run wall $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$out/demo_$run.log"
+  echo "demo $run wall $(python3 -c "import time; print(round(time.time() - $start, 2))") s" | tee -a "$out/demo_$run.log"
 done
