@@ -17,6 +17,16 @@ int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
 
 }  // namespace
 
+CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch) {
+  CompileOptions o;
+  o.arch = arch;
+  if (kernel.statements > kLargeKernel) {
+    o.opt_level = 0;  // --Ofast-compile=max implies ptxas -O0 and rejects any other level
+    o.extra.push_back("--Ofast-compile=max");
+  }
+  return o;
+}
+
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options) {
   // The source enters the key through its digest: still computed from inputs, never from
   // compiled output, and a hit costs no pass over the text.

@@ -20,6 +20,11 @@ struct CudaImage {
   std::string arch;
 };
 
+// NVRTC options for a lowered kernel on `arch`: full optimisation, except that kernels of
+// more than kLargeKernel statements compile with --Ofast-compile=max (ptxas -O0), which
+// turns minutes into seconds for chemistry-sized graphs.
+CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
+
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);
 CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
                      KernelCache& cache = KernelCache::global());

@@ -48,46 +48,169 @@ std::string c_expression(Op op, const std::string& a, const std::string& b, cons
   return std::string(info.c_name) + "(" + a + ", " + b + ")";
 }
 
-std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name) {
+namespace {
+
+const char* store_array(Target t) {
+  return t == Target::Value ? "val" : (t == Target::First ? "d1" : "d2");
+}
+
+std::string leaf_expression(const Node& n) {
+  switch (n.op) {
+    case Op::Input:
+      return (n.slot == kDirectionSlot ? "v[" : "x[") + std::to_string(n.index) + "]";
+    case Op::Param:
+      return "p[" + std::to_string(n.index) + "]";
+    case Op::Uniform:
+      return "u[" + std::to_string(n.index) + "]";
+    default:
+      return {};
+  }
+}
+
+constexpr const char* kParams =
+    "const double* __restrict__ x, const double* __restrict__ v,\n"
+    "    const double* __restrict__ p, const double* __restrict__ u,\n"
+    "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
+
+// The statement defining `id` (constants are inlined by the caller).
+std::string definition(const Graph& g, NodeId id, const std::vector<std::string>& name) {
+  const Node& n = g.node(id);
+  if (is_leaf(n.op)) return leaf_expression(n);
+  auto arg = [&](NodeId a) { return a == kNoNode ? std::string() : name[a]; };
+  return c_expression(n.op, arg(n.a), arg(n.b), arg(n.c));
+}
+
+std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
   const Graph& g = *p.graph;
   std::vector<std::string> name(g.size());
   std::ostringstream os;
-  os << "DJ_FN void " << fn_name
-     << "(const double* __restrict__ x, const double* __restrict__ v,\n"
-        "    const double* __restrict__ p, const double* __restrict__ u,\n"
-        "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2) {\n"
-        "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
+  os << "DJ_FN void " << fn_name << "(" << kParams << ") {\n"
+     << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   for (NodeId id : p.order) {
     const Node& n = g.node(id);
-    std::string expr;
-    switch (n.op) {
-      case Op::Const:
-        name[id] = c_literal(n.value);
-        continue;
-      case Op::Input:
-        expr = (n.slot == kDirectionSlot ? "v[" : "x[") + std::to_string(n.index) + "]";
-        break;
-      case Op::Param:
-        expr = "p[" + std::to_string(n.index) + "]";
-        break;
-      case Op::Uniform:
-        expr = "u[" + std::to_string(n.index) + "]";
-        break;
-      default: {
-        auto arg = [&](NodeId a) { return a == kNoNode ? std::string() : name[a]; };
-        expr = c_expression(n.op, arg(n.a), arg(n.b), arg(n.c));
-      }
+    if (n.op == Op::Const) {
+      name[id] = c_literal(n.value);
+      continue;
     }
+    const std::string expr = definition(g, id, name);
     name[id] = "t" + std::to_string(id);
     os << "  const double " << name[id] << " = " << expr << ";\n";
   }
   for (const Store& s : p.stores) {
-    const char* array =
-        s.target == Target::Value ? "val" : (s.target == Target::First ? "d1" : "d2");
-    os << "  " << array << '[' << s.index << "] = " << name[s.node] << ";\n";
+    os << "  " << store_array(s.target) << '[' << s.index << "] = " << name[s.node] << ";\n";
   }
   os << "}\n";
   return os.str();
+}
+
+std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements) {
+  const Graph& g = *p.graph;
+  const size_t n = g.size();
+  // Segment of each computed (non-constant, non-leaf) node, in schedule order.
+  std::vector<int> seg(n, -1);
+  int n_seg = 0;
+  size_t in_seg = 0;
+  for (NodeId id : p.order) {
+    const Node& nd = g.node(id);
+    if (nd.op == Op::Const || is_leaf(nd.op)) continue;
+    if (in_seg == max_statements) ++n_seg, in_seg = 0;
+    seg[id] = n_seg;
+    ++in_seg;
+  }
+  ++n_seg;
+  // Last segment that reads each node; stores count as reads in the defining segment.
+  std::vector<int> last_use(n, -1);
+  for (NodeId id : p.order) {
+    const Node& nd = g.node(id);
+    if (seg[id] < 0) continue;
+    for (int k = 0; k < op_arity(nd.op); ++k) {
+      last_use[nd.operand(k)] = std::max(last_use[nd.operand(k)], seg[id]);
+    }
+  }
+  // Scratch slots: a value defined in segment a and read later lives in a slot from its
+  // definition to the end of its last reader; slots free before a segment starts are reused.
+  std::vector<int> slot(n, -1);
+  std::vector<std::vector<NodeId>> dies_after(n_seg);
+  std::vector<int> free_slots;
+  int n_slots = 0;
+  std::vector<std::vector<NodeId>> seg_nodes(n_seg);
+  for (NodeId id : p.order) {
+    if (seg[id] >= 0) seg_nodes[seg[id]].push_back(id);
+  }
+  for (int s = 0; s < n_seg; ++s) {
+    if (s > 0) {
+      for (NodeId dead : dies_after[s - 1]) free_slots.push_back(slot[dead]);
+    }
+    for (NodeId id : seg_nodes[s]) {
+      if (last_use[id] <= s) continue;
+      if (free_slots.empty()) {
+        slot[id] = n_slots++;
+      } else {
+        slot[id] = free_slots.back();
+        free_slots.pop_back();
+      }
+      dies_after[last_use[id]].push_back(id);
+    }
+  }
+  std::ostringstream os;
+  std::vector<std::string> name(n);
+  for (int s = 0; s < n_seg; ++s) {
+    os << "DJ_NOINLINE void " << fn_name << "_s" << s << "(" << kParams
+       << ", double* __restrict__ s) {\n"
+       << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
+    std::vector<uint8_t> local(n, 0);  // defined or loaded in this segment
+    auto ensure = [&](NodeId a) {
+      if (a == kNoNode || local[a]) return;
+      const Node& an = g.node(a);
+      local[a] = 1;
+      if (an.op == Op::Const) {
+        name[a] = c_literal(an.value);
+        return;
+      }
+      name[a] = "t" + std::to_string(a);
+      if (is_leaf(an.op)) {
+        os << "  const double " << name[a] << " = " << leaf_expression(an) << ";\n";
+      } else {
+        os << "  const double " << name[a] << " = s[" << slot[a] << "];\n";
+      }
+    };
+    for (NodeId id : seg_nodes[s]) {
+      const Node& nd = g.node(id);
+      for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
+      const std::string expr = definition(g, id, name);
+      name[id] = "t" + std::to_string(id);
+      local[id] = 1;
+      os << "  const double " << name[id] << " = " << expr << ";\n";
+      if (slot[id] >= 0) os << "  s[" << slot[id] << "] = " << name[id] << ";\n";
+    }
+    for (const Store& st : p.stores) {
+      const bool here = seg[st.node] == s || (seg[st.node] < 0 && s == n_seg - 1);
+      if (!here) continue;
+      ensure(st.node);
+      os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[st.node] << ";\n";
+    }
+    os << "}\n";
+  }
+  os << "DJ_FN void " << fn_name << "(" << kParams << ") {\n"
+     << "  double s[" << std::max(n_slots, 1) << "];\n";
+  for (int s = 0; s < n_seg; ++s) {
+    os << "  " << fn_name << "_s" << s << "(x, v, p, u, val, d1, d2, s);\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace
+
+std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
+                                  size_t max_statements) {
+  size_t statements = 0;
+  for (NodeId id : p.order) {
+    const Op op = p.graph->node(id).op;
+    statements += !(op == Op::Const || is_leaf(op));
+  }
+  if (max_statements == 0 || statements <= max_statements) return emit_whole(p, fn_name);
+  return emit_split(p, fn_name, max_statements);
 }
 
 }  // namespace dualjit::jit

@@ -11,7 +11,14 @@ namespace dualjit::jit {
 // void fn(const double* x, const double* v, const double* p, const double* u,
 //         double* val, double* d1, double* d2): x the gathered inputs, v the HVP direction,
 // p the params, u the uniforms; val/d1/d2 the element's output arrays (dsl/mode.h).
-std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name);
+//
+// A function of more than `max_statements` statements (0: no limit) is split into
+// non-inlined pieces run in sequence: NVVM's time grows faster than linearly with function
+// size, so chemistry-sized kernels compile in pieces. Values that cross a piece boundary
+// travel through a per-thread scratch array whose slots are reused once a value is dead;
+// leaves (inputs, params, uniforms) are re-read instead of carried.
+std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
+                                  size_t max_statements = 0);
 
 // C spelling of one op applied to operand spellings (shared by every target).
 std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c);

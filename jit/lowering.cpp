@@ -88,7 +88,7 @@ std::string LoweredKernel::report() const {
     os << "  chunk " << c << ": " << format(chunk_ops[c]) << '\n';
   }
   os << "  total per element: " << format(ops) << '\n'
-     << "  max live values (one chunk): " << max_live << '\n';
+     << "  statements " << statements << ", max live values (one chunk): " << max_live << '\n';
   return os.str();
 }
 
@@ -166,7 +166,15 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     out.chunk_ops.push_back(count_ops(prog));
     out.ops += out.chunk_ops.back();
     out.max_live = std::max(out.max_live, max_live_values(prog));
-    chunks_text += emit_element_function(prog, out.symbol + "_" + tag);
+    size_t statements = 0;
+    for (NodeId id : prog.order) {
+      const Op op = prog.graph->node(id).op;
+      statements += !(op == Op::Const || is_leaf(op));
+    }
+    out.statements += statements;
+    size_t piece = options.max_statements_per_function;
+    if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
+    chunks_text += emit_element_function(prog, out.symbol + "_" + tag, piece);
     chunks_text += '\n';
   }
   out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);

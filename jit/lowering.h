@@ -16,7 +16,16 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-3";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-4";
+
+// Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
+// W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
+// with --Ofast-compile=max (see bench/RESULTS.md).
+// The Roe flux Jacobian, at most 2,043 statements a chunk and 3,469 a kernel, stays whole and
+// fully optimised.
+inline constexpr size_t kLargeChunk = 3000;
+inline constexpr size_t kSplitPiece = 1000;
+inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-compile
 
 // How threads map to elements on the GPU: T threads per element (each runs chunks t, t+T,
 // ...; the T threads of an element sit in different warps so that every warp runs one
@@ -38,6 +47,10 @@ struct LoweringOptions {
   // Element vertex each active input slot is gathered from; empty: slot s <- vertex s.
   std::vector<int> input_vertex;
   std::string dump_dir;  // empty: $DUALJIT_DUMP_DIR if set
+  // Element functions longer than this many statements are split into non-inlined pieces
+  // (jit/emit_element.h). 0 means automatic: a chunk of more than kLargeChunk statements is
+  // split into pieces of kSplitPiece; smaller ones (the Roe flux) stay whole.
+  size_t max_statements_per_function = 0;
 };
 
 // The argument block shared by the CUDA kernel (passed by value) and the host loop (by
@@ -74,6 +87,7 @@ struct LoweredKernel {
   std::vector<OpCounts> chunk_ops;  // per chunk
   OpCounts ops;                     // total per element
   int max_live = 0;                 // largest over chunks
+  size_t statements = 0;            // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
   std::string report() const;  // op counts, chunks, liveness
 };

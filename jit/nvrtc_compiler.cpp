@@ -260,6 +260,12 @@ CompiledImage nvrtc_compile(const std::string& kernel_name, const std::string& s
   }
 
   out.ptxas = parse_ptxas_report(out.log, kernel_name);
+  if (out.is_cubin && out.ptxas.registers < 0) {
+    spdlog::debug(
+        "dualjit: no ptxas report for '{}': NVRTC served it from the driver's JIT cache "
+        "(CUDA_CACHE_DISABLE=1 forces a real compile)",
+        kernel_name);
+  }
   out.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::debug(

@@ -20,14 +20,30 @@ std::shared_ptr<Module> loaded_module(const std::string& key, const jit::CacheEn
 
 }  // namespace
 
+CudaKernel::CudaKernel(jit::LoweredKernel lowered, jit::KernelCache& cache)
+    : lowered_(std::move(lowered)) {
+  load(jit::default_compile_options(lowered_, Context::primary().device().arch()), cache);
+}
+
 CudaKernel::CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options,
                        jit::KernelCache& cache)
     : lowered_(std::move(lowered)) {
   if (options.arch.empty()) options.arch = Context::primary().device().arch();
+  load(options, cache);
+}
+
+void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cache) {
   image_ = jit::cuda_image(lowered_, options, cache);
   module_ =
       loaded_module(jit::cuda_cache_key(lowered_, options).hex(), *image_.entry, lowered_.symbol);
   function_ = module_->function(lowered_.cuda_entry);
+  if (image_.ptxas.registers < 0 && image_.is_cubin) {
+    // NVRTC (12.9+) serves repeated compiles from the driver's JIT cache without running
+    // ptxas, so no resource report came back: take registers and local memory from the driver.
+    const FunctionAttributes attr = ::dualjit::cuda::attributes(function_);
+    image_.ptxas.registers = attr.registers;
+    image_.ptxas.stack_bytes = attr.local_bytes;
+  }
 }
 
 void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {

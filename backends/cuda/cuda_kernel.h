@@ -13,9 +13,12 @@ namespace dualjit::cuda {
 
 class CudaKernel {
  public:
-  // options.arch empty: the current device's architecture.
-  explicit CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options = {.arch = ""},
+  // Compiles with jit::default_compile_options for the current device.
+  explicit CudaKernel(jit::LoweredKernel lowered,
                       jit::KernelCache& cache = jit::KernelCache::global());
+  // options.arch empty: the current device's architecture.
+  CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options,
+             jit::KernelCache& cache = jit::KernelCache::global());
 
   // Device pointers. Asynchronous on `stream`.
   void launch(const jit::LaunchArgs& args, CUstream stream = nullptr) const;
@@ -26,6 +29,8 @@ class CudaKernel {
   bool compiled_now() const { return image_.compiled_now; }
 
  private:
+  void load(const jit::CompileOptions& options, jit::KernelCache& cache);
+
   jit::LoweredKernel lowered_;
   jit::CudaImage image_;
   std::shared_ptr<Module> module_;

@@ -11,12 +11,14 @@ using namespace dualjit;
 namespace {
 
 void check_against_reference(const Kernel& k, Mode mode, int width, bool prune = true,
-                             uint64_t seed = 1, std::vector<int> binding = {}) {
+                             uint64_t seed = 1, std::vector<int> binding = {},
+                             size_t max_statements = 0) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
   o.prune = prune;
   o.input_vertex = binding;
+  o.max_statements_per_function = max_statements;
   const cpu::CpuKernel ck(jit::lower(k, o));
   const auto& l = ck.lowered();
   CAPTURE(l.symbol);
@@ -64,6 +66,20 @@ TEST_CASE("CPU backend equals the reference: random graphs") {
     check_against_reference(k, Mode::Hessian, 2, true, seed);
     if (seed == 1) check_against_reference(k, Mode::Hvp, 0, true, seed);
   }
+}
+
+TEST_CASE("CPU backend equals the reference with element functions split into pieces") {
+  // Small pieces force many crossings of the scratch array, including slot reuse.
+  check_against_reference(cfd::roe_flux_kernel(), Mode::Jacobian, 2, true, 5, {}, 40);
+  check_against_reference(cfd::roe_flux_kernel(), Mode::Jacobian, 10, true, 6, {}, 300);
+  check_against_reference(test::spring_kernel(), Mode::Hessian, 3, true, 7, {}, 25);
+  test::RandomKernelOptions o;
+  o.seed = 77;
+  o.n_outputs = 1;
+  o.smooth_only = false;
+  const Kernel k = test::random_kernel(o, "random_split");
+  check_against_reference(k, Mode::Hessian, 2, true, 8, {}, 30);
+  check_against_reference(k, Mode::Hvp, 0, true, 9, {}, 30);
 }
 
 TEST_CASE("CPU backend: a second kernel of the same code loads from the cache") {

@@ -56,12 +56,14 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
   return out;
 }
 
-void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true) {
+void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true,
+               size_t max_statements = 0) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
   o.layout = layout;
   o.prune = prune;
+  o.max_statements_per_function = max_statements;
   const cuda::CudaKernel ck(jit::lower(k, o));
   const auto& l = ck.lowered();
   CAPTURE(l.symbol);
@@ -96,6 +98,7 @@ TEST_SUITE("gpu") {
     }
     check_gpu(roe, Mode::Value, 0, {1, 128});
     check_gpu(roe, Mode::Jacobian, 5, {2, 32}, /*prune=*/false);
+    check_gpu(roe, Mode::Jacobian, 2, {1, 128}, true, /*max_statements=*/100);
   }
 
   TEST_CASE("CUDA backend equals the reference: spring, Arrhenius, random graphs") {
@@ -117,13 +120,25 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE(
+      "CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference") {
+    if (!have_gpu()) return;
+    test::RandomKernelOptions ro;
+    ro.n_inputs = 20;
+    ro.n_nodes = 2000;
+    ro.n_outputs = 20;
+    ro.seed = 5;
+    const Kernel big = test::random_kernel(ro, "big");
+    check_gpu(big, Mode::Jacobian, 10, {1, 128});
+  }
+
   TEST_CASE("CUDA backend: the module is loaded once per process") {
     if (!have_gpu()) return;
     jit::KernelCache cache(std::nullopt);
     jit::LoweringOptions o;
     o.mode = Mode::Gradient;
-    const cuda::CudaKernel a(jit::lower(test::spring_kernel(), o), {.arch = ""}, cache);
-    const cuda::CudaKernel b(jit::lower(test::spring_kernel(), o), {.arch = ""}, cache);
+    const cuda::CudaKernel a(jit::lower(test::spring_kernel(), o), cache);
+    const cuda::CudaKernel b(jit::lower(test::spring_kernel(), o), cache);
     CHECK(a.compiled_now());
     CHECK_FALSE(b.compiled_now());
   }

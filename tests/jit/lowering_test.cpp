@@ -215,3 +215,42 @@ TEST_CASE("NVRTC compiles every generated kernel to CUBIN for sm_80 and sm_90") 
   MESSAGE(compiled << " kernels compiled");
   CHECK(compiled == 2 * 2 * 17);
 }
+
+TEST_CASE("long element functions are split into non-inlined pieces that NVRTC compiles") {
+  KernelCache cache(std::nullopt);
+  auto o = opts(Mode::Jacobian, 5);
+  o.max_statements_per_function = 200;
+  const auto split = lower(cfd::roe_flux_kernel(), o);
+  CHECK(split.cuda_source.find("DJ_NOINLINE void " + split.symbol + "_c0_s1(") !=
+        std::string::npos);
+  CompileOptions co;
+  co.arch = "sm_90";
+  const auto img = cuda_image(split, co, cache);
+  CHECK(img.is_cubin);
+  // The flux is small: automatic policy keeps it whole and fully optimised.
+  const auto whole = lower(cfd::roe_flux_kernel(), opts(Mode::Jacobian, 5));
+  CHECK(whole.cuda_source.find("DJ_NOINLINE void") == std::string::npos);
+  CHECK(default_compile_options(whole, "sm_90").extra.empty());
+  CHECK(default_compile_options(whole, "sm_90").opt_level == 3);
+}
+
+TEST_CASE("chemistry-sized graphs: split automatically and compiled with fast-compile") {
+  test::RandomKernelOptions ro;
+  ro.n_inputs = 20;
+  ro.n_nodes = 2000;
+  ro.n_outputs = 20;
+  ro.seed = 5;
+  const Kernel big = test::random_kernel(ro, "big");
+  const auto l = lower(big, opts(Mode::Jacobian, 10));
+  CHECK(l.statements > kLargeKernel);
+  CHECK(l.cuda_source.find("_c0_s1(") != std::string::npos);
+  const CompileOptions co = default_compile_options(l, "sm_90");
+  CHECK(co.extra == std::vector<std::string>{"--Ofast-compile=max"});
+  KernelCache cache(std::nullopt);
+  const auto img = cuda_image(l, co, cache);
+  CHECK(img.is_cubin);
+  MESSAGE("big graph: " << big.graph().size() << " nodes, " << l.statements << " statements, "
+                        << l.cuda_source.size() / 1024 << " KB, NVRTC " << img.compile_seconds
+                        << " s, " << img.ptxas.registers << " registers, " << img.ptxas.stack_bytes
+                        << " B stack");
+}
