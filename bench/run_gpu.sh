@@ -25,3 +25,4 @@ for run in cold warm; do
   ./build-gpu/tools/dualjit demo --elements 6000000 2>&1 | tail -4 | tee "$out/demo_$run.log"
   echo "demo $run wall $(python3 -c "import time; print(round(time.time() - $start, 2))") s" | tee -a "$out/demo_$run.log"
 done
+./build-gpu/bench/assembly_strategies "${2:-96}" 2>&1 | tee "$out/assembly.log"

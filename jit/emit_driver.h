@@ -23,6 +23,10 @@ struct DriverSpec {
 };
 
 std::string emit_args_struct(const DriverSpec& spec);
+// ", N" for __launch_bounds__ when the layout asks for N blocks per multiprocessor.
+std::string bounds_min(const DriverSpec& spec);
+// Declares and fills x, v, p, u for element `e` of argument block `a` (shared by drivers).
+std::string emit_element_loads(const DriverSpec& spec);
 // DJ_FN void <symbol>_element(const DjArgs_<symbol>& a, long long e, int group, int groups)
 std::string emit_element_driver(const DriverSpec& spec);
 std::string cuda_prelude();

@@ -32,14 +32,25 @@ std::vector<uint64_t> pack_args(const LoweredKernel& k, const LaunchArgs& a) {
     fail("expected " + std::to_string(k.args.n_uniforms) + " uniforms, got " +
          std::to_string(a.uniforms.size()));
   }
+  if (const auto& spec = k.options.assembly) {
+    if (a.n_elements > 0 && !a.residual) fail("assembly needs a residual array");
+    if (spec->jacobian && a.n_elements > 0 && (!a.diag || !a.off || !a.slots)) {
+      fail("Jacobian assembly needs diagonal and off-diagonal arrays and element slots");
+    }
+    if (spec->strategy == AssemblyStrategy::GatherByColumn && a.n_nodes > 0 &&
+        (!a.inc_ptr || !a.inc_element || !a.inc_vertex)) {
+      fail("gather-by-column assembly needs the node-element incidence");
+    }
+  } else if (a.n_elements > 0) {
+    if (k.plan.n_outputs > 0 && !a.values) fail("values array is null");
+    if (k.first_size > 0 && !a.first) fail("first-derivative array is null");
+    if (k.second_size > 0 && !a.second) fail("second-derivative array is null");
+  }
   if (a.n_elements > 0) {
     for (size_t s = 0; s < ns; ++s) {
       if (!a.fields[s]) fail("input field " + std::to_string(s) + " is null");
       if (hvp && !a.directions[s]) fail("direction field " + std::to_string(s) + " is null");
     }
-    if (k.plan.n_outputs > 0 && !a.values) fail("values array is null");
-    if (k.first_size > 0 && !a.first) fail("first-derivative array is null");
-    if (k.second_size > 0 && !a.second) fail("second-derivative array is null");
     if (k.args.n_params > 0 && !a.params) fail("params array is null");
   }
   for (int v : k.input_vertex) {
@@ -61,6 +72,14 @@ std::vector<uint64_t> pack_args(const LoweredKernel& k, const LaunchArgs& a) {
   w.push_back(word(a.values));
   w.push_back(word(a.first));
   w.push_back(word(a.second));
+  for (const void* ptr :
+       {static_cast<const void*>(a.residual), static_cast<const void*>(a.diag),
+        static_cast<const void*>(a.off), static_cast<const void*>(a.slots),
+        static_cast<const void*>(a.inc_ptr), static_cast<const void*>(a.inc_element),
+        static_cast<const void*>(a.inc_vertex)}) {
+    w.push_back(word(ptr));
+  }
+  w.push_back(static_cast<uint64_t>(a.n_nodes));
   for (double u : a.uniforms) w.push_back(std::bit_cast<uint64_t>(u));
   if (a.uniforms.empty()) w.push_back(0);
   return w;

@@ -21,6 +21,18 @@ struct LaunchArgs {
   double* values = nullptr;  // n_elements x n_outputs
   double* first = nullptr;   // n_elements x first_size
   double* second = nullptr;  // n_elements x second_size
+  // Assembly (jit/assembly_spec.h): node-major residual (n_nodes x B) and diagonal blocks
+  // (n_nodes x B x B), off-diagonal block values (float or double, n_blocks x B x B), the
+  // per-element block slots (n_elements x k x k, mesh::BlockPattern::element_slots) and,
+  // for GatherByColumn, the node -> element incidence (mesh::Incidence).
+  double* residual = nullptr;
+  double* diag = nullptr;
+  void* off = nullptr;
+  const int64_t* slots = nullptr;
+  const int64_t* inc_ptr = nullptr;
+  const int64_t* inc_element = nullptr;
+  const int8_t* inc_vertex = nullptr;
+  int64_t n_nodes = 0;
 };
 
 // Throws std::invalid_argument naming the kernel and the missing or mis-sized piece.

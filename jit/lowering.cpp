@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "dsl/sha256.h"
+#include "jit/emit_assembly.h"
 #include "jit/emit_driver.h"
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
@@ -46,7 +47,8 @@ class IrDumper {
 }  // namespace
 
 std::string LaunchLayout::describe() const {
-  return std::to_string(threads_per_element) + "x" + std::to_string(elements_per_block);
+  return std::to_string(threads_per_element) + "x" + std::to_string(elements_per_block) +
+         (min_blocks > 0 ? "m" + std::to_string(min_blocks) : "");
 }
 
 std::string print_program(const ScalarProgram& p) {
@@ -106,13 +108,22 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   out.kernel_name = kernel.name();
   out.options = options;
   out.plan = plan_derivatives(kernel, options.mode, options.width);
+  if (options.assembly && options.assembly->strategy == AssemblyStrategy::GatherByColumn) {
+    // Each node runs only its own vertex's chunk, so every chunk also yields the values.
+    for (Chunk& c : out.plan.chunks) c.writes_values = true;
+  }
   const DerivativePlan& plan = out.plan;
   if (!out.options.schedule) out.options.schedule = default_schedule(plan.width);
   const ScheduleKind sched = *out.options.schedule;
   out.symbol = "dj_" + sanitize(kernel.name()) + "_" + std::string(mode_name(plan.mode)) + "_w" +
                std::to_string(plan.width) + "_t" + std::to_string(layout.threads_per_element) +
-               "_b" + std::to_string(layout.elements_per_block) + (options.prune ? "" : "_np") +
-               (sched == ScheduleKind::NodeMajor ? "_nm" : "_df");
+               "_b" + std::to_string(layout.elements_per_block) +
+               (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
+               (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
+               (!options.assembly ? ""
+                : options.assembly->strategy == AssemblyStrategy::ScatterAtomic
+                    ? (options.assembly->off_single ? "_sa32" : "_sa64")
+                    : (options.assembly->off_single ? "_gc32" : "_gc64"));
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   const IrDumper dump(options.dump_dir, out.symbol);
@@ -177,10 +188,21 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     chunks_text += emit_element_function(prog, out.symbol + "_" + tag, piece);
     chunks_text += '\n';
   }
-  out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);
+  std::string cuda_entry, host_entry;
+  if (options.assembly) {
+    check_assembly(spec, plan, *options.assembly, kernel.name());
+    out.element_source = emit_args_struct(spec) + '\n' + chunks_text +
+                         emit_assembly_driver(spec, plan, *options.assembly);
+    cuda_entry = emit_assembly_cuda_entry(spec, *options.assembly);
+    host_entry = emit_assembly_host_entry(spec, *options.assembly);
+  } else {
+    out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);
+    cuda_entry = emit_cuda_entry(spec);
+    host_entry = emit_host_entry(spec);
+  }
   dump("4-element.txt", out.element_source);
-  out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + emit_cuda_entry(spec);
-  out.host_source = host_prelude() + '\n' + out.element_source + '\n' + emit_host_entry(spec);
+  out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + cuda_entry;
+  out.host_source = host_prelude() + '\n' + out.element_source + '\n' + host_entry;
   out.cuda_source_sha256 = sha256_hex(out.cuda_source);
   out.host_source_sha256 = sha256_hex(out.host_source);
   dump("5-cuda.cu", out.cuda_source);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/assembly_spec.h"
 #include "jit/derivative_plan.h"
 #include "jit/op_counts.h"
 #include "jit/schedule.h"
@@ -16,7 +17,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-4";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-5";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -33,6 +34,9 @@ inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-c
 struct LaunchLayout {
   int threads_per_element = 1;
   int elements_per_block = 128;
+  // Blocks per multiprocessor ptxas must fit (__launch_bounds__'s second argument): caps
+  // registers per thread to trade spills for occupancy; 0 leaves ptxas free.
+  int min_blocks = 0;
   int block_threads() const { return threads_per_element * elements_per_block; }
   std::string describe() const;
 };
@@ -51,6 +55,8 @@ struct LoweringOptions {
   // (jit/emit_element.h). 0 means automatic: a chunk of more than kLargeChunk statements is
   // split into pieces of kSplitPiece; smaller ones (the Roe flux) stay whole.
   size_t max_statements_per_function = 0;
+  // Assemble in place instead of writing element-local results (jit/assembly_spec.h).
+  std::optional<AssemblySpec> assembly;
 };
 
 // The argument block shared by the CUDA kernel (passed by value) and the host loop (by
@@ -58,13 +64,16 @@ struct LoweringOptions {
 //   int64 n_elements; const int32* conn; int64 vertices_per_element;
 //   const double* field[n_slots]; const double* direction[n_slots];
 //   const double* params; double* values; double* first; double* second;
+//   assembly: double* residual; double* diag; void* off; const int64* slots;
+//             const int64* inc_ptr; const int64* inc_element; const int8* inc_vertex;
+//             int64 n_nodes;
 //   double uniform[max(n_uniforms, 1)];
 struct ArgsLayout {
   int n_slots = 0;
   int n_params = 0;  // per element (read through the params pointer)
   int n_uniforms = 0;
   size_t words() const {
-    return 3 + 2 * static_cast<size_t>(std::max(n_slots, 1)) + 4 +
+    return 3 + 2 * static_cast<size_t>(std::max(n_slots, 1)) + 4 + 8 +
            static_cast<size_t>(std::max(n_uniforms, 1));
   }
 };

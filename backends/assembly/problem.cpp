@@ -211,13 +211,17 @@ mesh::BlockCsr<double> Problem::jacobian(std::span<const double> state) {
   return m;
 }
 
-template <class OffT>
-mesh::SplitBlockCsr<OffT> Problem::jacobian_split(std::span<const double> state) {
-  check_state(state, "state");
+const mesh::BlockPattern& Problem::off_pattern() {
   if (!off_pattern_) {
     off_pattern_ = std::make_unique<mesh::BlockPattern>(pattern().without_diagonal());
   }
-  auto m = mesh::SplitBlockCsr<OffT>::zeros(*off_pattern_, block_, block_);
+  return *off_pattern_;
+}
+
+template <class OffT>
+mesh::SplitBlockCsr<OffT> Problem::jacobian_split(std::span<const double> state) {
+  check_state(state, "state");
+  auto m = mesh::SplitBlockCsr<OffT>::zeros(off_pattern(), block_, block_);
   for (size_t ti = 0; ti < terms_.size(); ++ti) {
     if (terms_[ti].energy) continue;
     mesh::add_element_blocks(m, ti, jacobian_element_matrices(ti, run(ti, Mode::Jacobian, state)));

@@ -58,6 +58,8 @@ class Problem {
 
   // Sparsity over the node graph of all terms, built once per symmetry and reused.
   const mesh::BlockPattern& pattern(mesh::Symmetry symmetry = mesh::Symmetry::General);
+  // The general pattern without its diagonal (FUN3D Aoff), built once.
+  const mesh::BlockPattern& off_pattern();
 
   // Vector-output terms.
   std::vector<double> residual(std::span<const double> state);

@@ -47,18 +47,23 @@ void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cach
 }
 
 void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {
-  if (args.n_elements == 0) return;
+  const auto& assembly = lowered_.options.assembly;
+  const bool per_node = assembly && assembly->strategy == jit::AssemblyStrategy::GatherByColumn;
+  // Gather-by-column runs one thread per node; everything else one element per T threads.
+  const int64_t items = per_node ? args.n_nodes : args.n_elements;
+  if (items == 0) return;
   std::vector<uint64_t> words = jit::pack_args(lowered_, args);
   void* params[] = {words.data()};
   const auto& layout = lowered_.options.layout;
-  const int64_t blocks =
-      (args.n_elements + layout.elements_per_block - 1) / layout.elements_per_block;
+  const int64_t blocks = (items + layout.elements_per_block - 1) / layout.elements_per_block;
   if (blocks > 0x7fffffff) {
-    throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " +
-                                std::to_string(args.n_elements) + " elements exceed one grid");
+    throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +
+                                " items exceed one grid");
   }
-  ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(blocks)},
-                          Dim3{static_cast<unsigned>(layout.block_threads())}, 0, params, stream);
+  const unsigned threads =
+      per_node ? layout.elements_per_block : static_cast<unsigned>(layout.block_threads());
+  ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(blocks)}, Dim3{threads}, 0, params,
+                          stream);
 }
 
 FunctionAttributes CudaKernel::attributes() const {

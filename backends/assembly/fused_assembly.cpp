@@ -1,0 +1,145 @@
+#include "backends/assembly/fused_assembly.h"
+
+#include <type_traits>
+
+namespace dualjit::assembly {
+
+jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
+                                    bool off_single) {
+  jit::LoweringOptions lo;
+  lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
+  lo.width = o.width > 0 ? o.width : p.block_size();
+  lo.layout = o.layout;
+  lo.input_vertex = t.input_vertex;
+  jit::AssemblySpec spec;
+  spec.strategy = o.strategy;
+  spec.vertices = t.elements.k;
+  spec.block = p.block_size();
+  for (const auto& rules : t.output_scatter) {
+    spec.output_scatter.emplace_back();
+    for (const Scatter& sc : rules) spec.output_scatter.back().emplace_back(sc.vertex, sc.sign);
+  }
+  spec.jacobian = o.jacobian;
+  spec.off_single = off_single;
+  lo.assembly = spec;
+  return lo;
+}
+
+template <class OffT>
+void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,
+                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
+  const auto& off_pattern = p.off_pattern();
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const Term& t = p.term(ti);
+    if (t.energy) continue;
+    const cpu::CpuKernel ck(
+        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>)));
+    const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
+    jit::LaunchArgs a;
+    a.n_elements = t.elements.size();
+    a.conn = t.elements.conn.data();
+    a.vertices_per_element = t.elements.k;
+    a.fields.assign(t.input_vertex.size(), state.data());
+    a.params = t.params.empty() ? nullptr : t.params.data();
+    a.uniforms = t.uniforms;
+    a.residual = residual.data();
+    a.diag = jacobian.diag.data();
+    a.off = jacobian.off.values.data();
+    a.slots = off_pattern.element_slots(ti).data();
+    a.inc_ptr = inc.ptr.data();
+    a.inc_element = inc.element.data();
+    a.inc_vertex = inc.local_vertex.data();
+    a.n_nodes = p.n_nodes();
+    ck.run(a);
+  }
+}
+
+template void assemble_on_host<float>(Problem&, std::span<const double>, const FusedOptions&,
+                                      std::vector<double>&, mesh::SplitBlockCsr<float>&);
+template void assemble_on_host<double>(Problem&, std::span<const double>, const FusedOptions&,
+                                       std::vector<double>&, mesh::SplitBlockCsr<double>&);
+
+template <class OffT>
+DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+  const auto& off_pattern = p.off_pattern();
+  const int B = p.block_size();
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const Term& t = p.term(ti);
+    if (t.energy) continue;
+    terms_.push_back(ti);
+    kernels_.push_back(std::make_unique<cuda::CudaKernel>(
+        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>))));
+    TermData d;
+    d.n_elements = t.elements.size();
+    d.conn = cuda::DeviceBuffer::from(t.elements.conn);
+    if (!t.params.empty()) d.params = cuda::DeviceBuffer::from(t.params);
+    d.slots = cuda::DeviceBuffer::from(off_pattern.element_slots(ti));
+    if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
+      const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
+      d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
+      d.inc_element = cuda::DeviceBuffer::from(inc.element);
+      d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
+    }
+    data_.push_back(std::move(d));
+  }
+  state_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
+  residual_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
+  diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
+  off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
+}
+
+template <class OffT>
+void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
+  if (state.size() * sizeof(double) != state_.bytes()) {
+    throw ProblemError("DeviceAssembly: state has " + std::to_string(state.size()) +
+                       " values, expected " + std::to_string(state_.bytes() / sizeof(double)));
+  }
+  state_.upload(state.data(), state_.bytes());
+}
+
+template <class OffT>
+void DeviceAssembly<OffT>::run(CUstream stream) {
+  residual_.fill_bytes(0);
+  diag_.fill_bytes(0);
+  off_.fill_bytes(0);
+  for (size_t i = 0; i < terms_.size(); ++i) {
+    const Term& t = problem_.term(terms_[i]);
+    const TermData& d = data_[i];
+    const auto ptr = [](const cuda::DeviceBuffer& b) { return b.get(); };
+    jit::LaunchArgs a;
+    a.n_elements = d.n_elements;
+    a.conn = reinterpret_cast<const int32_t*>(ptr(d.conn));
+    a.vertices_per_element = t.elements.k;
+    a.fields.assign(t.input_vertex.size(), reinterpret_cast<const double*>(state_.get()));
+    a.params = reinterpret_cast<const double*>(ptr(d.params));
+    a.uniforms = t.uniforms;
+    a.residual = reinterpret_cast<double*>(residual_.get());
+    a.diag = reinterpret_cast<double*>(diag_.get());
+    a.off = reinterpret_cast<void*>(off_.get());
+    a.slots = reinterpret_cast<const int64_t*>(ptr(d.slots));
+    a.inc_ptr = reinterpret_cast<const int64_t*>(ptr(d.inc_ptr));
+    a.inc_element = reinterpret_cast<const int64_t*>(ptr(d.inc_element));
+    a.inc_vertex = reinterpret_cast<const int8_t*>(ptr(d.inc_vertex));
+    a.n_nodes = problem_.n_nodes();
+    kernels_[i]->launch(a, stream);
+  }
+}
+
+template <class OffT>
+std::vector<double> DeviceAssembly<OffT>::residual() const {
+  return residual_.to_vector<double>();
+}
+
+template <class OffT>
+mesh::SplitBlockCsr<OffT> DeviceAssembly<OffT>::jacobian() const {
+  const int B = problem_.block_size();
+  auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
+  diag_.download(m.diag.data(), m.diag.size() * sizeof(double));
+  off_.download(m.off.values.data(), m.off.values.size() * sizeof(OffT));
+  return m;
+}
+
+template class DeviceAssembly<float>;
+template class DeviceAssembly<double>;
+
+}  // namespace dualjit::assembly

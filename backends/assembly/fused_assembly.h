@@ -1,0 +1,54 @@
+// The residual and FUN3D-style Jacobian of a Problem's vector terms assembled in place by
+// generated code (jit/assembly_spec.h), on the host (CPU backend) or on the GPU.
+#pragma once
+
+#include <memory>
+
+#include "backends/assembly/problem.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "backends/mesh/incidence.h"
+
+namespace dualjit::assembly {
+
+struct FusedOptions {
+  jit::AssemblyStrategy strategy = jit::AssemblyStrategy::ScatterAtomic;
+  bool jacobian = true;  // false: residual only
+  int width = 0;         // W; 0: the block size (one vertex's directions per chunk)
+  jit::LaunchLayout layout = {1, 128};
+};
+
+// Lowering options for term `t` of `p` under `o`.
+jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
+                                    bool off_single);
+
+// Host: adds into `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
+template <class OffT>
+void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,
+                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian);
+
+// GPU: the problem's connectivity, params, slots and incidence live on the device; run()
+// zeroes and assembles; results are downloaded on request.
+template <class OffT>
+class DeviceAssembly {
+ public:
+  DeviceAssembly(Problem& p, const FusedOptions& o);
+  void set_state(std::span<const double> state);
+  void run(CUstream stream = nullptr);
+  std::vector<double> residual() const;
+  mesh::SplitBlockCsr<OffT> jacobian() const;
+  const std::vector<std::unique_ptr<cuda::CudaKernel>>& kernels() const { return kernels_; }
+
+ private:
+  struct TermData {
+    cuda::DeviceBuffer conn, params, slots, inc_ptr, inc_element, inc_vertex;
+    int64_t n_elements = 0;
+  };
+  Problem& problem_;
+  FusedOptions options_;
+  std::vector<size_t> terms_;  // vector-output terms
+  std::vector<TermData> data_;
+  std::vector<std::unique_ptr<cuda::CudaKernel>> kernels_;
+  cuda::DeviceBuffer state_, residual_, diag_, off_;
+};
+
+}  // namespace dualjit::assembly

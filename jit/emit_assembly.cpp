@@ -1,0 +1,239 @@
+#include "jit/emit_assembly.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "jit/emit_element.h"
+
+namespace dualjit::jit {
+
+std::string_view assembly_name(AssemblyStrategy s) {
+  return s == AssemblyStrategy::ScatterAtomic ? "scatter-atomic" : "gather-by-column";
+}
+
+namespace {
+
+std::string args_type(const DriverSpec& s) {
+  return "DjArgs_" + s.symbol;
+}
+
+std::string node_of(int vertex) {
+  return "(a.conn ? (long long)a.conn[e * a.vertices_per_element + " + std::to_string(vertex) +
+         "] : e)";
+}
+
+std::string slot_of(int row_vertex, int col_vertex) {
+  return "a.slots[(e * a.vertices_per_element + " + std::to_string(row_vertex) +
+         ") * a.vertices_per_element + " + std::to_string(col_vertex) + "]";
+}
+
+std::string off_type(const AssemblySpec& a) {
+  return a.off_single ? "float" : "double";
+}
+
+// Slot whose B columns are the directions of chunk `c` (GatherByColumn plans have W = B).
+int slot_of_chunk(const DerivativePlan& plan, int c, int block) {
+  return plan.chunks[c].first_columns.empty() ? -1 : plan.chunks[c].first_columns[0] / block;
+}
+
+}  // namespace
+
+void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const AssemblySpec& a,
+                    const std::string& kernel_name) {
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("kernel '" + kernel_name + "': " +
+                                std::string(assembly_name(a.strategy)) + " assembly: " + what);
+  };
+  if (plan.mode != Mode::Jacobian && plan.mode != Mode::Value) {
+    fail("assembles residuals and Jacobians (mode value or jacobian), not " +
+         std::string(mode_name(plan.mode)));
+  }
+  if (a.jacobian != (plan.mode == Mode::Jacobian)) fail("mode and spec.jacobian disagree");
+  for (int size : s.slot_size) {
+    if (size != a.block) fail("every input slot must be B = " + std::to_string(a.block) + " wide");
+  }
+  if (s.n_outputs != static_cast<int>(a.output_scatter.size()) * a.block) {
+    fail("scatter rules for " + std::to_string(a.output_scatter.size()) + " output slots of B = " +
+         std::to_string(a.block) + " do not cover " + std::to_string(s.n_outputs) + " outputs");
+  }
+  for (const auto& rules : a.output_scatter) {
+    for (const auto& [v, sign] : rules) {
+      if (v < 0 || v >= a.vertices) fail("scatter to vertex " + std::to_string(v));
+    }
+  }
+  for (int v : s.input_vertex) {
+    if (v >= a.vertices) fail("input bound to vertex " + std::to_string(v));
+  }
+  if (a.strategy == AssemblyStrategy::GatherByColumn && a.jacobian) {
+    if (plan.width != a.block) fail("needs W = B (one chunk per vertex)");
+    for (size_t c = 0; c < plan.chunks.size(); ++c) {
+      if (!plan.chunks[c].writes_values) fail("every chunk must write values");
+    }
+  }
+}
+
+std::string emit_assembly_driver(const DriverSpec& s, const DerivativePlan& plan,
+                                 const AssemblySpec& a) {
+  const int B = a.block, n_in = s.n_inputs;
+  const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
+  std::ostringstream os;
+  const std::string locals = "  double val[" + dim(s.n_outputs) + "], d1[" + dim(s.first_size) +
+                             "], d2[1];\n  " + off_type(a) + "* off = (" + off_type(a) +
+                             "*)a.off;\n  (void)off; (void)d2;\n";
+  const auto call = [&](int c) {
+    return s.symbol + "_c" + std::to_string(c) + "(x, v, p, u, val, d1, d2);\n";
+  };
+  if (a.strategy == AssemblyStrategy::ScatterAtomic) {
+    os << "DJ_FN void " << s.symbol << "_assemble(const " << args_type(s)
+       << "& a, long long e, int group, int groups) {\n"
+       << emit_element_loads(s) << locals;
+    os << "  for (int c = group; c < " << s.n_chunks << "; c += groups) {\n    switch (c) {\n";
+    for (int c = 0; c < s.n_chunks; ++c) {
+      const Chunk& ch = plan.chunks[c];
+      os << "      case " << c << ": {\n        " << call(c);
+      if (ch.writes_values) {
+        for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+          for (const auto& [vx, sign] : a.output_scatter[o]) {
+            for (int i = 0; i < B; ++i) {
+              os << "        dj_atomic_add(&a.residual[" << node_of(vx) << " * " << B << " + " << i
+                 << "], " << c_literal(sign) << " * val[" << o * B + i << "]);\n";
+            }
+          }
+        }
+      }
+      if (a.jacobian) {
+        for (int j : ch.first_columns) {
+          const int slot = j / B, cj = j % B, vb = s.input_vertex[slot];
+          for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+            for (const auto& [va, sign] : a.output_scatter[o]) {
+              for (int i = 0; i < B; ++i) {
+                const std::string value =
+                    c_literal(sign) + " * d1[" + std::to_string((o * B + i) * n_in + j) + "]";
+                if (va == vb) {
+                  os << "        dj_atomic_add(&a.diag[" << node_of(va) << " * " << B * B << " + "
+                     << i * B + cj << "], " << value << ");\n";
+                } else {
+                  os << "        dj_atomic_add(&off[" << slot_of(va, vb) << " * " << B * B << " + "
+                     << i * B + cj << "], " << value << ");\n";
+                }
+              }
+            }
+          }
+        }
+      }
+      os << "        break;\n      }\n";
+    }
+    os << "    }\n  }\n}\n";
+    return os.str();
+  }
+  // GatherByColumn: element e seen from its local vertex lv = the node this thread owns.
+  os << "DJ_FN void " << s.symbol << "_gather(const " << args_type(s)
+     << "& a, long long e, int lv, double* __restrict__ rsum, double* __restrict__ dsum) {\n"
+     << emit_element_loads(s) << locals << "  switch (lv) {\n";
+  for (int lv = 0; lv < a.vertices; ++lv) {
+    os << "    case " << lv << ": {\n";
+    int chunk = -1, slot = -1;
+    if (a.jacobian) {
+      for (int c = 0; c < s.n_chunks; ++c) {
+        const int sl = slot_of_chunk(plan, c, B);
+        if (sl >= 0 && s.input_vertex[sl] == lv) chunk = c, slot = sl;
+      }
+    }
+    os << "      " << call(chunk >= 0 ? chunk : 0);
+    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+      for (const auto& [vx, sign] : a.output_scatter[o]) {
+        if (vx != lv) continue;
+        for (int i = 0; i < B; ++i) {
+          os << "      rsum[" << i << "] += " << c_literal(sign) << " * val[" << o * B + i
+             << "];\n";
+        }
+      }
+    }
+    if (slot >= 0) {
+      for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+        for (const auto& [vx, sign] : a.output_scatter[o]) {
+          for (int i = 0; i < B; ++i) {
+            for (int cj = 0; cj < B; ++cj) {
+              const std::string value = c_literal(sign) + " * d1[" +
+                                        std::to_string((o * B + i) * n_in + slot * B + cj) + "]";
+              if (vx == lv) {
+                os << "      dsum[" << i * B + cj << "] += " << value << ";\n";
+              } else {
+                // Block (node of vx, this node): column of this node, written by this thread only.
+                os << "      off[" << slot_of(vx, lv) << " * " << B * B << " + " << i * B + cj
+                   << "] += " << value << ";\n";
+              }
+            }
+          }
+        }
+      }
+    }
+    os << "      break;\n    }\n";
+  }
+  os << "  }\n}\n";
+  return os.str();
+}
+
+namespace {
+
+std::string gather_node_body(const DriverSpec& s, const AssemblySpec& a, const std::string& i,
+                             const std::string& indent) {
+  const int B = a.block;
+  std::ostringstream os;
+  os << indent << "double rsum[" << B << "], dsum[" << B * B << "];\n"
+     << indent << "for (int r = 0; r < " << B << "; ++r) rsum[r] = 0.0;\n"
+     << indent << "for (int r = 0; r < " << B * B << "; ++r) dsum[r] = 0.0;\n"
+     << indent << "for (long long q = a.inc_ptr[" << i << "]; q < a.inc_ptr[" << i
+     << " + 1]; ++q) {\n"
+     << indent << "  " << s.symbol << "_gather(a, a.inc_element[q], a.inc_vertex[q], rsum, dsum);\n"
+     << indent << "}\n"
+     << indent << "for (int r = 0; r < " << B << "; ++r) a.residual[" << i << " * " << B
+     << " + r] += rsum[r];\n";
+  if (a.jacobian) {
+    os << indent << "for (int r = 0; r < " << B * B << "; ++r) a.diag[" << i << " * " << B * B
+       << " + r] += dsum[r];\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::string emit_assembly_cuda_entry(const DriverSpec& s, const AssemblySpec& a) {
+  const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
+  std::ostringstream os;
+  if (a.strategy == AssemblyStrategy::ScatterAtomic) {
+    os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
+       << s.symbol << "(const " << args_type(s) << " a) {\n"
+       << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+       << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
+       << ") * 32 + lane;\n"
+       << "  if (e >= a.n_elements) return;\n"
+       << "  " << s.symbol << "_assemble(a, e, warp % " << t << ", " << t << ");\n}\n";
+    return os.str();
+  }
+  // One thread per node; elements_per_block counts nodes here.
+  os << "extern \"C\" __global__ void __launch_bounds__(" << b << bounds_min(s) << ") " << s.symbol
+     << "(const " << args_type(s) << " a) {\n"
+     << "  const long long i = (long long)blockIdx.x * " << b << " + threadIdx.x;\n"
+     << "  if (i >= a.n_nodes) return;\n"
+     << gather_node_body(s, a, "i", "  ") << "}\n";
+  return os.str();
+}
+
+std::string emit_assembly_host_entry(const DriverSpec& s, const AssemblySpec& a) {
+  std::ostringstream os;
+  os << "extern \"C\" void " << s.symbol << "_host(const " << args_type(s) << "* ap) {\n"
+     << "  const " << args_type(s) << "& a = *ap;\n";
+  if (a.strategy == AssemblyStrategy::ScatterAtomic) {
+    os << "#pragma omp parallel for schedule(static)\n"
+       << "  for (long long e = 0; e < a.n_elements; ++e) " << s.symbol
+       << "_assemble(a, e, 0, 1);\n}\n";
+    return os.str();
+  }
+  os << "#pragma omp parallel for schedule(static)\n"
+     << "  for (long long i = 0; i < a.n_nodes; ++i) {\n"
+     << gather_node_body(s, a, "i", "    ") << "  }\n}\n";
+  return os.str();
+}
+
+}  // namespace dualjit::jit
