@@ -1,0 +1,41 @@
+// The node-centred finite-volume residual of the Euler equations on a median-dual edge mesh,
+// as a dualjit Problem: interior edges carry the Roe flux (+F at v0, -F at v1); boundary nodes
+// carry a characteristic far-field flux, the Roe flux between the node's state and the free
+// stream through the node's outward boundary area. The Jacobian of this residual is the
+// FUN3D-style operator (Adiag per node, Aoff per node pair).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "backends/assembly/problem.h"
+#include "examples/cfd/edge_mesh.h"
+
+namespace dualjit::cfd {
+
+struct FreeStream {
+  double mach = 0.5;
+  double alpha_deg = 3.0;  // angle of attack, in the x-z plane
+  double beta_deg = 0.0;   // sideslip
+  double gamma = 1.4;
+  // Conservative state with rho = 1, p = 1/gamma (so the speed of sound is 1).
+  std::array<double, 5> conservative() const;
+};
+
+// Kernel "roe_farfield": input Q[5]; param S[3] (outward boundary area); uniforms gamma,
+// Qinf0..Qinf4; output F[5] = Roe flux from Q to the free stream through S.
+Kernel roe_farfield_kernel();
+
+// Term 0: "interior edges" (roe_flux over em.edges); term 1: "far-field nodes" (roe_farfield
+// over the nodes with a boundary area), when `with_boundary` and the mesh has a boundary.
+assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf = {},
+                              bool with_boundary = true);
+
+// The free stream with a smooth, random-phase perturbation of relative size `amplitude` in
+// every component (density and pressure stay positive): a state whose Jacobian exercises
+// every entry, reproducible from `seed`.
+std::vector<double> perturbed_state(int64_t n_nodes, const FreeStream& inf, double amplitude,
+                                    uint64_t seed);
+
+}  // namespace dualjit::cfd
