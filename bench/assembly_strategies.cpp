@@ -3,15 +3,15 @@
 // CUDA events (warm-up, median of repeats) against the byte floor: inputs (Q, edges, area
 // vectors) read once, outputs (residual, Adiag, Aoff) written once, over the device-to-device
 // copy bandwidth measured in the same run.
-// Usage: assembly_strategies [cells per side]   (96 -> 884,736 nodes, about 6.2 M edges)
+// Usage: assembly_strategies [cells per side]   (96 -> 912,673 nodes, about 6.3 M edges)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
+#include <exception>
 
 #include "backends/assembly/fused_assembly.h"
 #include "examples/cfd/mesh.h"
-#include "examples/cfd/roe_flux.h"
+#include "examples/cfd/roe_problem.h"
 
 using namespace dualjit;
 
@@ -63,25 +63,9 @@ int main(int argc, char** argv) {
     }
     const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
     const int64_t n_edges = em.n_edges();
-    assembly::Problem p(n_nodes, 5);
-    assembly::Term t;
-    t.name = "interior edges";
-    t.kernel = std::make_shared<Kernel>(cfd::roe_flux_kernel());
-    t.elements = {"edges", 2, em.edges};
-    t.output_scatter = {{{0, 1.0}, {1, -1.0}}};
-    t.params = em.area;
-    t.uniforms = {1.4};
-    p.add_term(std::move(t));
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> d(-0.2, 0.2);
-    std::vector<double> q(n_nodes * 5);
-    for (int64_t i = 0; i < n_nodes; ++i) {
-      q[i * 5] = 1.0 + d(rng);
-      q[i * 5 + 1] = 0.3 + d(rng);
-      q[i * 5 + 2] = 0.1 + d(rng);
-      q[i * 5 + 3] = d(rng);
-      q[i * 5 + 4] = 2.5 + d(rng);
-    }
+    // Interior edges only: the same work as the peers in bench/peers (no boundary term).
+    assembly::Problem p = cfd::roe_problem(em, {}, /*with_boundary=*/false);
+    const auto q = cfd::perturbed_state(n_nodes, {}, 0.2, 3);
     const int64_t n_off = p.off_pattern().n_blocks();
     const double in_bytes = n_nodes * 5 * 8.0 + n_edges * (2 * 4 + 3 * 8.0);
     const double out_bytes = n_nodes * (5 + 25) * 8.0 + n_off * 25 * 4.0;
@@ -91,33 +75,53 @@ int main(int argc, char** argv) {
         "%.3f ms (%.2f GB)\n",
         ordering, (long long)n_nodes, (long long)n_edges, (long long)n_off, floor_ms,
         (in_bytes + out_bytes) / 1e9);
-    std::printf("%-44s %8s %7s %5s %6s\n", "strategy (kernel)", "ms", "xfloor", "regs", "spill");
+    std::printf("%-48s %8s %7s %7s %5s %6s %8s\n", "strategy (kernel)", "ms", "GB/s", "xfloor",
+                "regs", "spill", "flop/e");
+    using S = jit::AssemblyStrategy;
     struct Case {
-      jit::AssemblyStrategy s;
-      bool jac;
-      int w, t, b;
+      S s;
+      bool jac, staged, pre_reduce;
+      int w, t, b, min_blocks;
     };
-    for (Case c : {Case{jit::AssemblyStrategy::ScatterAtomic, true, 5, 1, 128},
-                   Case{jit::AssemblyStrategy::ScatterAtomic, true, 5, 2, 64},
-                   Case{jit::AssemblyStrategy::ScatterAtomic, true, 10, 1, 128},
-                   Case{jit::AssemblyStrategy::ScatterAtomic, true, 1, 2, 64},
-                   Case{jit::AssemblyStrategy::GatherByColumn, true, 5, 1, 128},
-                   Case{jit::AssemblyStrategy::GatherByColumn, true, 5, 1, 64},
-                   Case{jit::AssemblyStrategy::ScatterAtomic, false, 0, 1, 128},
-                   Case{jit::AssemblyStrategy::GatherByColumn, false, 0, 1, 128}}) {
+    std::vector<Case> cases = {
+        {S::ScatterAtomic, true, false, false, 5, 2, 64, 0},
+        {S::GatherByColumn, true, false, false, 5, 1, 64, 0},
+        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},
+        {S::ScatterAtomic, true, true, true, 5, 2, 64, 0},
+        {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
+        {S::ScatterAtomic, true, true, true, 5, 2, 32, 0},
+        {S::ScatterAtomic, true, true, true, 5, 2, 64, 2},
+        {S::ScatterAtomic, true, true, true, 10, 1, 64, 0},
+        {S::ScatterAtomic, true, true, true, 10, 1, 32, 0},
+        {S::ScatterAtomic, true, true, true, 10, 1, 64, 2},
+        {S::ScatterAtomic, true, true, true, 1, 2, 64, 0},
+        {S::ScatterAtomic, true, true, true, 1, 10, 32, 0},
+        {S::ScatterAtomic, true, true, true, 1, 5, 32, 0},
+        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},
+        {S::ScatterAtomic, false, true, true, 0, 1, 128, 0},
+        {S::GatherByColumn, false, false, false, 0, 1, 128, 0},
+    };
+    for (const Case& c : cases) {
       assembly::FusedOptions o;
       o.strategy = c.s;
       o.jacobian = c.jac;
       o.width = c.w;
-      o.layout = {c.t, c.b};
-      assembly::DeviceAssembly<float> da(p, o);
-      da.set_state(q);
-      const float ms = median_ms([&] { da.run(); });
-      cuda::check_last("assembly");
-      const auto& k = *da.kernels()[0];
-      std::printf("%-44s %8.3f %7.2f %5d %6d\n", k.lowered().symbol.c_str(), ms,
-                  c.jac ? ms / floor_ms : 0.0, k.attributes().registers,
-                  k.attributes().local_bytes);
+      o.layout = {c.t, c.b, c.min_blocks};
+      o.staged = c.staged;
+      o.pre_reduce = c.pre_reduce;
+      try {
+        assembly::DeviceAssembly<float> da(p, o);
+        da.set_state(q);
+        const float ms = median_ms([&] { da.run(); });
+        cuda::check_last("assembly");
+        const auto& k = *da.kernels()[0];
+        const double bytes = c.jac ? in_bytes + out_bytes : in_bytes + n_nodes * 5 * 8.0;
+        std::printf("%-48s %8.3f %7.0f %7.2f %5d %6d %8d\n", k.lowered().symbol.c_str(), ms,
+                    bytes / (ms * 1e-3) / 1e9, c.jac ? ms / floor_ms : 0.0,
+                    k.attributes().registers, k.attributes().local_bytes, k.lowered().ops.flops());
+      } catch (const std::exception& e) {
+        std::printf("%-48s failed: %s\n", "candidate", e.what());
+      }
     }
   }
   return 0;

@@ -27,6 +27,19 @@ struct AssemblySpec {
   std::vector<std::vector<std::pair<int, double>>> output_scatter;
   bool jacobian = true;    // assemble dR/dQ (else the residual only)
   bool off_single = true;  // off-diagonal blocks in fp32 (FUN3D); fp64 otherwise
+  // ScatterAtomic on CUDA: a block's local results are staged in shared memory, then written
+  // out by all its threads together, consecutive threads to consecutive entries of a block
+  // (the Zubair et al. scheme), so atomics and stores coalesce.
+  bool staged = false;
+  // Staged: every off-diagonal slot receives exactly one element's block (a mesh with no
+  // repeated edges), so it is stored, not added: no atomics and no zeroing for Aoff.
+  bool off_direct = false;
+  // Staged: runs of consecutive elements adding to the same node's diagonal block or residual
+  // row (elements ordered by that vertex) are summed in shared memory first: one atomic per
+  // run instead of one per element.
+  bool pre_reduce = false;
+  // Symbol suffix naming the strategy and its options.
+  std::string suffix() const;
 };
 
 }  // namespace dualjit::jit

@@ -11,6 +11,15 @@ std::string_view assembly_name(AssemblyStrategy s) {
   return s == AssemblyStrategy::ScatterAtomic ? "scatter-atomic" : "gather-by-column";
 }
 
+std::string AssemblySpec::suffix() const {
+  std::string out = strategy == AssemblyStrategy::ScatterAtomic ? "_sa" : "_gc";
+  out += off_single ? "32" : "64";
+  if (staged) out += "s";
+  if (staged && off_direct) out += "d";
+  if (staged && pre_reduce) out += "r";
+  return out;
+}
+
 namespace {
 
 std::string args_type(const DriverSpec& s) {
@@ -64,6 +73,9 @@ void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const Assem
   for (int v : s.input_vertex) {
     if (v >= a.vertices) fail("input bound to vertex " + std::to_string(v));
   }
+  if ((a.off_direct || a.pre_reduce) && !a.staged)
+    fail("direct or pre-reduced writes need staging");
+  if (a.staged && a.strategy != AssemblyStrategy::ScatterAtomic) fail("only scatter is staged");
   if (a.strategy == AssemblyStrategy::GatherByColumn && a.jacobian) {
     if (plan.width != a.block) fail("needs W = B (one chunk per vertex)");
     for (size_t c = 0; c < plan.chunks.size(); ++c) {
@@ -124,6 +136,17 @@ std::string emit_assembly_driver(const DriverSpec& s, const DerivativePlan& plan
       os << "        break;\n      }\n";
     }
     os << "    }\n  }\n}\n";
+    if (a.staged) {
+      // Staged: the chunk functions write straight into the block's shared staging area.
+      os << "DJ_FN void " << s.symbol << "_stage(const " << args_type(s)
+         << "& a, long long e, int group, int groups, double* __restrict__ val, double* "
+            "__restrict__ d1) {\n"
+         << emit_element_loads(s) << "  double d2[1];\n  (void)d2;\n"
+         << "  for (int c = group; c < " << s.n_chunks << "; c += groups) {\n    switch (c) {\n";
+      for (int c = 0; c < s.n_chunks; ++c)
+        os << "      case " << c << ": " << call(c) << "        break;\n";
+      os << "    }\n  }\n}\n";
+    }
     return os.str();
   }
   // GatherByColumn: element e seen from its local vertex lv = the node this thread owns.
@@ -196,11 +219,130 @@ std::string gather_node_body(const DriverSpec& s, const AssemblySpec& a, const s
   return os.str();
 }
 
+// One unit of staged write-out: a B-wide residual row or a B x B Jacobian block of every
+// element of the block, entries spread over all threads so that consecutive threads write
+// consecutive addresses.
+struct StagedUnit {
+  bool block = false;  // B x B Jacobian block (else a residual row)
+  int o = 0, va = 0, sl = 0, vb = 0;
+  double sign = 1;
+};
+
+std::string staged_unit_loop(const DriverSpec& s, const AssemblySpec& a, const StagedUnit& u,
+                             int d1_stride, int out_stride) {
+  const int B = a.block, K = a.vertices, n_in = s.n_inputs;
+  const int entries = u.block ? B * B : B;
+  const std::string tb = std::to_string(s.layout.block_threads());
+  const bool diag = !u.block || u.va == u.vb;
+  std::ostringstream os;
+  // Source of entry q of element f in shared memory.
+  const auto src = [&](const std::string& f) {
+    if (!u.block) {
+      return "dj_val[" + f + " * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) +
+             " + q]";
+    }
+    return "dj_d1[" + f + " * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
+           " + q / " + std::to_string(B) + ") * " + std::to_string(n_in) + " + " +
+           std::to_string(u.sl * B) + " + q % " + std::to_string(B) + "]";
+  };
+  const std::string node = "dj_node[el * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
+  os << "  for (int idx = threadIdx.x; idx < n_here * " << entries << "; idx += " << tb << ") {\n"
+     << "    const int el = idx / " << entries << ", q = idx % " << entries << ";\n";
+  if (diag && a.pre_reduce) {
+    const std::string node_of_f =
+        "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
+    os << "    const long long node = " << node << ";\n"
+       << "    if (el > 0 && dj_node[(el - 1) * " << K << " + " << u.va
+       << "] == node) continue;  // not the first of its run\n"
+       << "    double sum = " << src("el") << ";\n"
+       << "    for (int f = el + 1; f < n_here && " << node_of_f
+       << " == node; ++f) sum += " << src("f") << ";\n"
+       << "    const double value = " << c_literal(u.sign) << " * sum;\n";
+  } else {
+    os << "    const long long node = " << node << ";\n"
+       << "    const double value = " << c_literal(u.sign) << " * " << src("el") << ";\n";
+  }
+  if (!u.block) {
+    os << "    dj_atomic_add(&a.residual[node * " << B << " + q], value);\n";
+  } else if (diag) {
+    os << "    dj_atomic_add(&a.diag[node * " << B * B << " + q], value);\n";
+  } else {
+    os << "    (void)node;\n"
+       << "    const long long slot = dj_slot[el * " << K * K << " + " << u.va * K + u.vb << "];\n";
+    if (a.off_direct) {
+      os << "    off[slot * " << B * B << " + q] = (" << off_type(a) << ")value;\n";
+    } else {
+      os << "    dj_atomic_add(&off[slot * " << B * B << " + q], value);\n";
+    }
+  }
+  os << "  }\n";
+  return os.str();
+}
+
+std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
+  const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
+  const int K = a.vertices, tb = t * b;
+  // Odd strides in doubles keep the staging writes (one element per lane) free of bank
+  // conflicts.
+  const int d1_stride = static_cast<int>(s.first_size) | 1;
+  const int out_stride = std::max(s.n_outputs, 1) | 1;
+  std::vector<StagedUnit> units;
+  for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+    for (const auto& [va, sign] : a.output_scatter[o]) {
+      units.push_back({false, static_cast<int>(o), va, 0, 0, sign});
+    }
+  }
+  if (a.jacobian) {
+    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+      for (const auto& [va, sign] : a.output_scatter[o]) {
+        for (size_t sl = 0; sl < s.input_vertex.size(); ++sl) {
+          units.push_back(
+              {true, static_cast<int>(o), va, static_cast<int>(sl), s.input_vertex[sl], sign});
+        }
+      }
+    }
+  }
+  std::ostringstream os;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << tb << bounds_min(s) << ") " << s.symbol
+     << "(const " << args_type(s) << " a) {\n"
+     << "  __shared__ double dj_val[" << b * out_stride << "];\n";
+  if (a.jacobian) {
+    os << "  __shared__ double dj_d1[" << b * d1_stride << "];\n"
+       << "  __shared__ long long dj_slot[" << b * K * K << "];\n";
+  }
+  os << "  __shared__ long long dj_node[" << b * K << "];\n"
+     << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
+     << "  (void)off;\n"
+     << "  const long long e0 = (long long)blockIdx.x * " << b << ";\n"
+     << "  const int n_here = (int)(a.n_elements - e0 < " << b << " ? a.n_elements - e0 : " << b
+     << ");\n"
+     << "  for (int i = threadIdx.x; i < n_here * " << K << "; i += " << tb << ") {\n"
+     << "    dj_node[i] = a.conn ? (long long)a.conn[e0 * " << K << " + i] : e0 + i / " << K
+     << ";\n  }\n";
+  if (a.jacobian) {
+    os << "  for (int i = threadIdx.x; i < n_here * " << K * K << "; i += " << tb
+       << ") dj_slot[i] = a.slots[e0 * " << K * K << " + i];\n";
+  }
+  os << "  {\n"
+     << "    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+     << "    const int el = (warp / " << t << ") * 32 + lane;\n"
+     << "    if (el < n_here) " << s.symbol << "_stage(a, e0 + el, warp % " << t << ", " << t
+     << ", dj_val + el * " << out_stride << ", "
+     << (a.jacobian ? "dj_d1 + el * " + std::to_string(d1_stride) : std::string("nullptr"))
+     << ");\n"
+     << "  }\n"
+     << "  __syncthreads();\n";
+  for (const StagedUnit& u : units) os << staged_unit_loop(s, a, u, d1_stride, out_stride);
+  os << "}\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string emit_assembly_cuda_entry(const DriverSpec& s, const AssemblySpec& a) {
   const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
   std::ostringstream os;
+  if (a.strategy == AssemblyStrategy::ScatterAtomic && a.staged) return staged_scatter_entry(s, a);
   if (a.strategy == AssemblyStrategy::ScatterAtomic) {
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
        << s.symbol << "(const " << args_type(s) << " a) {\n"

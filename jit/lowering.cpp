@@ -120,10 +120,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                "_b" + std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
-               (!options.assembly ? ""
-                : options.assembly->strategy == AssemblyStrategy::ScatterAtomic
-                    ? (options.assembly->off_single ? "_sa32" : "_sa64")
-                    : (options.assembly->off_single ? "_gc32" : "_gc64"));
+               (options.assembly ? options.assembly->suffix() : "");
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   const IrDumper dump(options.dump_dir, out.symbol);

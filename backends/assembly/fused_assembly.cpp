@@ -1,11 +1,12 @@
 #include "backends/assembly/fused_assembly.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace dualjit::assembly {
 
 jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
-                                    bool off_single) {
+                                    bool off_single, bool off_direct) {
   jit::LoweringOptions lo;
   lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
   lo.width = o.width > 0 ? o.width : p.block_size();
@@ -21,8 +22,36 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
   }
   spec.jacobian = o.jacobian;
   spec.off_single = off_single;
+  spec.staged = o.staged && o.strategy == jit::AssemblyStrategy::ScatterAtomic;
+  spec.off_direct = spec.staged && off_direct;
+  spec.pre_reduce = spec.staged && o.pre_reduce;
   lo.assembly = spec;
   return lo;
+}
+
+bool off_blocks_single_writer(Problem& p) {
+  const auto& pattern = p.off_pattern();
+  std::vector<uint8_t> count(pattern.n_blocks(), 0);
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const Term& t = p.term(ti);
+    if (t.energy) continue;
+    const int k = t.elements.k;
+    const auto& slots = pattern.element_slots(ti);
+    const int64_t n = t.elements.size();
+    for (int64_t e = 0; e < n; ++e) {
+      // One block write per (output rule, input slot) pair off the diagonal, as emitted.
+      for (const auto& rules : t.output_scatter) {
+        for (const Scatter& r : rules) {
+          for (int vb : t.input_vertex) {
+            if (vb == r.vertex) continue;
+            const int64_t slot = slots[(e * k + r.vertex) * k + vb];
+            if (slot < 0 || ++count[slot] > 1) return false;
+          }
+        }
+      }
+    }
+  }
+  return std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
 }
 
 template <class OffT>
@@ -62,13 +91,15 @@ template void assemble_on_host<double>(Problem&, std::span<const double>, const 
 template <class OffT>
 DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
   const auto& off_pattern = p.off_pattern();
+  off_direct_ = o.staged && o.jacobian && o.strategy == jit::AssemblyStrategy::ScatterAtomic &&
+                off_blocks_single_writer(p);
   const int B = p.block_size();
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
     if (t.energy) continue;
     terms_.push_back(ti);
     kernels_.push_back(std::make_unique<cuda::CudaKernel>(
-        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>))));
+        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>, off_direct_))));
     TermData d;
     d.n_elements = t.elements.size();
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
@@ -100,8 +131,8 @@ void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
 template <class OffT>
 void DeviceAssembly<OffT>::run(CUstream stream) {
   residual_.fill_bytes(0);
-  diag_.fill_bytes(0);
-  off_.fill_bytes(0);
+  if (options_.jacobian) diag_.fill_bytes(0);
+  if (options_.jacobian && !off_direct_) off_.fill_bytes(0);  // direct: every slot is stored
   for (size_t i = 0; i < terms_.size(); ++i) {
     const Term& t = problem_.term(terms_[i]);
     const TermData& d = data_[i];

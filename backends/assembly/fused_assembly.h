@@ -15,11 +15,22 @@ struct FusedOptions {
   bool jacobian = true;  // false: residual only
   int width = 0;         // W; 0: the block size (one vertex's directions per chunk)
   jit::LaunchLayout layout = {1, 128};
+  // ScatterAtomic on the GPU (jit/assembly_spec.h): shared-memory staging with coalesced
+  // write-out; with it, Aoff slots that receive exactly one element's block are stored rather
+  // than added (detected from the connectivity), and `pre_reduce` sums runs of elements that
+  // share a vertex before the atomics.
+  bool staged = false;
+  bool pre_reduce = false;
 };
 
 // Lowering options for term `t` of `p` under `o`.
 jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
-                                    bool off_single);
+                                    bool off_single, bool off_direct = false);
+
+// Whether every off-diagonal slot of p's vector terms receives exactly one element block
+// (counted over all terms): then staged kernels store Aoff instead of adding, and Aoff needs
+// no zeroing.
+bool off_blocks_single_writer(Problem& p);
 
 // Host: adds into `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
 template <class OffT>
@@ -48,6 +59,7 @@ class DeviceAssembly {
   std::vector<size_t> terms_;  // vector-output terms
   std::vector<TermData> data_;
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels_;
+  bool off_direct_ = false;
   cuda::DeviceBuffer state_, residual_, diag_, off_;
 };
 
