@@ -52,7 +52,10 @@ int main(int argc, char** argv) {
   std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
               bw / 1e9);
 
+  // DJ_ORDERINGS=natural,random: a subset of the orderings.
+  const std::string orderings = std::getenv("DJ_ORDERINGS") ? std::getenv("DJ_ORDERINGS") : "";
   for (const char* ordering : {"natural", "rcm", "random"}) {
+    if (!orderings.empty() && orderings.find(ordering) == std::string::npos) continue;
     cfd::TetMesh mesh = base;
     if (std::string(ordering) != "natural") {
       const auto e0 = cfd::build_edge_mesh(mesh);
@@ -84,23 +87,36 @@ int main(int argc, char** argv) {
       int w, t, b, min_blocks;
     };
     std::vector<Case> cases = {
-        {S::ScatterAtomic, true, false, false, 5, 2, 64, 0},
-        {S::GatherByColumn, true, false, false, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},
+        {S::ScatterAtomic, true, false, false, 5, 2, 64, 0},   // 0: plain atomics
+        {S::GatherByColumn, true, false, false, 5, 1, 64, 0},  // 1: atomic-free
+        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},    // 2..: staged
         {S::ScatterAtomic, true, true, true, 5, 2, 64, 0},
+        {S::ScatterAtomic, true, true, false, 5, 1, 64, 0},
         {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 5, 2, 32, 0},
-        {S::ScatterAtomic, true, true, true, 5, 2, 64, 2},
+        {S::ScatterAtomic, true, true, true, 5, 1, 32, 0},
+        {S::ScatterAtomic, true, true, false, 10, 1, 64, 0},
         {S::ScatterAtomic, true, true, true, 10, 1, 64, 0},
         {S::ScatterAtomic, true, true, true, 10, 1, 32, 0},
-        {S::ScatterAtomic, true, true, true, 10, 1, 64, 2},
-        {S::ScatterAtomic, true, true, true, 1, 2, 64, 0},
+        {S::ScatterAtomic, true, true, true, 10, 1, 96, 0},
+        {S::ScatterAtomic, true, true, true, 2, 5, 32, 0},
         {S::ScatterAtomic, true, true, true, 1, 10, 32, 0},
-        {S::ScatterAtomic, true, true, true, 1, 5, 32, 0},
-        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},
+        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},  // 13..: residual only
+        {S::ScatterAtomic, false, true, false, 0, 1, 128, 0},
         {S::ScatterAtomic, false, true, true, 0, 1, 128, 0},
         {S::GatherByColumn, false, false, false, 0, 1, 128, 0},
     };
+    // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
+    if (const char* only = std::getenv("DJ_CASES")) {
+      std::vector<Case> picked;
+      for (const char* c = only; *c;) {
+        char* end = nullptr;
+        const long i = std::strtol(c, &end, 10);
+        if (end == c) break;
+        if (i >= 0 && i < static_cast<long>(cases.size())) picked.push_back(cases[i]);
+        c = *end ? end + 1 : end;
+      }
+      cases = picked;
+    }
     for (const Case& c : cases) {
       assembly::FusedOptions o;
       o.strategy = c.s;

@@ -1,5 +1,6 @@
 #include "jit/emit_assembly.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -45,6 +46,15 @@ int slot_of_chunk(const DerivativePlan& plan, int c, int block) {
   return plan.chunks[c].first_columns.empty() ? -1 : plan.chunks[c].first_columns[0] / block;
 }
 
+// Static shared memory of a staged kernel: values, local Jacobians (odd strides, see
+// staged_scatter_entry), nodes and slots of the block's elements.
+size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
+  const size_t b = s.layout.elements_per_block, k = a.vertices;
+  size_t words = b * (std::max(s.n_outputs, 1) | 1) + b * k;
+  if (a.jacobian) words += b * (s.first_size | 1) + b * k * k;
+  return words * 8;
+}
+
 }  // namespace
 
 void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const AssemblySpec& a,
@@ -76,6 +86,11 @@ void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const Assem
   if ((a.off_direct || a.pre_reduce) && !a.staged)
     fail("direct or pre-reduced writes need staging");
   if (a.staged && a.strategy != AssemblyStrategy::ScatterAtomic) fail("only scatter is staged");
+  if (a.staged && staged_shared_bytes(s, a) > 48 * 1024) {
+    fail("staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
+         std::to_string(staged_shared_bytes(s, a)) +
+         " bytes of shared memory, over the 48 KiB static limit: use fewer elements per block");
+  }
   if (a.strategy == AssemblyStrategy::GatherByColumn && a.jacobian) {
     if (plan.width != a.block) fail("needs W = B (one chunk per vertex)");
     for (size_t c = 0; c < plan.chunks.size(); ++c) {
@@ -219,63 +234,93 @@ std::string gather_node_body(const DriverSpec& s, const AssemblySpec& a, const s
   return os.str();
 }
 
-// One unit of staged write-out: a B-wide residual row or a B x B Jacobian block of every
-// element of the block, entries spread over all threads so that consecutive threads write
-// consecutive addresses.
+// One unit of staged write-out: a B-wide residual row or a B x B Jacobian block of one
+// element, going to a node's residual row, a node's diagonal block or an off-diagonal slot.
 struct StagedUnit {
   bool block = false;  // B x B Jacobian block (else a residual row)
   int o = 0, va = 0, sl = 0, vb = 0;
   double sign = 1;
+  bool diag() const { return !block || va == vb; }
 };
 
-std::string staged_unit_loop(const DriverSpec& s, const AssemblySpec& a, const StagedUnit& u,
-                             int d1_stride, int out_stride) {
-  const int B = a.block, K = a.vertices, n_in = s.n_inputs;
-  const int entries = u.block ? B * B : B;
-  const std::string tb = std::to_string(s.layout.block_threads());
-  const bool diag = !u.block || u.va == u.vb;
+// Write-out of the staged results: warp w takes a contiguous run of the block's elements and
+// lane q entry q of each unit, so a warp writes one whole block per unit and step (coalesced)
+// with warp-uniform control and no index division. Diagonal and residual units keep a running
+// sum while consecutive elements hit the same node (elements sorted by that vertex: one
+// atomic per run) when pre-reducing.
+std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
+                             const std::vector<StagedUnit>& units, int d1_stride, int out_stride) {
+  const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
+  const int warps = s.layout.block_threads() / 32;
+  const int width = a.jacobian ? BB : B;  // entries a lane sweeps
   std::ostringstream os;
-  // Source of entry q of element f in shared memory.
-  const auto src = [&](const std::string& f) {
-    if (!u.block) {
-      return "dj_val[" + f + " * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) +
-             " + q]";
-    }
-    return "dj_d1[" + f + " * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
-           " + q / " + std::to_string(B) + ") * " + std::to_string(n_in) + " + " +
-           std::to_string(u.sl * B) + " + q % " + std::to_string(B) + "]";
+  os << "  {\n"
+     << "    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+     << "    const int per = (n_here + " << warps - 1 << ") / " << warps << ";\n"
+     << "    const int f0 = warp * per, f1 = f0 + per < n_here ? f0 + per : n_here;\n"
+     << "    for (int q = lane; q < " << width << "; q += 32) {\n"
+     << "      const int row = q / " << B << ", col = q % " << B << ";\n"
+     << "      (void)row; (void)col;\n";
+  // Shared-memory source of unit u's entry for element f.
+  const auto src = [&](const StagedUnit& u) {
+    if (!u.block)
+      return "dj_val[f * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) + " + q]";
+    return "dj_d1[f * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
+           " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
   };
-  const std::string node = "dj_node[el * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
-  os << "  for (int idx = threadIdx.x; idx < n_here * " << entries << "; idx += " << tb << ") {\n"
-     << "    const int el = idx / " << entries << ", q = idx % " << entries << ";\n";
-  if (diag && a.pre_reduce) {
-    const std::string node_of_f =
-        "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
-    os << "    const long long node = " << node << ";\n"
-       << "    if (el > 0 && dj_node[(el - 1) * " << K << " + " << u.va
-       << "] == node) continue;  // not the first of its run\n"
-       << "    double sum = " << src("el") << ";\n"
-       << "    for (int f = el + 1; f < n_here && " << node_of_f
-       << " == node; ++f) sum += " << src("f") << ";\n"
-       << "    const double value = " << c_literal(u.sign) << " * sum;\n";
-  } else {
-    os << "    const long long node = " << node << ";\n"
-       << "    const double value = " << c_literal(u.sign) << " * " << src("el") << ";\n";
-  }
-  if (!u.block) {
-    os << "    dj_atomic_add(&a.residual[node * " << B << " + q], value);\n";
-  } else if (diag) {
-    os << "    dj_atomic_add(&a.diag[node * " << B * B << " + q], value);\n";
-  } else {
-    os << "    (void)node;\n"
-       << "    const long long slot = dj_slot[el * " << K * K << " + " << u.va * K + u.vb << "];\n";
-    if (a.off_direct) {
-      os << "    off[slot * " << B * B << " + q] = (" << off_type(a) << ")value;\n";
-    } else {
-      os << "    dj_atomic_add(&off[slot * " << B * B << " + q], value);\n";
+  const auto target = [&](const StagedUnit& u, const std::string& node) {
+    return u.block ? "&a.diag[" + node + " * " + std::to_string(BB) + " + q]"
+                   : "&a.residual[" + node + " * " + std::to_string(B) + " + q]";
+  };
+  const auto guard = [&](const StagedUnit& u) {
+    return (!u.block && width > B) ? "q < " + std::to_string(B) : std::string();
+  };
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (units[i].diag() && a.pre_reduce) {
+      os << "      long long run" << i << " = -1;\n      double acc" << i << " = 0.0;\n";
     }
   }
-  os << "  }\n";
+  os << "      for (int f = f0; f < f1; ++f) {\n";
+  for (size_t i = 0; i < units.size(); ++i) {
+    const StagedUnit& u = units[i];
+    const std::string g = guard(u);
+    const std::string in = g.empty() ? "        " : "          ";
+    if (!g.empty()) os << "        if (" << g << ") {\n";
+    const std::string value = c_literal(u.sign) + " * " + src(u);
+    const std::string node =
+        "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
+    if (u.diag() && a.pre_reduce) {
+      const std::string r = "run" + std::to_string(i), acc = "acc" + std::to_string(i);
+      os << in << "if (" << node << " != " << r << ") {\n"
+         << in << "  if (" << r << " >= 0) dj_atomic_add(" << target(u, r) << ", " << acc << ");\n"
+         << in << "  " << r << " = " << node << ";\n"
+         << in << "  " << acc << " = 0.0;\n"
+         << in << "}\n"
+         << in << acc << " += " << value << ";\n";
+    } else if (u.diag()) {
+      os << in << "dj_atomic_add(" << target(u, node) << ", " << value << ");\n";
+    } else {
+      const std::string slot =
+          "dj_slot[f * " + std::to_string(K * K) + " + " + std::to_string(u.va * K + u.vb) + "]";
+      if (a.off_direct) {
+        os << in << "off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")(" << value
+           << ");\n";
+      } else {
+        os << in << "dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value << ");\n";
+      }
+    }
+    if (!g.empty()) os << "        }\n";
+  }
+  os << "      }\n";
+  for (size_t i = 0; i < units.size(); ++i) {
+    const StagedUnit& u = units[i];
+    if (!(u.diag() && a.pre_reduce)) continue;
+    const std::string r = "run" + std::to_string(i);
+    const std::string g = guard(u);
+    os << "      if (" << (g.empty() ? "" : g + " && ") << r << " >= 0) dj_atomic_add("
+       << target(u, r) << ", acc" << i << ");\n";
+  }
+  os << "    }\n  }\n";
   return os.str();
 }
 
@@ -284,7 +329,7 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
   const int K = a.vertices, tb = t * b;
   // Odd strides in doubles keep the staging writes (one element per lane) free of bank
   // conflicts.
-  const int d1_stride = static_cast<int>(s.first_size) | 1;
+  const int d1_stride = static_cast<int>(s.first_size) | 1;  // as in staged_shared_bytes
   const int out_stride = std::max(s.n_outputs, 1) | 1;
   std::vector<StagedUnit> units;
   for (size_t o = 0; o < a.output_scatter.size(); ++o) {
@@ -332,7 +377,7 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
      << ");\n"
      << "  }\n"
      << "  __syncthreads();\n";
-  for (const StagedUnit& u : units) os << staged_unit_loop(s, a, u, d1_stride, out_stride);
+  os << staged_write_out(s, a, units, d1_stride, out_stride);
   os << "}\n";
   return os.str();
 }

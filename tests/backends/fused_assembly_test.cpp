@@ -140,7 +140,7 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
           jit::lower(*p.term(ti).kernel, assembly::fused_lowering(p, p.term(ti), o, true, jac));
       CAPTURE(lk.symbol);
       CHECK(lk.cuda_source.find("__shared__ double dj_val") != std::string::npos);
-      CHECK((lk.cuda_source.find("= (float)value") != std::string::npos) == (jac && ti == 0));
+      CHECK((lk.cuda_source.find("] = (float)(") != std::string::npos) == (jac && ti == 0));
       jit::CompileOptions co;
       co.arch = "sm_90";
       const auto img = jit::cuda_image(lk, co, cache);
@@ -148,7 +148,15 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
       CHECK(img.ptxas.registers > 0);
     }
   }
-  auto lo = assembly::fused_lowering(p, p.term(0), FusedOptions{}, true);
+  FusedOptions big;
+  big.staged = true;
+  big.layout = {2, 128};  // 128 local Roe Jacobians: over 48 KiB of shared memory
+  CHECK_THROWS_WITH_AS(
+      jit::lower(*p.term(0).kernel, assembly::fused_lowering(p, p.term(0), big, true)),
+      doctest::Contains("48 KiB"), std::invalid_argument);
+  FusedOptions plain;
+  plain.staged = false;
+  auto lo = assembly::fused_lowering(p, p.term(0), plain, true);
   lo.assembly->pre_reduce = true;  // without staging
   CHECK_THROWS_WITH_AS(jit::lower(*p.term(0).kernel, lo), doctest::Contains("roe_flux"),
                        std::invalid_argument);
