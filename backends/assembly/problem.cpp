@@ -120,12 +120,29 @@ void Problem::check_state(std::span<const double> state, const char* what) const
 const cpu::CpuKernel& Problem::kernel_for(size_t term, Mode mode) {
   auto& k = kernels_[{term, mode}];
   if (!k) {
-    jit::LoweringOptions o;
-    o.mode = mode;
-    o.input_vertex = terms_[term].input_vertex;
-    k = std::make_unique<cpu::CpuKernel>(jit::lower(*terms_[term].kernel, o));
+    k = std::make_unique<cpu::CpuKernel>(
+        jit::lower(*terms_[term].kernel, element_lowering(term, mode)));
   }
   return *k;
+}
+
+jit::LoweringOptions Problem::element_lowering(size_t term, Mode mode) const {
+  jit::LoweringOptions o;
+  o.mode = mode;
+  o.input_vertex = terms_.at(term).input_vertex;
+  return o;
+}
+
+Problem::ElementResults Problem::element_results(size_t term, Mode mode,
+                                                 std::span<const double> state,
+                                                 std::span<const double> direction) {
+  if (term >= terms_.size()) {
+    throw ProblemError("problem: term #" + std::to_string(term) + " of " +
+                       std::to_string(terms_.size()));
+  }
+  check_state(state, "state");
+  if (mode == Mode::Hvp) check_state(direction, "HVP direction");
+  return run(term, mode, state, direction);
 }
 
 Problem::Local Problem::run(size_t term, Mode mode, std::span<const double> state,

@@ -80,10 +80,18 @@ class Problem {
   std::vector<double> element_jacobians(size_t term, std::span<const double> state,
                                         BlockOrder order = BlockOrder::CellMajor);
 
- private:
-  struct Local {  // element-major results of one term in one mode
+  // The element-local results every output above is assembled from, for other assembly paths
+  // (the GPU's) and their tests: lowering options of a term's element kernel in a mode, and
+  // its element-major results (values, first, second as jit/lowering.h lays them out).
+  jit::LoweringOptions element_lowering(size_t term, Mode mode) const;
+  struct ElementResults {
     std::vector<double> values, first, second;
   };
+  ElementResults element_results(size_t term, Mode mode, std::span<const double> state,
+                                 std::span<const double> direction = {});
+
+ private:
+  using Local = ElementResults;
   Local run(size_t term, Mode mode, std::span<const double> state,
             std::span<const double> direction = {});
   const cpu::CpuKernel& kernel_for(size_t term, Mode mode);

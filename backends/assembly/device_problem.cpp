@@ -1,0 +1,719 @@
+#include "backends/assembly/device_problem.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+namespace dualjit::assembly {
+namespace {
+
+constexpr int64_t kThreadsPerBlock = 256;
+// Reduction levels: each thread sums at most this many values, with at most kMaxSumThreads
+// threads in a level (enough to fill any GPU with coalesced strided loads).
+constexpr int64_t kValuesPerThread = 128;
+constexpr int64_t kMaxSumThreads = int64_t(1) << 16;
+
+std::string term_label(const Term& t) {
+  return "term '" + t.name + "'";
+}
+
+std::vector<int> resolved_input_vertex(const Term& t) {
+  if (!t.input_vertex.empty()) return t.input_vertex;
+  std::vector<int> v(t.kernel->slots_of(SlotKind::Input).size());
+  for (size_t s = 0; s < v.size(); ++s) v[s] = static_cast<int>(s);
+  return v;
+}
+
+// Input slot bound to local vertex a, or -1 (input_vertex is injective, Problem::add_term).
+int slot_of_vertex(const std::vector<int>& input_vertex, int a) {
+  const auto it = std::find(input_vertex.begin(), input_vertex.end(), a);
+  return it == input_vertex.end() ? -1 : static_cast<int>(it - input_vertex.begin());
+}
+
+int32_t narrow_offset(int64_t offset, const Term& t) {
+  if (offset > std::numeric_limits<int32_t>::max()) {
+    throw ProblemError(term_label(t) + ": element-local arrays too large for int32 offsets");
+  }
+  return static_cast<int32_t>(offset);
+}
+
+// Kernel source shared by both targets: argument blocks (mirroring the C++ structs in
+// device_problem.h) and one function per thread.
+const char* kThreadBodies = R"(
+struct DjGatherRows {
+  const long long* inc_ptr;
+  const long long* inc_element;
+  const signed char* inc_vertex;
+  const int* rule_ptr;
+  const int* rule_offset;
+  const double* rule_sign;
+  const double* local;
+  long long stride;
+  long long block;
+  double* out;
+  long long accumulate;
+};
+struct DjGatherBlocks {
+  const long long* slot_ptr;
+  const long long* slot_item;
+  const int* entry_ptr;
+  const int* entry_offset;
+  const double* entry_sign;
+  const double* local;
+  long long stride;
+  long long pairs;
+  long long block_size;
+  double* out;
+  long long accumulate;
+};
+struct DjPartialSums {
+  const double* in;
+  long long n;
+  long long threads;
+  double* out;
+};
+struct DjTranspose {
+  const double* in;
+  long long rows;
+  long long cols;
+  double* out;
+};
+struct DjFill {
+  double* out;
+};
+
+// Thread t = node * block + component: the node's incident (element, local vertex) pairs in
+// incidence order (element, then local vertex), each through its vertex's rules.
+DJ_FN void dj_gather_rows_at(const DjGatherRows& a, long long t) {
+  const long long node = t / a.block, c = t - node * a.block;
+  double sum = 0.0;
+  for (long long i = a.inc_ptr[node]; i < a.inc_ptr[node + 1]; ++i) {
+    const double* row = a.local + a.inc_element[i] * a.stride + c;
+    const int v = a.inc_vertex[i];
+    for (int r = a.rule_ptr[v]; r < a.rule_ptr[v + 1]; ++r) {
+      sum += a.rule_sign[r] * row[a.rule_offset[r]];
+    }
+  }
+  a.out[t] = a.accumulate ? a.out[t] + sum : sum;
+}
+
+// Thread t = slot * block_size + (i * B + j): the element pairs landing in the slot, in
+// ascending (element, a, b) order, each entry through its sources.
+DJ_FN void dj_gather_blocks_at(const DjGatherBlocks& a, long long t) {
+  const long long slot = t / a.block_size, ij = t - slot * a.block_size;
+  double sum = 0.0;
+  for (long long i = a.slot_ptr[slot]; i < a.slot_ptr[slot + 1]; ++i) {
+    const long long item = a.slot_item[i];
+    const long long e = item / a.pairs;
+    const long long q = (item - e * a.pairs) * a.block_size + ij;
+    const double* row = a.local + e * a.stride;
+    for (int r = a.entry_ptr[q]; r < a.entry_ptr[q + 1]; ++r) {
+      sum += a.entry_sign[r] * row[a.entry_offset[r]];
+    }
+  }
+  a.out[t] = a.accumulate ? a.out[t] + sum : sum;
+}
+
+// Thread t sums entries t, t + threads, ... in order: a fixed order for a given n.
+DJ_FN void dj_partial_sums_at(const DjPartialSums& a, long long t) {
+  double sum = 0.0;
+  for (long long i = t; i < a.n; i += a.threads) sum += a.in[i];
+  a.out[t] = sum;
+}
+
+// Thread t = i * rows + r writes consecutive addresses; reads are strided.
+DJ_FN void dj_transpose_at(const DjTranspose& a, long long t) {
+  const long long i = t / a.rows, r = t - i * a.rows;
+  a.out[t] = a.in[r * a.cols + i];
+}
+
+DJ_FN void dj_fill_zero_at(const DjFill& a, long long t) {
+  a.out[t] = 0.0;
+}
+)";
+
+const char* kEntries[][2] = {{kRowsEntry, "DjGatherRows"},
+                             {kBlocksEntry, "DjGatherBlocks"},
+                             {kSumEntry, "DjPartialSums"},
+                             {kTransposeEntry, "DjTranspose"},
+                             {kFillEntry, "DjFill"}};
+
+// The C++ argument blocks must match the kernel's, field for field (all 8 bytes).
+static_assert(sizeof(GatherRowsArgs) == 11 * 8);
+static_assert(sizeof(GatherBlocksArgs) == 11 * 8);
+static_assert(sizeof(PartialSumsArgs) == 4 * 8);
+static_assert(sizeof(TransposeArgs) == 4 * 8);
+static_assert(sizeof(FillArgs) == 8);
+
+template <class T>
+const T* as_ptr(const cuda::DeviceBuffer& b) {
+  return reinterpret_cast<const T*>(b.get());
+}
+
+}  // namespace
+
+RowGather input_rows(const Term& t, int block) {
+  const std::vector<int> iv = resolved_input_vertex(t);
+  RowGather g;
+  g.stride = t.kernel->n_inputs();
+  g.ptr.push_back(0);
+  for (int a = 0; a < t.elements.k; ++a) {
+    const int s = slot_of_vertex(iv, a);
+    if (s >= 0) {
+      g.offset.push_back(narrow_offset(int64_t(s) * block, t));
+      g.sign.push_back(1.0);
+    }
+    g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
+  }
+  return g;
+}
+
+RowGather residual_rows(const Term& t, int block) {
+  RowGather g;
+  g.stride = t.kernel->n_outputs();
+  g.ptr.push_back(0);
+  for (int a = 0; a < t.elements.k; ++a) {
+    for (size_t o = 0; o < t.output_scatter.size(); ++o) {
+      for (const Scatter& sc : t.output_scatter[o]) {
+        if (sc.vertex != a) continue;
+        g.offset.push_back(narrow_offset(int64_t(o) * block, t));
+        g.sign.push_back(sc.sign);
+      }
+    }
+    g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
+  }
+  return g;
+}
+
+EntryGather hessian_entries(const Term& t, int block) {
+  const std::vector<int> iv = resolved_input_vertex(t);
+  const int k = t.elements.k, n = t.kernel->n_inputs(), B = block;
+  EntryGather g;
+  g.stride = static_cast<int64_t>(second_size(Mode::Hessian, n));
+  g.ptr.reserve(int64_t(k) * k * B * B + 1);
+  g.ptr.push_back(0);
+  for (int a = 0; a < k; ++a) {
+    for (int b = 0; b < k; ++b) {
+      const int sa = slot_of_vertex(iv, a), sb = slot_of_vertex(iv, b);
+      for (int i = 0; i < B; ++i) {
+        for (int j = 0; j < B; ++j) {
+          if (sa >= 0 && sb >= 0) {
+            const int gi = sa * B + i, gj = sb * B + j;
+            g.offset.push_back(narrow_offset(
+                static_cast<int64_t>(packed_upper_index(n, std::min(gi, gj), std::max(gi, gj))),
+                t));
+            g.sign.push_back(1.0);
+          }
+          g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
+        }
+      }
+    }
+  }
+  return g;
+}
+
+EntryGather jacobian_entries(const Term& t, int block) {
+  const std::vector<int> iv = resolved_input_vertex(t);
+  const int k = t.elements.k, n_in = t.kernel->n_inputs(), B = block;
+  EntryGather g;
+  g.stride = int64_t(t.kernel->n_outputs()) * n_in;
+  g.ptr.reserve(int64_t(k) * k * B * B + 1);
+  g.ptr.push_back(0);
+  for (int a = 0; a < k; ++a) {
+    for (int b = 0; b < k; ++b) {
+      const int s = slot_of_vertex(iv, b);
+      for (int i = 0; i < B; ++i) {
+        for (int j = 0; j < B; ++j) {
+          // The order of Problem's element matrices: output slot, then its scatter rules.
+          for (size_t o = 0; o < t.output_scatter.size() && s >= 0; ++o) {
+            for (const Scatter& sc : t.output_scatter[o]) {
+              if (sc.vertex != a) continue;
+              g.offset.push_back(
+                  narrow_offset((int64_t(o) * B + i) * n_in + int64_t(s) * B + j, t));
+              g.sign.push_back(sc.sign);
+            }
+          }
+          g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
+        }
+      }
+    }
+  }
+  return g;
+}
+
+SlotGather slot_gather(const mesh::BlockPattern& pattern, size_t set_index) {
+  if (!pattern.has_diagonal()) {
+    throw mesh::MeshError("slot_gather: element set '" + pattern.set_name(set_index) +
+                          "': the pattern has no diagonal blocks (a split pattern)");
+  }
+  const std::vector<int64_t>& slots = pattern.element_slots(set_index);
+  const std::vector<uint8_t>& transposed = pattern.transposed(set_index);
+  const auto kept = [&](size_t i) { return transposed.empty() || !transposed[i]; };
+  SlotGather g;
+  g.ptr.assign(pattern.n_blocks() + 1, 0);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (kept(i)) ++g.ptr[slots[i] + 1];
+  }
+  for (int64_t s = 0; s < pattern.n_blocks(); ++s) g.ptr[s + 1] += g.ptr[s];
+  g.item.resize(g.ptr.back());
+  std::vector<int64_t> cursor(g.ptr.begin(), g.ptr.end() - 1);
+  // Items are visited in ascending order, so each slot's list comes out sorted.
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (kept(i)) g.item[cursor[slots[i]]++] = static_cast<int64_t>(i);
+  }
+  return g;
+}
+
+BsrIndex bsr_index(const mesh::BlockPattern& pattern) {
+  BsrIndex ix;
+  ix.row_ptr = pattern.row_ptr32();  // throws when the blocks exceed int32
+  ix.col_idx = pattern.col_idx();
+  return ix;
+}
+
+std::vector<int64_t> reduction_levels(int64_t n) {
+  std::vector<int64_t> levels;
+  int64_t m = std::max<int64_t>(n, 0);
+  do {
+    const int64_t threads =
+        m <= kValuesPerThread
+            ? 1
+            : std::min((m + kValuesPerThread - 1) / kValuesPerThread, kMaxSumThreads);
+    levels.push_back(threads);
+    m = threads;
+  } while (m > 1);
+  return levels;
+}
+
+std::string assembly_source(AssemblyTarget target) {
+  std::ostringstream os;
+  if (target == AssemblyTarget::Cuda) {
+    os << "// dualjit assembly kernels for NVRTC. Self-contained: no includes.\n"
+       << "#define DJ_FN __device__ __forceinline__\n";
+  } else {
+    os << "// dualjit assembly kernels for the host compiler.\n"
+       << "#define DJ_FN static inline\n";
+  }
+  os << kThreadBodies;
+  for (const auto& [entry, args] : kEntries) {
+    if (target == AssemblyTarget::Cuda) {
+      os << "extern \"C\" __global__ void __launch_bounds__(" << kThreadsPerBlock << ") " << entry
+         << "(" << args << " a, long long threads) {\n"
+         << "  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+         << "  if (t < threads) " << entry << "_at(a, t);\n"
+         << "}\n";
+    } else {
+      os << "extern \"C\" void " << entry << "_host(const " << args << "* a, long long threads) {\n"
+         << "#pragma omp parallel for schedule(static)\n"
+         << "  for (long long t = 0; t < threads; ++t) " << entry << "_at(*a, t);\n"
+         << "}\n";
+    }
+  }
+  return os.str();
+}
+
+// --- DeviceProblem ------------------------------------------------------------------------------
+
+DeviceProblem::DeviceProblem(Problem& problem, DeviceProblemOptions options)
+    : problem_(problem), options_(options), n_terms_(problem.n_terms()) {
+  module_ = std::make_unique<cuda::SourceModule>("dualjit_assembly",
+                                                 assembly_source(AssemblyTarget::Cuda));
+  const int B = problem.block_size();
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    const Term& t = problem.term(ti);
+    TermData d;
+    d.conn = cuda::DeviceBuffer::from(t.elements.conn);
+    d.params = cuda::DeviceBuffer::from(t.params);
+    const mesh::Incidence inc = mesh::build_incidence(problem.n_nodes(), t.elements);
+    d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
+    d.inc_element = cuda::DeviceBuffer::from(inc.element);
+    d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
+    const RowGather rows = t.energy ? input_rows(t, B) : residual_rows(t, B);
+    d.row_ptr = cuda::DeviceBuffer::from(rows.ptr);
+    d.row_offset = cuda::DeviceBuffer::from(rows.offset);
+    d.row_sign = cuda::DeviceBuffer::from(rows.sign);
+    d.row_stride = rows.stride;
+    const EntryGather entries = t.energy ? hessian_entries(t, B) : jacobian_entries(t, B);
+    d.entry_ptr = cuda::DeviceBuffer::from(entries.ptr);
+    d.entry_offset = cuda::DeviceBuffer::from(entries.offset);
+    d.entry_sign = cuda::DeviceBuffer::from(entries.sign);
+    d.entry_stride = entries.stride;
+    terms_.push_back(std::move(d));
+  }
+  const size_t bytes = static_cast<size_t>(n_values()) * sizeof(double);
+  state_ = cuda::DeviceBuffer(bytes);
+  direction_ = cuda::DeviceBuffer(bytes);
+  energy_ = cuda::DeviceBuffer(sizeof(double));
+}
+
+void DeviceProblem::check_terms(const char* what) const {
+  if (problem_.n_terms() != n_terms_) {
+    throw ProblemError(std::string("DeviceProblem::") + what + ": the problem has " +
+                       std::to_string(problem_.n_terms()) + " terms, " + std::to_string(n_terms_) +
+                       " when the DeviceProblem was built");
+  }
+}
+
+void DeviceProblem::check_values(std::span<const double> values, const char* what) const {
+  if (static_cast<int64_t>(values.size()) != n_values()) {
+    throw ProblemError(std::string("DeviceProblem: ") + what + " has " +
+                       std::to_string(values.size()) + " values, expected " +
+                       std::to_string(n_values()) + " (" + std::to_string(problem_.n_nodes()) +
+                       " nodes x " + std::to_string(problem_.block_size()) + ")");
+  }
+}
+
+void DeviceProblem::ensure(cuda::DeviceBuffer& b, size_t bytes) {
+  if (b.bytes() < bytes) b = cuda::DeviceBuffer(bytes);
+}
+
+void DeviceProblem::set_state(std::span<const double> state) {
+  check_values(state, "state");
+  if (!state.empty()) state_.upload(state.data(), state_.bytes());
+}
+
+void DeviceProblem::set_direction(std::span<const double> direction) {
+  check_values(direction, "HVP direction");
+  if (!direction.empty()) direction_.upload(direction.data(), direction_.bytes());
+}
+
+const cuda::CudaKernel& DeviceProblem::kernel(size_t term, Mode mode) {
+  auto& k = terms_[term].kernels[mode];
+  if (!k) {
+    jit::LoweringOptions o = problem_.element_lowering(term, mode);
+    if (options_.width > 0) o.width = options_.width;
+    o.layout = options_.layout;
+    try {
+      k = std::make_unique<cuda::CudaKernel>(jit::lower(*problem_.term(term).kernel, o));
+    } catch (const std::exception& e) {
+      throw ProblemError(term_label(problem_.term(term)) + ": element kernel (" +
+                         std::string(mode_name(mode)) + "): " + e.what());
+    }
+  }
+  return *k;
+}
+
+void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double* first_out) {
+  const Term& t = problem_.term(term);
+  TermData& d = terms_[term];
+  const cuda::CudaKernel& ck = kernel(term, mode);
+  const auto& l = ck.lowered();
+  const int64_t ne = t.elements.size();
+  const size_t n_slots = l.input_vertex.size();
+  ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
+  if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
+  ensure(d.local.second, ne * l.second_size * sizeof(double));
+  jit::LaunchArgs a;
+  a.n_elements = ne;
+  a.conn = as_ptr<int32_t>(d.conn);
+  a.vertices_per_element = t.elements.k;
+  a.fields.assign(n_slots, ptr(state_));
+  if (mode == Mode::Hvp) a.directions.assign(n_slots, ptr(direction_));
+  a.params = ptr(d.params);
+  a.uniforms = t.uniforms;
+  a.values = ptr(d.local.values);
+  a.first = first_out ? first_out : ptr(d.local.first);
+  a.second = ptr(d.local.second);
+  try {
+    ck.launch(a, stream);
+  } catch (const std::exception& e) {
+    throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +
+                       "): " + e.what());
+  }
+}
+
+void DeviceProblem::launch(const char* entry, const void* args, int64_t threads, CUstream stream) {
+  if (threads <= 0) return;
+  const int64_t blocks = (threads + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  if (blocks > std::numeric_limits<int32_t>::max()) {
+    throw ProblemError(std::string("DeviceProblem: ") + entry + ": " + std::to_string(threads) +
+                       " threads exceed one grid");
+  }
+  void* params[] = {const_cast<void*>(args), &threads};
+  cuda::launch(module_->function(entry), cuda::Dim3{static_cast<unsigned>(blocks)},
+               cuda::Dim3{static_cast<unsigned>(kThreadsPerBlock)}, 0, params, stream);
+}
+
+void DeviceProblem::fill_zero(double* out, int64_t n, CUstream stream) {
+  const FillArgs a{out};
+  launch(kFillEntry, &a, n, stream);
+}
+
+void DeviceProblem::gather_rows(size_t term, const double* local, double* out, bool accumulate,
+                                CUstream stream) {
+  const TermData& d = terms_[term];
+  const GatherRowsArgs a{as_ptr<int64_t>(d.inc_ptr),
+                         as_ptr<int64_t>(d.inc_element),
+                         as_ptr<int8_t>(d.inc_vertex),
+                         as_ptr<int32_t>(d.row_ptr),
+                         as_ptr<int32_t>(d.row_offset),
+                         as_ptr<double>(d.row_sign),
+                         local,
+                         d.row_stride,
+                         problem_.block_size(),
+                         out,
+                         accumulate ? 1 : 0};
+  launch(kRowsEntry, &a, n_values(), stream);
+}
+
+DeviceProblem::PatternData& DeviceProblem::pattern_data(mesh::Symmetry symmetry, bool hessian) {
+  PatternData& pd = hessian ? hessians_[symmetry] : jacobian_;
+  if (pd.pattern) return pd;
+  const mesh::BlockPattern& pattern = problem_.pattern(symmetry);
+  const BsrIndex ix = bsr_index(pattern);
+  pd.row_ptr = cuda::DeviceBuffer::from(ix.row_ptr);
+  pd.col_idx = cuda::DeviceBuffer::from(ix.col_idx);
+  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+  pd.values = cuda::DeviceBuffer(std::max<int64_t>(pattern.n_blocks(), 1) * bb * sizeof(double));
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (problem_.term(ti).energy != hessian) continue;
+    const SlotGather g = slot_gather(pattern, ti);
+    pd.slots[ti] = {cuda::DeviceBuffer::from(g.ptr), cuda::DeviceBuffer::from(g.item)};
+  }
+  pd.pattern = &pattern;
+  return pd;
+}
+
+void DeviceProblem::gather_blocks(size_t term, PatternData& pd, const double* local,
+                                  bool accumulate, CUstream stream) {
+  const TermData& d = terms_[term];
+  const auto& [slot_ptr, slot_item] = pd.slots.at(term);
+  const int k = problem_.term(term).elements.k;
+  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+  const GatherBlocksArgs a{as_ptr<int64_t>(slot_ptr),
+                           as_ptr<int64_t>(slot_item),
+                           as_ptr<int32_t>(d.entry_ptr),
+                           as_ptr<int32_t>(d.entry_offset),
+                           as_ptr<double>(d.entry_sign),
+                           local,
+                           d.entry_stride,
+                           int64_t(k) * k,
+                           bb,
+                           ptr(pd.values),
+                           accumulate ? 1 : 0};
+  launch(kBlocksEntry, &a, pd.pattern->n_blocks() * bb, stream);
+}
+
+void DeviceProblem::reduce(const double* in, int64_t n, double* out, double* scratch,
+                           CUstream stream) {
+  const std::vector<int64_t> levels = reduction_levels(n);
+  const double* src = in;
+  int64_t count = n;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    double* dst = l + 1 == levels.size() ? out : scratch;
+    const PartialSumsArgs a{src, count, levels[l], dst};
+    launch(kSumEntry, &a, levels[l], stream);
+    src = dst;
+    count = levels[l];
+    scratch += levels[l];
+  }
+}
+
+void DeviceProblem::run_energy(CUstream stream) {
+  check_terms("run_energy");
+  // partials_: the per-term totals, then the intermediate levels of one reduction at a time.
+  const auto scratch_of = [](int64_t n) {
+    const std::vector<int64_t> levels = reduction_levels(n);
+    int64_t s = 0;
+    for (size_t l = 0; l + 1 < levels.size(); ++l) s += levels[l];
+    return s;
+  };
+  int64_t scratch = scratch_of(static_cast<int64_t>(n_terms_));
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    scratch = std::max(scratch, scratch_of(problem_.term(ti).elements.size()));
+  }
+  const int64_t totals = static_cast<int64_t>(n_terms_);
+  ensure(partials_, (totals + scratch) * sizeof(double));
+  double* levels = ptr(partials_) + totals;
+  int64_t n_energy = 0;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (!problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Value, stream);
+    reduce(ptr(terms_[ti].local.values), problem_.term(ti).elements.size(),
+           ptr(partials_) + n_energy, levels, stream);
+    ++n_energy;
+  }
+  reduce(ptr(partials_), n_energy, ptr(energy_), levels, stream);
+}
+
+void DeviceProblem::run_gradient(CUstream stream) {
+  check_terms("run_gradient");
+  ensure(gradient_, n_values() * sizeof(double));
+  bool accumulate = false;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (!problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Gradient, stream);
+    gather_rows(ti, ptr(terms_[ti].local.first), ptr(gradient_), accumulate, stream);
+    accumulate = true;
+  }
+  if (!accumulate) fill_zero(ptr(gradient_), n_values(), stream);
+}
+
+void DeviceProblem::run_hvp(CUstream stream) {
+  check_terms("run_hvp");
+  ensure(hvp_, n_values() * sizeof(double));
+  bool accumulate = false;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (!problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Hvp, stream);
+    gather_rows(ti, ptr(terms_[ti].local.second), ptr(hvp_), accumulate, stream);
+    accumulate = true;
+  }
+  if (!accumulate) fill_zero(ptr(hvp_), n_values(), stream);
+}
+
+void DeviceProblem::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
+  check_terms("run_hessian");
+  PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
+  bool accumulate = false;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (!problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Hessian, stream);
+    gather_blocks(ti, pd, ptr(terms_[ti].local.second), accumulate, stream);
+    accumulate = true;
+  }
+  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+  if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+}
+
+void DeviceProblem::run_residual(CUstream stream) {
+  check_terms("run_residual");
+  ensure(residual_, n_values() * sizeof(double));
+  bool accumulate = false;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Value, stream);
+    gather_rows(ti, ptr(terms_[ti].local.values), ptr(residual_), accumulate, stream);
+    accumulate = true;
+  }
+  if (!accumulate) fill_zero(ptr(residual_), n_values(), stream);
+}
+
+void DeviceProblem::run_jacobian(CUstream stream) {
+  check_terms("run_jacobian");
+  PatternData& pd = pattern_data(mesh::Symmetry::General, /*hessian=*/false);
+  bool accumulate = false;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    if (problem_.term(ti).energy) continue;
+    run_element(ti, Mode::Jacobian, stream);
+    gather_blocks(ti, pd, ptr(terms_[ti].local.first), accumulate, stream);
+    accumulate = true;
+  }
+  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+  if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+}
+
+void DeviceProblem::run_element_jacobians(size_t term, BlockOrder order, CUstream stream) {
+  check_terms("run_element_jacobians");
+  if (term >= n_terms_) {
+    throw ProblemError("DeviceProblem::run_element_jacobians: term #" + std::to_string(term) +
+                       " of " + std::to_string(n_terms_));
+  }
+  const Term& t = problem_.term(term);
+  const int64_t ne = t.elements.size();
+  const int64_t fs = int64_t(t.kernel->n_outputs()) * t.kernel->n_inputs();
+  ensure(element_blocks_, ne * fs * sizeof(double));
+  if (order == BlockOrder::CellMajor) {
+    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_));  // already [e][r][c]
+    return;
+  }
+  run_element(term, Mode::Jacobian, stream);
+  const TransposeArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_)};
+  launch(kTransposeEntry, &a, ne * fs, stream);
+}
+
+DeviceBsr DeviceProblem::hessian_bsr(mesh::Symmetry symmetry) {
+  check_terms("hessian_bsr");
+  const PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
+  DeviceBsr m;
+  m.mb = m.nb = static_cast<int>(problem_.n_nodes());
+  m.nnzb = static_cast<int>(pd.pattern->n_blocks());
+  m.block_dim = problem_.block_size();
+  m.row_ptr = as_ptr<int32_t>(pd.row_ptr);
+  m.col_idx = as_ptr<int32_t>(pd.col_idx);
+  m.values = ptr(pd.values);
+  m.symmetry = symmetry;
+  return m;
+}
+
+DeviceBsr DeviceProblem::jacobian_bsr() {
+  check_terms("jacobian_bsr");
+  const PatternData& pd = pattern_data(mesh::Symmetry::General, /*hessian=*/false);
+  DeviceBsr m;
+  m.mb = m.nb = static_cast<int>(problem_.n_nodes());
+  m.nnzb = static_cast<int>(pd.pattern->n_blocks());
+  m.block_dim = problem_.block_size();
+  m.row_ptr = as_ptr<int32_t>(pd.row_ptr);
+  m.col_idx = as_ptr<int32_t>(pd.col_idx);
+  m.values = ptr(pd.values);
+  return m;
+}
+
+namespace {
+
+// Waits for the null stream's work, surfacing kernel errors under `what`, then copies.
+std::vector<double> download(const cuda::DeviceBuffer& b, int64_t n, const char* what) {
+  cuda::check_last(what);
+  std::vector<double> out(n);
+  if (n > 0) b.download(out.data(), n * sizeof(double));
+  return out;
+}
+
+}  // namespace
+
+double DeviceProblem::energy(std::span<const double> state) {
+  set_state(state);
+  run_energy();
+  return download(energy_, 1, "DeviceProblem::energy")[0];
+}
+
+std::vector<double> DeviceProblem::gradient(std::span<const double> state) {
+  set_state(state);
+  run_gradient();
+  return download(gradient_, n_values(), "DeviceProblem::gradient");
+}
+
+std::vector<double> DeviceProblem::hvp(std::span<const double> state,
+                                       std::span<const double> direction) {
+  set_state(state);
+  set_direction(direction);
+  run_hvp();
+  return download(hvp_, n_values(), "DeviceProblem::hvp");
+}
+
+std::vector<double> DeviceProblem::residual(std::span<const double> state) {
+  set_state(state);
+  run_residual();
+  return download(residual_, n_values(), "DeviceProblem::residual");
+}
+
+mesh::BlockCsr<double> DeviceProblem::hessian(std::span<const double> state,
+                                              mesh::Symmetry symmetry) {
+  set_state(state);
+  run_hessian(symmetry);
+  const PatternData& pd = hessians_.at(symmetry);
+  auto m = mesh::BlockCsr<double>::zeros(*pd.pattern, problem_.block_size(), problem_.block_size());
+  m.values = download(pd.values, static_cast<int64_t>(m.values.size()), "DeviceProblem::hessian");
+  return m;
+}
+
+mesh::BlockCsr<double> DeviceProblem::jacobian(std::span<const double> state) {
+  set_state(state);
+  run_jacobian();
+  auto m = mesh::BlockCsr<double>::zeros(*jacobian_.pattern, problem_.block_size(),
+                                         problem_.block_size());
+  m.values =
+      download(jacobian_.values, static_cast<int64_t>(m.values.size()), "DeviceProblem::jacobian");
+  return m;
+}
+
+std::vector<double> DeviceProblem::element_jacobians(size_t term, std::span<const double> state,
+                                                     BlockOrder order) {
+  set_state(state);
+  run_element_jacobians(term, order);
+  const Term& t = problem_.term(term);
+  const int64_t n = t.elements.size() * t.kernel->n_outputs() * t.kernel->n_inputs();
+  return download(element_blocks_, n, "DeviceProblem::element_jacobians");
+}
+
+}  // namespace dualjit::assembly

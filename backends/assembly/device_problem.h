@@ -1,0 +1,261 @@
+// A Problem's outputs computed on the GPU: total energy, gradient, Hessian (symmetric block CSR,
+// full or upper), Hessian-vector products without forming the Hessian, residual, general
+// block-CSR Jacobian and dense per-element Jacobians.
+//
+// Each term's element kernel (jit/lowering.h, the options of Problem::element_lowering) writes
+// element-major local results on the device; small library kernels (assembly_source()) then sum
+// them by gather, never by atomics: per node row over the node's incident (element, local vertex)
+// pairs, per matrix block over the (element, a, b) pairs that land in it, both in a fixed order
+// precomputed on the host; the energy by a fixed sequence of strided partial sums. Results are
+// therefore bit-identical from run to run. They agree with the host Problem to round-off (the
+// order of additions differs where several terms or outputs meet).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/assembly/problem.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/source_module.h"
+#include "backends/mesh/incidence.h"
+
+namespace dualjit::assembly {
+
+// --- Gather tables, built on the host once per term and pattern (public for tests) ----------
+
+// How the node rows of a vector (residual, gradient, H v) sum a term's element-local array:
+// the row of the element's local vertex a gets, component c, sign[r] * local[e * stride +
+// offset[r] + c] for r in [ptr[a], ptr[a + 1]).
+struct RowGather {
+  std::vector<int32_t> ptr;  // k + 1
+  std::vector<int32_t> offset;
+  std::vector<double> sign;
+  int64_t stride = 0;  // doubles per element in the local array
+};
+// Gradient and H v of an energy term: input slot s is row input_vertex[s], offset s * B.
+RowGather input_rows(const Term& term, int block);
+// Residual of a vector term: output slot o goes to each of its Term::output_scatter rules.
+RowGather residual_rows(const Term& term, int block);
+
+// How entry (a, b, i, j) of the (k B) x (k B) element matrix, index q = ((a k + b) B + i) B + j,
+// sums a term's element-local array: sign[r] * local[e * stride + offset[r]] for r in
+// [ptr[q], ptr[q + 1]), sources in the order Problem's element matrices add them.
+struct EntryGather {
+  std::vector<int32_t> ptr;  // k^2 B^2 + 1
+  std::vector<int32_t> offset;
+  std::vector<double> sign;
+  int64_t stride = 0;
+};
+// Hessian blocks of an energy term, from the packed upper triangle (Mode::Hessian second).
+EntryGather hessian_entries(const Term& term, int block);
+// Jacobian blocks of a vector term (Mode::Jacobian first, n_out x n_in) with scatter signs.
+EntryGather jacobian_entries(const Term& term, int block);
+
+// The inverse of BlockPattern::element_slots for one element set: block `slot` sums the element
+// pairs item[ptr[slot] .. ptr[slot + 1]), each item = (e k + a) k + b, ascending (element, then
+// a, then b: the order the host assembly adds them). Pairs flagged transposed (Symmetry::Upper)
+// are left out, as mesh::add_element_block leaves them out. Throws MeshError for a pattern
+// without diagonal blocks.
+struct SlotGather {
+  std::vector<int64_t> ptr;   // n_blocks + 1
+  std::vector<int64_t> item;  // pairs that land in a stored block
+};
+SlotGather slot_gather(const mesh::BlockPattern& pattern, size_t set_index);
+
+// Index arrays of a pattern as cuSPARSE BSR wants them: int32 row pointer (n_nodes + 1) and
+// column indices (n_blocks). Throws MeshError when the pattern exceeds int32 indices.
+struct BsrIndex {
+  std::vector<int32_t> row_ptr, col_idx;
+};
+BsrIndex bsr_index(const mesh::BlockPattern& pattern);
+
+// Strided partial-sum levels reducing n values to one: level l runs threads[l] threads, thread t
+// summing entries t, t + threads[l], ... of the level's input. A function of n alone, so the
+// order of additions never changes. The last level has one thread.
+std::vector<int64_t> reduction_levels(int64_t n);
+
+// --- The library kernels ------------------------------------------------------------------------
+
+enum class AssemblyTarget { Cuda, Host };
+
+// Source of the gather, reduction, transpose and fill kernels. Cuda: an NVRTC translation unit
+// with extern "C" __global__ entry points; Host: the same thread bodies in a C++ translation unit
+// with extern "C" OpenMP loops (entry name + "_host", arguments (const Args*, int64 threads)) so
+// that CI runs exactly the code the GPU runs.
+std::string assembly_source(AssemblyTarget target);
+// Entry points of assembly_source().
+inline constexpr const char* kRowsEntry = "dj_gather_rows";
+inline constexpr const char* kBlocksEntry = "dj_gather_blocks";
+inline constexpr const char* kSumEntry = "dj_partial_sums";
+inline constexpr const char* kTransposeEntry = "dj_transpose";
+inline constexpr const char* kFillEntry = "dj_fill_zero";
+
+// Argument blocks of the entry points, 8-byte fields only (mirrored in the kernel source).
+struct GatherRowsArgs {
+  const int64_t* inc_ptr;
+  const int64_t* inc_element;
+  const int8_t* inc_vertex;
+  const int32_t* rule_ptr;
+  const int32_t* rule_offset;
+  const double* rule_sign;
+  const double* local;
+  int64_t stride;
+  int64_t block;
+  double* out;
+  int64_t accumulate;  // 0: out = sum, else out += sum
+};
+struct GatherBlocksArgs {
+  const int64_t* slot_ptr;
+  const int64_t* slot_item;
+  const int32_t* entry_ptr;
+  const int32_t* entry_offset;
+  const double* entry_sign;
+  const double* local;
+  int64_t stride;
+  int64_t pairs;       // k * k
+  int64_t block_size;  // B * B
+  double* out;
+  int64_t accumulate;
+};
+struct PartialSumsArgs {
+  const double* in;
+  int64_t n;
+  int64_t threads;
+  double* out;
+};
+struct TransposeArgs {  // out[i * rows + r] = in[r * cols + i]
+  const double* in;
+  int64_t rows;
+  int64_t cols;
+  double* out;
+};
+struct FillArgs {
+  double* out;
+};
+
+// --- Device results -----------------------------------------------------------------------------
+
+// A block-sparse matrix on the device in the layout of a cuSPARSE BSR descriptor
+// (cusparseCreateBsr / cusparse<t>bsrmv): zero-based int32 indices, mb x nb blocks of
+// block_dim x block_dim, each block ROW-MAJOR (CUSPARSE_ORDER_ROW / CUSPARSE_DIRECTION_ROW),
+// block i at values + i * block_dim^2. With Symmetry::Upper only blocks with col >= row are
+// stored (diagonal blocks whole): hand it to cuSPARSE as a symmetric/upper matrix, or use the
+// General pattern for plain bsrmv. Pointers are device memory owned by the DeviceProblem and
+// valid until its next run of the same output.
+struct DeviceBsr {
+  int mb = 0, nb = 0, nnzb = 0, block_dim = 0;
+  const int32_t* row_ptr = nullptr;  // mb + 1
+  const int32_t* col_idx = nullptr;  // nnzb, sorted within each row
+  double* values = nullptr;          // nnzb * block_dim * block_dim
+  mesh::Symmetry symmetry = mesh::Symmetry::General;
+  static constexpr bool row_major_blocks = true;
+};
+
+struct DeviceProblemOptions {
+  int width = 0;  // element kernels' dual width W; <= 0: Problem::element_lowering's choice
+  jit::LaunchLayout layout;
+};
+
+class DeviceProblem {
+ public:
+  // Uploads connectivity, params and incidence of every term; builds no pattern yet. Terms
+  // added to `problem` afterwards are not seen (runs throw). `problem` must outlive this.
+  explicit DeviceProblem(Problem& problem, DeviceProblemOptions options = {});
+
+  Problem& problem() const { return problem_; }
+  int64_t n_values() const { return problem_.n_nodes() * problem_.block_size(); }
+
+  // Inputs on the device: node-major n_nodes x B doubles. The device pointers may also be
+  // written directly (e.g. by a solver), in stream order before a run.
+  void set_state(std::span<const double> state);
+  void set_direction(std::span<const double> direction);
+  double* state_device() const { return ptr(state_); }
+  double* direction_device() const { return ptr(direction_); }
+
+  // Runs on the device, asynchronous on `stream`; results stay there (pointers below).
+  void run_energy(CUstream stream = nullptr);    // energy terms
+  void run_gradient(CUstream stream = nullptr);  // energy terms
+  void run_hessian(mesh::Symmetry symmetry = mesh::Symmetry::General, CUstream stream = nullptr);
+  void run_hvp(CUstream stream = nullptr);       // H(state) direction, no H formed
+  void run_residual(CUstream stream = nullptr);  // vector terms
+  void run_jacobian(CUstream stream = nullptr);  // vector terms, General pattern
+  void run_element_jacobians(size_t term, BlockOrder order = BlockOrder::CellMajor,
+                             CUstream stream = nullptr);
+
+  // Device results of the last run of each output (n_values doubles for vectors; one double
+  // for the energy; n_elements x n_out x n_in for element Jacobians, in the order run).
+  const double* energy_device() const { return ptr(energy_); }
+  const double* gradient_device() const { return ptr(gradient_); }
+  const double* hvp_device() const { return ptr(hvp_); }
+  const double* residual_device() const { return ptr(residual_); }
+  const double* element_jacobians_device() const { return ptr(element_blocks_); }
+  DeviceBsr hessian_bsr(mesh::Symmetry symmetry = mesh::Symmetry::General);
+  DeviceBsr jacobian_bsr();
+
+  // The Problem API on the GPU: upload, run on the null stream, wait, download. Errors raised
+  // by the kernels surface here, naming the output.
+  double energy(std::span<const double> state);
+  std::vector<double> gradient(std::span<const double> state);
+  mesh::BlockCsr<double> hessian(std::span<const double> state,
+                                 mesh::Symmetry symmetry = mesh::Symmetry::General);
+  std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
+  std::vector<double> residual(std::span<const double> state);
+  mesh::BlockCsr<double> jacobian(std::span<const double> state);
+  std::vector<double> element_jacobians(size_t term, std::span<const double> state,
+                                        BlockOrder order = BlockOrder::CellMajor);
+
+ private:
+  struct Local {  // element-major results of one term's kernel on the device
+    cuda::DeviceBuffer values, first, second;
+  };
+  struct TermData {
+    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex;
+    cuda::DeviceBuffer row_ptr, row_offset, row_sign;        // RowGather
+    cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
+    int64_t row_stride = 0, entry_stride = 0;
+    Local local;
+    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;
+  };
+  struct PatternData {  // one symmetry's pattern, on the device
+    const mesh::BlockPattern* pattern = nullptr;
+    cuda::DeviceBuffer row_ptr, col_idx;
+    std::map<size_t, std::pair<cuda::DeviceBuffer, cuda::DeviceBuffer>> slots;  // per term
+    cuda::DeviceBuffer values;  // the Hessian's, or the Jacobian's (General)
+  };
+  template <class T>
+  static T* ptr(const cuda::DeviceBuffer& b) {
+    return reinterpret_cast<T*>(b.get());
+  }
+  static double* ptr(const cuda::DeviceBuffer& b) { return ptr<double>(b); }
+
+  void check_terms(const char* what) const;
+  void check_values(std::span<const double> values, const char* what) const;
+  const cuda::CudaKernel& kernel(size_t term, Mode mode);
+  // Runs term's element kernel; first_out replaces the term's own `first` array when set.
+  void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr);
+  PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
+  void gather_rows(size_t term, const double* local, double* out, bool accumulate, CUstream stream);
+  void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,
+                     CUstream stream);
+  void fill_zero(double* out, int64_t n, CUstream stream);
+  // Sums n values into *out through reduction_levels(n); scratch holds the intermediate levels.
+  void reduce(const double* in, int64_t n, double* out, double* scratch, CUstream stream);
+  void launch(const char* entry, const void* args, int64_t threads, CUstream stream);
+  static void ensure(cuda::DeviceBuffer& b, size_t bytes);
+
+  Problem& problem_;
+  DeviceProblemOptions options_;
+  size_t n_terms_;
+  std::unique_ptr<cuda::SourceModule> module_;
+  std::vector<TermData> terms_;
+  std::map<mesh::Symmetry, PatternData> hessians_;
+  PatternData jacobian_;
+  cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, partials_,
+      element_blocks_;
+};
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,588 @@
+// GPU assembly of Problem outputs (DeviceProblem) against the host Problem. The gather tables
+// and the assembly kernels themselves also run in CI: the kernels' host build is applied to the
+// host element results and must reproduce the host Problem; the NVRTC build must compile for
+// sm_90. The "gpu" cases skip cleanly without a device.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <cstring>
+#include <random>
+
+#include "backends/assembly/device_problem.h"
+#include "backends/cpu/host_compiler.h"
+#include "backends/mesh/export.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+using assembly::Problem;
+using assembly::Term;
+
+namespace {
+
+mesh::ElementSet random_simplices(const std::string& name, int k, int64_t n_nodes, int64_t n,
+                                  std::mt19937_64& rng) {
+  mesh::ElementSet s{name, k, {}};
+  std::uniform_int_distribution<int32_t> node(0, static_cast<int32_t>(n_nodes - 1));
+  for (int64_t e = 0; e < n; ++e) {
+    std::vector<int32_t> v;
+    while (static_cast<int>(v.size()) < k) {
+      const int32_t c = node(rng);
+      if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(c);
+    }
+    s.conn.insert(s.conn.end(), v.begin(), v.end());
+  }
+  return s;
+}
+
+std::vector<double> uniform(size_t n, double lo, double hi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+// Three energy terms over 3-vectors: springs on edges, springs on triangles bound to vertices
+// (2, 0) (vertex 1 has no input: its blocks stay zero but exist), and a per-vertex anchor.
+Problem energy_problem(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Problem p(n, 3);
+  Term springs;
+  springs.name = "springs";
+  springs.kernel = std::make_shared<Kernel>(test::spring_kernel());
+  springs.elements = random_simplices("edges", 2, n, 3 * n, rng);
+  springs.energy = true;
+  springs.params = uniform(3 * n, 0.5, 1.5, rng);
+  springs.uniforms = {30.0};
+  p.add_term(std::move(springs));
+  Term diagonals;
+  diagonals.name = "triangle diagonals";
+  diagonals.kernel = std::make_shared<Kernel>(test::spring_kernel());
+  diagonals.elements = random_simplices("triangles", 3, n, n, rng);
+  diagonals.input_vertex = {2, 0};
+  diagonals.energy = true;
+  diagonals.params = uniform(n, 0.5, 1.5, rng);
+  diagonals.uniforms = {12.0};
+  p.add_term(std::move(diagonals));
+  Term anchor;
+  anchor.name = "anchor";
+  anchor.kernel = std::make_shared<Kernel>("anchor", [](KernelBuilder& kb) {
+    auto x = kb.input_vec<3>("x");
+    auto m = kb.param("mass", 1);
+    kb.output("e", m[0] * (9.81 * x[2] + 0.5 * dot(x, x) * x[0] * x[0]));
+  });
+  anchor.elements = {"vertices", 1, {}};
+  for (int32_t i = 0; i < n; i += 2) anchor.elements.conn.push_back(i);
+  anchor.params = uniform(anchor.elements.conn.size(), 0.5, 1.5, rng);
+  anchor.energy = true;
+  p.add_term(std::move(anchor));
+  return p;
+}
+
+// Two vector terms over 5-vectors: Roe fluxes on edges (+F at v0, -F at v1), and on triangles
+// with inputs from vertices (1, 2) scattered to all three (vertex 0 has no input), plus a
+// per-vertex relaxation source.
+Problem vector_problem(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Problem p(n, 5);
+  Term edges;
+  edges.name = "edges";
+  edges.kernel = std::make_shared<Kernel>(cfd::roe_flux_kernel());
+  edges.elements = random_simplices("edges", 2, n, 3 * n, rng);
+  edges.output_scatter = {{{0, 1.0}, {1, -1.0}}};
+  edges.params = uniform(3 * edges.elements.size(), -1.0, 1.0, rng);
+  edges.uniforms = {1.4};
+  p.add_term(std::move(edges));
+  Term faces;
+  faces.name = "faces";
+  faces.kernel = std::make_shared<Kernel>(cfd::roe_flux_kernel());
+  faces.elements = random_simplices("triangles", 3, n, n / 2, rng);
+  faces.input_vertex = {1, 2};
+  faces.output_scatter = {{{1, 1.0}, {2, -1.0}, {0, 0.5}}};
+  faces.params = uniform(3 * faces.elements.size(), -1.0, 1.0, rng);
+  faces.uniforms = {1.4};
+  p.add_term(std::move(faces));
+  Term source;
+  source.name = "relaxation";
+  source.kernel = std::make_shared<Kernel>("relax", [](KernelBuilder& kb) {
+    auto q = kb.input("q", 5);
+    auto w = kb.param("w", 1);
+    std::vector<Expr> r;
+    for (int c = 0; c < 5; ++c) r.push_back(w[0] * q[c] * q[0] + 0.1 * q[c] * q[4]);
+    kb.output("r", r);
+  });
+  source.elements = {"cells", 1, {}};
+  for (int32_t i = 1; i < n; i += 3) source.elements.conn.push_back(i);
+  source.params = uniform(source.elements.conn.size(), 0.5, 1.5, rng);
+  p.add_term(std::move(source));
+  return p;
+}
+
+std::vector<double> roe_state(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto data = test::data_for("roe_flux");
+  std::vector<double> q(n * 5);
+  for (int64_t i = 0; i < n * 5; ++i) q[i] = data.input(static_cast<int>(i % 5), rng);
+  return q;
+}
+
+// Largest |a - b| over the largest |b| (at least 1); infinite on a size mismatch or NaN.
+double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double w = 0, scale = 1;
+  for (double x : b) scale = std::max(scale, std::abs(x));
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(a[i])) return INFINITY;
+    w = std::max(w, std::abs(a[i] - b[i]) / scale);
+  }
+  return w;
+}
+
+bool bit_identical(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// The assembly kernels built for the host: the code the GPU runs, applied to the host
+// Problem's element results in the same sequence DeviceProblem launches them.
+class HostAssembly {
+ public:
+  HostAssembly()
+      : lib_(cpu::host_compile("dualjit_assembly",
+                               assembly::assembly_source(assembly::AssemblyTarget::Host),
+                               cpu::HostCompileOptions{})
+                 .shared_object,
+             "dualjit_assembly") {
+    rows_ = lib_.function<void(const assembly::GatherRowsArgs*, long long)>(
+        std::string(assembly::kRowsEntry) + "_host");
+    blocks_ = lib_.function<void(const assembly::GatherBlocksArgs*, long long)>(
+        std::string(assembly::kBlocksEntry) + "_host");
+    sums_ = lib_.function<void(const assembly::PartialSumsArgs*, long long)>(
+        std::string(assembly::kSumEntry) + "_host");
+    transpose_ = lib_.function<void(const assembly::TransposeArgs*, long long)>(
+        std::string(assembly::kTransposeEntry) + "_host");
+  }
+
+  // Gradient (Mode::Gradient), H v (Mode::Hvp) or residual (Mode::Value of vector terms).
+  std::vector<double> vector(Problem& p, Mode mode, const std::vector<double>& x,
+                             const std::vector<double>& v = {}) const {
+    const bool energy = mode != Mode::Value;
+    std::vector<double> out(x.size(), -1.0);
+    bool accumulate = false;
+    for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+      const Term& t = p.term(ti);
+      if (t.energy != energy) continue;
+      const auto local = p.element_results(ti, mode, x, v);
+      const auto& src = mode == Mode::Gradient ? local.first
+                        : mode == Mode::Hvp    ? local.second
+                                               : local.values;
+      const auto rules = energy ? assembly::input_rows(t, p.block_size())
+                                : assembly::residual_rows(t, p.block_size());
+      const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
+      const assembly::GatherRowsArgs a{
+          inc.ptr.data(),   inc.element.data(),  inc.local_vertex.data(),
+          rules.ptr.data(), rules.offset.data(), rules.sign.data(),
+          src.data(),       rules.stride,        p.block_size(),
+          out.data(),       accumulate ? 1 : 0};
+      rows_(&a, static_cast<long long>(out.size()));
+      accumulate = true;
+    }
+    return out;
+  }
+
+  // Hessian of the energy terms or Jacobian of the vector terms, over p.pattern(symmetry).
+  mesh::BlockCsr<double> matrix(Problem& p, bool hessian, mesh::Symmetry symmetry,
+                                const std::vector<double>& x) const {
+    const int B = p.block_size();
+    auto m = mesh::BlockCsr<double>::zeros(p.pattern(symmetry), B, B);
+    std::fill(m.values.begin(), m.values.end(), -1.0);  // every entry must be written
+    bool accumulate = false;
+    for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+      const Term& t = p.term(ti);
+      if (t.energy != hessian) continue;
+      const auto local = p.element_results(ti, hessian ? Mode::Hessian : Mode::Jacobian, x);
+      const auto& src = hessian ? local.second : local.first;
+      const auto entries =
+          hessian ? assembly::hessian_entries(t, B) : assembly::jacobian_entries(t, B);
+      const auto slots = assembly::slot_gather(p.pattern(symmetry), ti);
+      const assembly::GatherBlocksArgs a{slots.ptr.data(),    slots.item.data(),
+                                         entries.ptr.data(),  entries.offset.data(),
+                                         entries.sign.data(), src.data(),
+                                         entries.stride,      int64_t(t.elements.k) * t.elements.k,
+                                         int64_t(B) * B,      m.values.data(),
+                                         accumulate ? 1 : 0};
+      blocks_(&a, static_cast<long long>(m.values.size()));
+      accumulate = true;
+    }
+    return m;
+  }
+
+  double sum(const std::vector<double>& values) const {
+    std::vector<double> level = values;
+    for (int64_t threads : assembly::reduction_levels(static_cast<int64_t>(values.size()))) {
+      std::vector<double> next(threads);
+      const assembly::PartialSumsArgs a{level.data(), static_cast<int64_t>(level.size()), threads,
+                                        next.data()};
+      sums_(&a, threads);
+      level = std::move(next);
+    }
+    REQUIRE(level.size() == 1);
+    return level[0];
+  }
+
+  double energy(Problem& p, const std::vector<double>& x) const {
+    std::vector<double> totals;
+    for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+      if (p.term(ti).energy) totals.push_back(sum(p.element_results(ti, Mode::Value, x).values));
+    }
+    return sum(totals);
+  }
+
+  std::vector<double> transpose(const std::vector<double>& in, int64_t rows, int64_t cols) const {
+    std::vector<double> out(in.size(), -1.0);
+    const assembly::TransposeArgs a{in.data(), rows, cols, out.data()};
+    transpose_(&a, static_cast<long long>(in.size()));
+    return out;
+  }
+
+ private:
+  cpu::SharedObject lib_;
+  void (*rows_)(const assembly::GatherRowsArgs*, long long) = nullptr;
+  void (*blocks_)(const assembly::GatherBlocksArgs*, long long) = nullptr;
+  void (*sums_)(const assembly::PartialSumsArgs*, long long) = nullptr;
+  void (*transpose_)(const assembly::TransposeArgs*, long long) = nullptr;
+};
+
+const HostAssembly& host_assembly() {
+  static const HostAssembly h;
+  return h;
+}
+
+// y = A x read the way cusparse<t>bsrmv reads a BSR matrix (zero-based, row-major blocks).
+Eigen::MatrixXd dense_from_bsr(const std::vector<int32_t>& row_ptr,
+                               const std::vector<int32_t>& col_idx,
+                               const std::vector<double>& values, int block_dim) {
+  const int mb = static_cast<int>(row_ptr.size()) - 1;
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(mb * block_dim, mb * block_dim);
+  for (int r = 0; r < mb; ++r) {
+    for (int32_t i = row_ptr[r]; i < row_ptr[r + 1]; ++i) {
+      for (int u = 0; u < block_dim; ++u) {
+        for (int w = 0; w < block_dim; ++w) {
+          a(r * block_dim + u, col_idx[i] * block_dim + w) =
+              values[(int64_t(i) * block_dim + u) * block_dim + w];
+        }
+      }
+    }
+  }
+  return a;
+}
+
+bool have_gpu() {
+  if (cuda::driver_available()) return true;
+  MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("slot gather: every stored element pair once, in its block, in element order") {
+  // 5 nodes; edges and a triangle sharing nodes, so that blocks receive several pairs.
+  const mesh::ElementSet edges{"edges", 2, {0, 1, 1, 2, 2, 0, 3, 2, 4, 3}};
+  const mesh::ElementSet tris{"tris", 3, {2, 1, 3}};
+  for (auto symmetry : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
+    CAPTURE(static_cast<int>(symmetry));
+    const auto pattern = mesh::BlockPattern::build(5, {&edges, &tris}, symmetry);
+    for (size_t set = 0; set < 2; ++set) {
+      const int k = pattern.set_k(set);
+      const auto& slots = pattern.element_slots(set);
+      const auto& transposed = pattern.transposed(set);
+      const assembly::SlotGather g = assembly::slot_gather(pattern, set);
+      REQUIRE(g.ptr.size() == static_cast<size_t>(pattern.n_blocks() + 1));
+      CHECK(g.ptr.front() == 0);
+      std::vector<int> seen(slots.size(), 0);
+      for (int64_t s = 0; s < pattern.n_blocks(); ++s) {
+        for (int64_t i = g.ptr[s]; i < g.ptr[s + 1]; ++i) {
+          CHECK(slots[g.item[i]] == s);
+          if (i > g.ptr[s]) CHECK(g.item[i] > g.item[i - 1]);
+          ++seen[g.item[i]];
+        }
+      }
+      int64_t kept = 0;
+      for (size_t i = 0; i < slots.size(); ++i) {
+        const bool skip = !transposed.empty() && transposed[i];
+        CHECK(seen[i] == (skip ? 0 : 1));
+        kept += skip ? 0 : 1;
+      }
+      CHECK(g.ptr.back() == kept);
+      // Each element keeps its k diagonal pairs and, with Upper, one of each off-diagonal pair.
+      const int64_t ne = static_cast<int64_t>(slots.size()) / (k * k);
+      CHECK(kept == (symmetry == mesh::Symmetry::Upper ? ne * k * (k + 1) / 2 : ne * k * k));
+    }
+    // Node 2's diagonal block: edges 1, 2, 3 and the triangle.
+    const int64_t d2 = pattern.diag_index(2);
+    CHECK(assembly::slot_gather(pattern, 0).ptr[d2 + 1] -
+              assembly::slot_gather(pattern, 0).ptr[d2] ==
+          3);
+    CHECK(assembly::slot_gather(pattern, 1).ptr[d2 + 1] -
+              assembly::slot_gather(pattern, 1).ptr[d2] ==
+          1);
+  }
+  const auto split = mesh::BlockPattern::build(5, {&edges}).without_diagonal();
+  CHECK_THROWS_WITH_AS(assembly::slot_gather(split, 0), doctest::Contains("'edges'"),
+                       mesh::MeshError);
+}
+
+TEST_CASE("gather tables: rows and entries follow the binding, scatter signs and packing") {
+  Problem p = energy_problem(8, 3);
+  const Term& tri = p.term(1);  // spring on vertices (2, 0) of triangles
+  const auto rows = assembly::input_rows(tri, 3);
+  CHECK(rows.ptr == std::vector<int32_t>{0, 1, 1, 2});  // vertex 1 has no slot
+  CHECK(rows.offset == std::vector<int32_t>{3, 0});     // vertex 0 <- slot 1, vertex 2 <- slot 0
+  CHECK(rows.stride == 6);
+  const auto h = assembly::hessian_entries(tri, 3);
+  CHECK(h.stride == 21);
+  REQUIRE(h.ptr.size() == 9 * 9 + 1);
+  const auto entry = [&](int a, int b, int i, int j) { return ((a * 3 + b) * 3 + i) * 3 + j; };
+  // (a, b) = (0, 2): slots (1, 0), H(3 + i, j) stored as H(j, 3 + i).
+  const int q = entry(0, 2, 1, 2);
+  REQUIRE(h.ptr[q + 1] - h.ptr[q] == 1);
+  CHECK(h.offset[h.ptr[q]] == static_cast<int32_t>(packed_upper_index(6, 2, 4)));
+  const int z = entry(1, 0, 0, 0);
+  CHECK(h.ptr[z + 1] == h.ptr[z]);  // vertex 1 carries no input
+
+  Problem v = vector_problem(10, 4);
+  const Term& faces = v.term(1);  // inputs (1, 2), rules {1: +1, 2: -1, 0: +0.5}
+  const auto r = assembly::residual_rows(faces, 5);
+  CHECK(r.ptr == std::vector<int32_t>{0, 1, 2, 3});
+  CHECK(r.sign == std::vector<double>{0.5, 1.0, -1.0});
+  const auto j = assembly::jacobian_entries(faces, 5);
+  CHECK(j.stride == 50);
+  const auto jq = [&](int a, int b, int i, int c) { return ((a * 3 + b) * 5 + i) * 5 + c; };
+  const int q0 = jq(0, 2, 3, 4);  // d(0.5 F_3)/d(QR_4): slot 1 is vertex 2
+  REQUIRE(j.ptr[q0 + 1] - j.ptr[q0] == 1);
+  CHECK(j.offset[j.ptr[q0]] == 3 * 10 + 5 + 4);
+  CHECK(j.sign[j.ptr[q0]] == 0.5);
+  const int q1 = jq(1, 0, 0, 0);  // vertex 0 has no input
+  CHECK(j.ptr[q1 + 1] == j.ptr[q1]);
+}
+
+TEST_CASE("reduction levels: fixed by n, one thread last, bounded work per thread") {
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(128), int64_t(129), int64_t(100000),
+                    int64_t(3000000), int64_t(2000000000)}) {
+    CAPTURE(n);
+    const auto levels = assembly::reduction_levels(n);
+    REQUIRE(!levels.empty());
+    CHECK(levels.back() == 1);
+    CHECK(levels == assembly::reduction_levels(n));
+    int64_t count = n;
+    for (int64_t threads : levels) {
+      CHECK(threads >= 1);
+      CHECK(threads <= std::max<int64_t>(1, count));
+      CHECK((count + threads - 1) / threads <= std::max<int64_t>(128, count / 65536 + 1));
+      count = threads;
+    }
+    CHECK(levels.size() <= 4);
+  }
+}
+
+TEST_CASE("BSR index arrays read as cuSPARSE reads them give the host matrices") {
+  Problem p = energy_problem(12, 5);
+  std::mt19937_64 rng(6);
+  const auto x = uniform(36, -1.0, 1.0, rng);
+  const auto h = p.hessian(x);
+  const auto ix = assembly::bsr_index(p.pattern());
+  CHECK(ix.row_ptr.size() == 13);
+  CHECK(ix.col_idx.size() == static_cast<size_t>(p.pattern().n_blocks()));
+  const Eigen::MatrixXd a = dense_from_bsr(ix.row_ptr, ix.col_idx, h.values, 3);
+  const Eigen::MatrixXd ref(mesh::to_eigen(h));
+  CHECK((a - ref).norm() == 0.0);
+  CHECK(ref.norm() > 1.0);
+  // Upper: the stored triangle, the rest recovered by symmetry.
+  const auto hu = p.hessian(x, mesh::Symmetry::Upper);
+  const auto iu = assembly::bsr_index(p.pattern(mesh::Symmetry::Upper));
+  Eigen::MatrixXd u = dense_from_bsr(iu.row_ptr, iu.col_idx, hu.values, 3);
+  for (int r = 0; r < 12; ++r) {
+    for (int32_t i = iu.row_ptr[r]; i < iu.row_ptr[r + 1]; ++i) CHECK(iu.col_idx[i] >= r);
+  }
+  const Eigen::MatrixXd upper_blocks = u;
+  for (int r = 0; r < 36; ++r) {
+    for (int c = 0; c < 36; ++c) {
+      if (c / 3 < r / 3) u(r, c) = upper_blocks(c, r);
+    }
+  }
+  CHECK((u - ref).norm() < 1e-14 * ref.norm());
+}
+
+TEST_CASE("assembly kernels compile under NVRTC for sm_90 without a GPU") {
+  jit::CompileOptions o;
+  o.arch = "sm_90";
+  const std::string source = assembly::assembly_source(assembly::AssemblyTarget::Cuda);
+  const jit::CompiledImage img = jit::nvrtc_compile("dualjit_assembly", source, o);
+  CHECK(img.is_cubin);
+  for (const char* entry : {assembly::kRowsEntry, assembly::kBlocksEntry, assembly::kSumEntry,
+                            assembly::kTransposeEntry, assembly::kFillEntry}) {
+    CAPTURE(entry);
+    const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
+    CHECK(r.registers > 0);
+    CHECK(r.spill_store_bytes == 0);
+  }
+  // Through the kernel cache: the second request is served from memory.
+  jit::KernelCache cache(std::nullopt);
+  const auto first = cuda::source_image("dualjit_assembly", source, o, cache);
+  const auto again = cuda::source_image("dualjit_assembly", source, o, cache);
+  CHECK(first == again);
+  CHECK(cache.stats().misses == 1);
+  CHECK(cache.stats().memory_hits == 1);
+  jit::CompileOptions o80 = o;
+  o80.arch = "sm_80";
+  CHECK(cuda::source_cache_key(source, o).hex() != cuda::source_cache_key(source, o80).hex());
+  CHECK(cuda::source_cache_key(source, o).hex() != cuda::source_cache_key(source + "\n", o).hex());
+}
+
+TEST_CASE("host build of the assembly kernels reproduces the host Problem: energy terms") {
+  const HostAssembly& k = host_assembly();
+  Problem p = energy_problem(40, 7);
+  std::mt19937_64 rng(8);
+  const auto x = uniform(120, -1.0, 1.0, rng), v = uniform(120, -1.0, 1.0, rng);
+  CHECK(max_rel(k.vector(p, Mode::Gradient, x), p.gradient(x)) < 1e-13);
+  CHECK(max_rel(k.vector(p, Mode::Hvp, x, v), p.hvp(x, v)) < 1e-13);
+  for (auto symmetry : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
+    CHECK(max_rel(k.matrix(p, true, symmetry, x).values, p.hessian(x, symmetry).values) < 1e-13);
+  }
+  const double e = p.energy(x);
+  CHECK(std::abs(k.energy(p, x) - e) < 1e-13 * std::max(1.0, std::abs(e)));
+  // A long reduction (three levels) equals the plain sum to round-off.
+  const auto many = uniform(3000000, 0.0, 1.0, rng);
+  double plain = 0;
+  for (double m : many) plain += m;
+  CHECK(std::abs(k.sum(many) - plain) < 1e-12 * plain);
+}
+
+TEST_CASE("host build of the assembly kernels reproduces the host Problem: vector terms") {
+  const HostAssembly& k = host_assembly();
+  Problem p = vector_problem(30, 9);
+  const auto q = roe_state(30, 10);
+  CHECK(max_rel(k.vector(p, Mode::Value, q), p.residual(q)) < 1e-13);
+  const auto jac = k.matrix(p, false, mesh::Symmetry::General, q);
+  CHECK(max_rel(jac.values, p.jacobian(q).values) < 1e-13);
+  const auto cell = p.element_jacobians(1, q, assembly::BlockOrder::CellMajor);
+  const int64_t ne = p.term(1).elements.size();
+  CHECK(k.transpose(cell, ne, 50) ==
+        p.element_jacobians(1, q, assembly::BlockOrder::ComponentMajor));
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("DeviceProblem equals the host Problem: energy, gradient, Hessian, HVP") {
+    if (!have_gpu()) return;
+    Problem p = energy_problem(300, 11);
+    std::mt19937_64 rng(12);
+    const auto x = uniform(900, -1.0, 1.0, rng), v = uniform(900, -1.0, 1.0, rng);
+    assembly::DeviceProblem d(p);
+    const double e = p.energy(x);
+    CHECK(std::abs(d.energy(x) - e) < 1e-12 * std::max(1.0, std::abs(e)));
+    const auto g = d.gradient(x);
+    CHECK(max_rel(g, p.gradient(x)) < 1e-12);
+    const auto hv = d.hvp(x, v);
+    CHECK(max_rel(hv, p.hvp(x, v)) < 1e-12);
+    const auto h = d.hessian(x);
+    CHECK(max_rel(h.values, p.hessian(x).values) < 1e-12);
+    const auto hu = d.hessian(x, mesh::Symmetry::Upper);
+    CHECK(max_rel(hu.values, p.hessian(x, mesh::Symmetry::Upper).values) < 1e-12);
+    // H v from the device Hessian equals the device HVP.
+    const Eigen::VectorXd Hv =
+        Eigen::MatrixXd(mesh::to_eigen(h)) * Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+    CHECK((Eigen::Map<const Eigen::VectorXd>(hv.data(), hv.size()) - Hv).norm() <
+          1e-12 * Hv.norm());
+    // Bit-identical repeats (also after other outputs ran in between).
+    CHECK(d.energy(x) == d.energy(x));
+    CHECK(bit_identical(d.gradient(x), g));
+    CHECK(bit_identical(d.hvp(x, v), hv));
+    CHECK(bit_identical(d.hessian(x).values, h.values));
+    CHECK(bit_identical(d.hessian(x, mesh::Symmetry::Upper).values, hu.values));
+  }
+
+  TEST_CASE("DeviceProblem equals the host Problem: residual, Jacobian, element Jacobians") {
+    if (!have_gpu()) return;
+    Problem p = vector_problem(200, 13);
+    const auto q = roe_state(200, 14);
+    assembly::DeviceProblemOptions o;
+    o.width = 5;
+    o.layout = {1, 64};
+    assembly::DeviceProblem d(p, o);
+    const auto r = d.residual(q);
+    CHECK(max_rel(r, p.residual(q)) < 1e-12);
+    const auto j = d.jacobian(q);
+    CHECK(max_rel(j.values, p.jacobian(q).values) < 1e-12);
+    for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+      for (auto order : {assembly::BlockOrder::CellMajor, assembly::BlockOrder::ComponentMajor}) {
+        CAPTURE(ti);
+        CHECK(max_rel(d.element_jacobians(ti, q, order), p.element_jacobians(ti, q, order)) <
+              1e-12);
+      }
+    }
+    CHECK(bit_identical(d.residual(q), r));
+    CHECK(bit_identical(d.jacobian(q).values, j.values));
+    // No energy terms: energy, gradient and Hessian are zero, not stale memory.
+    CHECK(d.energy(q) == 0.0);
+    CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
+  }
+
+  TEST_CASE("DeviceProblem: device BSR export multiplies like cuSPARSE bsrmv") {
+    if (!have_gpu()) return;
+    Problem p = energy_problem(150, 15);
+    std::mt19937_64 rng(16);
+    const auto x = uniform(450, -1.0, 1.0, rng), v = uniform(450, -1.0, 1.0, rng);
+    assembly::DeviceProblem d(p);
+    d.set_state(x);
+    d.run_hessian();
+    const assembly::DeviceBsr m = d.hessian_bsr();
+    CHECK(m.mb == 150);
+    CHECK(m.nb == 150);
+    CHECK(m.block_dim == 3);
+    CHECK(m.nnzb == p.pattern().n_blocks());
+    CHECK(assembly::DeviceBsr::row_major_blocks);
+    // y = A v over the exported arrays, read exactly as bsrmv with CUSPARSE_DIRECTION_ROW.
+    const cuda::SourceModule spmv("bsr_spmv", R"(
+extern "C" __global__ void bsr_spmv(int mb, int dim, const int* row_ptr, const int* col_idx,
+                                    const double* values, const double* x, double* y) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= mb * dim) return;
+  const int br = r / dim, u = r % dim;
+  double s = 0.0;
+  for (int i = row_ptr[br]; i < row_ptr[br + 1]; ++i)
+    for (int w = 0; w < dim; ++w) s += values[((long long)i * dim + u) * dim + w] * x[col_idx[i] * dim + w];
+  y[r] = s;
+}
+)");
+    auto dv = cuda::DeviceBuffer::from(v);
+    cuda::DeviceBuffer dy(v.size() * sizeof(double));
+    int mb = m.mb, dim = m.block_dim;
+    const void* row_ptr = m.row_ptr;
+    const void* col_idx = m.col_idx;
+    const void* values = m.values;
+    CUdeviceptr xp = dv.get(), yp = dy.get();
+    void* args[] = {&mb, &dim, &row_ptr, &col_idx, &values, &xp, &yp};
+    cuda::launch(spmv.function("bsr_spmv"), {static_cast<unsigned>((v.size() + 127) / 128)}, {128},
+                 0, args);
+    cuda::check_last("bsr_spmv");
+    const auto y = dy.to_vector<double>();
+    const Eigen::VectorXd ref = Eigen::MatrixXd(mesh::to_eigen(p.hessian(x))) *
+                                Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
+    CHECK((Eigen::Map<const Eigen::VectorXd>(y.data(), y.size()) - ref).norm() <
+          1e-12 * ref.norm());
+    const assembly::DeviceBsr u = d.hessian_bsr(mesh::Symmetry::Upper);
+    CHECK(u.nnzb == p.pattern(mesh::Symmetry::Upper).n_blocks());
+    CHECK(u.symmetry == mesh::Symmetry::Upper);
+    CHECK(d.jacobian_bsr().nnzb == p.pattern().n_blocks());
+  }
+
+  TEST_CASE("DeviceProblem: bad input names what is wrong") {
+    if (!have_gpu()) return;
+    Problem p = energy_problem(20, 17);
+    assembly::DeviceProblem d(p);
+    CHECK_THROWS_WITH_AS(d.gradient(std::vector<double>(59, 0.0)), doctest::Contains("expected 60"),
+                         assembly::ProblemError);
+    CHECK_THROWS_AS(d.run_element_jacobians(7), assembly::ProblemError);
+    Term extra = p.term(2);
+    p.add_term(extra);
+    CHECK_THROWS_WITH_AS(d.run_gradient(), doctest::Contains("terms"), assembly::ProblemError);
+  }
+}
