@@ -1,174 +1,125 @@
-// `dualjit demo`: define a kernel in the DSL, lower it, compile it (or load it from the
-// cache), run it over a random spring network on the GPU (the CPU backend where there is
-// none), and check a sample of elements against the reference evaluator.
+// `dualjit demo`: the main job on a built-in problem (default cfd-roe: the Roe flux residual
+// and FUN3D Jacobian on a box of tetrahedra). Builds the mesh, compiles the kernels or loads
+// them from the cache, runs the assembly on the GPU (the CPU backend without one), checks a
+// sample against the reference evaluator, and says what it did and where the cache is.
 #include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <random>
-#include <string>
 
-#include "backends/cpu/cpu_kernel.h"
-#include "backends/cuda/cuda_kernel.h"
-#include "dsl/reference_evaluator.h"
+#include "backends/cuda/driver.h"
+#include "jit/kernel_cache.h"
+#include "tools/command_support.h"
 #include "tools/commands.h"
 
 namespace dualjit::tools {
 namespace {
 
-// A mass-spring edge energy, the smallest mesh energy with a non-trivial Hessian.
-Kernel spring_kernel() {
-  return Kernel("spring_energy", [](KernelBuilder& kb) {
-    auto xa = kb.input_vec<3>("xa");
-    auto xb = kb.input_vec<3>("xb");
-    auto rest = kb.param("rest_length", 1);
-    Expr k = kb.uniform("stiffness");
-    Expr stretch = norm(xa - xb) / rest[0] - 1.0;
-    kb.output("energy", 0.5 * k * rest[0] * stretch * stretch);
-  });
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double rel_err(double a, double b) {
-  return std::abs(a - b) / std::max(1.0, std::abs(b));
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
 
 int demo(int argc, char** argv) {
-  int64_t n_elements = 100000;
-  bool force_cpu = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help") {
-      std::printf("usage: dualjit demo [--elements N] [--cpu]\n");
-      return 0;
-    } else if (a == "--elements" && i + 1 < argc) {
-      n_elements = std::stoll(argv[++i]);
-    } else if (a == "--cpu") {
-      force_cpu = true;
-    } else {
-      std::fprintf(stderr, "dualjit demo: unknown option '%s'\n", a.c_str());
-      return 2;
+  Args args("demo", "[options]",
+            "Builds the problem's mesh, compiles its kernels (or loads them from the cache),\n"
+            "runs them on the GPU (on the CPU backend where there is none), checks a sample\n"
+            "against the reference evaluator, and prints timings and the cache's location.\n"
+            "The configuration is the tuned one when 'dualjit autotune' recorded one.");
+  args.option("--problem", "NAME", "the problem (default cfd-roe; see 'dualjit list')")
+      .option("--size", "N", "problem size (default: small on the CPU, ~6M edges on a GPU)")
+      .option("--mode", "MODE", "derivative mode (default: the problem's first)")
+      .option("--repeats", "N", "timed runs (default 10 GPU, 3 CPU)")
+      .option("--elements", "N", "same as --size (kept for older scripts)")
+      .flag("--cpu", "the CPU backend even when a GPU is present");
+  add_config_options(args);
+  if (!args.parse(argc, argv)) return 0;
+  const ProblemRecipe& recipe = recipe_named(args.get("--problem", "cfd-roe"));
+  const Mode mode = pick_mode(recipe, args.get("--mode"));
+  std::string why_cpu;
+  const Target target = pick_target(args.has("--cpu"), &why_cpu);
+  int64_t size = pick_size(recipe, args, target);
+  if (args.has("--elements")) size = args.get_int("--elements", size);
+  const int repeats = static_cast<int>(args.get_int("--repeats", target == Target::Cuda ? 10 : 3));
+  if (repeats < 1) throw UsageError("--repeats must be at least 1");
+  const bool json = args.has("--json");
+  std::string text;
+  const auto say = [&](const std::string& line) {
+    text += line;
+    if (!json) {
+      std::fputs(line.c_str(), stdout);
+      std::fflush(stdout);
     }
-  }
-  const Kernel k = spring_kernel();
-  std::printf("kernel %s: %d active inputs, %zu graph nodes, hash %.16s\n", k.name().c_str(),
-              k.n_inputs(), k.graph().size(), k.hash().c_str());
+  };
+  Json j = Json::object().set("problem", recipe.name).set("mode", std::string(mode_name(mode)));
 
-  jit::LoweringOptions o;
-  o.mode = Mode::Hessian;
-  o.width = 3;
-  const jit::LoweredKernel lowered = jit::lower(k, o);
-  std::printf("%s", lowered.report().c_str());
-
-  // A random spring network: node positions, edges, rest lengths.
-  const int64_t n_nodes = std::max<int64_t>(2, n_elements / 3);
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> pos(-1.0, 1.0), len(0.5, 1.5);
-  std::uniform_int_distribution<int64_t> node(0, n_nodes - 1);
-  std::vector<double> x(n_nodes * 3), rest(n_elements);
-  std::vector<int32_t> conn(n_elements * 2);
-  for (double& v : x) v = pos(rng);
-  for (int64_t e = 0; e < n_elements; ++e) {
-    conn[2 * e] = static_cast<int32_t>(node(rng));
-    do conn[2 * e + 1] = static_cast<int32_t>(node(rng));
-    while (conn[2 * e + 1] == conn[2 * e]);
-    rest[e] = len(rng);
-  }
-  std::vector<double> values(n_elements), grad(n_elements * lowered.first_size),
-      hess(n_elements * lowered.second_size);
-  const bool gpu = !force_cpu && cuda::driver_available();
-  const auto t0 = std::chrono::steady_clock::now();
-  double run_ms = 0;
-  bool compiled = false;
-  if (gpu) {
-    const cuda::CudaKernel ck(lowered);
-    compiled = ck.compiled_now();
-    auto d_conn = cuda::DeviceBuffer::from(conn);
-    auto d_x = cuda::DeviceBuffer::from(x);
-    auto d_rest = cuda::DeviceBuffer::from(rest);
-    cuda::DeviceBuffer d_val(values.size() * 8), d_grad(grad.size() * 8), d_hess(hess.size() * 8);
-    jit::LaunchArgs a;
-    a.n_elements = n_elements;
-    a.conn = reinterpret_cast<const int32_t*>(d_conn.get());
-    a.vertices_per_element = 2;
-    a.fields = {reinterpret_cast<const double*>(d_x.get()),
-                reinterpret_cast<const double*>(d_x.get())};
-    a.params = reinterpret_cast<const double*>(d_rest.get());
-    a.uniforms = {100.0};
-    a.values = reinterpret_cast<double*>(d_val.get());
-    a.first = reinterpret_cast<double*>(d_grad.get());
-    a.second = reinterpret_cast<double*>(d_hess.get());
-    ck.launch(a);  // warm-up
-    cuda::Event start, stop;
-    start.record();
-    ck.launch(a);
-    stop.record();
-    stop.synchronize();
-    run_ms = cuda::Event::elapsed_ms(start, stop);
-    d_val.download(values.data(), values.size() * 8);
-    d_grad.download(grad.data(), grad.size() * 8);
-    d_hess.download(hess.data(), hess.size() * 8);
-    std::printf("backend: CUDA on %s\n", cuda::Context::primary().device().name.c_str());
+  if (target == Target::Cuda) {
+    const auto& d = cuda::Context::primary().device();
+    say(fmt("backend: CUDA on %s (%s)\n", d.name.c_str(), d.arch().c_str()));
+    j.set("backend", "cuda").set("device", d.name).set("arch", d.arch());
   } else {
-    if (!force_cpu) {
-      std::printf("no GPU (%s): running the CPU backend\n",
-                  cuda::driver_unavailable_reason().c_str());
-    }
-    const cpu::CpuKernel ck(lowered);
-    compiled = ck.compiled_now();
-    jit::LaunchArgs a;
-    a.n_elements = n_elements;
-    a.conn = conn.data();
-    a.vertices_per_element = 2;
-    a.fields = {x.data(), x.data()};
-    a.params = rest.data();
-    a.uniforms = {100.0};
-    a.values = values.data();
-    a.first = grad.data();
-    a.second = hess.data();
-    const auto r0 = std::chrono::steady_clock::now();
-    ck.run(a);
-    run_ms = ms_since(r0);
-    std::printf("backend: CPU (host compiler + OpenMP)\n");
+    say("backend: CPU (host compiler + OpenMP); " + why_cpu + "\n");
+    j.set("backend", "cpu").set("cpu_reason", why_cpu);
   }
-  const double total_ms = ms_since(t0);
+  const auto t_build = std::chrono::steady_clock::now();
+  auto instance = recipe.build(size);
+  const double build_s = seconds_since(t_build);
+  say(fmt("problem %s (%s): %s; built in %.2f s\n", recipe.name.c_str(),
+          std::string(mode_name(mode)).c_str(), instance->summary().c_str(), build_s));
 
-  // Check a sample of elements against the reference evaluator.
-  double worst = 0;
-  const int n = k.n_inputs();
-  for (int64_t e = 0; e < n_elements; e += std::max<int64_t>(1, n_elements / 200)) {
-    std::vector<double> xe;
-    for (int v = 0; v < 2; ++v) {
-      for (int c = 0; c < 3; ++c) xe.push_back(x[conn[2 * e + v] * 3 + c]);
-    }
-    const std::vector<double> p = {rest[e]}, u = {100.0};
-    const HessianResult h = evaluate_hessian(k, {xe, p, u});
-    worst = std::max(worst, rel_err(values[e], h.value));
-    for (int i = 0; i < n; ++i) {
-      worst = std::max(worst, rel_err(grad[e * n + i], h.gradient[i]));
-      for (int j = i; j < n; ++j) {
-        worst = std::max(worst, rel_err(hess[e * lowered.second_size + packed_upper_index(n, i, j)],
-                                        h.hessian[i * n + j]));
-      }
-    }
-  }
-  const auto stats = jit::KernelCache::global().stats();
-  const auto* disk = jit::KernelCache::global().disk();
-  std::printf(
-      "energy, gradient and Hessian of %lld springs: %.3f ms per launch, %.1f ms with "
-      "setup\n",
-      static_cast<long long>(n_elements), run_ms, total_ms);
-  std::printf("kernel %s (%llu disk hits, %llu misses); cache: %s\n",
-              compiled ? "compiled now" : "loaded from the cache",
-              static_cast<unsigned long long>(stats.disk_hits),
-              static_cast<unsigned long long>(stats.misses),
-              disk ? disk->dir().string().c_str() : "memory only");
-  std::printf("sample of elements vs the reference evaluator: worst relative error %.2e\n", worst);
-  return worst < 1e-11 ? 0 : 1;
+  const tuning::ConfigChoice choice = choose_run_config(*instance, target, mode, args);
+  say(fmt("configuration (%s): %s\n",
+          std::string(tuning::choice_source_name(choice.source)).c_str(),
+          jit::format_config(choice.config).c_str()));
+
+  jit::KernelCache::global().reset_stats();
+  const auto t_prepare = std::chrono::steady_clock::now();
+  auto run = instance->prepare(mode, choice.config, target);
+  const double prepare_s = seconds_since(t_prepare);
+  const RunStats st = run->stats();
+  const auto cs = jit::KernelCache::global().stats();
+  const jit::DiskStore* disk = jit::KernelCache::global().disk();
+  const std::string cache_dir = disk ? disk->dir().string() : "memory only";
+  const char* compiler = target == Target::Cuda ? "NVRTC" : "the host compiler";
+  say(fmt("kernels %s: %s in %.2f s (%llu compiled, %llu from the disk cache, %llu from memory)\n",
+          st.kernels.c_str(),
+          st.compiled_now ? fmt("%s compiled", compiler).c_str() : "loaded from the cache",
+          prepare_s, static_cast<unsigned long long>(cs.misses),
+          static_cast<unsigned long long>(cs.disk_hits),
+          static_cast<unsigned long long>(cs.memory_hits)));
+  say("cache: " + cache_dir + "\n");
+
+  const double ms = time_run(*run, target, 1, repeats);
+  const double gbps = st.bytes / (ms * 1e-3) / 1e9;
+  say(fmt("run: %s ms per evaluation (median of %d%s), %.1f GB/s effective\n", ms_text(ms).c_str(),
+          repeats, target == Target::Cuda ? ", CUDA events" : ", wall clock", gbps));
+  if (st.registers >= 0) say(fmt("registers %d, spill bytes %d\n", st.registers, st.spill_bytes));
+
+  std::string check_text;
+  Json jc = Json::array();
+  const auto t_check = std::chrono::steady_clock::now();
+  const bool ok = checks_pass(run->check(64), &check_text, &jc);
+  say(fmt("check against the reference evaluator (%.2f s):\n", seconds_since(t_check)) +
+      check_text);
+  say(ok ? "demo: ok\n" : "demo: FAILED\n");
+
+  j.set("summary", instance->summary())
+      .set("n_elements", instance->n_elements())
+      .set("config", jit::format_config(choice.config))
+      .set("config_source", std::string(tuning::choice_source_name(choice.source)))
+      .set("kernels", st.kernels)
+      .set("compiled_now", st.compiled_now)
+      .set("cache_misses", cs.misses)
+      .set("cache_disk_hits", cs.disk_hits)
+      .set("cache_dir", cache_dir)
+      .set("build_seconds", build_s)
+      .set("prepare_seconds", prepare_s)
+      .set("run_ms", ms)
+      .set("gbps", gbps)
+      .set("registers", st.registers)
+      .set("spill_bytes", st.spill_bytes)
+      .set("checks", jc)
+      .set("ok", ok);
+  if (json) std::printf("%s\n", j.dump().c_str());
+  return ok ? 0 : 1;
 }
 
 }  // namespace dualjit::tools

@@ -55,8 +55,10 @@ bool off_blocks_single_writer(Problem& p) {
 }
 
 template <class OffT>
-void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,
+void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& options,
                       std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
+  FusedOptions o = options;
+  o.staged = o.pre_reduce = false;  // shared-memory staging is a GPU layout
   const auto& off_pattern = p.off_pattern();
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);

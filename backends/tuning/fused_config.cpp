@@ -1,0 +1,147 @@
+#include "backends/tuning/fused_config.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dualjit::tuning {
+namespace {
+
+int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
+  const auto it = c.find(name);
+  if (it == c.end()) return fallback;
+  try {
+    size_t used = 0;
+    const int v = std::stoi(it->second, &used);
+    if (used != it->second.size()) throw std::invalid_argument("trailing text");
+    return v;
+  } catch (const std::exception&) {
+    throw std::invalid_argument("fused configuration: field '" + name + "' = '" + it->second +
+                                "' is not an integer");
+  }
+}
+
+bool bool_field(const jit::TuningConfig& c, const std::string& name, bool fallback) {
+  const auto it = c.find(name);
+  if (it == c.end()) return fallback;
+  if (it->second == "1" || it->second == "true") return true;
+  if (it->second == "0" || it->second == "false") return false;
+  throw std::invalid_argument("fused configuration: field '" + name + "' = '" + it->second +
+                              "' is not 0 or 1");
+}
+
+}  // namespace
+
+std::string_view target_name(Target t) {
+  return t == Target::Cuda ? "cuda" : "cpu";
+}
+
+jit::TuningConfig fused_config(const assembly::FusedOptions& o) {
+  return {{"strategy", std::string(jit::assembly_name(o.strategy))},
+          {"jacobian", o.jacobian ? "1" : "0"},
+          {"width", std::to_string(o.width)},
+          {"threads_per_element", std::to_string(o.layout.threads_per_element)},
+          {"elements_per_block", std::to_string(o.layout.elements_per_block)},
+          {"min_blocks", std::to_string(o.layout.min_blocks)},
+          {"staged", o.staged ? "1" : "0"},
+          {"pre_reduce", o.pre_reduce ? "1" : "0"}};
+}
+
+assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
+  assembly::FusedOptions o;
+  if (const auto it = c.find("strategy"); it != c.end()) {
+    if (it->second == jit::assembly_name(jit::AssemblyStrategy::ScatterAtomic)) {
+      o.strategy = jit::AssemblyStrategy::ScatterAtomic;
+    } else if (it->second == jit::assembly_name(jit::AssemblyStrategy::GatherByColumn)) {
+      o.strategy = jit::AssemblyStrategy::GatherByColumn;
+    } else {
+      throw std::invalid_argument("fused configuration: unknown strategy '" + it->second + "'");
+    }
+  }
+  o.jacobian = bool_field(c, "jacobian", o.jacobian);
+  o.width = int_field(c, "width", o.width);
+  o.layout.threads_per_element = int_field(c, "threads_per_element", o.layout.threads_per_element);
+  o.layout.elements_per_block = int_field(c, "elements_per_block", o.layout.elements_per_block);
+  o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks);
+  o.staged = bool_field(c, "staged", o.staged);
+  o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce);
+  return o;
+}
+
+std::string describe_fused(const assembly::FusedOptions& o) {
+  const bool gather = o.strategy == jit::AssemblyStrategy::GatherByColumn;
+  std::string s = gather ? "gather" : "scatter";
+  if (!o.jacobian) s += " residual";
+  s += " W" + std::to_string(o.width) + " " + std::to_string(o.layout.threads_per_element) + "x" +
+       std::to_string(o.layout.elements_per_block);
+  if (o.layout.min_blocks > 0) s += " mb" + std::to_string(o.layout.min_blocks);
+  if (o.staged) s += o.pre_reduce ? " staged+reduce" : " staged";
+  return s;
+}
+
+std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, int vertices,
+                                                     bool jacobian) {
+  using S = jit::AssemblyStrategy;
+  std::vector<assembly::FusedOptions> out;
+  const auto add = [&](S s, int w, int t, int b, int mb, bool staged, bool reduce) {
+    assembly::FusedOptions o;
+    o.strategy = s;
+    o.jacobian = jacobian;
+    o.width = jacobian ? w : 0;
+    o.layout = {t, b, mb};
+    o.staged = staged;
+    o.pre_reduce = reduce;
+    for (const auto& seen : out) {  // the residual-only space collapses widths
+      if (fused_config(seen) == fused_config(o)) return;
+    }
+    out.push_back(o);
+  };
+  const int B = block, k = std::max(vertices, 1);
+  if (target == Target::Cpu) {
+    for (int w : {B, 1, 2 * B}) add(S::ScatterAtomic, w, 1, 128, 0, false, false);
+    add(S::GatherByColumn, B, 1, 128, 0, false, false);
+    return out;
+  }
+  // Staged scatter with direct Aoff stores is the measured front runner (bench/RESULTS.md):
+  // its layout space in full; pre-reduction, plain atomics and gather by column for
+  // comparison. 128 staged elements of a Roe edge exceed 48 KiB of shared memory: 96 is the
+  // largest block that fits.
+  for (int w : {B, 2 * B}) {
+    for (int b : {64, 32, 96}) add(S::ScatterAtomic, w, 1, b, 0, true, false);
+    add(S::ScatterAtomic, w, 1, 64, 2, true, false);
+    add(S::ScatterAtomic, w, 1, 64, 0, true, true);
+  }
+  if (k > 1) {
+    for (int b : {64, 32}) add(S::ScatterAtomic, B, std::min(k, 2), b, 0, true, false);
+    add(S::ScatterAtomic, B, std::min(k, 2), 64, 0, true, true);
+  }
+  // W = 1: many chunks, spread over threads (5 or 10 threads per element for B = 5).
+  for (int t : {2, B, k * B}) add(S::ScatterAtomic, 1, t, 32, 0, true, false);
+  add(S::ScatterAtomic, 2, B, 32, 0, true, false);
+  for (int t : {std::min(k, 2), 1}) add(S::ScatterAtomic, B, t, 64, 0, false, false);
+  add(S::ScatterAtomic, B, 1, 128, 0, false, false);
+  add(S::ScatterAtomic, 2 * B, 1, 64, 0, false, false);
+  // Gather by column: one thread per node, W = B by construction.
+  for (int b : {64, 128, 32}) add(S::GatherByColumn, B, 1, b, 0, false, false);
+  return out;
+}
+
+assembly::FusedOptions fused_heuristic(Target target, int block, int vertices, bool jacobian) {
+  assembly::FusedOptions o;
+  o.strategy = jit::AssemblyStrategy::ScatterAtomic;
+  o.jacobian = jacobian;
+  o.width = jacobian ? block : 0;
+  if (target == Target::Cpu) {
+    o.layout = {1, 128, 0};
+    o.staged = false;
+    return o;
+  }
+  // Measured on an H100 (bench/RESULTS.md): staged scatter, one thread per element, W = B,
+  // 64 elements per block; pre-reduction was slower there.
+  (void)vertices;
+  o.layout = {1, 64, 0};
+  o.staged = true;
+  o.pre_reduce = false;
+  return o;
+}
+
+}  // namespace dualjit::tuning

@@ -1,0 +1,256 @@
+// Every dualjit command, run as users run it: the built executable, a fresh cache directory
+// per test, the CPU backend (CI has no GPU) or an explicit CUDA architecture.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "backends/cpu/host_compiler.h"
+#include "jit/kernel_cache.h"
+#include "jit/nvrtc_compiler.h"
+#include "jit/tuning_db.h"
+#include "tools/tool_runner.h"
+
+using namespace dualjit;
+using test::run_tool;
+using test::TempCacheDir;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The emitted translation units: text between "// ===== " headers.
+std::vector<std::string> split_units(const std::string& text) {
+  std::vector<std::string> units;
+  size_t pos = text.find("// ===== ");
+  while (pos != std::string::npos) {
+    const size_t next = text.find("// ===== ", pos + 1);
+    units.push_back(text.substr(pos, next - pos));
+    pos = next;
+  }
+  return units;
+}
+
+}  // namespace
+
+TEST_CASE("list shows the built-in problems, as a table and as JSON") {
+  TempCacheDir dir;
+  const auto r = run_tool(dir.path(), {"list"});
+  REQUIRE(r.rc == 0);
+  CHECK(contains(r.out, "cfd-roe"));
+  CHECK(contains(r.out, "spring"));
+  CHECK(contains(r.out, "jacobian,value"));
+  const auto j = run_tool(dir.path(), {"list", "--json"});
+  REQUIRE(j.rc == 0);
+  CHECK(j.out.rfind("{\"problems\":[", 0) == 0);
+  CHECK(contains(j.out, "\"name\":\"cfd-roe\""));
+}
+
+TEST_CASE("info reports the compilers, the cache directory and the tuning records") {
+  TempCacheDir dir;
+  const auto r = run_tool(dir.path(), {"info"});
+  REQUIRE(r.rc == 0);
+  CHECK(contains(r.out, "NVRTC: nvrtc"));
+  CHECK(contains(r.out, "cache: " + dir.path().string()));
+  CHECK(contains(r.out, "0 entries"));
+  CHECK(contains(r.out, "tuning records: 0"));
+  const auto j = run_tool(dir.path(), {"info", "--json"});
+  REQUIRE(j.rc == 0);
+  CHECK(contains(j.out, "\"dir\":\"" + dir.path().string() + "\""));
+}
+
+TEST_CASE("emit prints source that compiles: NVRTC for sm_90 and the host compiler") {
+  TempCacheDir dir;
+  const auto r = run_tool(dir.path(), {"emit", "cfd-roe", "--width", "10", "--layout", "1x32"});
+  REQUIRE(r.rc == 0);
+  CHECK(contains(r.out, "operation counts"));
+  CHECK(contains(r.out, "W=10"));
+  const auto units = split_units(r.out);
+  REQUIRE(units.size() == 2);  // interior edges and far-field nodes
+  jit::CompileOptions o;
+  o.arch = "sm_90";
+  for (const std::string& u : units) {
+    CHECK(contains(u, "__global__"));
+    CHECK_NOTHROW(jit::nvrtc_compile("emitted", u, o));
+  }
+  const auto h = run_tool(dir.path(), {"emit", "spring", "--target", "cpu", "--mode", "gradient"});
+  REQUIRE(h.rc == 0);
+  const auto host_units = split_units(h.out);
+  REQUIRE(host_units.size() == 1);
+  CHECK_NOTHROW(cpu::host_compile("emitted", host_units[0], {}));
+}
+
+TEST_CASE("cache warm --arch sm_90 fills the cache; a second warm compiles nothing") {
+  TempCacheDir dir;
+  const auto w = run_tool(dir.path(), {"cache", "warm", "cfd-roe", "spring", "--arch", "sm_90"});
+  REQUIRE(w.rc == 0);
+  CHECK(contains(w.out, "3 compiled, 0 already cached, 0 failed"));
+  CHECK(contains(w.err, "warming ["));  // progress
+  const auto l = run_tool(dir.path(), {"cache", "list"});
+  REQUIRE(l.rc == 0);
+  CHECK(contains(l.out, "3 entries"));
+  CHECK(contains(l.out, "dj_roe_flux_jacobian"));
+  CHECK(contains(l.out, "dj_roe_farfield_jacobian"));
+  CHECK(contains(l.out, "dj_spring_energy_hessian"));
+  CHECK(contains(l.out, "sm_90"));
+  const auto again = run_tool(dir.path(), {"cache", "warm", "--all", "--arch", "sm_90"});
+  REQUIRE(again.rc == 0);
+  CHECK(contains(again.out, "0 compiled, 3 already cached"));
+
+  // prune keeps the cache under the cap (least recently used out), clear empties it.
+  jit::DiskStore store({dir.path(), 2ull << 30, false});
+  const uint64_t before = store.total_bytes();
+  const uint64_t cap = before / 2;
+  const auto p =
+      run_tool(dir.path(), {"cache", "prune", "--max-size", std::to_string(cap / 1024) + "K"});
+  REQUIRE(p.rc == 0);
+  CHECK(store.total_bytes() <= cap);
+  CHECK(store.total_bytes() < before);
+  const auto c = run_tool(dir.path(), {"cache", "clear"});
+  REQUIRE(c.rc == 0);
+  CHECK(store.list().empty());
+  CHECK(contains(run_tool(dir.path(), {"cache", "list"}).out, "0 entries"));
+}
+
+TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the second time") {
+  TempCacheDir dir;
+  const auto cold = run_tool(dir.path(), {"demo", "--size", "3000"});
+  INFO(cold.out, cold.err);
+  REQUIRE(cold.rc == 0);
+  CHECK(contains(cold.out, "backend: CPU"));
+  CHECK(contains(cold.out, "problem cfd-roe (jacobian)"));
+  CHECK(contains(cold.out, "the host compiler compiled"));
+  CHECK(contains(cold.out, "Jacobian off-diagonal blocks (fp32)"));
+  CHECK(contains(cold.out, "cache: " + dir.path().string()));
+  CHECK(contains(cold.out, "demo: ok"));
+  const auto warm = run_tool(dir.path(), {"demo", "--size", "3000", "--json"});
+  REQUIRE(warm.rc == 0);
+  CHECK(contains(warm.out, "\"compiled_now\":false"));
+  CHECK(contains(warm.out, "\"cache_misses\":0"));
+  CHECK(contains(warm.out, "\"ok\":true"));
+  const auto spring = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "2000"});
+  INFO(spring.out);
+  CHECK(spring.rc == 0);
+  CHECK(contains(spring.out, "assembled gradient (host Problem)"));
+}
+
+TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pin holds") {
+  TempCacheDir dir;
+  const auto t = run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "3"});
+  INFO(t.out, t.err);
+  REQUIRE(t.rc == 0);
+  CHECK(contains(t.out, "winner: "));
+  CHECK(contains(t.out, "speed-up"));
+  jit::TuningDb db(dir.path());
+  auto records = db.list();
+  REQUIRE(records.size() == 1);
+  const jit::TuningRecord rec = records[0];
+  CHECK(rec.problem == "spring");
+  CHECK(rec.key.backend == "cpu");
+  CHECK(rec.key.mode == "hessian");
+  CHECK(rec.candidates.size() == 4);  // widths 6, 3, 2, 1
+  CHECK(!rec.pinned);
+
+  // The next run uses the record: make its winner a configuration the heuristic never picks.
+  jit::TuningRecord edited = rec;
+  edited.winner["width"] = "1";
+  REQUIRE(db.store(edited) == jit::TuningDb::StoreResult::stored);
+  const auto d = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "3000"});
+  INFO(d.out);
+  REQUIRE(d.rc == 0);
+  CHECK(contains(d.out,
+                 "configuration (tuned): elements_per_block=128 min_blocks=0 "
+                 "threads_per_element=1 width=1"));
+  CHECK(contains(d.out, "dj_spring_energy_hessian_w1"));
+  // Another size bucket has no record: the heuristic.
+  const auto other = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "100"});
+  CHECK(contains(other.out, "configuration (heuristic)"));
+  const auto b = run_tool(dir.path(), {"bench", "spring", "--size", "3000", "--repeats", "2"});
+  INFO(b.out);
+  CHECK(b.rc == 0);
+  CHECK(contains(b.out, "heuristic default"));
+  CHECK(contains(b.out, "tuned"));
+
+  // --pin: the record is pinned; a later autotune leaves it byte for byte.
+  const auto pin =
+      run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "2", "--pin"});
+  REQUIRE(pin.rc == 0);
+  records = db.list();
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].pinned);
+  const std::string pinned_text = slurp(db.record_path(records[0].key));
+  const auto again = run_tool(dir.path(), {"autotune", "spring", "--size", "3000"});
+  REQUIRE(again.rc == 0);
+  CHECK(contains(again.out, "is pinned"));
+  CHECK(slurp(db.record_path(records[0].key)) == pinned_text);
+  const auto info = run_tool(dir.path(), {"info"});
+  CHECK(contains(info.out, "tuning records: 1"));
+  const auto unpin =
+      run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "2", "--unpin"});
+  REQUIRE(unpin.rc == 0);
+  CHECK(!db.list().at(0).pinned);
+}
+
+TEST_CASE("bad arguments are usage errors (exit 2); runtime failures exit 1") {
+  TempCacheDir dir;
+  const std::vector<std::vector<std::string>> usage_errors = {
+      {"frobnicate"},
+      {"demo", "--bogus"},
+      {"demo", "--size", "lots"},
+      {"demo", "--problem", "no-such-problem"},
+      {"emit"},
+      {"emit", "cfd-roe", "--target", "fpga"},
+      {"emit", "cfd-roe", "--layout", "2by64"},
+      {"emit", "cfd-roe", "--set", "colour=blue"},
+      {"autotune", "spring", "--mode", "jacobian"},
+      {"autotune", "spring", "--budget", "-1"},
+      {"cache"},
+      {"cache", "shrink"},
+      {"cache", "prune"},
+      {"cache", "prune", "--max-size", "12Q"},
+      {"cache", "warm"},
+      {"cache", "warm", "spring", "--arch", "volta"},
+  };
+  for (const auto& args : usage_errors) {
+    const auto r = run_tool(dir.path(), args);
+    CAPTURE(args.size() > 1 ? args[0] + " " + args[1] : args[0]);
+    CHECK(r.rc == 2);
+    CHECK(!r.err.empty());
+  }
+  const auto help = run_tool(dir.path(), {"autotune", "--help"});
+  CHECK(help.rc == 0);
+  CHECK(contains(help.out, "--budget SECONDS"));
+  const auto missing = run_tool(dir.path(), {"--plugin", "/nonexistent/plugin.so", "list"});
+  CHECK(missing.rc == 1);
+  CHECK(contains(missing.err, "cannot load plugin '/nonexistent/plugin.so'"));
+}
+
+TEST_CASE("a plugin's problem is loaded, listed, emitted and run") {
+  TempCacheDir dir;
+  const auto l = run_tool(dir.path(), {"--plugin", DUALJIT_TEST_PLUGIN, "list"});
+  INFO(l.err);
+  REQUIRE(l.rc == 0);
+  CHECK(contains(l.out, "plugin-quartic"));
+  CHECK(contains(l.out, DUALJIT_TEST_PLUGIN));  // origin
+  CHECK(contains(l.out, "cfd-roe"));
+  const auto d = run_tool(dir.path(), {"demo", "--problem", "plugin-quartic", "--size", "200",
+                                       "--plugin", DUALJIT_TEST_PLUGIN});
+  INFO(d.out, d.err);
+  CHECK(d.rc == 0);
+  CHECK(contains(d.out, "chain of 200 edges"));
+  CHECK(contains(d.out, "demo: ok"));
+  const auto w = run_tool(dir.path(), {"--plugin", DUALJIT_TEST_PLUGIN, "cache", "warm",
+                                       "plugin-quartic", "--arch", "sm_90"});
+  CHECK(w.rc == 0);
+  CHECK(contains(w.out, "1 compiled"));
+}

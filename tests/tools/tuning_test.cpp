@@ -1,0 +1,193 @@
+// The tuning database, the autotuning procedure and the candidate sets, in process.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+
+#include "backends/tuning/autotuner.h"
+#include "backends/tuning/fused_config.h"
+#include "backends/tuning/tuned_choice.h"
+#include "tools/cli_args.h"
+#include "tools/tool_runner.h"
+
+using namespace dualjit;
+
+namespace {
+
+jit::TuningKey sample_key(int bucket = 20) {
+  return {"abc123", "jacobian", "cpu", "Some CPU\tmodel", "cpu-x86_64", bucket};
+}
+
+jit::TuningRecord sample_record() {
+  jit::TuningRecord r;
+  r.key = sample_key();
+  r.problem = "cfd-roe";
+  r.n_elements = 1 << 20;
+  r.winner = {{"width", "5"}, {"strategy", "gather-by-column"}};
+  r.winner_ms = 1.25;
+  r.heuristic = {{"width", "5"}, {"strategy", "scatter-atomic"}};
+  r.heuristic_ms = 1.5;
+  r.candidates = {{"a", r.heuristic, 1.5, 100, 40, 0, "ok"},
+                  {"b", r.winner, 1.25, 120, 32, 8, "ok (finalist)"},
+                  {"c", {{"width", "1"}}, -1, 0, -1, -1, "failed: does\tnot\ncompile"}};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("tuning records round-trip, damaged ones are ignored, pinned ones are kept") {
+  test::TempCacheDir dir;
+  jit::TuningDb db(dir.path());
+  CHECK(!db.load(sample_key()));
+  const jit::TuningRecord r = sample_record();
+  REQUIRE(db.store(r) == jit::TuningDb::StoreResult::stored);
+  const auto back = db.load(sample_key());
+  REQUIRE(back);
+  CHECK(back->winner == r.winner);
+  CHECK(back->heuristic_ms == doctest::Approx(1.5));
+  CHECK(back->candidates.size() == 3);
+  CHECK(back->candidates[2].status == "failed: does not compile");
+  CHECK(back->key.device == "Some CPU model");
+  CHECK(!db.load(sample_key(21)));  // another size bucket
+
+  // Truncation or a flipped byte: not trusted.
+  const auto path = db.record_path(sample_key());
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(path, std::ios::trunc) << text.substr(0, text.size() / 2);
+  CHECK(!db.load(sample_key()));
+  std::string flipped = text;
+  flipped[text.find("1.25")] = '7';
+  std::ofstream(path, std::ios::trunc) << flipped;
+  CHECK(!db.load(sample_key()));
+
+  jit::TuningRecord pinned = r;
+  pinned.pinned = true;
+  REQUIRE(db.store(pinned) == jit::TuningDb::StoreResult::stored);
+  jit::TuningRecord other = r;
+  other.winner = {{"width", "10"}};
+  CHECK(db.store(other) == jit::TuningDb::StoreResult::kept_pinned);
+  CHECK(db.load(sample_key())->winner == r.winner);
+  CHECK(db.unpin(sample_key()));
+  CHECK(db.store(other) == jit::TuningDb::StoreResult::stored);
+  CHECK(db.load(sample_key())->winner == other.winner);
+  CHECK(db.list().size() == 1);
+  CHECK(db.clear() == 1);
+  CHECK(db.list().empty());
+}
+
+TEST_CASE("size buckets are powers of two") {
+  CHECK(jit::size_bucket(0) == 0);
+  CHECK(jit::size_bucket(1) == 0);
+  CHECK(jit::size_bucket(2) == 1);
+  CHECK(jit::size_bucket(6'080'000) == 22);
+  CHECK(jit::size_bucket(4'194'304) == 22);
+  CHECK(jit::size_bucket(4'194'303) == 21);
+}
+
+TEST_CASE("autotune: failures skipped, finalists re-timed, ties go to the default then order") {
+  std::map<std::string, double> ms = {{"h", 1.00}, {"a", 0.80}, {"b", 0.81}, {"c", 2.0}};
+  std::map<std::string, int> calls;
+  const tuning::CandidateTimer timer = [&](const jit::TuningConfig& c, int, int) {
+    const std::string name = c.at("name");
+    ++calls[name];
+    if (name == "bad") throw std::runtime_error("does not compile\nlong log");
+    return tuning::CandidateTiming{ms.at(name), 64, 0};
+  };
+  const auto cand = [](const std::string& n) { return tuning::TuningCandidate{n, {{"name", n}}}; };
+  tuning::AutotuneSettings s;
+  s.bytes_per_run = 1e9;
+  s.finalists = 2;
+  jit::TuningRecord r = tuning::autotune(
+      sample_key(), cand("h"), {cand("c"), cand("bad"), cand("b"), cand("a"), cand("h")}, timer, s);
+  CHECK(r.candidates.size() == 5);  // the heuristic once
+  CHECK(r.candidates[0].label == "h");
+  CHECK(r.candidates[2].status == "failed: does not compile");
+  // a and b tie (within 2%): the earlier in enumeration order (b) wins.
+  CHECK(r.winner.at("name") == "b");
+  CHECK(r.heuristic_ms == doctest::Approx(1.0));
+  CHECK(calls["a"] == 2);  // finalist: timed again
+  CHECK(calls["h"] == 2);  // the heuristic is always a finalist
+  CHECK(calls["c"] == 1);
+  CHECK(r.candidates[3].gbps == doctest::Approx(1e9 / 0.81e-3 / 1e9));
+
+  // The heuristic within the tie tolerance of the fastest keeps its place.
+  ms["h"] = 0.805;
+  r = tuning::autotune(sample_key(), cand("h"), {cand("a"), cand("b")}, timer, s);
+  CHECK(r.winner.at("name") == "h");
+
+  // A budget of zero: only the heuristic is timed.
+  s.budget_seconds = 0;
+  r = tuning::autotune(sample_key(), cand("h"), {cand("a"), cand("b")}, timer, s);
+  CHECK(r.winner.at("name") == "h");
+  CHECK(r.candidates[1].status == "skipped: budget");
+
+  s.budget_seconds = 100;
+  CHECK_THROWS_AS(tuning::autotune(sample_key(), cand("bad"), {}, timer, s), std::runtime_error);
+}
+
+TEST_CASE("fused candidates: a pruned, unique set containing the heuristic; fields round-trip") {
+  for (bool jacobian : {true, false}) {
+    const auto cuda = tuning::fused_candidates(tuning::Target::Cuda, 5, 2, jacobian);
+    if (jacobian) {
+      CHECK(cuda.size() >= 20);
+      CHECK(cuda.size() <= 40);
+    }
+    std::set<std::string> seen;
+    for (const auto& o : cuda) {
+      const std::string text = jit::format_config(tuning::fused_config(o));
+      CHECK(seen.insert(text).second);
+      CHECK(jit::format_config(
+                tuning::fused_config(tuning::fused_options(tuning::fused_config(o)))) == text);
+      if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
+        CHECK(o.layout.threads_per_element == 1);
+        CHECK(!o.staged);
+        if (jacobian) CHECK(o.width == 5);
+      }
+    }
+    const auto h =
+        tuning::fused_config(tuning::fused_heuristic(tuning::Target::Cuda, 5, 2, jacobian));
+    CHECK(seen.count(jit::format_config(h)) == 1);
+  }
+  const auto cpu = tuning::fused_candidates(tuning::Target::Cpu, 5, 2);
+  CHECK(cpu.size() == 4);
+  CHECK_THROWS_AS(tuning::fused_options({{"strategy", "sideways"}}), std::invalid_argument);
+  CHECK_THROWS_AS(tuning::fused_options({{"width", "five"}}), std::invalid_argument);
+}
+
+TEST_CASE("choose_config: explicit over tuned over heuristic; an unusable record is ignored") {
+  test::TempCacheDir dir;
+  jit::TuningDb db(dir.path());
+  const jit::TuningConfig heuristic = {{"width", "5"}};
+  auto c = tuning::choose_config(db, sample_key(), heuristic, {});
+  CHECK(c.source == tuning::ChoiceSource::Heuristic);
+  CHECK(c.config == heuristic);
+  jit::TuningRecord r = sample_record();
+  db.store(r);
+  c = tuning::choose_config(db, sample_key(), heuristic, {});
+  CHECK(c.source == tuning::ChoiceSource::Tuned);
+  CHECK(c.config == r.winner);
+  c = tuning::choose_config(db, sample_key(), heuristic, jit::TuningConfig{{"width", "1"}});
+  CHECK(c.source == tuning::ChoiceSource::Explicit);
+  r.winner = {{"strategy", "sideways"}};
+  db.store(r);
+  c = tuning::choose_config(db, sample_key(), heuristic, {},
+                            [](const jit::TuningConfig& x) { tuning::fused_options(x); });
+  CHECK(c.source == tuning::ChoiceSource::Heuristic);
+}
+
+TEST_CASE("sizes and counts on the command line") {
+  CHECK(tools::parse_byte_size("100M") == 100ull << 20);
+  CHECK(tools::parse_byte_size("2G") == 2ull << 30);
+  CHECK(tools::parse_byte_size("512k") == 512ull << 10);
+  CHECK(tools::parse_byte_size("1.5KiB") == 1536);
+  CHECK(tools::parse_byte_size("4096") == 4096);
+  CHECK_THROWS_AS(tools::parse_byte_size("12Q"), tools::UsageError);
+  CHECK_THROWS_AS(tools::parse_byte_size("-3M"), tools::UsageError);
+  CHECK(tools::parse_count("6M") == 6'000'000);
+  CHECK(tools::parse_count("100k") == 100'000);
+  CHECK_THROWS_AS(tools::parse_count("1.5"), tools::UsageError);
+}

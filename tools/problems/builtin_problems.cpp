@@ -1,0 +1,15 @@
+#include "tools/problems/builtin_problems.h"
+
+#include <mutex>
+
+namespace dualjit::tools {
+
+void register_builtin_problems() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_problem(cfd_roe_recipe());
+    register_problem(spring_recipe());
+  });
+}
+
+}  // namespace dualjit::tools

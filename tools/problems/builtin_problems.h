@@ -1,0 +1,16 @@
+// The problems the dualjit command knows without plugins.
+#pragma once
+
+#include "tools/registry/problem_registry.h"
+
+namespace dualjit::tools {
+
+// cfd-roe: the Roe flux residual and FUN3D Jacobian on a box of tetrahedra (fused assembly).
+ProblemRecipe cfd_roe_recipe();
+// spring: a random mass-spring network's energy, gradient and Hessian per spring.
+ProblemRecipe spring_recipe();
+
+// Registers both; idempotent.
+void register_builtin_problems();
+
+}  // namespace dualjit::tools

@@ -1,0 +1,111 @@
+#include "tools/registry/problem_registry.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace dualjit::tools {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, ProblemRecipe> recipes;
+  std::vector<std::string> errors;
+  std::string origin = "built-in";  // where registrations come from right now
+  std::vector<std::string> added;   // names added since the last plugin load began
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+void register_problem(ProblemRecipe recipe) {
+  if (recipe.name.empty()) throw std::invalid_argument("register_problem: empty problem name");
+  if (recipe.modes.empty() || !recipe.build) {
+    throw std::invalid_argument("register_problem: problem '" + recipe.name +
+                                "' needs at least one mode and a build function");
+  }
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (r.recipes.count(recipe.name)) {
+    throw std::invalid_argument("register_problem: problem '" + recipe.name +
+                                "' is already registered (" + r.recipes[recipe.name].origin + ")");
+  }
+  recipe.origin = r.origin;
+  r.added.push_back(recipe.name);
+  const std::string name = recipe.name;
+  r.recipes.emplace(name, std::move(recipe));
+}
+
+const ProblemRecipe& find_problem(const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  const auto it = r.recipes.find(name);
+  if (it != r.recipes.end()) return it->second;
+  std::string names;
+  for (const auto& [n, _] : r.recipes) names += (names.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown problem '" + name + "' (registered: " + names + ")");
+}
+
+std::vector<const ProblemRecipe*> registered_problems() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<const ProblemRecipe*> out;
+  for (const auto& [_, recipe] : r.recipes) out.push_back(&recipe);
+  return out;
+}
+
+ProblemRegistration::ProblemRegistration(ProblemRecipe recipe) {
+  try {
+    register_problem(std::move(recipe));
+  } catch (const std::exception& e) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.errors.push_back(e.what());
+  }
+}
+
+std::vector<std::string> take_registration_errors() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return std::exchange(r.errors, {});
+}
+
+std::vector<std::string> load_plugin(const std::string& path) {
+  Registry& r = registry();
+  {
+    std::lock_guard lock(r.mutex);
+    r.origin = path;
+    r.added.clear();
+  }
+  // RTLD_NOW: a missing symbol is reported here, not at the first call.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::vector<std::string> added;
+  {
+    std::lock_guard lock(r.mutex);
+    r.origin = "built-in";
+    added = std::exchange(r.added, {});
+  }
+  if (!handle) {
+    const char* why = dlerror();
+    throw std::runtime_error("cannot load plugin '" + path + "': " + (why ? why : "unknown error"));
+  }
+  // The library stays loaded: its recipes' code lives in it.
+  const auto errors = take_registration_errors();
+  if (!errors.empty()) {
+    throw std::runtime_error("plugin '" + path + "': " + errors.front());
+  }
+  if (added.empty()) {
+    throw std::runtime_error("plugin '" + path +
+                             "' registered no problems (DUALJIT_REGISTER_PROBLEM in it?)");
+  }
+  return added;
+}
+
+}  // namespace dualjit::tools
