@@ -124,7 +124,7 @@ TEST_CASE("cache warm --arch sm_90 fills the cache; a second warm compiles nothi
 
 TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the second time") {
   TempCacheDir dir;
-  const auto cold = run_tool(dir.path(), {"demo", "--size", "3000"});
+  const auto cold = run_tool(dir.path(), {"demo", "--cpu", "--size", "3000"});
   INFO(cold.out, cold.err);
   REQUIRE(cold.rc == 0);
   CHECK(contains(cold.out, "backend: CPU"));
@@ -133,12 +133,13 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
   CHECK(contains(cold.out, "Jacobian off-diagonal blocks (fp32)"));
   CHECK(contains(cold.out, "cache: " + dir.path().string()));
   CHECK(contains(cold.out, "demo: ok"));
-  const auto warm = run_tool(dir.path(), {"demo", "--size", "3000", "--json"});
+  const auto warm = run_tool(dir.path(), {"demo", "--cpu", "--size", "3000", "--json"});
   REQUIRE(warm.rc == 0);
   CHECK(contains(warm.out, "\"compiled_now\":false"));
   CHECK(contains(warm.out, "\"cache_misses\":0"));
   CHECK(contains(warm.out, "\"ok\":true"));
-  const auto spring = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "2000"});
+  const auto spring =
+      run_tool(dir.path(), {"demo", "--cpu", "--problem", "spring", "--size", "2000"});
   INFO(spring.out);
   CHECK(spring.rc == 0);
   CHECK(contains(spring.out, "assembled gradient (host Problem)"));
@@ -146,7 +147,8 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
 
 TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pin holds") {
   TempCacheDir dir;
-  const auto t = run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "3"});
+  const auto t =
+      run_tool(dir.path(), {"autotune", "--cpu", "spring", "--size", "3000", "--repeats", "3"});
   INFO(t.out, t.err);
   REQUIRE(t.rc == 0);
   CHECK(contains(t.out, "winner: "));
@@ -165,7 +167,7 @@ TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pi
   jit::TuningRecord edited = rec;
   edited.winner["width"] = "1";
   REQUIRE(db.store(edited) == jit::TuningDb::StoreResult::stored);
-  const auto d = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "3000"});
+  const auto d = run_tool(dir.path(), {"demo", "--cpu", "--problem", "spring", "--size", "3000"});
   INFO(d.out);
   REQUIRE(d.rc == 0);
   CHECK(contains(d.out,
@@ -173,30 +175,32 @@ TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pi
                  "threads_per_element=1 width=1"));
   CHECK(contains(d.out, "dj_spring_energy_hessian_w1"));
   // Another size bucket has no record: the heuristic.
-  const auto other = run_tool(dir.path(), {"demo", "--problem", "spring", "--size", "100"});
+  const auto other =
+      run_tool(dir.path(), {"demo", "--cpu", "--problem", "spring", "--size", "100"});
   CHECK(contains(other.out, "configuration (heuristic)"));
-  const auto b = run_tool(dir.path(), {"bench", "spring", "--size", "3000", "--repeats", "2"});
+  const auto b =
+      run_tool(dir.path(), {"bench", "--cpu", "spring", "--size", "3000", "--repeats", "2"});
   INFO(b.out);
   CHECK(b.rc == 0);
   CHECK(contains(b.out, "heuristic default"));
   CHECK(contains(b.out, "tuned"));
 
   // --pin: the record is pinned; a later autotune leaves it byte for byte.
-  const auto pin =
-      run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "2", "--pin"});
+  const auto pin = run_tool(
+      dir.path(), {"autotune", "--cpu", "spring", "--size", "3000", "--repeats", "2", "--pin"});
   REQUIRE(pin.rc == 0);
   records = db.list();
   REQUIRE(records.size() == 1);
   CHECK(records[0].pinned);
   const std::string pinned_text = slurp(db.record_path(records[0].key));
-  const auto again = run_tool(dir.path(), {"autotune", "spring", "--size", "3000"});
+  const auto again = run_tool(dir.path(), {"autotune", "--cpu", "spring", "--size", "3000"});
   REQUIRE(again.rc == 0);
   CHECK(contains(again.out, "is pinned"));
   CHECK(slurp(db.record_path(records[0].key)) == pinned_text);
   const auto info = run_tool(dir.path(), {"info"});
   CHECK(contains(info.out, "tuning records: 1"));
-  const auto unpin =
-      run_tool(dir.path(), {"autotune", "spring", "--size", "3000", "--repeats", "2", "--unpin"});
+  const auto unpin = run_tool(
+      dir.path(), {"autotune", "--cpu", "spring", "--size", "3000", "--repeats", "2", "--unpin"});
   REQUIRE(unpin.rc == 0);
   CHECK(!db.list().at(0).pinned);
 }
@@ -206,7 +210,7 @@ TEST_CASE("bad arguments are usage errors (exit 2); runtime failures exit 1") {
   const std::vector<std::vector<std::string>> usage_errors = {
       {"frobnicate"},
       {"demo", "--bogus"},
-      {"demo", "--size", "lots"},
+      {"demo", "--cpu", "--size", "lots"},
       {"demo", "--problem", "no-such-problem"},
       {"emit"},
       {"emit", "cfd-roe", "--target", "fpga"},
