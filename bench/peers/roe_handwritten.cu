@@ -35,6 +35,17 @@
 
 #define HD __host__ __device__ __forceinline__
 
+// FLOPs per edge, counted on the host as the kernels' arithmetic runs there (the CPU checks):
+// every D5 operation adds its floating-point operations (add, sub, neg, mul, div, sqrt each 1,
+// as dualjit's op-count report counts them; comparisons and selects are not FLOPs). Device code
+// never counts.
+static long long g_flops = 0;
+#ifdef __CUDA_ARCH__
+#define COUNT_FLOPS(n) ((void)0)
+#else
+#define COUNT_FLOPS(n) (g_flops += (n))
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Width-5 dual number: value and 5 tangent components as scalar members.
 struct D5 {
@@ -48,35 +59,57 @@ HD D5 seed(double x, int dir) {  // dir in 0..4 seeds that direction; anything e
   return D5(x, dir == 0, dir == 1, dir == 2, dir == 3, dir == 4);
 }
 HD D5 operator+(const D5& a, const D5& b) {
+  COUNT_FLOPS(6);
   return D5(a.v + b.v, a.d0 + b.d0, a.d1 + b.d1, a.d2 + b.d2, a.d3 + b.d3, a.d4 + b.d4);
 }
 HD D5 operator-(const D5& a, const D5& b) {
+  COUNT_FLOPS(6);
   return D5(a.v - b.v, a.d0 - b.d0, a.d1 - b.d1, a.d2 - b.d2, a.d3 - b.d3, a.d4 - b.d4);
 }
-HD D5 operator-(const D5& a) { return D5(-a.v, -a.d0, -a.d1, -a.d2, -a.d3, -a.d4); }
+HD D5 operator-(const D5& a) {
+  COUNT_FLOPS(6);
+  return D5(-a.v, -a.d0, -a.d1, -a.d2, -a.d3, -a.d4);
+}
 HD D5 operator*(const D5& a, const D5& b) {
+  COUNT_FLOPS(16);
   return D5(a.v * b.v, a.d0 * b.v + a.v * b.d0, a.d1 * b.v + a.v * b.d1, a.d2 * b.v + a.v * b.d2,
             a.d3 * b.v + a.v * b.d3, a.d4 * b.v + a.v * b.d4);
 }
 HD D5 operator/(const D5& a, const D5& b) {
+  COUNT_FLOPS(17);
   const double inv = 1.0 / b.v, q = a.v * inv;
   return D5(q, (a.d0 - q * b.d0) * inv, (a.d1 - q * b.d1) * inv, (a.d2 - q * b.d2) * inv,
             (a.d3 - q * b.d3) * inv, (a.d4 - q * b.d4) * inv);
 }
-HD D5 operator+(const D5& a, double b) { return D5(a.v + b, a.d0, a.d1, a.d2, a.d3, a.d4); }
+HD D5 operator+(const D5& a, double b) {
+  COUNT_FLOPS(1);
+  return D5(a.v + b, a.d0, a.d1, a.d2, a.d3, a.d4);
+}
 HD D5 operator+(double b, const D5& a) { return a + b; }
-HD D5 operator-(const D5& a, double b) { return D5(a.v - b, a.d0, a.d1, a.d2, a.d3, a.d4); }
-HD D5 operator-(double b, const D5& a) { return D5(b - a.v, -a.d0, -a.d1, -a.d2, -a.d3, -a.d4); }
+HD D5 operator-(const D5& a, double b) {
+  COUNT_FLOPS(1);
+  return D5(a.v - b, a.d0, a.d1, a.d2, a.d3, a.d4);
+}
+HD D5 operator-(double b, const D5& a) {
+  COUNT_FLOPS(6);
+  return D5(b - a.v, -a.d0, -a.d1, -a.d2, -a.d3, -a.d4);
+}
 HD D5 operator*(const D5& a, double b) {
+  COUNT_FLOPS(6);
   return D5(a.v * b, a.d0 * b, a.d1 * b, a.d2 * b, a.d3 * b, a.d4 * b);
 }
 HD D5 operator*(double b, const D5& a) { return a * b; }
-HD D5 operator/(const D5& a, double b) { return a * (1.0 / b); }
+HD D5 operator/(const D5& a, double b) {
+  COUNT_FLOPS(1);
+  return a * (1.0 / b);
+}
 HD D5 operator/(double a, const D5& b) {
+  COUNT_FLOPS(9);
   const double inv = 1.0 / b.v, q = a * inv, g = -q * inv;
   return D5(q, g * b.d0, g * b.d1, g * b.d2, g * b.d3, g * b.d4);
 }
 HD D5 sqrt(const D5& a) {
+  COUNT_FLOPS(7);
   const double s = ::sqrt(a.v), g = 0.5 / s;
   return D5(s, g * a.d0, g * a.d1, g * a.d2, g * a.d3, g * a.d4);
 }
@@ -197,6 +230,10 @@ struct TangentSink {
 // the seeds. J[k*5 + j] = scale * dF_k / dQside_j (side 0: QL, 1: QR).
 HD void local_jacobian(const double* ql, const double* qr, const double* S, double gamma, int side,
                        double* J, double scale = 1.0) {
+  // The plain-double operations of this path, which the D5 operators do not see: the normal
+  // (3 mul, 2 add, sqrt, div, 3 mul, 1 mul for half the area), gamma - 1 (3 times) and the
+  // signed tangent stores (25 mul).
+  COUNT_FLOPS(14 + 25);
   D5 QL[5], QR[5];
 #pragma unroll
   for (int k = 0; k < 5; ++k) {
@@ -489,6 +526,47 @@ static double check_dual_vs_fd(const Mesh& M, const std::vector<long long>& samp
   return std::max(worst, worst_sonic);
 }
 
+// Average FLOPs of the dn5_2 kernel's per-edge arithmetic (both sides), counted on the host.
+static double jacobian_flops_per_edge(const Mesh& M, const std::vector<long long>& sample,
+                                      double gamma) {
+  g_flops = 0;
+  double J[25];
+  for (long long e : sample) {
+    const int a = M.edges[2 * e], b = M.edges[2 * e + 1];
+    for (int side = 0; side < 2; ++side)
+      local_jacobian(&M.Q[5 * a], &M.Q[5 * b], &M.area[3 * e], gamma, side, J);
+  }
+  return (double)g_flops / (double)sample.size();
+}
+
+// Adiag (fp64), Aoff (fp32) and R of all edges assembled on the CPU with the GPU kernels'
+// conventions and slots, printed as the CHECK line of peer "handwritten_cpu".
+static void cpu_check_line(const Mesh& M, const BCSR& B, double gamma, const std::string& label) {
+  std::vector<double> Adiag(25 * M.n, 0.0), R(5 * M.n, 0.0);
+  std::vector<float> Aoff(25 * B.col.size(), 0.0f);
+  for (long long e = 0; e < M.m; ++e) {
+    const int a = M.edges[2 * e], b = M.edges[2 * e + 1];
+    double JL[25], JR[25], F[5];
+    local_jacobian(&M.Q[5 * a], &M.Q[5 * b], &M.area[3 * e], gamma, 0, JL);
+    local_jacobian(&M.Q[5 * a], &M.Q[5 * b], &M.area[3 * e], gamma, 1, JR);
+    flux_double(M, e, &M.Q[5 * a], &M.Q[5 * b], gamma, F);
+    for (int i = 0; i < 25; ++i) {
+      Adiag[25LL * a + i] += JL[i];
+      Adiag[25LL * b + i] -= JR[i];
+      Aoff[25LL * B.slots[2 * e] + i] += (float)JR[i];
+      Aoff[25LL * B.slots[2 * e + 1] + i] -= (float)JL[i];
+    }
+    for (int k = 0; k < 5; ++k) R[5LL * a + k] += F[k], R[5LL * b + k] -= F[k];
+  }
+  double af = 0, as = 0, of = 0, os = 0, rf = 0, ra = 0;
+  for (double x : Adiag) af += x * x, as += x;
+  for (float x : Aoff) of += (double)x * x, os += x;
+  for (double x : R) rf += x * x, ra += std::fabs(x);
+  std::printf("CHECK peer=handwritten_cpu order=%s adiag_fro=%.10e adiag_sum=%.10e aoff_fro=%.10e "
+              "aoff_sum=%.10e r_fro=%.10e r_abs=%.10e\n",
+              label.c_str(), std::sqrt(af), as, std::sqrt(of), os, std::sqrt(rf), ra);
+}
+
 static double median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -571,7 +649,13 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   bool ok = check_dual_vs_fd(M, sample, gamma) < 1e-6;
+  const double flops_edge = jacobian_flops_per_edge(M, sample, gamma);
+  std::printf("flops per edge (dn5_2 jacobian kernel, both threads, host count over %zu edges): "
+              "%.1f\n", sample.size(), flops_edge);
   if (cpu_only) {
+    // The full assembly on the CPU, so that the CHECK line (same conventions as the GPU's) can
+    // be compared with dualjit's (bench/djmesh_check) and the other peers' without a GPU.
+    cpu_check_line(M, B, gamma, label);
     std::printf("cpu-only: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 3;
   }
@@ -797,8 +881,9 @@ int main(int argc, char** argv) {
   std::printf("time memory_only %.3f ms, residual %.3f ms (residual floor %.3f ms)\n", t_mem, t_res,
               res_bytes / (copy_gbs * 1e9) * 1e3);
   std::printf("RESULT peer=handwritten order=%s nodes=%lld edges=%lld jac_ms=%.4f jac_ms_repeat=%.4f "
-              "typed_ms=%.4f mem_ms=%.4f res_ms=%.4f floor_ms=%.4f copy_gbs=%.0f ok=%d\n",
-              label.c_str(), M.n, M.m, t_jac, t_jac2, t_typed, t_mem, t_res, floor_ms, copy_gbs, ok ? 1 : 0);
+              "typed_ms=%.4f mem_ms=%.4f res_ms=%.4f floor_ms=%.4f copy_gbs=%.0f flops_edge=%.0f ok=%d\n",
+              label.c_str(), M.n, M.m, t_jac, t_jac2, t_typed, t_mem, t_res, floor_ms, copy_gbs,
+              flops_edge, ok ? 1 : 0);
   cudaFree(d_edges), cudaFree(d_slots), cudaFree(d_S), cudaFree(d_Q), cudaFree(d_Adiag);
   cudaFree(d_R), cudaFree(d_Aoff), cudaFree(d_dump);
   return ok ? 0 : 3;

@@ -58,6 +58,19 @@ def _residual(R, Q, edges, S):
 residual = jax.jit(_residual, donate_argnums=(0,))
 
 
+def xla_flops_per_edge(ql, qr, s):
+    """FLOPs per edge of the jitted local Jacobians by XLA's cost analysis of the compiled
+    program (it counts every elementwise op, so comparisons and selects too: an upper estimate
+    next to dualjit's and the hand-written kernel's counts); nan when the backend has none."""
+    try:
+        ca = local_jac_jit.lower(jnp.asarray(ql), jnp.asarray(qr), jnp.asarray(s)).compile().cost_analysis()
+        if isinstance(ca, (list, tuple)):
+            ca = ca[0]
+        return float(ca["flops"]) / ql.shape[0]
+    except Exception:  # cost analysis is optional and backend dependent
+        return float("nan")
+
+
 def median_time(fn, reps, warmup=3):
     ts = []
     for r in range(warmup + reps):
@@ -102,6 +115,9 @@ def run_mesh(path, label, reps, chunk):
     ok = e_loc < 1e-9 and e_son < 1e-9
     print(f"[jax] check: local Jacobians vs complex step: {idx.size} mesh edges {e_loc:.2e}, "
           f"50 sonic states {e_son:.2e}  {'PASS' if ok else 'FAIL'}", flush=True)
+    flops_edge = xla_flops_per_edge(ql, qr, ss)
+    print(f"[jax] flops per edge of jit(vmap(jacfwd)) by XLA cost analysis: {flops_edge:.0f}",
+          flush=True)
 
     class Jac:
         def prepare(self):
@@ -149,7 +165,7 @@ def run_mesh(path, label, reps, chunk):
     print(f"[jax] jacobian+assembly {t_jac:.3f} ms (min {min(ts):.3f}, max {max(ts):.3f}), "
           f"residual {t_res:.3f} ms, chunks {len(parts)} of <= {chunk} edges", flush=True)
     print(f"RESULT peer=jax order={label} nodes={n} edges={m} jac_ms={t_jac:.4f} res_ms={t_res:.4f} "
-          f"chunk={chunk} ok={int(ok)}", flush=True)
+          f"chunk={chunk} flops_edge={flops_edge:.0f} ok={int(ok)}", flush=True)
     return ok
 
 

@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
-"""Collect the RESULT / CHECK lines of the peer logs into one table.
+"""Collect the RESULT / CHECK lines of the peer logs (and dualjit's, from bench/djmesh_check)
+into one table.
 
 Usage: python3 summarize.py LOG [LOG ...]
+
+CHECK lines are compared with dualjit's line of the same ordering when there is one (else with
+dualjit's first line, else with the first line): node orderings of one write_djmesh cell count
+are permutations of one problem, so every line should agree to ~1e-7 relative (fp32 Aoff,
+summation order).
 """
 import math
 import sys
+
+AGREE = 1e-6  # relative; fp32 Aoff and atomic order leave ~1e-7
 
 
 def parse(lines, tag):
@@ -34,7 +42,7 @@ def main(paths):
     res, chk = parse(lines, "RESULT"), parse(lines, "CHECK")
     hw = {r["order"]: num(r["jac_ms"]) for r in res if r["peer"] == "handwritten"}
     print(f"{'peer':<16}{'order':<9}{'nodes':>9}{'edges':>10}{'jac ms':>10}{'x hw':>8}"
-          f"{'res ms':>9}  {'other':<50}ok")
+          f"{'res ms':>9}{'flop/e':>8}  {'other':<50}ok")
     for r in res:
         other = ""
         if r["peer"] == "handwritten":
@@ -44,16 +52,24 @@ def main(paths):
             other = f"chunk {r['chunk']}"
         ratio = num(r["jac_ms"]) / hw.get(r["order"], math.nan)
         print(f"{r['peer']:<16}{r['order']:<9}{r['nodes']:>9}{r['edges']:>10}{num(r['jac_ms']):>10.3f}"
-              f"{ratio:>8.1f}{num(r['res_ms']):>9.3f}  {other:<50}{r.get('ok')}")
+              f"{ratio:>8.1f}{num(r['res_ms']):>9.3f}{num(r.get('flops_edge')):>8.0f}  {other:<50}"
+              f"{r.get('ok')}")
     if chk:
-        base = chk[0]
-        keys = [k for k in base if k not in ("peer", "order")]
-        print(f"\nchecksums, max relative difference to {base['peer']}/{base['order']} "
-              "(node orderings are permutations of one mesh, so all should agree):")
+        dualjit = {c["order"]: c for c in chk if c["peer"] == "dualjit"}
+        fallback = next((c for c in chk if c["peer"] == "dualjit"), chk[0])
+        keys = [k for k in fallback if k not in ("peer", "order")]
+        print(f"\nchecksums ({', '.join(keys)}): max relative difference to dualjit's of the same "
+              f"ordering (else {fallback['peer']}/{fallback['order']}); agree below {AGREE:g}:")
+        bad = 0
         for c in chk:
-            d = max(abs(num(c.get(k)) - num(base[k])) / max(abs(num(base[k])), 1e-300) for k in keys
-                    if k in c)
-            print(f"  {c['peer']:<16}{c['order']:<9}{d:.2e}")
+            # dualjit's own lines against its first: the orderings are one problem.
+            base = fallback if c["peer"] == "dualjit" else dualjit.get(c["order"], fallback)
+            d = max(abs(num(c.get(k)) - num(base[k])) / max(abs(num(base[k])), 1e-300) for k in keys)
+            ok = d < AGREE
+            bad += not ok
+            print(f"  {c['peer']:<16}{c['order']:<9}vs {base['peer']}/{base['order']:<9}{d:.2e}"
+                  f"{'' if ok else '  DIFFERENT'}")
+        print(f"checksums: {len(chk) - bad} of {len(chk)} agree" + ("" if bad else " (all)"))
 
 
 if __name__ == "__main__":
