@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 
 #include "backends/assembly/fused_assembly.h"
+#include "backends/tuning/timing.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 
@@ -17,20 +19,9 @@ using namespace dualjit;
 
 namespace {
 
-template <class F>
-float median_ms(F&& run, int reps = 15) {
-  cuda::Event a, b;
-  for (int i = 0; i < 3; ++i) run();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    a.record();
-    run();
-    b.record();
-    b.synchronize();
-    t.push_back(cuda::Event::elapsed_ms(a, b));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+// CUDA events: 3 warm-ups, then the median of 15 runs.
+double median_ms(const std::function<void()>& run) {
+  return tuning::median_gpu_ms(run, 3, 15);
 }
 
 }  // namespace
@@ -47,7 +38,7 @@ int main(int argc, char** argv) {
   // Copy bandwidth.
   cuda::DeviceBuffer src(1ull << 30), dst(1ull << 30);
   src.fill_bytes(1);
-  const float copy_ms = median_ms([&] { dst.copy_from(src, src.bytes()); });
+  const double copy_ms = median_ms([&] { dst.copy_from(src, src.bytes()); });
   const double bw = 2.0 * src.bytes() / (copy_ms * 1e-3);
   std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
               bw / 1e9);
@@ -128,7 +119,7 @@ int main(int argc, char** argv) {
       try {
         assembly::DeviceAssembly<float> da(p, o);
         da.set_state(q);
-        const float ms = median_ms([&] { da.run(); });
+        const double ms = median_ms([&] { da.run(); });
         cuda::check_last("assembly");
         const auto& k = *da.kernels()[0];
         const double bytes = c.jac ? in_bytes + out_bytes : in_bytes + n_nodes * 5 * 8.0;

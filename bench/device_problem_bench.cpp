@@ -13,21 +13,12 @@
 #include <string>
 
 #include "backends/assembly/device_problem.h"
+#include "backends/tuning/timing.h"
+#include "examples/mesh_energy/spring_energy.h"
 
 using namespace dualjit;
 
 namespace {
-
-Kernel spring_kernel() {
-  return Kernel("spring_energy", [](KernelBuilder& kb) {
-    auto xa = kb.input_vec<3>("xa");
-    auto xb = kb.input_vec<3>("xb");
-    auto rest = kb.param("rest_length", 1);
-    Expr k = kb.uniform("stiffness");
-    Expr stretch = norm(xa - xb) / rest[0] - 1.0;
-    kb.output("energy", 0.5 * k * rest[0] * stretch * stretch);
-  });
-}
 
 // Inertia of an implicit Euler step plus gravity: m/(2h^2) |x - x_pred|^2 + m g z.
 Kernel inertia_kernel() {
@@ -41,25 +32,9 @@ Kernel inertia_kernel() {
   });
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median milliseconds of `run` on the null stream, after `warmup` untimed runs.
-double time_ms(const std::function<void()>& run, int reps, int warmup = 3) {
-  for (int i = 0; i < warmup; ++i) run();
-  cuda::check_last("warm-up");
-  std::vector<double> ms;
-  cuda::Event start, stop;
-  for (int i = 0; i < reps; ++i) {
-    start.record();
-    run();
-    stop.record();
-    ms.push_back(cuda::Event::elapsed_ms(start, stop));
-  }
-  cuda::check_last("timed runs");
-  return median(ms);
+// Median milliseconds of `run` on the null stream (CUDA events), after 3 untimed runs.
+double time_ms(const std::function<void()>& run, int reps) {
+  return tuning::median_gpu_ms(run, 3, reps);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -113,7 +88,7 @@ int main(int argc, char** argv) {
   assembly::Problem problem(nv, 3);
   assembly::Term springs;
   springs.name = "springs";
-  springs.kernel = std::make_shared<Kernel>(spring_kernel());
+  springs.kernel = std::make_shared<Kernel>(mesh_energy::spring_energy_kernel());
   springs.elements = {"edges", 2, {}};
   springs.energy = true;
   springs.uniforms = {100.0};

@@ -7,30 +7,21 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
+#include "backends/tuning/timing.h"
 #include "examples/cfd/roe_flux.h"
 
 using namespace dualjit;
 
 namespace {
 
-template <class F>
-float median_ms(F&& run, int reps = 21) {
-  cuda::Event a, b;
-  for (int i = 0; i < 3; ++i) run();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    a.record();
-    run();
-    b.record();
-    b.synchronize();
-    t.push_back(cuda::Event::elapsed_ms(a, b));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+// CUDA events: 3 warm-ups, then the median of 21 runs.
+double median_ms(const std::function<void()>& run) {
+  return tuning::median_gpu_ms(run, 3, 21);
 }
 
 }  // namespace
@@ -71,7 +62,7 @@ int main(int argc, char** argv) {
   const size_t copy_bytes = first.bytes() / 2;
   cuda::DeviceBuffer src(copy_bytes), dst(copy_bytes);
   src.fill_bytes(1);
-  const float copy_ms = median_ms([&] { dst.copy_from(src, copy_bytes); });
+  const double copy_ms = median_ms([&] { dst.copy_from(src, copy_bytes); });
   const double bw = 2.0 * copy_bytes / (copy_ms * 1e-3);
   // Floor: Q read once per node, conn and S per edge, F and the 5x10 block written once.
   const double bytes = n_nodes * 5 * 8.0 + n_edges * (2 * 4 + 3 * 8 + 55 * 8.0);
@@ -103,7 +94,7 @@ int main(int argc, char** argv) {
     a.uniforms = {1.4};
     a.values = reinterpret_cast<double*>(values.get());
     a.first = reinterpret_cast<double*>(first.get());
-    const float ms = median_ms([&] { k.launch(a); });
+    const double ms = median_ms([&] { k.launch(a); });
     cuda::check_last(k.lowered().symbol.c_str());
     std::printf("%-34s %8.3f %8.0f %6.2fx %5d %6d %6d\n", k.lowered().symbol.c_str(), ms,
                 bytes / (ms * 1e-3) / 1e9, ms / (bytes / bw * 1e3), k.attributes().registers,

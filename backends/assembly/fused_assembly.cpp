@@ -54,17 +54,32 @@ bool off_blocks_single_writer(Problem& p) {
   return std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
 }
 
+std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& options,
+                                              bool off_single, bool gpu) {
+  FusedOptions o = options;
+  if (!gpu) o.staged = o.pre_reduce = false;  // shared-memory staging is a GPU layout
+  const bool off_direct = o.staged && o.jacobian &&
+                          o.strategy == jit::AssemblyStrategy::ScatterAtomic &&
+                          off_blocks_single_writer(p);
+  std::vector<jit::LoweredKernel> out;
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const Term& t = p.term(ti);
+    if (!t.energy)
+      out.push_back(jit::lower(*t.kernel, fused_lowering(p, t, o, off_single, off_direct)));
+  }
+  return out;
+}
+
 template <class OffT>
 void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& options,
                       std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
-  FusedOptions o = options;
-  o.staged = o.pre_reduce = false;  // shared-memory staging is a GPU layout
   const auto& off_pattern = p.off_pattern();
+  auto lowered = fused_kernels(p, options, std::is_same_v<OffT, float>, /*gpu=*/false);
+  size_t next = 0;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
     if (t.energy) continue;
-    const cpu::CpuKernel ck(
-        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>)));
+    const cpu::CpuKernel ck(std::move(lowered[next++]));
     const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
     jit::LaunchArgs a;
     a.n_elements = t.elements.size();
@@ -93,15 +108,15 @@ template void assemble_on_host<double>(Problem&, std::span<const double>, const 
 template <class OffT>
 DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
   const auto& off_pattern = p.off_pattern();
-  off_direct_ = o.staged && o.jacobian && o.strategy == jit::AssemblyStrategy::ScatterAtomic &&
-                off_blocks_single_writer(p);
+  auto lowered = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
+  // Every vector term's kernel shares the decision.
+  off_direct_ = !lowered.empty() && lowered[0].options.assembly->off_direct;
   const int B = p.block_size();
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
     if (t.energy) continue;
+    kernels_.push_back(std::make_unique<cuda::CudaKernel>(std::move(lowered[terms_.size()])));
     terms_.push_back(ti);
-    kernels_.push_back(std::make_unique<cuda::CudaKernel>(
-        jit::lower(*t.kernel, fused_lowering(p, t, o, std::is_same_v<OffT, float>, off_direct_))));
     TermData d;
     d.n_elements = t.elements.size();
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);

@@ -33,6 +33,13 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
 // no zeroing.
 bool off_blocks_single_writer(Problem& p);
 
+// The lowered kernels of p's vector terms, in term order, exactly as the GPU path
+// (DeviceAssembly) or the host path (assemble_on_host) compiles them under `o`: the one place
+// that decides staging (GPU only) and direct Aoff stores (staged Jacobians of single-writer
+// meshes), so that cache warming and emitting produce the kernels a run loads.
+std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& o, bool off_single,
+                                              bool gpu);
+
 // Host: adds into `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
 template <class OffT>
 void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,

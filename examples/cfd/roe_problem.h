@@ -32,9 +32,10 @@ Kernel roe_farfield_kernel();
 assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf = {},
                               bool with_boundary = true);
 
-// The free stream with a smooth, random-phase perturbation of relative size `amplitude` in
-// every component (density and pressure stay positive): a state whose Jacobian exercises
-// every entry, reproducible from `seed`.
+// The free stream with independent uniform noise at every node: density and pressure scaled
+// by 1 +- `amplitude` (positive for amplitude < 1), each velocity component shifted by
+// +- `amplitude` (in units of the free-stream speed of sound). A state whose Jacobian
+// exercises every entry, reproducible from `seed`; not smooth in space.
 std::vector<double> perturbed_state(int64_t n_nodes, const FreeStream& inf, double amplitude,
                                     uint64_t seed);
 

@@ -75,20 +75,7 @@ class RoeInstance : public ProblemInstance {
                                         Target target) override {
     assembly::FusedOptions o = tuning::fused_options(config);
     o.jacobian = mode == Mode::Jacobian;
-    if (target == Target::Cpu) o.staged = o.pre_reduce = false;  // as assemble_on_host
-    // The same rule as DeviceAssembly (staged scatter stores Aoff when every off-diagonal
-    // block has one writer); the host path never stores directly.
-    const bool off_direct = target == Target::Cuda && o.staged && o.jacobian &&
-                            o.strategy == jit::AssemblyStrategy::ScatterAtomic &&
-                            assembly::off_blocks_single_writer(*problem_);
-    std::vector<jit::LoweredKernel> out;
-    for (size_t i = 0; i < problem_->n_terms(); ++i) {
-      const assembly::Term& t = problem_->term(i);
-      if (t.energy) continue;
-      out.push_back(jit::lower(
-          *t.kernel, assembly::fused_lowering(*problem_, t, o, /*off_single=*/true, off_direct)));
-    }
-    return out;
+    return assembly::fused_kernels(*problem_, o, /*off_single=*/true, target == Target::Cuda);
   }
   std::unique_ptr<ProblemRun> prepare(Mode mode, const jit::TuningConfig& config,
                                       Target target) override {

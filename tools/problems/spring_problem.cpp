@@ -2,22 +2,12 @@
 #include <algorithm>
 #include <random>
 
+#include "examples/mesh_energy/spring_energy.h"
 #include "tools/problems/builtin_problems.h"
 #include "tools/registry/element_problem.h"
 
 namespace dualjit::tools {
 namespace {
-
-Kernel spring_kernel() {
-  return Kernel("spring_energy", [](KernelBuilder& kb) {
-    auto xa = kb.input_vec<3>("xa");
-    auto xb = kb.input_vec<3>("xb");
-    auto rest = kb.param("rest_length", 1);
-    Expr k = kb.uniform("stiffness");
-    Expr stretch = norm(xa - xb) / rest[0] - 1.0;
-    kb.output("energy", 0.5 * k * rest[0] * stretch * stretch);
-  });
-}
 
 std::unique_ptr<ProblemInstance> build_springs(int64_t n_springs) {
   n_springs = std::max<int64_t>(n_springs, 1);
@@ -41,7 +31,8 @@ std::unique_ptr<ProblemInstance> build_springs(int64_t n_springs) {
   d.uniforms = {100.0};
   d.summary = "random spring network: " + std::to_string(d.n_nodes) + " nodes, " +
               std::to_string(n_springs) + " springs";
-  return make_element_problem(std::make_shared<Kernel>(spring_kernel()), std::move(d));
+  return make_element_problem(std::make_shared<Kernel>(mesh_energy::spring_energy_kernel()),
+                              std::move(d));
 }
 
 }  // namespace
