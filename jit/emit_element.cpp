@@ -80,24 +80,43 @@ std::string definition(const Graph& g, NodeId id, const std::vector<std::string>
   return c_expression(n.op, arg(n.a), arg(n.b), arg(n.c));
 }
 
+// Indices into p.stores per node, in output order.
+std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
+  std::vector<std::vector<size_t>> out(p.graph->size());
+  for (size_t i = 0; i < p.stores.size(); ++i) out[p.stores[i].node].push_back(i);
+  return out;
+}
+
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
   const Graph& g = *p.graph;
   std::vector<std::string> name(g.size());
   std::ostringstream os;
   os << "DJ_FN void " << fn_name << "(" << kParams << ") {\n"
      << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
+  const auto stores_of = stores_by_node(p);
+  std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
     const Node& n = g.node(id);
     if (n.op == Op::Const) {
       name[id] = c_literal(n.value);
-      continue;
+    } else {
+      const std::string expr = definition(g, id, name);
+      name[id] = "t" + std::to_string(id);
+      os << "  const double " << name[id] << " = " << expr << ";\n";
     }
-    const std::string expr = definition(g, id, name);
-    name[id] = "t" + std::to_string(id);
-    os << "  const double " << name[id] << " = " << expr << ";\n";
+    // Each output is stored as soon as it exists, so it holds no register until the end.
+    for (size_t si : stores_of[id]) {
+      const Store& st = p.stores[si];
+      os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[id] << ";\n";
+      stored[si] = 1;
+    }
   }
-  for (const Store& s : p.stores) {
-    os << "  " << store_array(s.target) << '[' << s.index << "] = " << name[s.node] << ";\n";
+  for (size_t si = 0; si < p.stores.size(); ++si) {
+    if (stored[si]) continue;
+    const Store& st = p.stores[si];
+    throw std::logic_error("emit_element_function: " + fn_name + ": output " +
+                           std::string(store_array(st.target)) + "[" + std::to_string(st.index) +
+                           "] is not scheduled");
   }
   os << "}\n";
   return os.str();
@@ -154,6 +173,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   }
   std::ostringstream os;
   std::vector<std::string> name(n);
+  const auto stores_of = stores_by_node(p);
   for (int s = 0; s < n_seg; ++s) {
     os << "DJ_NOINLINE void " << fn_name << "_s" << s << "(" << kParams
        << ", double* __restrict__ s) {\n"
@@ -182,12 +202,17 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       local[id] = 1;
       os << "  const double " << name[id] << " = " << expr << ";\n";
       if (slot[id] >= 0) os << "  s[" << slot[id] << "] = " << name[id] << ";\n";
+      for (size_t si : stores_of[id]) {
+        const Store& st = p.stores[si];
+        os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[id] << ";\n";
+      }
     }
-    for (const Store& st : p.stores) {
-      const bool here = seg[st.node] == s || (seg[st.node] < 0 && s == n_seg - 1);
-      if (!here) continue;
-      ensure(st.node);
-      os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[st.node] << ";\n";
+    if (s == n_seg - 1) {  // outputs that are constants or inputs
+      for (const Store& st : p.stores) {
+        if (seg[st.node] >= 0) continue;
+        ensure(st.node);
+        os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[st.node] << ";\n";
+      }
     }
     os << "}\n";
   }

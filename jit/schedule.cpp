@@ -93,8 +93,8 @@ int max_live_values(const ScalarProgram& program) {
     const Node& nd = g.node(program.order[i]);
     for (int k = 0; k < op_arity(nd.op); ++k) last_use[nd.operand(k)] = static_cast<int>(i);
   }
-  const int end = static_cast<int>(program.order.size());
-  for (const Store& s : program.stores) last_use[s.node] = end;
+  // Outputs are stored right after their definition (emit_element_function), so a store
+  // keeps nothing alive.
   std::vector<int> delta(program.order.size() + 2, 0);
   for (NodeId id : program.order) {
     const Node& nd = g.node(id);

@@ -18,8 +18,9 @@ std::string_view schedule_name(ScheduleKind kind);
 void schedule(ScalarProgram& program, ScheduleKind kind = ScheduleKind::DepthFirst);
 
 // The documented default when no tuning record exists. Measured on the Roe flux Jacobian
-// (sm_90, ptxas): node-major keeps W <= 3 free of spills, depth-first does for W >= 8;
-// W = 4 and 5 spill a little under both (tests/jit/lowering_test.cpp records it).
+// (sm_90, ptxas, outputs stored as soon as computed): node-major keeps W <= 3 free of spills
+// with the fewest registers, depth-first W = 4, 5 and 10; W = 6..9 spill 24-40 B under
+// depth-first and more under node-major (tests/jit/lowering_test.cpp checks 1..5 and 10).
 ScheduleKind default_schedule(int width);
 
 // Largest number of values live at once along the order (a register-pressure estimate).

@@ -176,10 +176,14 @@ TEST_CASE("NVRTC compiles every generated kernel to CUBIN for sm_80 and sm_90") 
     std::vector<int> widths;
   };
   const std::vector<Case> cases = {
-      {&roe, Mode::Jacobian, {1, 2, 5, 10}}, {&roe, Mode::Value, {0}},
-      {&spring, Mode::Hessian, {1, 3, 6}},   {&spring, Mode::Hvp, {2, 6}},
-      {&spring, Mode::Gradient, {3}},        {&rate, Mode::Jacobian, {1, 2, 4}},
-      {&rnd, Mode::Jacobian, {1, 4}},        {&rnd1, Mode::Hessian, {2}},
+      {&roe, Mode::Jacobian, {1, 2, 3, 4, 5, 10}},
+      {&roe, Mode::Value, {0}},
+      {&spring, Mode::Hessian, {1, 3, 6}},
+      {&spring, Mode::Hvp, {2, 6}},
+      {&spring, Mode::Gradient, {3}},
+      {&rate, Mode::Jacobian, {1, 2, 4}},
+      {&rnd, Mode::Jacobian, {1, 4}},
+      {&rnd1, Mode::Hessian, {2}},
   };
   int compiled = 0;
   for (const auto& c : cases) {
@@ -201,9 +205,10 @@ TEST_CASE("NVRTC compiles every generated kernel to CUBIN for sm_80 and sm_90") 
                                    << img.ptxas.stack_bytes << " B stack, max live "
                                    << lowered.max_live);
           }
-          if (c.k == &roe && arch == "sm_90" && (w <= 3 || w >= 8)) {
-            // Straight-line scalar code: nothing may go to local memory. (W = 4, 5 spill a
-            // little under both schedules: a known limit, see jit/schedule.h.)
+          if (c.k == &roe && arch == "sm_90") {
+            // Straight-line scalar code: nothing may go to local memory at the widths the
+            // tuner tries for a 10-input flux (1..5, 10). W = 6..9 (two unequal chunks) still
+            // spill 24-40 B: see jit/schedule.h.
             CHECK(img.ptxas.stack_bytes == 0);
             CHECK(img.ptxas.spill_store_bytes == 0);
           }
@@ -213,7 +218,7 @@ TEST_CASE("NVRTC compiles every generated kernel to CUBIN for sm_80 and sm_90") 
     }
   }
   MESSAGE(compiled << " kernels compiled");
-  CHECK(compiled == 2 * 2 * 17);
+  CHECK(compiled == 2 * 2 * 19);
 }
 
 TEST_CASE("long element functions are split into non-inlined pieces that NVRTC compiles") {

@@ -52,6 +52,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t107 = t13 * t106;
   const double t108 = t105 * t107;
   const double t122 = t105 * t108;
+  val[0] = t122;
   const double t55 = 0.5 / t53;
   const double t25 = t15 + t15;
   const double t57 = t25 * t55;
@@ -61,6 +62,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t126 = t105 * t110;
   const double t127 = t93 * t108;
   const double t128 = t126 + t127;
+  d1[0] = t128;
   const double t34 = t18 + t18;
   const double t58 = t34 * t55;
   const double t94 = t58 * t91;
@@ -68,6 +70,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t129 = t105 * t111;
   const double t130 = t94 * t108;
   const double t131 = t129 + t130;
+  d1[1] = t131;
   const double t45 = t20 + t20;
   const double t59 = t45 * t55;
   const double t95 = t59 * t91;
@@ -75,6 +78,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t132 = t105 * t112;
   const double t133 = t95 * t108;
   const double t134 = t132 + t133;
+  d1[2] = t134;
   const double t26 = -t15;
   const double t27 = t26 + t26;
   const double t60 = t27 * t55;
@@ -83,6 +87,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t135 = t105 * t113;
   const double t136 = t96 * t108;
   const double t137 = t135 + t136;
+  d1[3] = t137;
   const double t35 = -t18;
   const double t36 = t35 + t35;
   const double t61 = t36 * t55;
@@ -91,6 +96,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t138 = t105 * t114;
   const double t139 = t97 * t108;
   const double t140 = t138 + t139;
+  d1[4] = t140;
   const double t46 = -t20;
   const double t47 = t46 + t46;
   const double t62 = t47 * t55;
@@ -99,6 +105,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t141 = t105 * t115;
   const double t142 = t98 * t108;
   const double t143 = t141 + t142;
+  d1[5] = t143;
   const double t63 = t55 * t55;
   const double t64 = -t63;
   const double t65 = t64 / t53;
@@ -136,6 +143,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t148 = t92 * t110;
   const double t149 = t147 + t148;
   const double t150 = t146 + t149;
+  d2[0] = t150;
   const double t71 = t34 * t52;
   const double t72 = t65 * t71;
   const double t37 = t19 + t19;
@@ -150,6 +158,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t155 = t92 * t111;
   const double t156 = t154 + t155;
   const double t157 = t153 + t156;
+  d2[1] = t157;
   const double t75 = t45 * t52;
   const double t76 = t65 * t75;
   const double t48 = t21 + t21;
@@ -164,6 +173,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t162 = t92 * t112;
   const double t163 = t161 + t162;
   const double t164 = t160 + t163;
+  d2[2] = t164;
   const double t79 = t27 * t52;
   const double t80 = t65 * t79;
   const double t29 = -t16;
@@ -179,6 +189,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t169 = t92 * t113;
   const double t170 = t168 + t169;
   const double t171 = t167 + t170;
+  d2[3] = t171;
   const double t83 = t36 * t52;
   const double t84 = t65 * t83;
   const double t38 = -t19;
@@ -194,6 +205,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t176 = t92 * t114;
   const double t177 = t175 + t176;
   const double t178 = t174 + t177;
+  d2[4] = t178;
   const double t87 = t47 * t52;
   const double t88 = t65 * t87;
   const double t49 = -t21;
@@ -209,18 +221,6 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_c0(const double* __restrict__ x, const dou
   const double t183 = t92 * t115;
   const double t184 = t182 + t183;
   const double t185 = t181 + t184;
-  val[0] = t122;
-  d1[0] = t128;
-  d1[1] = t131;
-  d1[2] = t134;
-  d1[3] = t137;
-  d1[4] = t140;
-  d1[5] = t143;
-  d2[0] = t150;
-  d2[1] = t157;
-  d2[2] = t164;
-  d2[3] = t171;
-  d2[4] = t178;
   d2[5] = t185;
 }
 

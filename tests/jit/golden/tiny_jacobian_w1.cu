@@ -34,8 +34,10 @@ DJ_FN void dj_tiny_jacobian_w1_t1_b128_nm_c0(const double* __restrict__ x, const
   const double t3 = p[0];
   const double t4 = u[0];
   const double t5 = sin(t2);
+  d1[0] = t5;
   const double t6 = t0 * t5;
   const double t7 = t3 + t6;
+  val[0] = t7;
   const double t8 = t0 * t0;
   const double t9 = t0 + t0;
   const double t10 = t4 + t8;
@@ -43,10 +45,8 @@ DJ_FN void dj_tiny_jacobian_w1_t1_b128_nm_c0(const double* __restrict__ x, const
   const double t13 = 0.5 / t11;
   const double t14 = t9 * t13;
   const double t15 = t2 * t11;
-  const double t16 = t2 * t14;
-  val[0] = t7;
   val[1] = t15;
-  d1[0] = t5;
+  const double t16 = t2 * t14;
   d1[2] = t16;
 }
 
@@ -59,10 +59,10 @@ DJ_FN void dj_tiny_jacobian_w1_t1_b128_nm_c1(const double* __restrict__ x, const
   const double t4 = u[0];
   const double t6 = cos(t1);
   const double t8 = t0 * t6;
+  d1[1] = t8;
   const double t10 = t0 * t0;
   const double t11 = t4 + t10;
   const double t12 = sqrt(t11);
-  d1[1] = t8;
   d1[3] = t12;
 }
 
