@@ -71,16 +71,40 @@ std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& op
 }
 
 template <class OffT>
-void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& options,
-                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
-  const auto& off_pattern = p.off_pattern();
-  auto lowered = fused_kernels(p, options, std::is_same_v<OffT, float>, /*gpu=*/false);
-  size_t next = 0;
+HostAssembly<OffT>::HostAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+  auto lowered = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
     if (t.energy) continue;
-    const cpu::CpuKernel ck(std::move(lowered[next++]));
-    const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
+    kernels_.push_back(std::make_unique<cpu::CpuKernel>(std::move(lowered[terms_.size()])));
+    terms_.push_back(ti);
+    incidence_.push_back(o.strategy == jit::AssemblyStrategy::GatherByColumn
+                             ? mesh::build_incidence(p.n_nodes(), t.elements)
+                             : mesh::Incidence{});
+  }
+}
+
+template <class OffT>
+void HostAssembly<OffT>::run(std::span<const double> state, std::vector<double>& residual,
+                             mesh::SplitBlockCsr<OffT>& jacobian) const {
+  Problem& p = problem_;  // off_pattern() is built on first use
+  const int64_t B = p.block_size(), n = p.n_nodes();
+  const auto expect = [&](const char* what, size_t got, size_t want) {
+    if (got != want) {
+      throw ProblemError("HostAssembly: " + std::string(what) + " has " + std::to_string(got) +
+                         " values, expected " + std::to_string(want));
+    }
+  };
+  expect("state", state.size(), n * B);
+  expect("residual", residual.size(), n * B);
+  if (options_.jacobian) {
+    expect("Jacobian diagonal", jacobian.diag.size(), n * B * B);
+    expect("Jacobian off-diagonal", jacobian.off.values.size(), p.off_pattern().n_blocks() * B * B);
+  }
+  for (size_t i = 0; i < terms_.size(); ++i) {
+    const size_t ti = terms_[i];
+    const Term& t = p.term(ti);
+    const mesh::Incidence& inc = incidence_[i];
     jit::LaunchArgs a;
     a.n_elements = t.elements.size();
     a.conn = t.elements.conn.data();
@@ -91,13 +115,22 @@ void assemble_on_host(Problem& p, std::span<const double> state, const FusedOpti
     a.residual = residual.data();
     a.diag = jacobian.diag.data();
     a.off = jacobian.off.values.data();
-    a.slots = off_pattern.element_slots(ti).data();
-    a.inc_ptr = inc.ptr.data();
-    a.inc_element = inc.element.data();
-    a.inc_vertex = inc.local_vertex.data();
-    a.n_nodes = p.n_nodes();
-    ck.run(a);
+    a.slots = p.off_pattern().element_slots(ti).data();
+    a.inc_ptr = inc.ptr.empty() ? nullptr : inc.ptr.data();
+    a.inc_element = inc.element.empty() ? nullptr : inc.element.data();
+    a.inc_vertex = inc.local_vertex.empty() ? nullptr : inc.local_vertex.data();
+    a.n_nodes = n;
+    kernels_[i]->run(a);
   }
+}
+
+template class HostAssembly<float>;
+template class HostAssembly<double>;
+
+template <class OffT>
+void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& options,
+                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
+  HostAssembly<OffT>(p, options).run(state, residual, jacobian);
 }
 
 template void assemble_on_host<float>(Problem&, std::span<const double>, const FusedOptions&,

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "backends/assembly/problem.h"
+#include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/mesh/incidence.h"
 
@@ -40,7 +41,26 @@ bool off_blocks_single_writer(Problem& p);
 std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& o, bool off_single,
                                               bool gpu);
 
-// Host: adds into `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
+// Host: the kernels are compiled (or loaded) and the incidence built once, so repeated
+// assemblies (Newton steps, autotuning) pay for the assembly alone. run() adds into
+// `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
+template <class OffT>
+class HostAssembly {
+ public:
+  HostAssembly(Problem& p, const FusedOptions& o);
+  void run(std::span<const double> state, std::vector<double>& residual,
+           mesh::SplitBlockCsr<OffT>& jacobian) const;
+  const std::vector<std::unique_ptr<cpu::CpuKernel>>& kernels() const { return kernels_; }
+
+ private:
+  Problem& problem_;
+  FusedOptions options_;
+  std::vector<size_t> terms_;  // vector-output terms
+  std::vector<std::unique_ptr<cpu::CpuKernel>> kernels_;
+  std::vector<mesh::Incidence> incidence_;  // per term, gather by column only
+};
+
+// One host assembly (a HostAssembly built and run once).
 template <class OffT>
 void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,
                       std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian);

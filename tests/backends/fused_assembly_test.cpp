@@ -94,6 +94,35 @@ TEST_CASE("host fused assembly equals the serial assembly, both strategies, fp32
   CHECK(max_rel(r, ref_r) < 1e-12);
 }
 
+TEST_CASE("a HostAssembly reused over states equals fresh assemblies; wrong sizes throw") {
+  Problem p = roe_edges(30, 120, 45);
+  for (auto strategy : {AssemblyStrategy::ScatterAtomic, AssemblyStrategy::GatherByColumn}) {
+    CAPTURE(jit::assembly_name(strategy));
+    FusedOptions o;
+    o.strategy = strategy;
+    const assembly::HostAssembly<double> host(p, o);
+    for (uint64_t seed : {46, 47}) {
+      const auto q = roe_state(30, seed);
+      const auto ref = p.jacobian_split<double>(q);
+      std::vector<double> r(q.size(), 0.0);
+      auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
+      host.run(q, r, j);
+      CHECK(max_rel(r, p.residual(q)) < 1e-12);
+      CHECK(max_rel(j.diag, ref.diag) < 1e-12);
+      CHECK(max_rel(j.off.values, ref.off.values) < 1e-12);
+    }
+    std::vector<double> short_state(10, 1.0), r(150, 0.0);
+    auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
+    CHECK_THROWS_WITH_AS(host.run(short_state, r, j),
+                         doctest::Contains("state has 10 values, expected 150"),
+                         assembly::ProblemError);
+    const auto q = roe_state(30, 48);
+    std::vector<double> r_short(5, 0.0);
+    CHECK_THROWS_WITH_AS(host.run(q, r_short, j), doctest::Contains("residual has 5 values"),
+                         assembly::ProblemError);
+  }
+}
+
 TEST_CASE("gather-by-column is bit-identical across runs and thread counts") {
   Problem p = roe_edges(60, 300, 43);
   const auto q = roe_state(60, 44);
