@@ -1,5 +1,5 @@
 // `dualjit bench PROBLEM`: the configuration a run uses (tuned, if recorded) against the
-// heuristic default, on the same problem and device.
+// heuristic default and the problem's registered baselines, on the same problem and device.
 #include "tools/command_support.h"
 #include "tools/commands.h"
 
@@ -8,8 +8,9 @@ namespace dualjit::tools {
 int bench(int argc, char** argv) {
   Args args("bench", "PROBLEM [options]",
             "Times the configuration a run would use (explicit options, else the tuning record,\n"
-            "else the heuristic) against the heuristic default, checks both, and prints the\n"
-            "speed-up.");
+            "else the heuristic) against the heuristic default and the problem's registered\n"
+            "baselines (other implementations of the same outputs), checks each, and prints\n"
+            "the speed-up over the heuristic default.");
   args.positionals("PROBLEM", "a registered problem", 1, 1)
       .option("--size", "N", "problem size (default: the problem's GPU or CPU size)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)")
@@ -29,30 +30,38 @@ int bench(int argc, char** argv) {
   const tuning::TuningCandidate heuristic = instance->heuristic(mode, target);
 
   struct Row {
-    std::string name;
+    std::string name;  // source column
     jit::TuningConfig config;
+    std::string baseline;  // non-empty: a registered baseline, not a configuration
   };
-  std::vector<Row> rows = {{"heuristic default", heuristic.config}};
+  std::vector<Row> rows = {{"heuristic default", heuristic.config, ""}};
   if (chosen.config != heuristic.config) {
-    rows.push_back({std::string(tuning::choice_source_name(chosen.source)), chosen.config});
+    rows.push_back({std::string(tuning::choice_source_name(chosen.source)), chosen.config, ""});
+  }
+  std::string baseline_notes;
+  for (const BaselineInfo& b : instance->baselines(mode, target)) {
+    rows.push_back({"baseline", {}, b.name});
+    baseline_notes += "  " + b.name + ": " + b.description + "\n";
   }
   Table t({"configuration", "source", "ms", "GB/s", "speed-up", "check"});
   Json jr = Json::array();
   double base_ms = -1;
   bool all_ok = true;
   for (const Row& r : rows) {
-    auto run = instance->prepare(mode, r.config, target);
+    auto run = r.baseline.empty() ? instance->prepare(mode, r.config, target)
+                                  : instance->prepare_baseline(r.baseline, mode, target);
+    const std::string what = r.baseline.empty() ? jit::format_config(r.config) : r.baseline;
     const double ms = time_run(*run, target, target == Target::Cuda ? 3 : 1, repeats);
     const double gbps = run->stats().bytes / (ms * 1e-3) / 1e9;
     if (base_ms < 0) base_ms = ms;
     Json jc = Json::array();
     const bool ok = checks_pass(run->check(32), nullptr, &jc);
     all_ok = all_ok && ok;
-    t.row({jit::format_config(r.config), r.name, ms_text(ms), fmt("%.1f", gbps),
-           fmt("%.2fx", base_ms / ms), ok ? "ok" : "FAILED"});
+    t.row({what, r.name, ms_text(ms), fmt("%.1f", gbps), fmt("%.2fx", base_ms / ms),
+           ok ? "ok" : "FAILED"});
     jr.push(Json::object()
                 .set("source", r.name)
-                .set("config", jit::format_config(r.config))
+                .set("config", what)
                 .set("ms", ms)
                 .set("gbps", gbps)
                 .set("speedup", base_ms / ms)
@@ -63,6 +72,7 @@ int bench(int argc, char** argv) {
           target == Target::Cuda ? "the GPU" : ("the CPU backend (" + why_cpu + ")").c_str(),
           instance->summary().c_str());
   text += t.str();
+  if (!baseline_notes.empty()) text += "baselines:\n" + baseline_notes;
   if (chosen.source == tuning::ChoiceSource::Heuristic) {
     text +=
         "no tuning record for this problem, mode, device and size bucket: run 'dualjit "

@@ -205,6 +205,25 @@ TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pi
   CHECK(!db.list().at(0).pinned);
 }
 
+TEST_CASE("bench times and checks the registered baselines beside the configurations") {
+  TempCacheDir dir;
+  const auto b = run_tool(
+      dir.path(), {"bench", "--cpu", "cfd-roe", "--size", "3000", "--repeats", "2", "--json"});
+  INFO(b.out, b.err);
+  REQUIRE(b.rc == 0);
+  CHECK(contains(b.out, "\"source\":\"heuristic default\""));
+  CHECK(contains(b.out, "\"source\":\"baseline\""));
+  CHECK(contains(b.out, "\"config\":\"two-pass\""));
+  CHECK(!contains(b.out, "\"ok\":false"));
+  const auto t = run_tool(dir.path(), {"bench", "--cpu", "cfd-roe", "--size", "3000", "--repeats",
+                                       "1", "--mode", "value"});
+  INFO(t.out, t.err);
+  REQUIRE(t.rc == 0);
+  CHECK(contains(t.out, "two-pass"));
+  CHECK(contains(t.out, "baselines:"));
+  CHECK(!contains(t.out, "FAILED"));
+}
+
 TEST_CASE("bad arguments are usage errors (exit 2); runtime failures exit 1") {
   TempCacheDir dir;
   const std::vector<std::vector<std::string>> usage_errors = {

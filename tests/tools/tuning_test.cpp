@@ -8,6 +8,7 @@
 #include "backends/tuning/fused_config.h"
 #include "backends/tuning/tuned_choice.h"
 #include "tools/cli_args.h"
+#include "tools/problems/builtin_problems.h"
 #include "tools/tool_runner.h"
 
 using namespace dualjit;
@@ -190,4 +191,27 @@ TEST_CASE("sizes and counts on the command line") {
   CHECK(tools::parse_count("6M") == 6'000'000);
   CHECK(tools::parse_count("100k") == 100'000);
   CHECK_THROWS_AS(tools::parse_count("1.5"), tools::UsageError);
+}
+
+TEST_CASE("a problem's baselines: listed, prepared by name and checked; unknown names rejected") {
+  using namespace dualjit;
+  tools::register_builtin_problems();
+  auto roe = tools::find_problem("cfd-roe").build(300);
+  const auto list = roe->baselines(Mode::Jacobian, tools::Target::Cpu);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].name == "two-pass");
+  auto run = roe->prepare_baseline("two-pass", Mode::Jacobian, tools::Target::Cpu);
+  run->run();
+  const auto checks = run->check(40);
+  CHECK(checks.size() == 3);
+  for (const auto& c : checks) {
+    CAPTURE(c.what);
+    CHECK(c.ok());
+  }
+  CHECK_THROWS_WITH_AS(roe->prepare_baseline("nope", Mode::Jacobian, tools::Target::Cpu),
+                       doctest::Contains("known: two-pass"), std::invalid_argument);
+  auto spring = tools::find_problem("spring").build(100);
+  CHECK(spring->baselines(Mode::Hessian, tools::Target::Cpu).empty());
+  CHECK_THROWS_WITH_AS(spring->prepare_baseline("two-pass", Mode::Hessian, tools::Target::Cpu),
+                       doctest::Contains("none registered"), std::invalid_argument);
 }

@@ -1,9 +1,12 @@
 // cfd-roe: the Euler residual (Roe flux on interior edges, Roe far-field at boundary nodes)
 // and its FUN3D-style Jacobian (Adiag fp64, Aoff fp32) on a box of tetrahedra, assembled in
-// place: assembly::DeviceAssembly on a GPU, assembly::assemble_on_host on the CPU.
+// place: assembly::DeviceAssembly on a GPU, assembly::HostAssembly on the CPU. Baseline for
+// `dualjit bench`: the two-pass path (element Jacobians to memory, then assembly by gather:
+// assembly::DeviceProblem on a GPU, the serial host Problem on the CPU).
 #include <algorithm>
 #include <cmath>
 
+#include "backends/assembly/device_problem.h"
 #include "backends/assembly/fused_assembly.h"
 #include "backends/mesh/incidence.h"
 #include "backends/tuning/tuned_choice.h"
@@ -20,9 +23,12 @@ using Split = mesh::SplitBlockCsr<float>;
 
 class RoeInstance;
 
+constexpr const char* kTwoPass = "two-pass";
+
 class RoeRun : public ProblemRun {
  public:
-  RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target);
+  enum class Path { Fused, TwoPass };
+  RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, Path path = Path::Fused);
   void run() override;
   RunStats stats() const override { return stats_; }
   std::vector<CheckResult> check(int samples) override;
@@ -30,8 +36,10 @@ class RoeRun : public ProblemRun {
  private:
   RoeInstance& p_;
   assembly::FusedOptions o_;
+  Path path_;
   std::unique_ptr<assembly::DeviceAssembly<float>> device_;
-  std::vector<std::unique_ptr<cpu::CpuKernel>> host_kernels_;  // keeps the host code loaded
+  std::unique_ptr<assembly::DeviceProblem> two_pass_;  // GPU baseline
+  std::unique_ptr<assembly::HostAssembly<float>> host_;
   std::vector<double> residual_;
   std::unique_ptr<Split> jacobian_;
   RunStats stats_;
@@ -83,6 +91,19 @@ class RoeInstance : public ProblemInstance {
     o.jacobian = mode == Mode::Jacobian;
     return std::make_unique<RoeRun>(*this, o, target);
   }
+  std::vector<BaselineInfo> baselines(Mode, Target target) const override {
+    return {{kTwoPass, target == Target::Cuda
+                           ? "element Jacobians to memory, then deterministic gather into an "
+                             "fp64 BSR (DeviceProblem)"
+                           : "host Problem: element Jacobians, then serial assembly (fp32 Aoff)"}};
+  }
+  std::unique_ptr<ProblemRun> prepare_baseline(const std::string& name, Mode mode,
+                                               Target target) override {
+    if (name != kTwoPass) return ProblemInstance::prepare_baseline(name, mode, target);
+    assembly::FusedOptions o;
+    o.jacobian = mode == Mode::Jacobian;
+    return std::make_unique<RoeRun>(*this, o, target, RoeRun::Path::TwoPass);
+  }
 
   assembly::Problem& problem() { return *problem_; }
   const std::vector<double>& state() const { return state_; }
@@ -98,7 +119,8 @@ class RoeInstance : public ProblemInstance {
   std::vector<double> state_;
 };
 
-RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target) : p_(p), o_(o) {
+RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, Path path)
+    : p_(p), o_(o), path_(path) {
   assembly::Problem& prob = p.problem();
   const int64_t n_nodes = prob.n_nodes(), n_edges = p.n_elements();
   const int64_t n_off = prob.off_pattern().n_blocks();
@@ -107,6 +129,18 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target) :
   stats_.bytes = n_nodes * kBlock * 8.0 + n_edges * (2 * 4 + 3 * 8.0) +
                  p.far_nodes() * (4 + 3 * 8.0) + n_nodes * kBlock * 8.0;
   if (o.jacobian) stats_.bytes += n_nodes * kBlock * kBlock * 8.0 + n_off * kBlock * kBlock * 4.0;
+  if (path == Path::TwoPass) {
+    stats_.kernels = "two-pass";
+    if (target == Target::Cuda) {
+      two_pass_ = std::make_unique<assembly::DeviceProblem>(prob);
+      two_pass_->set_state(p.state());
+      run();  // compiles or loads the element and gather kernels now
+      cuda::check_last("two-pass assembly");
+    }
+    residual_.assign(n_nodes * kBlock, 0.0);
+    jacobian_ = std::make_unique<Split>(Split::zeros(prob.off_pattern(), kBlock, kBlock));
+    return;
+  }
   if (target == Target::Cuda) {
     device_ = std::make_unique<assembly::DeviceAssembly<float>>(prob, o);
     device_->set_state(p.state());
@@ -120,11 +154,10 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target) :
     return;
   }
   // Compile or load the host code now, so that run() times the assembly alone.
-  for (jit::LoweredKernel& l :
-       p.lower(o.jacobian ? Mode::Jacobian : Mode::Value, tuning::fused_config(o), Target::Cpu)) {
-    stats_.kernels += (stats_.kernels.empty() ? "" : ", ") + l.symbol;
-    host_kernels_.push_back(std::make_unique<cpu::CpuKernel>(std::move(l)));
-    stats_.compiled_now = stats_.compiled_now || host_kernels_.back()->compiled_now();
+  host_ = std::make_unique<assembly::HostAssembly<float>>(prob, o);
+  for (const auto& k : host_->kernels()) {
+    stats_.kernels += (stats_.kernels.empty() ? "" : ", ") + k->lowered().symbol;
+    stats_.compiled_now = stats_.compiled_now || k->compiled_now();
   }
   residual_.assign(n_nodes * kBlock, 0.0);
   jacobian_ = std::make_unique<Split>(Split::zeros(prob.off_pattern(), kBlock, kBlock));
@@ -135,9 +168,44 @@ void RoeRun::run() {
     device_->run();
     return;
   }
+  if (two_pass_) {
+    two_pass_->run_residual();
+    if (o_.jacobian) two_pass_->run_jacobian();
+    return;
+  }
+  if (path_ == Path::TwoPass) {
+    residual_ = p_.problem().residual(p_.state());
+    if (o_.jacobian) *jacobian_ = p_.problem().jacobian_split<float>(p_.state());
+    return;
+  }
   std::fill(residual_.begin(), residual_.end(), 0.0);
   if (o_.jacobian) jacobian_->set_zero();
-  assembly::assemble_on_host<float>(p_.problem(), p_.state(), o_, residual_, *jacobian_);
+  host_->run(p_.state(), residual_, *jacobian_);
+}
+
+// A general block-CSR matrix (diagonal blocks in the pattern) as Adiag (fp64) + Aoff (fp32)
+// over the problem's off-diagonal pattern.
+Split split_of(const mesh::BlockCsr<double>& m, assembly::Problem& prob) {
+  Split out = Split::zeros(prob.off_pattern(), kBlock, kBlock);
+  const mesh::BlockPattern& pat = *m.pattern;
+  const int BB = kBlock * kBlock;
+  for (int64_t row = 0; row < pat.n_nodes(); ++row) {
+    for (int64_t q = pat.row_ptr()[row]; q < pat.row_ptr()[row + 1]; ++q) {
+      const int64_t col = pat.col_idx()[q];
+      const double* blk = m.values.data() + q * BB;
+      if (col == row) {
+        std::copy(blk, blk + BB, out.diag.data() + row * BB);
+        continue;
+      }
+      const int64_t slot = out.pattern().find(row, col);
+      if (slot < 0) {
+        throw std::logic_error("two-pass Jacobian: block (" + std::to_string(row) + ", " +
+                               std::to_string(col) + ") is not in the off-diagonal pattern");
+      }
+      std::copy(blk, blk + BB, out.off.values.data() + slot * BB);
+    }
+  }
+  return out;
 }
 
 // Sampled rows against the reference evaluator: for node i, its residual row and every block
@@ -152,6 +220,16 @@ std::vector<CheckResult> RoeRun::check(int samples) {
     residual = device_->residual();
     if (o_.jacobian) {
       device_jacobian = std::make_unique<Split>(device_->jacobian());
+      jac = device_jacobian.get();
+    }
+  }
+  if (two_pass_) {
+    // Runs once more through the Problem API on the GPU (run, wait, download); the general
+    // BSR is split into Adiag and Aoff for the comparison.
+    cuda::check_last("two-pass assembly");
+    residual = two_pass_->residual(p_.state());
+    if (o_.jacobian) {
+      device_jacobian = std::make_unique<Split>(split_of(two_pass_->jacobian(p_.state()), prob));
       jac = device_jacobian.get();
     }
   }

@@ -25,6 +25,21 @@ Registry& registry() {
 
 }  // namespace
 
+std::vector<BaselineInfo> ProblemInstance::baselines(Mode, Target) const {
+  return {};
+}
+
+std::unique_ptr<ProblemRun> ProblemInstance::prepare_baseline(const std::string& name, Mode mode,
+                                                              Target target) {
+  std::string known;
+  for (const BaselineInfo& b : baselines(mode, target))
+    known += (known.empty() ? "" : ", ") + b.name;
+  throw std::invalid_argument("no baseline '" + name + "' for mode " +
+                              std::string(mode_name(mode)) + " on " +
+                              std::string(tuning::target_name(target)) +
+                              (known.empty() ? " (none registered)" : " (known: " + known + ")"));
+}
+
 void register_problem(ProblemRecipe recipe) {
   if (recipe.name.empty()) throw std::invalid_argument("register_problem: empty problem name");
   if (recipe.modes.empty() || !recipe.build) {

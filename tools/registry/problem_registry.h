@@ -38,6 +38,11 @@ struct CheckResult {
   bool ok() const { return checked > 0 && worst <= tolerance; }
 };
 
+struct BaselineInfo {
+  std::string name;         // short, shown in the configuration column
+  std::string description;  // one line: what it computes and how
+};
+
 // One configuration of a built problem, compiled (or loaded) and ready to run repeatedly.
 class ProblemRun {
  public:
@@ -66,6 +71,12 @@ class ProblemInstance {
   // Compiles or loads the kernels and allocates what a run needs; throws naming the kernel.
   virtual std::unique_ptr<ProblemRun> prepare(Mode mode, const jit::TuningConfig& config,
                                               Target target) = 0;
+  // Other implementations of the same outputs that `dualjit bench` times and checks beside the
+  // generated configurations (e.g. a two-pass or hand-written path); none by default.
+  virtual std::vector<BaselineInfo> baselines(Mode mode, Target target) const;
+  // Throws std::invalid_argument for a name baselines() does not list.
+  virtual std::unique_ptr<ProblemRun> prepare_baseline(const std::string& name, Mode mode,
+                                                       Target target);
 };
 
 struct ProblemRecipe {
