@@ -77,21 +77,28 @@ int main(int argc, char** argv) {
       bool jac, staged, pre_reduce;
       int w, t, b, min_blocks;
     };
+    // The paper's layouts (width x threads per edge: 1x10, 1x5, 1x2, 5x2, 10x1) are rows
+    // 2, 5, 8, 9 and 10; min_blocks > 0 caps registers at 65536 / (threads * min_blocks).
     std::vector<Case> cases = {
         {S::ScatterAtomic, true, false, false, 5, 2, 64, 0},   // 0: plain atomics
         {S::GatherByColumn, true, false, false, 5, 1, 64, 0},  // 1: atomic-free
-        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},    // 2..: staged
+        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},    // 2..: staged; 5x2
         {S::ScatterAtomic, true, true, true, 5, 2, 64, 0},
         {S::ScatterAtomic, true, true, false, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 5, 1, 32, 0},
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 10, 1, 64, 0},
+        {S::ScatterAtomic, true, true, false, 10, 1, 64, 0},  // 10x1
         {S::ScatterAtomic, true, true, true, 10, 1, 32, 0},
-        {S::ScatterAtomic, true, true, true, 10, 1, 96, 0},
-        {S::ScatterAtomic, true, true, true, 2, 5, 32, 0},
-        {S::ScatterAtomic, true, true, true, 1, 10, 32, 0},
-        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},  // 13..: residual only
+        {S::ScatterAtomic, true, true, false, 2, 5, 32, 0},
+        {S::ScatterAtomic, true, true, false, 1, 10, 32, 0},  // 1x10
+        {S::ScatterAtomic, true, true, false, 1, 5, 32, 0},   // 1x5
+        {S::ScatterAtomic, true, true, false, 1, 2, 64, 0},   // 1x2
+        {S::ScatterAtomic, true, true, false, 10, 1, 64, 5},  // 11..: register caps
+        {S::ScatterAtomic, true, true, false, 10, 1, 64, 6},
+        {S::ScatterAtomic, true, true, false, 10, 1, 64, 7},
+        {S::ScatterAtomic, true, true, false, 10, 1, 32, 12},
+        {S::ScatterAtomic, true, true, false, 5, 1, 64, 6},
+        {S::ScatterAtomic, true, true, false, 5, 1, 64, 7},
+        {S::ScatterAtomic, true, true, false, 5, 2, 32, 7},
+        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},  // 18..: residual only
         {S::ScatterAtomic, false, true, false, 0, 1, 128, 0},
         {S::ScatterAtomic, false, true, true, 0, 1, 128, 0},
         {S::GatherByColumn, false, false, false, 0, 1, 128, 0},

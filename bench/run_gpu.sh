@@ -33,7 +33,7 @@ for run in cold warm; do
   echo "demo $run rc=$? wall $(python3 -c "import time; print(round(time.time() - $start, 2))") s" | tee -a "$out/demo_$run.log"
 done
 cat "$out/demo_warm.log"
-./build-gpu/tools/dualjit autotune cfd-roe --size "$edges" --budget 150 > "$out/autotune.log" 2>&1; echo "autotune rc=$?" >> "$out/autotune.log"
+./build-gpu/tools/dualjit autotune cfd-roe --size "$edges" --budget "${AUTOTUNE_BUDGET:-150}" > "$out/autotune.log" 2>&1; echo "autotune rc=$?" >> "$out/autotune.log"
 grep -v "^\[" "$out/autotune.log" | tail -45
 ./build-gpu/tools/dualjit bench cfd-roe --size "$edges" 2>&1 | tee "$out/bench_cli.log" | tail -12
 ./build-gpu/tools/dualjit info 2>&1 | tee "$out/info.log" | head -20
