@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -217,9 +218,15 @@ PtxasReport parse_ptxas_report(const std::string& log, const std::string& kernel
   return report;
 }
 
+void disable_nvrtc_cache() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0); });
+}
+
 CompiledImage nvrtc_compile(const std::string& kernel_name, const std::string& source,
                             const CompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  disable_nvrtc_cache();
   CompiledImage out;
   out.kernel_name = kernel_name;
   out.arch = resolve_arch(options.arch, kernel_name);

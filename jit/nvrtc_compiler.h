@@ -55,6 +55,13 @@ class CompileError : public std::runtime_error {
   std::string log_;
 };
 
+// With a driver present, NVRTC serves CUBINs from the driver's compute cache, and then ptxas
+// does not run and prints no report: registers and spills would go missing from a kernel's
+// metadata (seen on an H100 on a second run). dualjit keeps its own cache, so this sets
+// CUDA_CACHE_DISABLE=1 for the process unless the user set it. The driver reads it at cuInit:
+// nvrtc_compile and the CUDA backend's driver start call it first.
+void disable_nvrtc_cache();
+
 // Throws CompileError on failure and std::invalid_argument on a malformed arch/opt_level.
 CompiledImage nvrtc_compile(const std::string& kernel_name, const std::string& source,
                             const CompileOptions& options);

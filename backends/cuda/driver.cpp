@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "jit/nvrtc_compiler.h"
+
 namespace dualjit::cuda {
 namespace {
 
@@ -228,6 +230,7 @@ void load(Loader& l) {
     return fail(CUDA_ERROR_NOT_FOUND,
                 "libcuda.so.1 has no entry point " + missing + " (driver older than required?)");
   const Api& a = l.api;
+  jit::disable_nvrtc_cache();  // before cuInit, which reads it (see jit/nvrtc_compiler.h)
   if (CUresult r = a.init(0); r != CUDA_SUCCESS) return fail(r, "cuInit failed: " + error_text(r));
   if (CUresult r = a.driver_get_version(&l.version); r != CUDA_SUCCESS)
     return fail(r, "cuDriverGetVersion failed: " + error_text(r));
