@@ -80,6 +80,12 @@ std::string definition(const Graph& g, NodeId id, const std::vector<std::string>
   return c_expression(n.op, arg(n.a), arg(n.b), arg(n.c));
 }
 
+// One output store statement: `val[3] = t42;`.
+std::string store_statement(const Store& st, const std::string& value) {
+  return "  " + std::string(store_array(st.target)) + "[" + std::to_string(st.index) +
+         "] = " + value + ";\n";
+}
+
 // Indices into p.stores per node, in output order.
 std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   std::vector<std::vector<size_t>> out(p.graph->size());
@@ -106,8 +112,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
     }
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
-      const Store& st = p.stores[si];
-      os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[id] << ";\n";
+      os << store_statement(p.stores[si], name[id]);
       stored[si] = 1;
     }
   }
@@ -203,15 +208,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       os << "  const double " << name[id] << " = " << expr << ";\n";
       if (slot[id] >= 0) os << "  s[" << slot[id] << "] = " << name[id] << ";\n";
       for (size_t si : stores_of[id]) {
-        const Store& st = p.stores[si];
-        os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[id] << ";\n";
+        os << store_statement(p.stores[si], name[id]);
       }
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {
         if (seg[st.node] >= 0) continue;
         ensure(st.node);
-        os << "  " << store_array(st.target) << '[' << st.index << "] = " << name[st.node] << ";\n";
+        os << store_statement(st, name[st.node]);
       }
     }
     os << "}\n";
