@@ -23,8 +23,11 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
     plan.chunks.push_back(c);
     return plan;
   }
-  for (int start = 0; start < n; start += w) {
-    const int end = std::min(n, start + w);
+  // ceil(n/W) chunks of equal size where n allows (10 directions at W = 6..9: 5 + 5, not
+  // 6 + 4): the largest chunk sets the register demand, so uneven chunks only add to it.
+  const int n_chunks = (n + w - 1) / w;
+  for (int k = 0, start = 0; k < n_chunks; ++k) {
+    const int end = start + n / n_chunks + (k < n % n_chunks ? 1 : 0);
     Chunk c;
     c.writes_values = start == 0;
     switch (mode) {
@@ -60,6 +63,7 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
         break;
     }
     plan.chunks.push_back(std::move(c));
+    start = end;
   }
   return plan;
 }

@@ -1,5 +1,5 @@
 // Which derivatives each chunk of an element computes. The n input directions are split
-// into chunks of width W; a chunk carries first-order directions (seeds) and, for second
+// into ceil(n/W) chunks of at most W, as equal as n allows; a chunk carries first-order directions (seeds) and, for second
 // order, the pairs of them whose second derivative it needs.
 #pragma once
 
@@ -38,8 +38,8 @@ struct DerivativePlan {
   std::vector<Chunk> chunks;
 };
 
-// W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: chunk c computes
-// rows [cW, cW + W) of the upper triangle and so needs the tangents of directions >= cW.
+// W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: a chunk computes
+// rows [r0, r1) of the upper triangle and so needs the tangents of directions >= r0.
 // For HVPs chunk c computes (Hv)_j and g_j for its j's, with v as one extra direction.
 DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width);
 

@@ -243,13 +243,13 @@ struct StagedUnit {
   bool diag() const { return !block || va == vb; }
 };
 
-// Write-out of the staged results: warp w takes a contiguous run of the block's elements and
-// lane q entry q of each unit, so a warp writes one whole block per unit and step (coalesced)
-// with warp-uniform control and no index division. Diagonal and residual units keep a running
-// sum while consecutive elements hit the same node (elements sorted by that vertex: one
-// atomic per run) when pre-reducing.
-std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
-                             const std::vector<StagedUnit>& units, int d1_stride, int out_stride) {
+// Write-out with pre-reduction: warp w takes a contiguous run of the block's elements and
+// lane q entry q of each unit, so a warp writes one whole block per unit and step (coalesced).
+// Diagonal and residual units keep a running sum while consecutive elements hit the same node
+// (elements sorted by that vertex): one atomic per run.
+std::string staged_write_out_runs(const DriverSpec& s, const AssemblySpec& a,
+                                  const std::vector<StagedUnit>& units, int d1_stride,
+                                  int out_stride) {
   const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
   const int warps = s.layout.block_threads() / 32;
   const int width = a.jacobian ? BB : B;  // entries a lane sweeps
@@ -322,6 +322,70 @@ std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
   }
   os << "    }\n  }\n";
   return os.str();
+}
+
+// Write-out without pre-reduction: thread i of the block takes entries i, i + threads, ...
+// of the flattened (element, entry) range, so every lane is busy (a 5x5 block has 25
+// entries: one element per warp and step left 7 of 32 lanes idle), a warp still writes
+// consecutive entries of at most two blocks (coalesced), and the unrolled loop keeps several
+// independent shared loads and atomics in flight: at 8 warps per SM the write-out is bound by
+// latency, not by bandwidth.
+std::string staged_write_out_flat(const DriverSpec& s, const AssemblySpec& a,
+                                  const std::vector<StagedUnit>& units, int d1_stride,
+                                  int out_stride) {
+  const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
+  const int tb = s.layout.block_threads();
+  std::ostringstream os;
+  const auto loop = [&](bool blocks) {
+    const int width = blocks ? BB : B;
+    std::ostringstream body;
+    for (const StagedUnit& u : units) {
+      if (u.block != blocks) continue;
+      const std::string src =
+          u.block ? "dj_d1[f * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
+                        " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) +
+                        " + col]"
+                  : "dj_val[f * " + std::to_string(out_stride) + " + " +
+                        std::to_string(u.o * B) + " + q]";
+      const std::string value = c_literal(u.sign) + " * " + src;
+      const std::string node =
+          "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
+      if (!u.block) {
+        body << "      dj_atomic_add(&a.residual[" << node << " * " << B << " + q], " << value
+             << ");\n";
+      } else if (u.diag()) {
+        body << "      dj_atomic_add(&a.diag[" << node << " * " << BB << " + q], " << value
+             << ");\n";
+      } else {
+        const std::string slot = "dj_slot[f * " + std::to_string(K * K) + " + " +
+                                 std::to_string(u.va * K + u.vb) + "]";
+        if (a.off_direct) {
+          body << "      off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")("
+               << value << ");\n";
+        } else {
+          body << "      dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value
+               << ");\n";
+        }
+      }
+    }
+    if (body.str().empty()) return;
+    os << "  #pragma unroll 4\n"
+       << "  for (int i = threadIdx.x; i < n_here * " << width << "; i += " << tb << ") {\n"
+       << "    const int f = i / " << width << ", q = i - f * " << width << ";\n";
+    if (blocks) {
+      os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
+    }
+    os << "    {\n" << body.str() << "    }\n  }\n";
+  };
+  loop(false);
+  loop(true);
+  return os.str();
+}
+
+std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
+                             const std::vector<StagedUnit>& units, int d1_stride, int out_stride) {
+  return a.pre_reduce ? staged_write_out_runs(s, a, units, d1_stride, out_stride)
+                      : staged_write_out_flat(s, a, units, d1_stride, out_stride);
 }
 
 std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {

@@ -19,8 +19,9 @@ void schedule(ScalarProgram& program, ScheduleKind kind = ScheduleKind::DepthFir
 
 // The documented default when no tuning record exists. Measured on the Roe flux Jacobian
 // (sm_90, ptxas, outputs stored as soon as computed): node-major keeps W <= 3 free of spills
-// with the fewest registers, depth-first W = 4, 5 and 10; W = 6..9 spill 24-40 B under
-// depth-first and more under node-major (tests/jit/lowering_test.cpp checks 1..5 and 10).
+// with the fewest registers, depth-first W = 4, 5 and 10 (W = 6..9 run chunks of 5: with
+// uneven chunks of 6 + 4 .. 9 + 1 they spilled 24-40 B); tests/jit/lowering_test.cpp checks
+// 1..10.
 ScheduleKind default_schedule(int width);
 
 // Largest number of values live at once along the order (a register-pressure estimate).
