@@ -341,12 +341,12 @@ std::string staged_write_out_flat(const DriverSpec& s, const AssemblySpec& a,
     std::ostringstream body;
     for (const StagedUnit& u : units) {
       if (u.block != blocks) continue;
-      const std::string src =
-          u.block ? "dj_d1[f * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
-                        " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) +
-                        " + col]"
-                  : "dj_val[f * " + std::to_string(out_stride) + " + " +
-                        std::to_string(u.o * B) + " + q]";
+      const std::string src = u.block ? "dj_d1[f * " + std::to_string(d1_stride) + " + (" +
+                                            std::to_string(u.o * B) + " + row) * " +
+                                            std::to_string(n_in) + " + " +
+                                            std::to_string(u.sl * B) + " + col]"
+                                      : "dj_val[f * " + std::to_string(out_stride) + " + " +
+                                            std::to_string(u.o * B) + " + q]";
       const std::string value = c_literal(u.sign) + " * " + src;
       const std::string node =
           "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
@@ -357,11 +357,11 @@ std::string staged_write_out_flat(const DriverSpec& s, const AssemblySpec& a,
         body << "      dj_atomic_add(&a.diag[" << node << " * " << BB << " + q], " << value
              << ");\n";
       } else {
-        const std::string slot = "dj_slot[f * " + std::to_string(K * K) + " + " +
-                                 std::to_string(u.va * K + u.vb) + "]";
+        const std::string slot =
+            "dj_slot[f * " + std::to_string(K * K) + " + " + std::to_string(u.va * K + u.vb) + "]";
         if (a.off_direct) {
-          body << "      off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")("
-               << value << ");\n";
+          body << "      off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")(" << value
+               << ");\n";
         } else {
           body << "      dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value
                << ");\n";
