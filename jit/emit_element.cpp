@@ -1,5 +1,6 @@
 #include "jit/emit_element.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -48,7 +49,58 @@ std::string c_expression(Op op, const std::string& a, const std::string& b, cons
   return std::string(info.c_name) + "(" + a + ", " + b + ")";
 }
 
+std::string c_literal_float(double value) {
+  if (!std::isfinite(value)) return "(float)" + c_literal(value);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", value);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  s += 'f';
+  return value < 0 ? "(" + s + ")" : s;
+}
+
 namespace {
+
+// The C type of each value. Under single tangents the derivative arithmetic is float, and
+// so is every primal value that only derivative arithmetic reads (the partials such as 1/x:
+// computed in double, rounded once), because those, live across all directions of a chunk,
+// hold most of the registers. Values the primal or the value outputs read stay double.
+class Typing {
+ public:
+  Typing(const ScalarProgram& p, bool single_tangents) {
+    if (!single_tangents || p.primal.empty()) return;
+    const Graph& g = *p.graph;
+    const size_t n = g.size();
+    float_.assign(n, 0);
+    primal_ = p.primal;
+    std::vector<uint8_t> emitted(n, 0), read(n, 0), read_by_double(n, 0);
+    for (NodeId id : p.order) emitted[id] = 1;
+    for (const Store& st : p.stores) {
+      if (st.target == Target::Value) read_by_double[st.node] = 1;
+    }
+    // Users have larger ids than their operands: decide users first.
+    for (size_t i = n; i-- > 0;) {
+      if (!emitted[i]) continue;
+      const Node& nd = g.node(static_cast<NodeId>(i));
+      const bool computed = !(nd.op == Op::Const || is_leaf(nd.op));
+      const bool f = computed && (!primal_[i] || (read[i] && !read_by_double[i]));
+      float_[i] = f;
+      for (int k = 0; k < op_arity(nd.op); ++k) {
+        read[nd.operand(k)] = 1;
+        if (!f) read_by_double[nd.operand(k)] = 1;
+      }
+    }
+  }
+  bool is_float(NodeId id) const { return !float_.empty() && float_[static_cast<size_t>(id)]; }
+  // Float arithmetic (operands converted); a float primal value is computed in double.
+  bool float_arithmetic(NodeId id) const {
+    return is_float(id) && !primal_[static_cast<size_t>(id)];
+  }
+  const char* type(NodeId id) const { return is_float(id) ? "float" : "double"; }
+
+ private:
+  std::vector<uint8_t> float_, primal_;
+};
 
 const char* store_array(Target t) {
   return t == Target::Value ? "val" : (t == Target::First ? "d1" : "d2");
@@ -72,12 +124,21 @@ constexpr const char* kParams =
     "    const double* __restrict__ p, const double* __restrict__ u,\n"
     "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
 
-// The statement defining `id` (constants are inlined by the caller).
-std::string definition(const Graph& g, NodeId id, const std::vector<std::string>& name) {
+// The statement defining `id` (constants are inlined by the caller). A float statement
+// reads constants as float literals and primal values through a conversion, so its
+// arithmetic stays in float; a select's condition is read as it is.
+std::string definition(const Graph& g, NodeId id, const std::vector<std::string>& name,
+                       const Typing& ty) {
   const Node& n = g.node(id);
   if (is_leaf(n.op)) return leaf_expression(n);
-  auto arg = [&](NodeId a) { return a == kNoNode ? std::string() : name[a]; };
-  return c_expression(n.op, arg(n.a), arg(n.b), arg(n.c));
+  const bool in_float = ty.float_arithmetic(id);
+  auto arg = [&](NodeId a, int k) {
+    if (a == kNoNode) return std::string();
+    if (!in_float || (n.op == Op::Select && k == 0) || ty.is_float(a)) return name[a];
+    const Node& an = g.node(a);
+    return an.op == Op::Const ? c_literal_float(an.value) : "(float)" + name[a];
+  };
+  return c_expression(n.op, arg(n.a, 0), arg(n.b, 1), arg(n.c, 2));
 }
 
 // One output store statement: `val[3] = t42;`.
@@ -93,7 +154,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   return out;
 }
 
-std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
+std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty) {
   const Graph& g = *p.graph;
   std::vector<std::string> name(g.size());
   std::ostringstream os;
@@ -106,9 +167,9 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
     if (n.op == Op::Const) {
       name[id] = c_literal(n.value);
     } else {
-      const std::string expr = definition(g, id, name);
+      const std::string expr = definition(g, id, name, ty);
       name[id] = "t" + std::to_string(id);
-      os << "  const double " << name[id] << " = " << expr << ";\n";
+      os << "  const " << ty.type(id) << " " << name[id] << " = " << expr << ";\n";
     }
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
@@ -127,7 +188,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name) {
   return os.str();
 }
 
-std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements) {
+std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
+                       const Typing& ty) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -193,19 +255,16 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         return;
       }
       name[a] = "t" + std::to_string(a);
-      if (is_leaf(an.op)) {
-        os << "  const double " << name[a] << " = " << leaf_expression(an) << ";\n";
-      } else {
-        os << "  const double " << name[a] << " = s[" << slot[a] << "];\n";
-      }
+      os << "  const " << ty.type(a) << " " << name[a] << " = "
+         << (is_leaf(an.op) ? leaf_expression(an) : "s[" + std::to_string(slot[a]) + "]") << ";\n";
     };
     for (NodeId id : seg_nodes[s]) {
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-      const std::string expr = definition(g, id, name);
+      const std::string expr = definition(g, id, name, ty);
       name[id] = "t" + std::to_string(id);
       local[id] = 1;
-      os << "  const double " << name[id] << " = " << expr << ";\n";
+      os << "  const " << ty.type(id) << " " << name[id] << " = " << expr << ";\n";
       if (slot[id] >= 0) os << "  s[" << slot[id] << "] = " << name[id] << ";\n";
       for (size_t si : stores_of[id]) {
         os << store_statement(p.stores[si], name[id]);
@@ -232,14 +291,15 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 }  // namespace
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
-                                  size_t max_statements) {
+                                  size_t max_statements, bool single_tangents) {
+  const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
     const Op op = p.graph->node(id).op;
     statements += !(op == Op::Const || is_leaf(op));
   }
-  if (max_statements == 0 || statements <= max_statements) return emit_whole(p, fn_name);
-  return emit_split(p, fn_name, max_statements);
+  if (max_statements == 0 || statements <= max_statements) return emit_whole(p, fn_name, ty);
+  return emit_split(p, fn_name, max_statements, ty);
 }
 
 }  // namespace dualjit::jit

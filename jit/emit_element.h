@@ -1,5 +1,6 @@
 // Element function text from a scheduled scalar program: straight-line scalar C, one
-// `const double` per value, target-neutral (the prelude of each target defines DJ_FN).
+// `const double` per value (or `const float` for derivative arithmetic under single
+// tangents), target-neutral (the prelude of each target defines DJ_FN).
 #pragma once
 
 #include <string>
@@ -17,11 +18,18 @@ namespace dualjit::jit {
 // size, so chemistry-sized kernels compile in pieces. Values that cross a piece boundary
 // travel through a per-thread scratch array whose slots are reused once a value is dead;
 // leaves (inputs, params, uniforms) are re-read instead of carried.
+//
+// single_tangents: the derivative arithmetic (scheduled.primal == 0) runs in float while the
+// primal values and the partials stay double, and results are stored as double. Half the
+// registers per tangent component and twice the arithmetic rate on GPUs, at fp32 accuracy
+// of the derivatives (relative 1e-7 to 1e-6): for Jacobians that are stored in fp32 anyway
+// or serve as preconditioners.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
-                                  size_t max_statements = 0);
+                                  size_t max_statements = 0, bool single_tangents = false);
 
 // C spelling of one op applied to operand spellings (shared by every target).
 std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c);
 std::string c_literal(double value);
+std::string c_literal_float(double value);  // `0.5f`
 
 }  // namespace dualjit::jit

@@ -71,6 +71,7 @@ class Expander {
               : packed_upper_index(n, std::min(da.input, db.input), std::max(da.input, db.input));
       add_store(prog, Target::Second, index, second(outs[0], p));
     }
+    prog.primal = primal_marks();
     prog.graph = std::move(g_);
     return prog;
   }
@@ -79,6 +80,27 @@ class Expander {
   void add_store(ScalarProgram& prog, Target target, size_t index, NodeId node) {
     if (node == kNoNode) node = g_->constant(0.0);  // structural zero: written, not computed
     prog.stores.push_back({target, static_cast<int>(index), node});
+  }
+
+  // The primal values and the partials of every node, with all they are computed from: the
+  // rest of the graph is derivative arithmetic (jit/scalar_program.h).
+  std::vector<uint8_t> primal_marks() const {
+    std::vector<uint8_t> mark(g_->size(), 0);
+    std::vector<NodeId> stack = partials_;
+    for (const Taylor& x : nodes_) stack.push_back(x.v);
+    while (!stack.empty()) {
+      const NodeId id = stack.back();
+      stack.pop_back();
+      if (id == kNoNode || mark[id]) continue;
+      mark[id] = 1;
+      const Node& n = g_->node(id);
+      for (int k = 0; k < op_arity(n.op); ++k) stack.push_back(n.operand(k));
+    }
+    return mark;
+  }
+  NodeId partial(NodeId id) {
+    partials_.push_back(id);
+    return id;
   }
 
   NodeId zero() { return g_->constant(0.0); }
@@ -189,14 +211,14 @@ class Expander {
       case Op::Min:
       case Op::Max: {
         if (a.t.empty() && b.t.empty()) break;
-        const NodeId cond = g_->make(n.op == Op::Min ? Op::Le : Op::Ge, a.v, b.v);
+        const NodeId cond = partial(g_->make(n.op == Op::Min ? Op::Le : Op::Ge, a.v, b.v));
         each([&](size_t d) { return select(cond, at(a.t, d), at(b.t, d)); },
              [&](size_t p) { return select(cond, at(a.h, p), at(b.h, p)); }, true);
         break;
       }
       case Op::Abs: {
         if (a.t.empty()) break;
-        const NodeId s = g_->make(Op::Sign, a.v);
+        const NodeId s = partial(g_->make(Op::Sign, a.v));
         each([&](size_t d) { return mul(s, at(a.t, d)); },
              [&](size_t p) { return mul(s, at(a.h, p)); }, true);
         break;
@@ -216,13 +238,17 @@ class Expander {
     Graph* g = g_.get();
     const Expr A(g, a.v), B = binary ? Expr(g, b.v) : Expr(), V(g, r.v);
     const auto fp = first_partials<Expr>(n.op, A, B, V, need);
-    const NodeId fa = need[0] ? fp[0].id() : kNoNode, fb = need[1] ? fp[1].id() : kNoNode;
+    const NodeId fa = need[0] ? partial(fp[0].id()) : kNoNode;
+    const NodeId fb = need[1] ? partial(fp[1].id()) : kNoNode;
     r.t.assign(nd_, kNoNode);
     for (size_t d = 0; d < nd_; ++d) {
       r.t[d] = add(mul(fa, at(a.t, d)), mul(fb, at(b.t, d)));
     }
     if (np_ == 0) return;
     const auto sp = second_partials<Expr>(n.op, A, B, V, fp[0], fp[1], need);
+    if (sp.has_aa) partial(sp.aa.id());
+    if (sp.has_ab && !sp.ab_is_one) partial(sp.ab.id());
+    if (sp.has_bb) partial(sp.bb.id());
     r.h.assign(np_, kNoNode);
     for (size_t p = 0; p < np_; ++p) {
       const auto [d, e] = chunk_.pairs[p];
@@ -243,6 +269,7 @@ class Expander {
   const size_t nd_, np_;
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
+  std::vector<NodeId> partials_;
 };
 
 }  // namespace

@@ -120,6 +120,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                "_b" + std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
+               (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
                (options.assembly ? options.assembly->suffix() : "");
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
@@ -182,7 +183,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     out.statements += statements;
     size_t piece = options.max_statements_per_function;
     if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
-    chunks_text += emit_element_function(prog, out.symbol + "_" + tag, piece);
+    chunks_text += emit_element_function(prog, out.symbol + "_" + tag, piece,
+                                         options.single_tangents);
     chunks_text += '\n';
   }
   std::string cuda_entry, host_entry;

@@ -57,6 +57,9 @@ struct LoweringOptions {
   size_t max_statements_per_function = 0;
   // Assemble in place instead of writing element-local results (jit/assembly_spec.h).
   std::optional<AssemblySpec> assembly;
+  // Derivative arithmetic in fp32, the primal in fp64 (jit/emit_element.h): derivatives
+  // accurate to fp32, not fp64. Off by default; never chosen by the tuner on its own.
+  bool single_tangents = false;
 };
 
 // The argument block shared by the CUDA kernel (passed by value) and the host loop (by

@@ -2,6 +2,7 @@
 // per-element output slots its nodes are stored to.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ struct ScalarProgram {
   std::unique_ptr<Graph> graph;
   std::vector<Store> stores;  // in output order
   std::vector<NodeId> order;  // emission order (set by schedule); empty until scheduled
+  // Per node: 1 if it belongs to the primal computation (a primal value, a partial such as
+  // 1/x or sqrt's derivative, or anything those are computed from), 0 for derivative
+  // arithmetic (tangent and second-order components). Empty: all primal. Lets emission run
+  // the derivative arithmetic in a narrower type than the primal.
+  std::vector<uint8_t> primal;
 };
 
 std::string print_program(const ScalarProgram& program);

@@ -26,6 +26,7 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
   spec.off_direct = spec.staged && off_direct;
   spec.pre_reduce = spec.staged && o.pre_reduce;
   lo.assembly = spec;
+  lo.single_tangents = o.single_tangents && o.jacobian;
   return lo;
 }
 

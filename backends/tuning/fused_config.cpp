@@ -43,7 +43,8 @@ jit::TuningConfig fused_config(const assembly::FusedOptions& o) {
           {"elements_per_block", std::to_string(o.layout.elements_per_block)},
           {"min_blocks", std::to_string(o.layout.min_blocks)},
           {"staged", o.staged ? "1" : "0"},
-          {"pre_reduce", o.pre_reduce ? "1" : "0"}};
+          {"pre_reduce", o.pre_reduce ? "1" : "0"},
+          {"single_tangents", o.single_tangents ? "1" : "0"}};
 }
 
 assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
@@ -64,6 +65,7 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
   o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks);
   o.staged = bool_field(c, "staged", o.staged);
   o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce);
+  o.single_tangents = bool_field(c, "single_tangents", o.single_tangents);
   return o;
 }
 
@@ -75,6 +77,7 @@ std::string describe_fused(const assembly::FusedOptions& o) {
        std::to_string(o.layout.elements_per_block);
   if (o.layout.min_blocks > 0) s += " mb" + std::to_string(o.layout.min_blocks);
   if (o.staged) s += o.pre_reduce ? " staged+reduce" : " staged";
+  if (o.single_tangents && o.jacobian) s += " fp32-tangents";
   return s;
 }
 
