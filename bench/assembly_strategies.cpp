@@ -111,6 +111,11 @@ int main(int argc, char** argv) {
         {S::ScatterAtomic, true, true, false, 5, 1, 64, 0, true},
         {S::ScatterAtomic, true, true, false, 5, 1, 64, 6, true},
         {S::ScatterAtomic, true, true, false, 10, 1, 64, 7, true},
+        // 28..: pre-reduction by node in shared memory (fewer fp64 atomics).
+        {S::ScatterAtomic, true, true, true, 10, 1, 64, 0},
+        {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
+        {S::ScatterAtomic, true, true, true, 10, 1, 64, 6, true},
+        {S::ScatterAtomic, true, true, true, 10, 1, 32, 12, true},
     };
     // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
     if (const char* only = std::getenv("DJ_CASES")) {

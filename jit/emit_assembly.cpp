@@ -47,12 +47,14 @@ int slot_of_chunk(const DerivativePlan& plan, int c, int block) {
 }
 
 // Static shared memory of a staged kernel: values, local Jacobians (odd strides, see
-// staged_scatter_entry), nodes and slots of the block's elements.
+// staged_scatter_entry), nodes and slots of the block's elements, pre-reduction run ends.
 size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
   const size_t b = s.layout.elements_per_block, k = a.vertices;
   size_t words = b * (std::max(s.n_outputs, 1) | 1) + b * k;
   if (a.jacobian) words += b * (s.first_size | 1) + b * k * k;
-  return words * 8;
+  size_t bytes = words * 8;
+  if (a.pre_reduce) bytes += b * 4;  // run ends
+  return bytes;
 }
 
 }  // namespace
@@ -243,149 +245,126 @@ struct StagedUnit {
   bool diag() const { return !block || va == vb; }
 };
 
-// Write-out with pre-reduction: warp w takes a contiguous run of the block's elements and
-// lane q entry q of each unit, so a warp writes one whole block per unit and step (coalesced).
-// Diagonal and residual units keep a running sum while consecutive elements hit the same node
-// (elements sorted by that vertex): one atomic per run.
-std::string staged_write_out_runs(const DriverSpec& s, const AssemblySpec& a,
-                                  const std::vector<StagedUnit>& units, int d1_stride,
-                                  int out_stride) {
+// Shared-memory spelling of unit u's entry (row, col or q) for element `f`.
+std::string staged_source(const StagedUnit& u, const std::string& f, int B, int n_in, int d1_stride,
+                          int out_stride) {
+  if (!u.block)
+    return "dj_val[" + f + " * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) +
+           " + q]";
+  return "dj_d1[" + f + " * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
+         " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
+}
+
+// One flattened write-out loop: thread i of the block takes entries i, i + threads, ... of
+// the (element, entry) range, so every lane is busy (a 5x5 block has 25 entries: one element
+// per warp and step would leave 7 of 32 lanes idle), a warp writes consecutive entries of at
+// most two blocks (coalesced), and the unrolled loop keeps several independent shared loads
+// and atomics in flight.
+std::string flat_loop(const DriverSpec& s, const AssemblySpec& a,
+                      const std::vector<StagedUnit>& units, bool blocks, bool with_diag,
+                      int d1_stride, int out_stride) {
   const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
-  const int warps = s.layout.block_threads() / 32;
-  const int width = a.jacobian ? BB : B;  // entries a lane sweeps
-  std::ostringstream os;
-  os << "  {\n"
-     << "    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
-     << "    const int per = (n_here + " << warps - 1 << ") / " << warps << ";\n"
-     << "    const int f0 = warp * per, f1 = f0 + per < n_here ? f0 + per : n_here;\n"
-     << "    for (int q = lane; q < " << width << "; q += 32) {\n"
-     << "      const int row = q / " << B << ", col = q % " << B << ";\n"
-     << "      (void)row; (void)col;\n";
-  // Shared-memory source of unit u's entry for element f.
-  const auto src = [&](const StagedUnit& u) {
-    if (!u.block)
-      return "dj_val[f * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) + " + q]";
-    return "dj_d1[f * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
-           " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
-  };
-  const auto target = [&](const StagedUnit& u, const std::string& node) {
-    return u.block ? "&a.diag[" + node + " * " + std::to_string(BB) + " + q]"
-                   : "&a.residual[" + node + " * " + std::to_string(B) + " + q]";
-  };
-  const auto guard = [&](const StagedUnit& u) {
-    return (!u.block && width > B) ? "q < " + std::to_string(B) : std::string();
-  };
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (units[i].diag() && a.pre_reduce) {
-      os << "      long long run" << i << " = -1;\n      double acc" << i << " = 0.0;\n";
-    }
-  }
-  os << "      for (int f = f0; f < f1; ++f) {\n";
-  for (size_t i = 0; i < units.size(); ++i) {
-    const StagedUnit& u = units[i];
-    const std::string g = guard(u);
-    const std::string in = g.empty() ? "        " : "          ";
-    if (!g.empty()) os << "        if (" << g << ") {\n";
-    const std::string value = c_literal(u.sign) + " * " + src(u);
+  const int width = blocks ? BB : B;
+  std::ostringstream body;
+  for (const StagedUnit& u : units) {
+    if (u.block != blocks || (u.diag() && !with_diag)) continue;
+    const std::string value =
+        c_literal(u.sign) + " * " + staged_source(u, "f", B, n_in, d1_stride, out_stride);
     const std::string node =
         "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
-    if (u.diag() && a.pre_reduce) {
-      const std::string r = "run" + std::to_string(i), acc = "acc" + std::to_string(i);
-      os << in << "if (" << node << " != " << r << ") {\n"
-         << in << "  if (" << r << " >= 0) dj_atomic_add(" << target(u, r) << ", " << acc << ");\n"
-         << in << "  " << r << " = " << node << ";\n"
-         << in << "  " << acc << " = 0.0;\n"
-         << in << "}\n"
-         << in << acc << " += " << value << ";\n";
+    if (!u.block) {
+      body << "      dj_atomic_add(&a.residual[" << node << " * " << B << " + q], " << value
+           << ");\n";
     } else if (u.diag()) {
-      os << in << "dj_atomic_add(" << target(u, node) << ", " << value << ");\n";
+      body << "      dj_atomic_add(&a.diag[" << node << " * " << BB << " + q], " << value << ");\n";
     } else {
       const std::string slot =
           "dj_slot[f * " + std::to_string(K * K) + " + " + std::to_string(u.va * K + u.vb) + "]";
       if (a.off_direct) {
-        os << in << "off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")(" << value
-           << ");\n";
+        body << "      off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")(" << value
+             << ");\n";
       } else {
-        os << in << "dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value << ");\n";
+        body << "      dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value << ");\n";
       }
     }
-    if (!g.empty()) os << "        }\n";
   }
-  os << "      }\n";
-  for (size_t i = 0; i < units.size(); ++i) {
-    const StagedUnit& u = units[i];
-    if (!(u.diag() && a.pre_reduce)) continue;
-    const std::string r = "run" + std::to_string(i);
-    const std::string g = guard(u);
-    os << "      if (" << (g.empty() ? "" : g + " && ") << r << " >= 0) dj_atomic_add("
-       << target(u, r) << ", acc" << i << ");\n";
-  }
-  os << "    }\n  }\n";
+  if (body.str().empty()) return {};
+  std::ostringstream os;
+  os << "  #pragma unroll 4\n"
+     << "  for (int i = threadIdx.x; i < n_here * " << width
+     << "; i += " << s.layout.block_threads() << ") {\n"
+     << "    const int f = i / " << width << ", q = i - f * " << width << ";\n";
+  if (blocks) os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
+  os << "    {\n" << body.str() << "    }\n  }\n";
   return os.str();
 }
 
-// Write-out without pre-reduction: thread i of the block takes entries i, i + threads, ...
-// of the flattened (element, entry) range, so every lane is busy (a 5x5 block has 25
-// entries: one element per warp and step left 7 of 32 lanes idle), a warp still writes
-// consecutive entries of at most two blocks (coalesced), and the unrolled loop keeps several
-// independent shared loads and atomics in flight: at 8 warps per SM the write-out is bound by
-// latency, not by bandwidth.
-std::string staged_write_out_flat(const DriverSpec& s, const AssemblySpec& a,
-                                  const std::vector<StagedUnit>& units, int d1_stride,
-                                  int out_stride) {
+// Pre-reduced write-out of the units that add to vertex 0's diagonal block (blocks) or
+// residual row: elements come sorted by vertex 0 (an edge list sorted by (v0, v1): about 7
+// consecutive edges per node on a tet mesh), so the first element of each run sums the run's
+// contributions (independent shared loads) and adds once: one fp64 atomic per run and entry
+// instead of one per element. fp64 atomic throughput bounds the FUN3D assembly on an H100.
+std::string reduced_loop(const DriverSpec& s, const AssemblySpec& a,
+                         const std::vector<StagedUnit>& units, bool blocks, int d1_stride,
+                         int out_stride) {
   const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
-  const int tb = s.layout.block_threads();
+  const int width = blocks ? BB : B;
+  std::string sum;
+  for (const StagedUnit& u : units) {
+    if (u.block != blocks || !u.diag() || u.va != 0) continue;
+    sum +=
+        " + " + c_literal(u.sign) + " * " + staged_source(u, "g", B, n_in, d1_stride, out_stride);
+  }
+  if (sum.empty()) return {};
   std::ostringstream os;
-  const auto loop = [&](bool blocks) {
-    const int width = blocks ? BB : B;
-    std::ostringstream body;
-    for (const StagedUnit& u : units) {
-      if (u.block != blocks) continue;
-      const std::string src = u.block ? "dj_d1[f * " + std::to_string(d1_stride) + " + (" +
-                                            std::to_string(u.o * B) + " + row) * " +
-                                            std::to_string(n_in) + " + " +
-                                            std::to_string(u.sl * B) + " + col]"
-                                      : "dj_val[f * " + std::to_string(out_stride) + " + " +
-                                            std::to_string(u.o * B) + " + q]";
-      const std::string value = c_literal(u.sign) + " * " + src;
-      const std::string node =
-          "dj_node[f * " + std::to_string(K) + " + " + std::to_string(u.va) + "]";
-      if (!u.block) {
-        body << "      dj_atomic_add(&a.residual[" << node << " * " << B << " + q], " << value
-             << ");\n";
-      } else if (u.diag()) {
-        body << "      dj_atomic_add(&a.diag[" << node << " * " << BB << " + q], " << value
-             << ");\n";
-      } else {
-        const std::string slot =
-            "dj_slot[f * " + std::to_string(K * K) + " + " + std::to_string(u.va * K + u.vb) + "]";
-        if (a.off_direct) {
-          body << "      off[" << slot << " * " << BB << " + q] = (" << off_type(a) << ")(" << value
-               << ");\n";
-        } else {
-          body << "      dj_atomic_add(&off[" << slot << " * " << BB << " + q], " << value
-               << ");\n";
-        }
-      }
-    }
-    if (body.str().empty()) return;
-    os << "  #pragma unroll 4\n"
-       << "  for (int i = threadIdx.x; i < n_here * " << width << "; i += " << tb << ") {\n"
-       << "    const int f = i / " << width << ", q = i - f * " << width << ";\n";
-    if (blocks) {
-      os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
-    }
-    os << "    {\n" << body.str() << "    }\n  }\n";
-  };
-  loop(false);
-  loop(true);
+  os << "  for (int i = threadIdx.x; i < n_here * " << width
+     << "; i += " << s.layout.block_threads() << ") {\n"
+     << "    const int f = i / " << width << ", q = i - f * " << width << ";\n"
+     << "    const int end = dj_run[f];\n"
+     << "    if (end < 0) continue;\n";
+  if (blocks) os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
+  os << "    double acc = 0.0;\n"
+     << "    #pragma unroll 4\n"
+     << "    for (int g = f; g < end; ++g) acc +=" << sum.substr(2) << ";\n"
+     << "    dj_atomic_add(&a." << (blocks ? "diag" : "residual") << "[dj_node[f * " << K << "] * "
+     << width << " + q], acc);\n"
+     << "  }\n";
   return os.str();
 }
 
 std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
                              const std::vector<StagedUnit>& units, int d1_stride, int out_stride) {
-  return a.pre_reduce ? staged_write_out_runs(s, a, units, d1_stride, out_stride)
-                      : staged_write_out_flat(s, a, units, d1_stride, out_stride);
+  if (!a.pre_reduce) {
+    return flat_loop(s, a, units, false, true, d1_stride, out_stride) +
+           flat_loop(s, a, units, true, true, d1_stride, out_stride);
+  }
+  std::vector<StagedUnit> rest;  // units not pre-reduced: other vertices, off-diagonal blocks
+  for (const StagedUnit& u : units) {
+    if (!(u.diag() && u.va == 0)) rest.push_back(u);
+  }
+  return reduced_loop(s, a, units, false, d1_stride, out_stride) +
+         reduced_loop(s, a, units, true, d1_stride, out_stride) +
+         flat_loop(s, a, rest, false, true, d1_stride, out_stride) +
+         flat_loop(s, a, rest, true, true, d1_stride, out_stride);
+}
+
+// Pre-reduction: the first element of each run of equal vertex 0 records where the run ends
+// (-1 for the others). Runs before the element arithmetic, so its latency overlaps other
+// warps' arithmetic; the barrier that ends the arithmetic publishes it.
+std::string pre_reduce_setup(const DriverSpec& s, const AssemblySpec& a) {
+  const int K = a.vertices, tb = s.layout.block_threads();
+  std::ostringstream os;
+  os << "  __syncthreads();\n"
+     << "  for (int f = threadIdx.x; f < n_here; f += " << tb << ") {\n"
+     << "    const long long v0 = dj_node[f * " << K << "];\n"
+     << "    int end = -1;\n"
+     << "    if (f == 0 || dj_node[(f - 1) * " << K << "] != v0) {\n"
+     << "      end = f + 1;\n"
+     << "      while (end < n_here && dj_node[end * " << K << "] == v0) ++end;\n"
+     << "    }\n"
+     << "    dj_run[f] = end;\n"
+     << "  }\n";
+  return os.str();
 }
 
 std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
@@ -419,8 +398,9 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
     os << "  __shared__ double dj_d1[" << b * d1_stride << "];\n"
        << "  __shared__ long long dj_slot[" << b * K * K << "];\n";
   }
-  os << "  __shared__ long long dj_node[" << b * K << "];\n"
-     << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
+  os << "  __shared__ long long dj_node[" << b * K << "];\n";
+  if (a.pre_reduce) os << "  __shared__ int dj_run[" << b << "];\n";
+  os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
      << "  const long long e0 = (long long)blockIdx.x * " << b << ";\n"
      << "  const int n_here = (int)(a.n_elements - e0 < " << b << " ? a.n_elements - e0 : " << b
@@ -432,6 +412,7 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
     os << "  for (int i = threadIdx.x; i < n_here * " << K * K << "; i += " << tb
        << ") dj_slot[i] = a.slots[e0 * " << K * K << " + i];\n";
   }
+  if (a.pre_reduce) os << pre_reduce_setup(s, a);
   os << "  {\n"
      << "    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
      << "    const int el = (warp / " << t << ") * 32 + lane;\n"

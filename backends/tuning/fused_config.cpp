@@ -6,6 +6,9 @@
 namespace dualjit::tuning {
 namespace {
 
+// Largest number of directions the GPU heuristic puts into one chunk.
+constexpr int kOneChunkMax = 10;
+
 int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
   const auto it = c.find(name);
   if (it == c.end()) return fallback;
@@ -108,7 +111,9 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   // its layout space in full; pre-reduction, plain atomics and gather by column for
   // comparison. 128 staged elements of a Roe edge exceed 48 KiB of shared memory: 96 is the
   // largest block that fits.
-  for (int w : {B, 2 * B}) {
+  std::vector<int> widths = {B, 2 * B};
+  if (k * B <= kOneChunkMax && k * B != B && k * B != 2 * B) widths.push_back(k * B);
+  for (int w : widths) {
     for (int b : {64, 32, 96}) add(S::ScatterAtomic, w, 1, b, 0, true, false);
     // A register cap that binds at 64 threads (65536 / (64 * 5) -> 168): more warps per SM
     // at the price of spills. On the Roe Jacobian (H100) it spills 500+ B and runs 1.3-1.4x
@@ -141,9 +146,11 @@ assembly::FusedOptions fused_heuristic(Target target, int block, int vertices, b
     o.staged = false;
     return o;
   }
-  // Measured on an H100 (bench/RESULTS.md): staged scatter, one thread per element, W = B,
-  // 64 elements per block; pre-reduction was slower there.
-  (void)vertices;
+  // Measured on an H100 (bench/RESULTS.md): staged scatter, one thread per element, 64
+  // elements per block, all of an element's directions in one chunk while they are few (Roe
+  // edge, W = 10: 2.29-2.32 ms against 2.54-2.60 at W = 5), else W = B; pre-reduction was
+  // slower there.
+  if (jacobian && vertices * block <= kOneChunkMax) o.width = vertices * block;
   o.layout = {1, 64, 0};
   o.staged = true;
   o.pre_reduce = false;
