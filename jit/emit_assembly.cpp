@@ -261,13 +261,13 @@ std::string staged_source(const StagedUnit& u, const std::string& f, int B, int 
 // most two blocks (coalesced), and the unrolled loop keeps several independent shared loads
 // and atomics in flight.
 std::string flat_loop(const DriverSpec& s, const AssemblySpec& a,
-                      const std::vector<StagedUnit>& units, bool blocks, bool with_diag,
-                      int d1_stride, int out_stride) {
+                      const std::vector<StagedUnit>& units, bool blocks, int d1_stride,
+                      int out_stride) {
   const int B = a.block, K = a.vertices, n_in = s.n_inputs, BB = B * B;
   const int width = blocks ? BB : B;
   std::ostringstream body;
   for (const StagedUnit& u : units) {
-    if (u.block != blocks || (u.diag() && !with_diag)) continue;
+    if (u.block != blocks) continue;
     const std::string value =
         c_literal(u.sign) + " * " + staged_source(u, "f", B, n_in, d1_stride, out_stride);
     const std::string node =
@@ -335,8 +335,8 @@ std::string reduced_loop(const DriverSpec& s, const AssemblySpec& a,
 std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
                              const std::vector<StagedUnit>& units, int d1_stride, int out_stride) {
   if (!a.pre_reduce) {
-    return flat_loop(s, a, units, false, true, d1_stride, out_stride) +
-           flat_loop(s, a, units, true, true, d1_stride, out_stride);
+    return flat_loop(s, a, units, false, d1_stride, out_stride) +
+           flat_loop(s, a, units, true, d1_stride, out_stride);
   }
   std::vector<StagedUnit> rest;  // units not pre-reduced: other vertices, off-diagonal blocks
   for (const StagedUnit& u : units) {
@@ -344,8 +344,8 @@ std::string staged_write_out(const DriverSpec& s, const AssemblySpec& a,
   }
   return reduced_loop(s, a, units, false, d1_stride, out_stride) +
          reduced_loop(s, a, units, true, d1_stride, out_stride) +
-         flat_loop(s, a, rest, false, true, d1_stride, out_stride) +
-         flat_loop(s, a, rest, true, true, d1_stride, out_stride);
+         flat_loop(s, a, rest, false, d1_stride, out_stride) +
+         flat_loop(s, a, rest, true, d1_stride, out_stride);
 }
 
 // Pre-reduction: the first element of each run of equal vertex 0 records where the run ends
