@@ -37,8 +37,8 @@ struct AssemblySpec {
   // Staged: elements come sorted by vertex 0 (as edge lists sorted by (v0, v1) are), and the
   // contributions of each run of equal vertex 0 to that node's diagonal block and residual
   // row are summed in shared memory first: one atomic per run and entry instead of one per
-  // element (fp64 atomic throughput bounds the FUN3D assembly on an H100). Correct for any
-  // order; it only saves atomics where runs exist.
+  // element. Correct for any order; it only saves atomics where runs exist (measured slower
+  // on the Roe FUN3D assembly: bench/RESULTS.md, fourth session).
   bool pre_reduce = false;
   // Symbol suffix naming the strategy and its options.
   std::string suffix() const;

@@ -303,7 +303,9 @@ std::string flat_loop(const DriverSpec& s, const AssemblySpec& a,
 // residual row: elements come sorted by vertex 0 (an edge list sorted by (v0, v1): about 7
 // consecutive edges per node on a tet mesh), so the first element of each run sums the run's
 // contributions (independent shared loads) and adds once: one fp64 atomic per run and entry
-// instead of one per element. fp64 atomic throughput bounds the FUN3D assembly on an H100.
+// instead of one per element. On the Roe FUN3D assembly (H100) it removes ~40% of the fp64
+// atomics yet runs 25% slower: the added reduction lengthens the write-out phase, which at 8
+// warps per SM adds to each block's time (bench/RESULTS.md); a tuning candidate.
 std::string reduced_loop(const DriverSpec& s, const AssemblySpec& a,
                          const std::vector<StagedUnit>& units, bool blocks, int d1_stride,
                          int out_stride) {
