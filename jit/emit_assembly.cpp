@@ -255,6 +255,20 @@ std::string staged_source(const StagedUnit& u, const std::string& f, int B, int 
          " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
 }
 
+// Opens a loop in which thread i of the block takes entries i, i + threads, ... of the
+// flattened (element f, entry q) range, `width` entries per element.
+std::string entry_loop_head(const DriverSpec& s, int width) {
+  return "  for (int i = threadIdx.x; i < n_here * " + std::to_string(width) +
+         "; i += " + std::to_string(s.layout.block_threads()) + ") {\n    const int f = i / " +
+         std::to_string(width) + ", q = i - f * " + std::to_string(width) + ";\n";
+}
+
+// Row and column of entry q of a B x B block.
+std::string row_col(int B) {
+  return "    const int row = q / " + std::to_string(B) + ", col = q - row * " + std::to_string(B) +
+         ";\n";
+}
+
 // One flattened write-out loop: thread i of the block takes entries i, i + threads, ... of
 // the (element, entry) range, so every lane is busy (a 5x5 block has 25 entries: one element
 // per warp and step would leave 7 of 32 lanes idle), a warp writes consecutive entries of at
@@ -290,11 +304,8 @@ std::string flat_loop(const DriverSpec& s, const AssemblySpec& a,
   }
   if (body.str().empty()) return {};
   std::ostringstream os;
-  os << "  #pragma unroll 4\n"
-     << "  for (int i = threadIdx.x; i < n_here * " << width
-     << "; i += " << s.layout.block_threads() << ") {\n"
-     << "    const int f = i / " << width << ", q = i - f * " << width << ";\n";
-  if (blocks) os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
+  os << "  #pragma unroll 4\n" << entry_loop_head(s, width);
+  if (blocks) os << row_col(B);
   os << "    {\n" << body.str() << "    }\n  }\n";
   return os.str();
 }
@@ -319,12 +330,9 @@ std::string reduced_loop(const DriverSpec& s, const AssemblySpec& a,
   }
   if (sum.empty()) return {};
   std::ostringstream os;
-  os << "  for (int i = threadIdx.x; i < n_here * " << width
-     << "; i += " << s.layout.block_threads() << ") {\n"
-     << "    const int f = i / " << width << ", q = i - f * " << width << ";\n"
-     << "    const int end = dj_run[f];\n"
+  os << entry_loop_head(s, width) << "    const int end = dj_run[f];\n"
      << "    if (end < 0) continue;\n";
-  if (blocks) os << "    const int row = q / " << B << ", col = q - row * " << B << ";\n";
+  if (blocks) os << row_col(B);
   os << "    double acc = 0.0;\n"
      << "    #pragma unroll 4\n"
      << "    for (int g = f; g < end; ++g) acc +=" << sum.substr(2) << ";\n"
