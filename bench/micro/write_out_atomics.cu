@@ -46,6 +46,29 @@ __global__ void diag_red(const int* __restrict__ conn, double* __restrict__ diag
       atomicAdd((float*)p, (float)val);
   }
 }
+// Median of 11 timed launches (CUDA events); `reset` runs before each, untimed.
+template <class Reset, class Launch>
+float median_ms(Reset reset, Launch launch) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> ts;
+  for (int rep = 0; rep < 11; ++rep) {
+    reset();
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    ts.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(ts.begin(), ts.end());
+  return ts[5];
+}
+
 int main() {
   // the tet box ordering: edges sorted by first vertex, ~7 forward neighbours at offsets
   const int n = 97;
@@ -73,26 +96,14 @@ int main() {
     cudaMalloc(&dc, c.size() * 4);
     cudaMalloc(&dd, nn * 25 * 8);
     cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
     const char* names[3] = {"fp64 RED", "fp64 store", "fp32 RED"};
     for (int mode = 0; mode < 3; ++mode) {
       for (int threads : {64, 128, 256}) {
-        std::vector<float> ts;
-        for (int rep = 0; rep < 11; ++rep) {
-          cudaMemset(dd, 0, nn * 25 * 8);
-          cudaEventRecord(a);
-          diag_red<<<(ne + 63) / 64, threads>>>(dc, dd, ne, mode);
-          cudaEventRecord(b);
-          cudaEventSynchronize(b);
-          float ms;
-          cudaEventElapsedTime(&ms, a, b);
-          ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
+        const float ms =
+            median_ms([&] { cudaMemset(dd, 0, nn * 25 * 8); },
+                      [&] { diag_red<<<(ne + 63) / 64, threads>>>(dc, dd, ne, mode); });
         printf("%s order=%s edges=%lld threads=%d: %.3f ms (%.1f G ops/s)\n", names[mode],
-               shuffle ? "random" : "natural", ne, threads, ts[5], ne * 50 / (ts[5] * 1e6));
+               shuffle ? "random" : "natural", ne, threads, ms, ne * 50 / (ms * 1e6));
       }
     }
     {
@@ -100,21 +111,14 @@ int main() {
       double* dr;
       cudaMalloc(&doff, ne * 2 * 25 * 4);
       cudaMalloc(&dr, nn * 5 * 8);
-      std::vector<float> ts;
-      for (int rep = 0; rep < 11; ++rep) {
-        cudaMemset(dd, 0, nn * 25 * 8);
-        cudaMemset(dr, 0, nn * 5 * 8);
-        cudaEventRecord(a);
-        full_out<<<(ne + 63) / 64, 64>>>(dc, dd, doff, dr, ne);
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms;
-        cudaEventElapsedTime(&ms, a, b);
-        ts.push_back(ms);
-      }
-      std::sort(ts.begin(), ts.end());
+      const float ms = median_ms(
+          [&] {
+            cudaMemset(dd, 0, nn * 25 * 8);
+            cudaMemset(dr, 0, nn * 5 * 8);
+          },
+          [&] { full_out<<<(ne + 63) / 64, 64>>>(dc, dd, doff, dr, ne); });
       printf("full write-out (diag RED + Aoff stores + residual RED), order=%s: %.3f ms\n",
-             shuffle ? "random" : "natural", ts[5]);
+             shuffle ? "random" : "natural", ms);
       cudaFree(doff);
       cudaFree(dr);
     }
