@@ -5,12 +5,14 @@
 // copy bandwidth measured in the same run.
 // Usage: assembly_strategies [cells per side]   (96 -> 912,673 nodes, about 6.3 M edges)
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 
 #include "backends/assembly/fused_assembly.h"
+#include "backends/tuning/fused_config.h"
 #include "backends/tuning/timing.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
@@ -116,6 +118,15 @@ int main(int argc, char** argv) {
         {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
         {S::ScatterAtomic, true, true, true, 10, 1, 64, 6, true},
         {S::ScatterAtomic, true, true, true, 10, 1, 32, 12, true},
+        // 32..: staged gather by column (node-owned blocks, one side per tile, no atomics).
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 0},
+        {S::GatherByColumn, true, true, false, 5, 1, 32, 0},
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 0, true},
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 6, true},
+        {S::GatherByColumn, false, true, false, 0, 1, 64, 0},
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 5},  // 37..: register caps
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 7, true},
+        {S::GatherByColumn, true, true, false, 5, 1, 32, 12, true},
     };
     // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
     if (const char* only = std::getenv("DJ_CASES")) {
@@ -129,6 +140,26 @@ int main(int argc, char** argv) {
       }
       cases = picked;
     }
+    // Every staged gather (and with DJ_CHECK=1 every case) is checked against the heuristic
+    // default's assembly of the same state: max |difference| / max |reference| per output.
+    const bool check_all = std::getenv("DJ_CHECK") != nullptr;
+    std::vector<double> ref_r;
+    mesh::SplitBlockCsr<float> ref_j;
+    {
+      assembly::DeviceAssembly<float> ref(
+          p, tuning::fused_heuristic(tuning::Target::Cuda, 5, 2, true));
+      ref.set_state(q);
+      ref.run();
+      ref_r = ref.residual();
+      ref_j = ref.jacobian();
+    }
+    const auto rel = [](const auto& a, const auto& b) {
+      double worst = 0, scale = 0;
+      for (size_t i = 0; i < b.size(); ++i) scale = std::max(scale, std::abs(double(b[i])));
+      for (size_t i = 0; i < b.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+      return a.size() == b.size() ? worst / std::max(scale, 1e-300) : INFINITY;
+    };
     for (const Case& c : cases) {
       assembly::FusedOptions o;
       o.strategy = c.s;
@@ -148,6 +179,15 @@ int main(int argc, char** argv) {
         std::printf("%-48s %8.3f %7.0f %7.2f %5d %6d %8d\n", k.lowered().symbol.c_str(), ms,
                     bytes / (ms * 1e-3) / 1e9, c.jac ? ms / floor_ms : 0.0,
                     k.attributes().registers, k.attributes().local_bytes, k.lowered().ops.flops());
+        if (check_all || (c.s == S::GatherByColumn && c.staged)) {
+          std::printf("    check against the default: residual %.1e", rel(da.residual(), ref_r));
+          if (c.jac) {
+            const auto j = da.jacobian();
+            std::printf(", Adiag %.1e, Aoff %.1e", rel(j.diag, ref_j.diag),
+                        rel(j.off.values, ref_j.off.values));
+          }
+          std::printf("\n");
+        }
       } catch (const std::exception& e) {
         std::printf("%-48s failed: %s\n", "candidate", e.what());
       }

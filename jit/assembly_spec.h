@@ -7,7 +7,9 @@
 //                   each with respect to that node's own state only, and writes its residual
 //                   row, its diagonal block and the off-diagonal blocks of its column: no
 //                   atomics, deterministic by construction (each output has one writer and a
-//                   fixed summation order).
+//                   fixed summation order). Staged on CUDA: each block owns a range of nodes
+//                   and walks one element side at a time (mesh::SideIncidence), one element
+//                   per thread, every lane differentiating with respect to the same vertex.
 #pragma once
 
 #include <string>
@@ -18,6 +20,12 @@ namespace dualjit::jit {
 
 enum class AssemblyStrategy { ScatterAtomic, GatherByColumn };
 std::string_view assembly_name(AssemblyStrategy s);
+
+// Staged GatherByColumn: the most nodes one block owns with a tile of `tile` threads (its
+// shared accumulators hold that many residual rows and diagonal blocks).
+inline int gather_max_nodes(int tile) {
+  return tile / 2 > 1 ? tile / 2 : 1;
+}
 
 struct AssemblySpec {
   AssemblyStrategy strategy = AssemblyStrategy::ScatterAtomic;
@@ -40,6 +48,17 @@ struct AssemblySpec {
   // element. Correct for any order; it only saves atomics where runs exist (measured slower
   // on the Roe FUN3D assembly: bench/RESULTS.md, fourth session).
   bool pre_reduce = false;
+  // GatherByColumn staged (CUDA): a block owns the nodes [node_blocks[b], node_blocks[b + 1])
+  // and walks their elements side by side (mesh::SideIncidence), one element per thread and a
+  // tile of them at a time: the tile's local results are staged in shared memory, its
+  // off-diagonal blocks written out coalesced (stored: each belongs to this block's columns;
+  // added atomically only where a slot has several writers), and the residual rows and
+  // diagonal blocks summed per node in shared memory and written once per node. No atomics on
+  // a mesh whose off slots have one writer each; deterministic there, and across tile sizes
+  // for nodes with at most a tile of elements per side.
+  // store_rows: the block stores its residual rows and diagonal blocks instead of adding them
+  // (the first term of a problem, whose node blocks cover every node: no zeroing needed).
+  bool store_rows = false;
   // Symbol suffix naming the strategy and its options.
   std::string suffix() const;
 };

@@ -18,6 +18,7 @@ std::string AssemblySpec::suffix() const {
   if (staged) out += "s";
   if (staged && off_direct) out += "d";
   if (staged && pre_reduce) out += "r";
+  if (staged && store_rows) out += "o";
   return out;
 }
 
@@ -47,14 +48,32 @@ int slot_of_chunk(const DerivativePlan& plan, int c, int block) {
 }
 
 // Static shared memory of a staged kernel: values, local Jacobians (odd strides, see
-// staged_scatter_entry), nodes and slots of the block's elements, pre-reduction run ends.
+// staged_scatter_entry), nodes and slots of the block's elements, pre-reduction run ends; for
+// the staged gather the per-node accumulators, node runs and off slots instead of nodes.
 size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
-  const size_t b = s.layout.elements_per_block, k = a.vertices;
-  size_t words = b * (std::max(s.n_outputs, 1) | 1) + b * k;
-  if (a.jacobian) words += b * (s.first_size | 1) + b * k * k;
+  const size_t b = s.layout.elements_per_block, k = a.vertices, B = a.block;
+  size_t words = b * (std::max(s.n_outputs, 1) | 1);
+  if (a.jacobian) words += b * (s.first_size | 1);
+  if (a.strategy == AssemblyStrategy::GatherByColumn) {
+    const size_t nodes = gather_max_nodes(static_cast<int>(b));
+    words += nodes * B + (a.jacobian ? nodes * B * B : 0);
+    return words * 8 + (nodes + 1) * 4 + (a.jacobian ? b * std::max<size_t>(k - 1, 1) * 4 : 0);
+  }
+  words += b * k;
+  if (a.jacobian) words += b * k * k;
   size_t bytes = words * 8;
   if (a.pre_reduce) bytes += b * 4;  // run ends
   return bytes;
+}
+
+// The input slot bound to element vertex `lv` (-1 when none); GatherByColumn differentiates
+// with respect to it alone when it runs the element for that vertex.
+int slot_of_vertex(const DriverSpec& s, int lv) {
+  int slot = -1;
+  for (size_t sl = 0; sl < s.input_vertex.size(); ++sl) {
+    if (s.input_vertex[sl] == lv) slot = static_cast<int>(sl);
+  }
+  return slot;
 }
 
 }  // namespace
@@ -85,9 +104,21 @@ void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const Assem
   for (int v : s.input_vertex) {
     if (v >= a.vertices) fail("input bound to vertex " + std::to_string(v));
   }
-  if ((a.off_direct || a.pre_reduce) && !a.staged)
-    fail("direct or pre-reduced writes need staging");
-  if (a.staged && a.strategy != AssemblyStrategy::ScatterAtomic) fail("only scatter is staged");
+  if ((a.off_direct || a.pre_reduce || a.store_rows) && !a.staged)
+    fail("direct, pre-reduced or stored writes need staging");
+  const bool gather = a.strategy == AssemblyStrategy::GatherByColumn;
+  if (a.pre_reduce && gather) fail("gather by column needs no pre-reduction");
+  if (a.store_rows && !gather) fail("only gather by column owns its rows");
+  if (a.staged && gather && s.layout.threads_per_element != 1)
+    fail("the staged gather runs one element per thread (layout 1xT)");
+  if (gather && a.jacobian) {
+    for (int lv = 0; lv < a.vertices; ++lv) {
+      const auto n = std::count(s.input_vertex.begin(), s.input_vertex.end(), lv);
+      if (n > 1)
+        fail("vertex " + std::to_string(lv) + " binds " + std::to_string(n) +
+             " input slots; gather by column differentiates one per vertex");
+    }
+  }
   if (a.staged && staged_shared_bytes(s, a) > 48 * 1024) {
     fail("staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
          std::to_string(staged_shared_bytes(s, a)) +
@@ -166,19 +197,32 @@ std::string emit_assembly_driver(const DriverSpec& s, const DerivativePlan& plan
     }
     return os.str();
   }
-  // GatherByColumn: element e seen from its local vertex lv = the node this thread owns.
+  // GatherByColumn: element e seen from its local vertex lv = the node this thread owns,
+  // differentiated with respect to that vertex's slot alone (chunk_of[lv]; values only, from
+  // chunk 0, when it has none).
+  std::vector<int> chunk_of(a.vertices, -1);
+  if (a.jacobian) {
+    for (int c = 0; c < s.n_chunks; ++c) {
+      const int sl = slot_of_chunk(plan, c, B);
+      if (sl >= 0 && s.input_vertex[sl] < a.vertices) chunk_of[s.input_vertex[sl]] = c;
+    }
+  }
+  if (a.staged) {
+    // Staged (CUDA): the tile's local results go to its shared staging area.
+    os << "DJ_FN void " << s.symbol << "_side(const " << args_type(s)
+       << "& a, long long e, int lv, double* __restrict__ val, double* __restrict__ d1) {\n"
+       << emit_element_loads(s) << "  double d2[1];\n  (void)d2;\n  switch (lv) {\n";
+    for (int lv = 0; lv < a.vertices; ++lv)
+      os << "    case " << lv << ": " << call(std::max(chunk_of[lv], 0)) << "      break;\n";
+    os << "  }\n}\n";
+  }
   os << "DJ_FN void " << s.symbol << "_gather(const " << args_type(s)
      << "& a, long long e, int lv, double* __restrict__ rsum, double* __restrict__ dsum) {\n"
      << emit_element_loads(s) << locals << "  switch (lv) {\n";
   for (int lv = 0; lv < a.vertices; ++lv) {
     os << "    case " << lv << ": {\n";
-    int chunk = -1, slot = -1;
-    if (a.jacobian) {
-      for (int c = 0; c < s.n_chunks; ++c) {
-        const int sl = slot_of_chunk(plan, c, B);
-        if (sl >= 0 && s.input_vertex[sl] == lv) chunk = c, slot = sl;
-      }
-    }
+    const int chunk = chunk_of[lv];
+    const int slot = chunk >= 0 ? slot_of_chunk(plan, chunk, B) : -1;
     os << "      " << call(chunk >= 0 ? chunk : 0);
     for (size_t o = 0; o < a.output_scatter.size(); ++o) {
       for (const auto& [vx, sign] : a.output_scatter[o]) {
@@ -437,12 +481,129 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
   return os.str();
 }
 
+// Staged gather by column (AssemblySpec::store_rows and the comment there): the block owns
+// nodes [n0, n1) and, side by side, runs a tile of their elements (one per thread, every lane
+// differentiating with respect to the same vertex), then writes the tile's off-diagonal blocks
+// of its columns and sums its residual rows and diagonal blocks per node into shared
+// accumulators, written once at the end.
+std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
+  const int T = s.layout.block_threads(), K = a.vertices, B = a.block, BB = B * B;
+  const int n_in = s.n_inputs, nodes = gather_max_nodes(T), ks = std::max(K - 1, 1);
+  const int d1_stride = static_cast<int>(s.first_size) | 1;  // as in staged_shared_bytes
+  const int out_stride = std::max(s.n_outputs, 1) | 1;
+  std::ostringstream os;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << T << bounds_min(s) << ") " << s.symbol
+     << "(const " << args_type(s) << " a) {\n"
+     << "  __shared__ double dj_val[" << T * out_stride << "];\n"
+     << "  __shared__ double dj_racc[" << nodes * B << "];\n"
+     << "  __shared__ int dj_run[" << nodes + 1 << "];\n";
+  if (a.jacobian) {
+    os << "  __shared__ double dj_d1[" << T * d1_stride << "];\n"
+       << "  __shared__ double dj_dacc[" << nodes * BB << "];\n"
+       << "  __shared__ int dj_slot[" << T * ks << "];\n";
+  }
+  os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
+     << "  (void)off;\n"
+     << "  const long long n0 = a.node_blocks[blockIdx.x], n1 = a.node_blocks[blockIdx.x + 1];\n"
+     << "  const int nn = (int)(n1 - n0);\n"
+     << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") dj_racc[i] = 0.0;\n";
+  if (a.jacobian)
+    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T
+       << ") dj_dacc[i] = 0.0;\n";
+  for (int lv = 0; lv < K; ++lv) {
+    const int slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
+    std::string rows, diag;   // summands of this side's residual rows and diagonal blocks
+    std::ostringstream offs;  // this side's off-diagonal block writes
+    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+      for (const auto& [vx, sign] : a.output_scatter[o]) {
+        const StagedUnit row{false, static_cast<int>(o), vx, 0, lv, sign};
+        const StagedUnit blk{true, static_cast<int>(o), vx, std::max(slot, 0), lv, sign};
+        const std::string sg = c_literal(sign) + " * ";
+        if (vx == lv) {
+          rows += " + " + sg + staged_source(row, "f", B, n_in, d1_stride, out_stride);
+          if (slot >= 0)
+            diag += " + " + sg + staged_source(blk, "f", B, n_in, d1_stride, out_stride);
+          continue;
+        }
+        if (slot < 0) continue;
+        const std::string target = "off[(long long)dj_slot[f * " + std::to_string(ks) + " + " +
+                                   std::to_string(vx < lv ? vx : vx - 1) + "] * " +
+                                   std::to_string(BB) + " + q]";
+        const std::string value = sg + staged_source(blk, "f", B, n_in, d1_stride, out_stride);
+        if (a.off_direct) {
+          offs << "        " << target << " = (" << off_type(a) << ")(" << value << ");\n";
+        } else {
+          offs << "        dj_atomic_add(&" << target << ", " << value << ");\n";
+        }
+      }
+    }
+    os << "  {  // side " << lv << "\n"
+       << "    const long long* ptr = a.side_ptr + " << lv << " * (a.n_nodes + 1);\n"
+       << "    const long long p_end = ptr[n1];\n"
+       << "    for (long long t0 = ptr[n0]; t0 < p_end; t0 += " << T << ") {\n"
+       << "      const int n_here = (int)(p_end - t0 < " << T << " ? p_end - t0 : " << T << ");\n"
+       << "      __syncthreads();  // the previous tile's staging has been read\n"
+       << "      for (int m = threadIdx.x; m <= nn; m += " << T << ") {\n"
+       << "        const long long r = ptr[n0 + m] - t0;\n"
+       << "        dj_run[m] = (int)(r < 0 ? 0 : r > n_here ? n_here : r);\n"
+       << "      }\n";
+    if (!offs.str().empty()) {
+      os << "      for (int i = threadIdx.x; i < n_here * " << ks << "; i += " << T
+         << ") dj_slot[i] = a.side_slot[t0 * " << ks << " + i];\n";
+    }
+    os << "      if (threadIdx.x < n_here)\n"
+       << "        " << s.symbol << "_side(a, (long long)a.side_element[t0 + threadIdx.x], " << lv
+       << ", dj_val + threadIdx.x * " << out_stride << ", "
+       << (a.jacobian ? "dj_d1 + threadIdx.x * " + std::to_string(d1_stride)
+                      : std::string("nullptr"))
+       << ");\n"
+       << "      __syncthreads();\n";
+    if (!offs.str().empty()) {
+      // Every lane busy over the flattened (element, entry) range: consecutive lanes write
+      // consecutive entries of a block.
+      os << "      #pragma unroll 4\n"
+         << "      for (int i = threadIdx.x; i < n_here * " << BB << "; i += " << T << ") {\n"
+         << "        const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
+         << "        const int row = q / " << B << ", col = q - row * " << B << ";\n"
+         << offs.str() << "      }\n";
+    }
+    // Per node and entry: the node's run of the tile summed in element order (independent of
+    // the tile size for a node whose side fits one tile), then added to its accumulator.
+    const auto reduce = [&](const std::string& terms, int width, const std::string& acc) {
+      if (terms.empty()) return;
+      os << "      for (int i = threadIdx.x; i < nn * " << width << "; i += " << T << ") {\n"
+         << "        const int m = i / " << width << ", q = i - m * " << width << ";\n";
+      if (width == BB)
+        os << "        const int row = q / " << B << ", col = q - row * " << B << ";\n";
+      os << "        double acc = 0.0;\n"
+         << "        for (int f = dj_run[m]; f < dj_run[m + 1]; ++f) acc +=" << terms.substr(2)
+         << ";\n"
+         << "        " << acc << "[i] += acc;\n"
+         << "      }\n";
+    };
+    reduce(rows, B, "dj_racc");
+    reduce(diag, BB, "dj_dacc");
+    os << "    }\n  }\n";
+  }
+  const std::string op = a.store_rows ? " = " : " += ";
+  os << "  __syncthreads();\n"
+     << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") a.residual[n0 * " << B
+     << " + i]" << op << "dj_racc[i];\n";
+  if (a.jacobian) {
+    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") a.diag[n0 * " << BB
+       << " + i]" << op << "dj_dacc[i];\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string emit_assembly_cuda_entry(const DriverSpec& s, const AssemblySpec& a) {
   const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
   std::ostringstream os;
   if (a.strategy == AssemblyStrategy::ScatterAtomic && a.staged) return staged_scatter_entry(s, a);
+  if (a.strategy == AssemblyStrategy::GatherByColumn && a.staged) return staged_gather_entry(s, a);
   if (a.strategy == AssemblyStrategy::ScatterAtomic) {
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
        << s.symbol << "(const " << args_type(s) << " a) {\n"

@@ -60,6 +60,10 @@ std::string emit_args_struct(const DriverSpec& s) {
      << "  const long long* inc_element;\n"
      << "  const signed char* inc_vertex;\n"
      << "  long long n_nodes;\n"
+     << "  const long long* side_ptr;\n"
+     << "  const int* side_element;\n"
+     << "  const int* side_slot;\n"
+     << "  const long long* node_blocks;\n"
      << "  double uniform[" << std::max(s.n_uniforms, 1) << "];\n"
      << "};\n";
   return os.str();

@@ -37,9 +37,14 @@ std::vector<uint64_t> pack_args(const LoweredKernel& k, const LaunchArgs& a) {
     if (spec->jacobian && a.n_elements > 0 && (!a.diag || !a.off || !a.slots)) {
       fail("Jacobian assembly needs diagonal and off-diagonal arrays and element slots");
     }
-    if (spec->strategy == AssemblyStrategy::GatherByColumn && a.n_nodes > 0 &&
+    if (spec->strategy == AssemblyStrategy::GatherByColumn && !spec->staged && a.n_nodes > 0 &&
         (!a.inc_ptr || !a.inc_element || !a.inc_vertex)) {
       fail("gather-by-column assembly needs the node-element incidence");
+    }
+    if (spec->strategy == AssemblyStrategy::GatherByColumn && spec->staged && a.n_node_blocks > 0 &&
+        (!a.side_ptr || !a.side_element || !a.node_blocks ||
+         (spec->jacobian && spec->vertices > 1 && !a.side_slot))) {
+      fail("staged gather-by-column assembly needs the side incidence and node blocks");
     }
   } else if (a.n_elements > 0) {
     if (k.plan.n_outputs > 0 && !a.values) fail("values array is null");
@@ -80,6 +85,11 @@ std::vector<uint64_t> pack_args(const LoweredKernel& k, const LaunchArgs& a) {
     w.push_back(word(ptr));
   }
   w.push_back(static_cast<uint64_t>(a.n_nodes));
+  for (const void* ptr :
+       {static_cast<const void*>(a.side_ptr), static_cast<const void*>(a.side_element),
+        static_cast<const void*>(a.side_slot), static_cast<const void*>(a.node_blocks)}) {
+    w.push_back(word(ptr));
+  }
   for (double u : a.uniforms) w.push_back(std::bit_cast<uint64_t>(u));
   if (a.uniforms.empty()) w.push_back(0);
   return w;

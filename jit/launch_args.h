@@ -33,6 +33,13 @@ struct LaunchArgs {
   const int64_t* inc_element = nullptr;
   const int8_t* inc_vertex = nullptr;
   int64_t n_nodes = 0;
+  // Staged GatherByColumn on CUDA (mesh::SideIncidence and mesh::node_blocks): per side
+  // offsets, elements and off-diagonal slots, and the node ranges of the blocks (the grid).
+  const int64_t* side_ptr = nullptr;
+  const int32_t* side_element = nullptr;
+  const int32_t* side_slot = nullptr;
+  const int64_t* node_blocks = nullptr;
+  int64_t n_node_blocks = 0;
 };
 
 // Throws std::invalid_argument naming the kernel and the missing or mis-sized piece.

@@ -6,7 +6,7 @@
 namespace dualjit::assembly {
 
 jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
-                                    bool off_single, bool off_direct) {
+                                    bool off_single, bool off_direct, bool store_rows) {
   jit::LoweringOptions lo;
   lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
   lo.width = o.width > 0 ? o.width : p.block_size();
@@ -22,9 +22,11 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
   }
   spec.jacobian = o.jacobian;
   spec.off_single = off_single;
-  spec.staged = o.staged && o.strategy == jit::AssemblyStrategy::ScatterAtomic;
+  const bool gather = o.strategy == jit::AssemblyStrategy::GatherByColumn;
+  spec.staged = o.staged;
   spec.off_direct = spec.staged && off_direct;
-  spec.pre_reduce = spec.staged && o.pre_reduce;
+  spec.pre_reduce = spec.staged && o.pre_reduce && !gather;
+  spec.store_rows = spec.staged && gather && store_rows;
   lo.assembly = spec;
   lo.single_tangents = o.single_tangents && o.jacobian;
   return lo;
@@ -59,14 +61,14 @@ std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& op
                                               bool off_single, bool gpu) {
   FusedOptions o = options;
   if (!gpu) o.staged = o.pre_reduce = false;  // shared-memory staging is a GPU layout
-  const bool off_direct = o.staged && o.jacobian &&
-                          o.strategy == jit::AssemblyStrategy::ScatterAtomic &&
-                          off_blocks_single_writer(p);
+  const bool off_direct = o.staged && o.jacobian && off_blocks_single_writer(p);
   std::vector<jit::LoweredKernel> out;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
+    // Staged gather: the first term launched stores every node's rows; the rest add.
     if (!t.energy)
-      out.push_back(jit::lower(*t.kernel, fused_lowering(p, t, o, off_single, off_direct)));
+      out.push_back(
+          jit::lower(*t.kernel, fused_lowering(p, t, o, off_single, off_direct, out.empty())));
   }
   return out;
 }
@@ -143,8 +145,10 @@ template <class OffT>
 DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
   const auto& off_pattern = p.off_pattern();
   auto lowered = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
-  // Every vector term's kernel shares the decision.
+  // Every vector term's kernel shares the decision; the first one may own the rows.
   off_direct_ = !lowered.empty() && lowered[0].options.assembly->off_direct;
+  rows_stored_ = !lowered.empty() && lowered[0].options.assembly->store_rows;
+  const bool owned = o.strategy == jit::AssemblyStrategy::GatherByColumn && o.staged;
   const int B = p.block_size();
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
@@ -156,7 +160,18 @@ DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : proble
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
     if (!t.params.empty()) d.params = cuda::DeviceBuffer::from(t.params);
     d.slots = cuda::DeviceBuffer::from(off_pattern.element_slots(ti));
-    if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
+    if (owned) {
+      const mesh::SideIncidence side = mesh::build_side_incidence(
+          p.n_nodes(), t.elements,
+          o.jacobian ? off_pattern.element_slots(ti) : std::span<const int64_t>{});
+      const int tile = kernels_.back()->lowered().options.layout.block_threads();
+      const auto blocks = mesh::node_blocks(side, tile, jit::gather_max_nodes(tile));
+      d.side_ptr = cuda::DeviceBuffer::from(side.ptr);
+      d.side_element = cuda::DeviceBuffer::from(side.element);
+      if (!side.slot.empty()) d.side_slot = cuda::DeviceBuffer::from(side.slot);
+      d.node_blocks = cuda::DeviceBuffer::from(blocks);
+      d.n_node_blocks = static_cast<int64_t>(blocks.size()) - 1;
+    } else if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
       const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
       d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
       d.inc_element = cuda::DeviceBuffer::from(inc.element);
@@ -181,8 +196,10 @@ void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
 
 template <class OffT>
 void DeviceAssembly<OffT>::run(CUstream stream) {
-  residual_.fill_bytes(0);
-  if (options_.jacobian) diag_.fill_bytes(0);
+  if (!rows_stored_) {  // else the first kernel stores every node's rows
+    residual_.fill_bytes(0);
+    if (options_.jacobian) diag_.fill_bytes(0);
+  }
   if (options_.jacobian && !off_direct_) off_.fill_bytes(0);  // direct: every slot is stored
   for (size_t i = 0; i < terms_.size(); ++i) {
     const Term& t = problem_.term(terms_[i]);
@@ -203,6 +220,11 @@ void DeviceAssembly<OffT>::run(CUstream stream) {
     a.inc_element = reinterpret_cast<const int64_t*>(ptr(d.inc_element));
     a.inc_vertex = reinterpret_cast<const int8_t*>(ptr(d.inc_vertex));
     a.n_nodes = problem_.n_nodes();
+    a.side_ptr = reinterpret_cast<const int64_t*>(ptr(d.side_ptr));
+    a.side_element = reinterpret_cast<const int32_t*>(ptr(d.side_element));
+    a.side_slot = reinterpret_cast<const int32_t*>(ptr(d.side_slot));
+    a.node_blocks = reinterpret_cast<const int64_t*>(ptr(d.node_blocks));
+    a.n_node_blocks = d.n_node_blocks;
     kernels_[i]->launch(a, stream);
   }
 }

@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/mesh/incidence.h"
+#include "backends/mesh/side_incidence.h"
 
 namespace dualjit::assembly {
 
@@ -16,6 +17,8 @@ struct FusedOptions {
   bool jacobian = true;  // false: residual only
   int width = 0;         // W; 0: the block size (one vertex's directions per chunk)
   jit::LaunchLayout layout = {1, 64};
+  // GatherByColumn on the GPU: staged is the node-owned tiled gather (jit/assembly_spec.h),
+  // unstaged one thread per node.
   // ScatterAtomic on the GPU (jit/assembly_spec.h): shared-memory staging with coalesced
   // write-out; with it, Aoff slots that receive exactly one element's block are stored rather
   // than added (detected from the connectivity), and `pre_reduce` sums runs of elements that
@@ -30,8 +33,10 @@ struct FusedOptions {
 };
 
 // Lowering options for term `t` of `p` under `o`.
+// store_rows: a staged gather stores its rows (the first term launched).
 jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
-                                    bool off_single, bool off_direct = false);
+                                    bool off_single, bool off_direct = false,
+                                    bool store_rows = false);
 
 // Whether every off-diagonal slot of p's vector terms receives exactly one element block
 // (counted over all terms): then staged kernels store Aoff instead of adding, and Aoff needs
@@ -84,7 +89,8 @@ class DeviceAssembly {
  private:
   struct TermData {
     cuda::DeviceBuffer conn, params, slots, inc_ptr, inc_element, inc_vertex;
-    int64_t n_elements = 0;
+    cuda::DeviceBuffer side_ptr, side_element, side_slot, node_blocks;  // staged gather
+    int64_t n_elements = 0, n_node_blocks = 0;
   };
   Problem& problem_;
   FusedOptions options_;
@@ -92,6 +98,7 @@ class DeviceAssembly {
   std::vector<TermData> data_;
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels_;
   bool off_direct_ = false;
+  bool rows_stored_ = false;
   cuda::DeviceBuffer state_, residual_, diag_, off_;
 };
 

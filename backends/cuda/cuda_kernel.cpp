@@ -48,20 +48,23 @@ void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cach
 
 void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {
   const auto& assembly = lowered_.options.assembly;
-  const bool per_node = assembly && assembly->strategy == jit::AssemblyStrategy::GatherByColumn;
-  // Gather-by-column runs one thread per node; everything else one element per T threads.
-  const int64_t items = per_node ? args.n_nodes : args.n_elements;
+  const bool gather = assembly && assembly->strategy == jit::AssemblyStrategy::GatherByColumn;
+  const bool owned = gather && assembly->staged;
+  const auto& layout = lowered_.options.layout;
+  // Staged gather: one block per node block; unstaged gather: one thread per node; everything
+  // else one element per T threads.
+  const int64_t items = owned ? args.n_node_blocks : gather ? args.n_nodes : args.n_elements;
   if (items == 0) return;
   std::vector<uint64_t> words = jit::pack_args(lowered_, args);
   void* params[] = {words.data()};
-  const auto& layout = lowered_.options.layout;
-  const int64_t blocks = (items + layout.elements_per_block - 1) / layout.elements_per_block;
+  const int64_t per_block = owned ? 1 : layout.elements_per_block;
+  const int64_t blocks = (items + per_block - 1) / per_block;
   if (blocks > 0x7fffffff) {
     throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +
                                 " items exceed one grid");
   }
   const unsigned threads =
-      per_node ? layout.elements_per_block : static_cast<unsigned>(layout.block_threads());
+      gather && !owned ? layout.elements_per_block : static_cast<unsigned>(layout.block_threads());
   ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(blocks)}, Dim3{threads}, 0, params,
                           stream);
 }

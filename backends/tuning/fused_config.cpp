@@ -131,8 +131,10 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   for (int t : {std::min(k, 2), 1}) add(S::ScatterAtomic, B, t, 64, 0, false, false);
   add(S::ScatterAtomic, B, 1, 128, 0, false, false);
   add(S::ScatterAtomic, 2 * B, 1, 64, 0, false, false);
-  // Gather by column: one thread per node, W = B by construction.
-  for (int b : {64, 128, 32}) add(S::GatherByColumn, B, 1, b, 0, false, false);
+  // Gather by column, W = B by construction: staged (node-owned blocks, a tile of elements
+  // per side; no atomics on meshes with one writer per off slot), and one thread per node.
+  for (int b : {64, 32}) add(S::GatherByColumn, B, 1, b, 0, true, false);
+  for (int b : {64, 128}) add(S::GatherByColumn, B, 1, b, 0, false, false);
   return out;
 }
 

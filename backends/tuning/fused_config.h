@@ -26,8 +26,8 @@ std::string describe_fused(const assembly::FusedOptions& o);
 // `vertices` vertices, in a fixed order (the tie-break order). This is the one place that
 // enumerates: a new FusedOptions field is one edit here.
 //   cuda: scatter (plain, staged, staged + pre-reduction) x W {1, B, 2B} x threads per element
-//         x elements per block x min_blocks, pruned to about 35; gather by column (W = B, one
-//         thread per node) x nodes per block x min_blocks.
+//         x elements per block x min_blocks, pruned to about 35; gather by column (W = B):
+//         staged (node-owned blocks) x tile, and one thread per node x nodes per block.
 //   cpu:  what matters on the host: scatter x W {1, B, 2B}, and gather (W = B).
 std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, int vertices,
                                                      bool jacobian = true);

@@ -4,12 +4,14 @@
 
 #include <omp.h>
 
+#include <numeric>
 #include <random>
 
 #include "backends/assembly/fused_assembly.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
+#include "jit/launch_args.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -191,6 +193,80 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
                        std::invalid_argument);
 }
 
+TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused") {
+  jit::KernelCache cache(std::nullopt);
+  const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2));
+  Problem p = cfd::roe_problem(em);  // edges (k = 2) and far-field nodes (k = 1)
+  for (bool jac : {true, false}) {
+    FusedOptions o;
+    o.strategy = AssemblyStrategy::GatherByColumn;
+    o.jacobian = jac;
+    o.layout = {1, 64};
+    const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
+    REQUIRE(kernels.size() == 2);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const auto& lk = kernels[i];
+      CAPTURE(lk.symbol);
+      CHECK(lk.options.assembly->staged);
+      CHECK(lk.options.assembly->store_rows == (i == 0));  // the first term owns the rows
+      CHECK(lk.cuda_source.find("a.node_blocks[blockIdx.x]") != std::string::npos);
+      jit::CompileOptions co;
+      co.arch = "sm_90";
+      const auto img = jit::cuda_image(lk, co, cache);
+      CHECK(img.is_cubin);
+      CHECK(img.ptxas.registers > 0);
+      CHECK(img.ptxas.stack_bytes == 0);
+    }
+    // The edge kernel's entry has no atomics: direct Aoff stores (one writer per slot) and
+    // owned rows.
+    const std::string& src = kernels[0].cuda_source;
+    const std::string entry = src.substr(src.find("extern \"C\" __global__"));
+    CHECK(entry.find("dj_atomic_add") == std::string::npos);
+    CHECK(entry.find("a.residual[n0 * 5 + i] = dj_racc[i]") != std::string::npos);
+    CHECK((entry.find("] = (float)(") != std::string::npos) == jac);
+    // Its launch arguments: the side incidence and node blocks, not the per-node incidence.
+    std::vector<double> buf(8);
+    std::vector<int64_t> i64(8);
+    std::vector<int32_t> i32(8);
+    jit::LaunchArgs a;
+    a.n_elements = 4;
+    a.conn = i32.data();
+    a.vertices_per_element = 2;
+    a.fields = {buf.data(), buf.data()};
+    a.params = buf.data();
+    a.uniforms = {1.4};
+    a.residual = a.diag = buf.data();
+    a.off = buf.data();
+    a.slots = i64.data();
+    a.n_nodes = 3;
+    a.side_ptr = a.node_blocks = i64.data();
+    a.side_element = a.side_slot = i32.data();
+    a.n_node_blocks = 1;
+    CHECK(jit::pack_args(kernels[0], a).size() == kernels[0].args.words());
+    a.side_element = nullptr;
+    CHECK_THROWS_WITH_AS(jit::pack_args(kernels[0], a), doctest::Contains("side incidence"),
+                         std::invalid_argument);
+  }
+  const assembly::Term& edges = p.term(0);
+  FusedOptions two;
+  two.strategy = AssemblyStrategy::GatherByColumn;
+  two.layout = {2, 32};  // staged gather runs one element per thread
+  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, assembly::fused_lowering(p, edges, two, true)),
+                       doctest::Contains("layout 1xT"), std::invalid_argument);
+  FusedOptions plain;
+  plain.strategy = AssemblyStrategy::GatherByColumn;
+  plain.staged = false;
+  auto lo = assembly::fused_lowering(p, edges, plain, true);
+  lo.assembly->store_rows = true;  // owning rows needs the staged node blocks
+  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, lo), doctest::Contains("roe_flux"),
+                       std::invalid_argument);
+  FusedOptions big;
+  big.strategy = AssemblyStrategy::GatherByColumn;
+  big.layout = {1, 128};  // 128 staged Roe Jacobians: over 48 KiB of shared memory
+  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, assembly::fused_lowering(p, edges, big, true)),
+                       doctest::Contains("48 KiB"), std::invalid_argument);
+}
+
 TEST_SUITE("gpu") {
   TEST_CASE("GPU staged scatter (coalesced, direct Aoff stores, pre-reduction) equals the host") {
     if (!cuda::driver_available()) {
@@ -246,10 +322,16 @@ TEST_SUITE("gpu") {
     const auto q = roe_state(2000, 46);
     const auto ref_r = p.residual(q);
     const auto ref = p.jacobian_split<double>(q);
-    for (auto strategy : {AssemblyStrategy::ScatterAtomic, AssemblyStrategy::GatherByColumn}) {
+    // Random edges repeat node pairs: several writers per off slot (atomics in the staged
+    // gather, which is deterministic only with one writer: see the next case).
+    for (int variant = 0; variant < 3; ++variant) {
+      const auto strategy =
+          variant == 0 ? AssemblyStrategy::ScatterAtomic : AssemblyStrategy::GatherByColumn;
       CAPTURE(jit::assembly_name(strategy));
       FusedOptions o;
       o.strategy = strategy;
+      o.staged = variant != 1;
+      CAPTURE(o.staged);
       assembly::DeviceAssembly<double> d64(p, o);
       d64.set_state(q);
       d64.run();
@@ -261,12 +343,89 @@ TEST_SUITE("gpu") {
       d32.set_state(q);
       d32.run();
       CHECK(max_rel(as_double(d32.jacobian().off.values), ref.off.values) < 1e-6);
-      if (strategy == AssemblyStrategy::GatherByColumn) {
+      if (variant == 1) {
         d64.run();
         const auto again = d64.jacobian();
         CHECK(again.diag == j64.diag);
         CHECK(again.off.values == j64.off.values);
       }
+    }
+  }
+
+  TEST_CASE("GPU staged gather: owned rows, no atomics, bit-identical across runs") {
+    if (!cuda::driver_available()) {
+      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
+      return;
+    }
+    // Tet edge mesh (one writer per off slot) with the far-field term (k = 1, added after
+    // the edge kernel stored the rows), natural and randomly renumbered nodes.
+    const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(9, 8, 7));
+    for (bool shuffle : {false, true}) {
+      CAPTURE(shuffle);
+      const Problem natural = cfd::roe_problem(em);
+      Problem p(natural.n_nodes(), 5);
+      std::vector<int32_t> perm(natural.n_nodes());
+      std::iota(perm.begin(), perm.end(), 0);
+      if (shuffle) std::shuffle(perm.begin(), perm.end(), std::mt19937(51));
+      for (size_t ti = 0; ti < natural.n_terms(); ++ti) {
+        assembly::Term t = natural.term(ti);
+        for (auto& v : t.elements.conn) v = perm[v];
+        p.add_term(std::move(t));
+      }
+      const auto q = cfd::perturbed_state(p.n_nodes(), {}, 0.2, 52);
+      const auto ref_r = p.residual(q);
+      const auto ref = p.jacobian_split<double>(q);
+      std::vector<std::vector<double>> runs;
+      for (int tile : {64, 32}) {
+        for (bool single : {false, true}) {
+          FusedOptions o;
+          o.strategy = AssemblyStrategy::GatherByColumn;
+          o.layout = {1, tile};
+          o.single_tangents = single;
+          assembly::DeviceAssembly<double> d(p, o);
+          CAPTURE(d.kernels()[0]->lowered().symbol);
+          CHECK(d.kernels()[0]->lowered().options.assembly->off_direct);
+          d.set_state(q);
+          d.run();
+          d.run();  // stored rows and Aoff: a second run must not accumulate
+          const auto j = d.jacobian();
+          const double tol = single ? 2e-5 : 1e-12;
+          CHECK(max_rel(d.residual(), ref_r) < 1e-12);
+          CHECK(max_rel(j.diag, ref.diag) < tol);
+          CHECK(max_rel(j.off.values, ref.off.values) < tol);
+          if (single) continue;
+          std::vector<double> all = d.residual();
+          all.insert(all.end(), j.diag.begin(), j.diag.end());
+          all.insert(all.end(), j.off.values.begin(), j.off.values.end());
+          d.run();
+          const auto again = d.jacobian();
+          CHECK(d.residual() == std::vector<double>(all.begin(), all.begin() + ref_r.size()));
+          CHECK(again.diag == j.diag);
+          CHECK(again.off.values == j.off.values);
+          runs.push_back(std::move(all));
+        }
+      }
+      // Tiles of 64 and 32 sum the same terms in the same order, but the two kernels are
+      // compiled apart and ptxas may fuse the element's unrounded PTX mul/add pairs into FMAs
+      // differently (measured on an H100: not bit-identical), so they agree to round-off.
+      REQUIRE(runs.size() == 2);
+      CHECK(max_rel(runs[1], runs[0]) < 1e-13);
+      // Residual only, fp32 Aoff.
+      FusedOptions ro;
+      ro.strategy = AssemblyStrategy::GatherByColumn;
+      ro.jacobian = false;
+      assembly::DeviceAssembly<float> res(p, ro);
+      res.set_state(q);
+      res.run();
+      CHECK(max_rel(res.residual(), ref_r) < 1e-12);
+      FusedOptions o32;
+      o32.strategy = AssemblyStrategy::GatherByColumn;
+      assembly::DeviceAssembly<float> d32(p, o32);
+      d32.set_state(q);
+      d32.run();
+      const auto j32 = d32.jacobian();
+      CHECK(max_rel(j32.diag, ref.diag) < 1e-12);
+      CHECK(max_rel(as_double(j32.off.values), ref.off.values) < 1e-6);
     }
   }
 }

@@ -22,6 +22,10 @@ struct DjArgs_dj_tiny_jacobian_w1_t1_b128_nm {
   const long long* inc_element;
   const signed char* inc_vertex;
   long long n_nodes;
+  const long long* side_ptr;
+  const int* side_element;
+  const int* side_slot;
+  const long long* node_blocks;
   double uniform[1];
 };
 
