@@ -54,10 +54,12 @@ size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
   const size_t b = s.layout.elements_per_block, k = a.vertices, B = a.block;
   size_t words = b * (std::max(s.n_outputs, 1) | 1);
   if (a.jacobian) words += b * (s.first_size | 1);
-  if (a.strategy == AssemblyStrategy::GatherByColumn) {
+  if (a.strategy == AssemblyStrategy::GatherByColumn) {  // per side: values, runs, slots
     const size_t nodes = gather_max_nodes(static_cast<int>(b));
+    words += (k - 1) * b * (std::max(s.n_outputs, 1) | 1);
     words += nodes * B + (a.jacobian ? nodes * B * B : 0);
-    return words * 8 + (nodes + 1) * 4 + (a.jacobian ? b * std::max<size_t>(k - 1, 1) * 4 : 0);
+    return words * 8 + k * (nodes + 1) * 4 +
+           (a.jacobian ? k * b * std::max<size_t>(k - 1, 1) * 4 : 0);
   }
   words += b * k;
   if (a.jacobian) words += b * k * k;
@@ -482,25 +484,65 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
 }
 
 // Staged gather by column (AssemblySpec::store_rows and the comment there): the block owns
-// nodes [n0, n1) and, side by side, runs a tile of their elements (one per thread, every lane
-// differentiating with respect to the same vertex), then writes the tile's off-diagonal blocks
-// of its columns and sums its residual rows and diagonal blocks per node into shared
-// accumulators, written once at the end.
+// nodes [n0, n1); in each tile thread t runs the t-th element of every side of those nodes
+// (one chunk per side, every lane of a warp differentiating with respect to the same vertex),
+// then the block writes the tile's off-diagonal blocks of its columns and sums its residual
+// rows and diagonal blocks per node into shared accumulators, written once at the end. One
+// barrier-to-barrier phase per tile for all sides: at 8 warps per SM a phase per side
+// measured 3.18 ms against a per-side loop (bench/RESULTS.md, fifth session).
 std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   const int T = s.layout.block_threads(), K = a.vertices, B = a.block, BB = B * B;
   const int n_in = s.n_inputs, nodes = gather_max_nodes(T), ks = std::max(K - 1, 1);
   const int d1_stride = static_cast<int>(s.first_size) | 1;  // as in staged_shared_bytes
   const int out_stride = std::max(s.n_outputs, 1) | 1;
+  // Per side: its input slot, the summands of its residual rows and diagonal blocks, and its
+  // off-diagonal block writes (f: the element's place in the side's tile).
+  struct Side {
+    int slot = -1;
+    std::string rows, diag, offs;
+  };
+  std::vector<Side> sides(K);
+  for (int lv = 0; lv < K; ++lv) {
+    Side& sd = sides[lv];
+    sd.slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
+    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+      for (const auto& [vx, sign] : a.output_scatter[o]) {
+        const StagedUnit row{false, static_cast<int>(o), vx, 0, lv, sign};
+        const StagedUnit blk{true, static_cast<int>(o), vx, std::max(sd.slot, 0), lv, sign};
+        const std::string sg = c_literal(sign) + " * ";
+        // Each side's values have their own area (every chunk writes them); the Jacobian
+        // columns of different sides are disjoint, so the sides share one d1 row per thread.
+        std::string row_src = staged_source(row, "f", B, n_in, d1_stride, out_stride);
+        row_src.replace(0, 7, "dj_val[" + std::to_string(lv * T * out_stride) + " + ");
+        const std::string blk_src = staged_source(blk, "f", B, n_in, d1_stride, out_stride);
+        if (vx == lv) {
+          sd.rows += " + " + sg + row_src;
+          if (sd.slot >= 0) sd.diag += " + " + sg + blk_src;
+          continue;
+        }
+        if (sd.slot < 0) continue;
+        const std::string target = "off[(long long)dj_slot[" + std::to_string(lv * T * ks) +
+                                   " + f * " + std::to_string(ks) + " + " +
+                                   std::to_string(vx < lv ? vx : vx - 1) + "] * " +
+                                   std::to_string(BB) + " + q]";
+        if (a.off_direct) {
+          sd.offs += "      " + target + " = (" + off_type(a) + ")(" + sg + blk_src + ");\n";
+        } else {
+          sd.offs += "      dj_atomic_add(&" + target + ", " + sg + blk_src + ");\n";
+        }
+      }
+    }
+  }
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << T << bounds_min(s) << ") " << s.symbol
      << "(const " << args_type(s) << " a) {\n"
-     << "  __shared__ double dj_val[" << T * out_stride << "];\n"
+     << "  __shared__ double dj_val[" << K * T * out_stride << "];\n"
      << "  __shared__ double dj_racc[" << nodes * B << "];\n"
-     << "  __shared__ int dj_run[" << nodes + 1 << "];\n";
+     << "  __shared__ int dj_run[" << K * (nodes + 1) << "];\n";
   if (a.jacobian) {
     os << "  __shared__ double dj_d1[" << T * d1_stride << "];\n"
        << "  __shared__ double dj_dacc[" << nodes * BB << "];\n"
-       << "  __shared__ int dj_slot[" << T * ks << "];\n";
+       << "  __shared__ int dj_slot[" << K * T * ks << "];\n";
   }
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
@@ -510,81 +552,80 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   if (a.jacobian)
     os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T
        << ") dj_dacc[i] = 0.0;\n";
+  os << "  long long n_tiles = 0;\n";
   for (int lv = 0; lv < K; ++lv) {
-    const int slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
-    std::string rows, diag;   // summands of this side's residual rows and diagonal blocks
-    std::ostringstream offs;  // this side's off-diagonal block writes
-    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
-      for (const auto& [vx, sign] : a.output_scatter[o]) {
-        const StagedUnit row{false, static_cast<int>(o), vx, 0, lv, sign};
-        const StagedUnit blk{true, static_cast<int>(o), vx, std::max(slot, 0), lv, sign};
-        const std::string sg = c_literal(sign) + " * ";
-        if (vx == lv) {
-          rows += " + " + sg + staged_source(row, "f", B, n_in, d1_stride, out_stride);
-          if (slot >= 0)
-            diag += " + " + sg + staged_source(blk, "f", B, n_in, d1_stride, out_stride);
-          continue;
-        }
-        if (slot < 0) continue;
-        const std::string target = "off[(long long)dj_slot[f * " + std::to_string(ks) + " + " +
-                                   std::to_string(vx < lv ? vx : vx - 1) + "] * " +
-                                   std::to_string(BB) + " + q]";
-        const std::string value = sg + staged_source(blk, "f", B, n_in, d1_stride, out_stride);
-        if (a.off_direct) {
-          offs << "        " << target << " = (" << off_type(a) << ")(" << value << ");\n";
-        } else {
-          offs << "        dj_atomic_add(&" << target << ", " << value << ");\n";
-        }
-      }
+    const std::string l = std::to_string(lv);
+    os << "  const long long* ptr" << l << " = a.side_ptr + " << l << " * (a.n_nodes + 1);\n"
+       << "  const long long start" << l << " = ptr" << l << "[n0], end" << l << " = ptr" << l
+       << "[n1];\n"
+       << "  if ((end" << l << " - start" << l << " + " << T - 1 << ") / " << T
+       << " > n_tiles) n_tiles = (end" << l << " - start" << l << " + " << T - 1 << ") / " << T
+       << ";\n";
+  }
+  os << "  for (long long tile = 0; tile < n_tiles; ++tile) {\n"
+     << "    __syncthreads();  // the previous tile's staging has been read\n";
+  for (int lv = 0; lv < K; ++lv) {
+    const std::string l = std::to_string(lv);
+    os << "    const long long base" << l << " = start" << l << " + tile * " << T << ";\n"
+       << "    const int here" << l << " = (int)(end" << l << " - base" << l << " < 0 ? 0 : end"
+       << l << " - base" << l << " < " << T << " ? end" << l << " - base" << l << " : " << T
+       << ");\n"
+       << "    for (int m = threadIdx.x; m <= nn; m += " << T << ") {\n"
+       << "      const long long r = ptr" << l << "[n0 + m] - base" << l << ";\n"
+       << "      dj_run[" << lv * (nodes + 1) << " + m] = (int)(r < 0 ? 0 : r > here" << l
+       << " ? here" << l << " : r);\n"
+       << "    }\n";
+    if (!sides[lv].offs.empty()) {
+      os << "    for (int i = threadIdx.x; i < here" << l << " * " << ks << "; i += " << T
+         << ") dj_slot[" << lv * T * ks << " + i] = a.side_slot[base" << l << " * " << ks
+         << " + i];\n";
     }
-    os << "  {  // side " << lv << "\n"
-       << "    const long long* ptr = a.side_ptr + " << lv << " * (a.n_nodes + 1);\n"
-       << "    const long long p_end = ptr[n1];\n"
-       << "    for (long long t0 = ptr[n0]; t0 < p_end; t0 += " << T << ") {\n"
-       << "      const int n_here = (int)(p_end - t0 < " << T << " ? p_end - t0 : " << T << ");\n"
-       << "      __syncthreads();  // the previous tile's staging has been read\n"
-       << "      for (int m = threadIdx.x; m <= nn; m += " << T << ") {\n"
-       << "        const long long r = ptr[n0 + m] - t0;\n"
-       << "        dj_run[m] = (int)(r < 0 ? 0 : r > n_here ? n_here : r);\n"
-       << "      }\n";
-    if (!offs.str().empty()) {
-      os << "      for (int i = threadIdx.x; i < n_here * " << ks << "; i += " << T
-         << ") dj_slot[i] = a.side_slot[t0 * " << ks << " + i];\n";
-    }
-    os << "      if (threadIdx.x < n_here)\n"
-       << "        " << s.symbol << "_side(a, (long long)a.side_element[t0 + threadIdx.x], " << lv
-       << ", dj_val + threadIdx.x * " << out_stride << ", "
+  }
+  for (int lv = 0; lv < K; ++lv) {
+    const std::string l = std::to_string(lv);
+    os << "    if (threadIdx.x < here" << l << ")\n"
+       << "      " << s.symbol << "_side(a, (long long)a.side_element[base" << l
+       << " + threadIdx.x], " << lv << ", dj_val + " << lv * T * out_stride << " + threadIdx.x * "
+       << out_stride << ", "
        << (a.jacobian ? "dj_d1 + threadIdx.x * " + std::to_string(d1_stride)
                       : std::string("nullptr"))
-       << ");\n"
-       << "      __syncthreads();\n";
-    if (!offs.str().empty()) {
-      // Every lane busy over the flattened (element, entry) range: consecutive lanes write
-      // consecutive entries of a block.
-      os << "      #pragma unroll 4\n"
-         << "      for (int i = threadIdx.x; i < n_here * " << BB << "; i += " << T << ") {\n"
-         << "        const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
-         << "        const int row = q / " << B << ", col = q - row * " << B << ";\n"
-         << offs.str() << "      }\n";
-    }
-    // Per node and entry: the node's run of the tile summed in element order (independent of
-    // the tile size for a node whose side fits one tile), then added to its accumulator.
-    const auto reduce = [&](const std::string& terms, int width, const std::string& acc) {
-      if (terms.empty()) return;
-      os << "      for (int i = threadIdx.x; i < nn * " << width << "; i += " << T << ") {\n"
-         << "        const int m = i / " << width << ", q = i - m * " << width << ";\n";
-      if (width == BB)
-        os << "        const int row = q / " << B << ", col = q - row * " << B << ";\n";
-      os << "        double acc = 0.0;\n"
-         << "        for (int f = dj_run[m]; f < dj_run[m + 1]; ++f) acc +=" << terms.substr(2)
-         << ";\n"
-         << "        " << acc << "[i] += acc;\n"
-         << "      }\n";
-    };
-    reduce(rows, B, "dj_racc");
-    reduce(diag, BB, "dj_dacc");
-    os << "    }\n  }\n";
+       << ");\n";
   }
+  os << "    __syncthreads();\n";
+  for (int lv = 0; lv < K; ++lv) {
+    if (sides[lv].offs.empty()) continue;
+    // Every lane busy over the flattened (element, entry) range: consecutive lanes write
+    // consecutive entries of a block.
+    os << "    #pragma unroll 4\n"
+       << "    for (int i = threadIdx.x; i < here" << lv << " * " << BB << "; i += " << T << ") {\n"
+       << "      const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
+       << "      const int row = q / " << B << ", col = q - row * " << B << ";\n"
+       << sides[lv].offs << "    }\n";
+  }
+  // Per node and entry: the node's runs of the tile, side by side, summed in element order
+  // (the same order for any tile size while a node's sides fit one tile), then added to its
+  // accumulator.
+  const auto reduce = [&](bool blocks) {
+    const int width = blocks ? BB : B;
+    std::ostringstream body;
+    for (int lv = 0; lv < K; ++lv) {
+      const std::string& terms = blocks ? sides[lv].diag : sides[lv].rows;
+      if (terms.empty()) continue;
+      const int r = lv * (nodes + 1);
+      body << "      for (int f = dj_run[" << r << " + m]; f < dj_run[" << r
+           << " + m + 1]; ++f) acc +=" << terms.substr(2) << ";\n";
+    }
+    if (body.str().empty()) return;
+    os << "    for (int i = threadIdx.x; i < nn * " << width << "; i += " << T << ") {\n"
+       << "      const int m = i / " << width << ", q = i - m * " << width << ";\n";
+    if (blocks) os << "      const int row = q / " << B << ", col = q - row * " << B << ";\n";
+    os << "      double acc = 0.0;\n"
+       << body.str() << "      " << (blocks ? "dj_dacc" : "dj_racc") << "[i] += acc;\n"
+       << "    }\n";
+  };
+  reduce(false);
+  reduce(true);
+  os << "  }\n";
   const std::string op = a.store_rows ? " = " : " += ";
   os << "  __syncthreads();\n"
      << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") a.residual[n0 * " << B
