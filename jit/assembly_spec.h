@@ -48,7 +48,7 @@ struct AssemblySpec {
   // element. Correct for any order; it only saves atomics where runs exist (measured slower
   // on the Roe FUN3D assembly: bench/RESULTS.md, fourth session).
   bool pre_reduce = false;
-  // GatherByColumn staged (CUDA): a block owns the nodes [node_blocks[b], node_blocks[b + 1])
+  // GatherByColumn staged (CUDA): a block owns the nodes [node_blocks[2b], node_blocks[2b + 1])
   // and walks their elements side by side (mesh::SideIncidence), one element per thread and a
   // tile of them at a time: the tile's local results are staged in shared memory, its
   // off-diagonal blocks written out coalesced (stored: each belongs to this block's columns;

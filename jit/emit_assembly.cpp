@@ -546,7 +546,8 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   }
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
-     << "  const long long n0 = a.node_blocks[blockIdx.x], n1 = a.node_blocks[blockIdx.x + 1];\n"
+     << "  const long long n0 = a.node_blocks[2 * blockIdx.x], n1 = a.node_blocks[2 * blockIdx.x + "
+        "1];\n"
      << "  const int nn = (int)(n1 - n0);\n"
      << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") dj_racc[i] = 0.0;\n";
   if (a.jacobian)

@@ -34,7 +34,8 @@ struct LaunchArgs {
   const int8_t* inc_vertex = nullptr;
   int64_t n_nodes = 0;
   // Staged GatherByColumn on CUDA (mesh::SideIncidence and mesh::node_blocks): per side
-  // offsets, elements and off-diagonal slots, and the node ranges of the blocks (the grid).
+  // offsets, elements and off-diagonal slots, and the node range of each block (begin, end
+  // pairs: n_node_blocks blocks, the grid).
   const int64_t* side_ptr = nullptr;
   const int32_t* side_element = nullptr;
   const int32_t* side_slot = nullptr;

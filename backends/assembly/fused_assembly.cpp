@@ -164,13 +164,17 @@ DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : proble
       const mesh::SideIncidence side = mesh::build_side_incidence(
           p.n_nodes(), t.elements,
           o.jacobian ? off_pattern.element_slots(ti) : std::span<const int64_t>{});
-      const int tile = kernels_.back()->lowered().options.layout.block_threads();
-      const auto blocks = mesh::node_blocks(side, tile, jit::gather_max_nodes(tile));
+      const jit::LoweredKernel& lk = kernels_.back()->lowered();
+      const int tile = lk.options.layout.block_threads();
+      // A term that stores rows covers every node; one that adds skips nodes it never touches
+      // (a far-field term: only the boundary nodes).
+      const auto blocks = mesh::node_blocks(side, tile, jit::gather_max_nodes(tile),
+                                            lk.options.assembly->store_rows);
       d.side_ptr = cuda::DeviceBuffer::from(side.ptr);
       d.side_element = cuda::DeviceBuffer::from(side.element);
       if (!side.slot.empty()) d.side_slot = cuda::DeviceBuffer::from(side.slot);
       d.node_blocks = cuda::DeviceBuffer::from(blocks);
-      d.n_node_blocks = static_cast<int64_t>(blocks.size()) - 1;
+      d.n_node_blocks = static_cast<int64_t>(blocks.size()) / 2;
     } else if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
       const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
       d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);

@@ -52,23 +52,41 @@ SideIncidence build_side_incidence(int64_t n_nodes, const ElementSet& set,
   return inc;
 }
 
-std::vector<int64_t> node_blocks(const SideIncidence& inc, int tile, int max_nodes) {
+std::vector<int64_t> node_blocks(const SideIncidence& inc, int tile, int max_nodes,
+                                 bool every_node) {
   if (tile < 1 || max_nodes < 1) {
     throw MeshError("node_blocks: tile " + std::to_string(tile) + " and max_nodes " +
                     std::to_string(max_nodes) + " must be positive");
   }
-  std::vector<int64_t> blocks{0};
+  std::vector<int64_t> blocks;
   const int64_t n = inc.n_nodes;
-  const auto fits = [&](int64_t first, int64_t last) {  // nodes [first, last)
+  const auto count = [&](int64_t first, int64_t last, int s) {  // side s entries of [first, last)
+    const auto ptr = inc.side_ptr(s);
+    return ptr[last] - ptr[first];
+  };
+  const auto fits = [&](int64_t first, int64_t last) {
     for (int s = 0; s < inc.k; ++s) {
-      const auto ptr = inc.side_ptr(s);
-      if (ptr[last] - ptr[first] > tile) return false;
+      if (count(first, last, s) > tile) return false;
+    }
+    return true;
+  };
+  const auto empty = [&](int64_t node) {
+    for (int s = 0; s < inc.k; ++s) {
+      if (count(node, node + 1, s) > 0) return false;
     }
     return true;
   };
   for (int64_t first = 0; first < n;) {
+    if (!every_node && empty(first)) {
+      ++first;
+      continue;
+    }
     int64_t last = first + 1;  // at least one node, however many entries it has
-    while (last < n && last - first < max_nodes && fits(first, last + 1)) ++last;
+    while (last < n && last - first < max_nodes && (every_node || !empty(last)) &&
+           fits(first, last + 1)) {
+      ++last;
+    }
+    blocks.push_back(first);
     blocks.push_back(last);
     first = last;
   }

@@ -34,10 +34,12 @@ struct SideIncidence {
 SideIncidence build_side_incidence(int64_t n_nodes, const ElementSet& set,
                                    std::span<const int64_t> element_slots);
 
-// Consecutive node ranges [blocks[b], blocks[b + 1]) covering every node, each with at most
-// `max_nodes` nodes and, on every side, at most `tile` entries, so one tile of `tile` threads
-// holds a block's whole side (a single node with more entries gets a block of its own and
-// several tiles).
-std::vector<int64_t> node_blocks(const SideIncidence& inc, int tile, int max_nodes);
+// Node ranges for blocks of `tile` threads: block b owns nodes [blocks[2b], blocks[2b + 1]),
+// at most `max_nodes` of them and, on every side, at most `tile` entries, so one tile holds
+// the block's elements of every side (a single node with more gets a block of its own and
+// several tiles). every_node: the ranges partition [0, n_nodes) (a kernel that stores every
+// node's rows); otherwise nodes with no element are left out (a kernel that adds).
+std::vector<int64_t> node_blocks(const SideIncidence& inc, int tile, int max_nodes,
+                                 bool every_node = true);
 
 }  // namespace dualjit::mesh

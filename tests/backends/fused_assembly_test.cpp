@@ -209,7 +209,7 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
       CAPTURE(lk.symbol);
       CHECK(lk.options.assembly->staged);
       CHECK(lk.options.assembly->store_rows == (i == 0));  // the first term owns the rows
-      CHECK(lk.cuda_source.find("a.node_blocks[blockIdx.x]") != std::string::npos);
+      CHECK(lk.cuda_source.find("a.node_blocks[2 * blockIdx.x]") != std::string::npos);
       jit::CompileOptions co;
       co.arch = "sm_90";
       const auto img = jit::cuda_image(lk, co, cache);

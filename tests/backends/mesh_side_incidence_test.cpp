@@ -51,39 +51,52 @@ TEST_CASE("side incidence: each (element, side) once, under its node, in element
   }
 }
 
-TEST_CASE("node blocks: cover every node in order, within the tile and node caps") {
+TEST_CASE("node blocks: ranges within the tile and node caps, every node or those with elements") {
   std::mt19937 rng(22);
   ElementSet set = random_set("edges", 2, 3000, 400, rng);
   // A hub: node 7 is vertex 0 of 150 extra elements, more than one tile.
   for (int i = 0; i < 150; ++i) set.conn.insert(set.conn.end(), {7, 8 + i});
-  const SideIncidence inc = build_side_incidence(400, set, {});
-  for (int tile : {32, 64}) {
-    for (int max_nodes : {16, 32}) {
-      const auto blocks = node_blocks(inc, tile, max_nodes);
-      REQUIRE(blocks.size() >= 2);
-      CHECK(blocks.front() == 0);
-      CHECK(blocks.back() == 400);
-      for (size_t b = 0; b + 1 < blocks.size(); ++b) {
-        const int64_t first = blocks[b], last = blocks[b + 1];
-        REQUIRE(last > first);
-        CHECK(last - first <= max_nodes);
-        if (last - first == 1) continue;  // a single node may exceed the tile
-        for (int s = 0; s < 2; ++s) {
-          const auto ptr = inc.side_ptr(s);
-          CHECK(ptr[last] - ptr[first] <= tile);
+  // Nodes 400..499 have no element.
+  const SideIncidence inc = build_side_incidence(500, set, {});
+  const auto degree = [&](int64_t v) {
+    return inc.side_ptr(0)[v + 1] - inc.side_ptr(0)[v] + inc.side_ptr(1)[v + 1] -
+           inc.side_ptr(1)[v];
+  };
+  for (bool every : {true, false}) {
+    for (int tile : {32, 64}) {
+      for (int max_nodes : {16, 32}) {
+        CAPTURE(every);
+        CAPTURE(tile);
+        const auto blocks = node_blocks(inc, tile, max_nodes, every);
+        REQUIRE(blocks.size() % 2 == 0);
+        REQUIRE(blocks.size() >= 2);
+        std::vector<int> covered(500, 0);
+        for (size_t b = 0; b < blocks.size(); b += 2) {
+          const int64_t first = blocks[b], last = blocks[b + 1];
+          REQUIRE(last > first);
+          if (b > 0) CHECK(first >= blocks[b - 1]);  // in node order, disjoint
+          CHECK(last - first <= max_nodes);
+          for (int64_t v = first; v < last; ++v) ++covered[v];
+          if (!every) {
+            CHECK(degree(first) > 0);
+            CHECK(degree(last - 1) > 0);
+          }
+          if (last - first == 1) continue;  // a single node may exceed the tile
+          for (int s = 0; s < 2; ++s) {
+            const auto ptr = inc.side_ptr(s);
+            CHECK(ptr[last] - ptr[first] <= tile);
+          }
         }
-        // Greedy: the next node would not have fitted.
-        if (last < 400 && last - first < max_nodes) {
-          bool over = false;
-          for (int s = 0; s < 2; ++s)
-            over |= inc.side_ptr(s)[last + 1] - inc.side_ptr(s)[first] > tile;
-          CHECK(over);
+        for (int64_t v = 0; v < 500; ++v) {
+          // Every node once; without `every`, exactly the nodes with elements.
+          CHECK(covered[v] == (every || degree(v) > 0 ? 1 : 0));
         }
+        // The hub sits alone.
+        bool hub_alone = false;
+        for (size_t b = 0; b < blocks.size(); b += 2)
+          hub_alone |= blocks[b] == 7 && blocks[b + 1] == 8;
+        CHECK(hub_alone);
       }
-      // The hub sits alone.
-      const auto hub = std::upper_bound(blocks.begin(), blocks.end(), 7) - 1;
-      CHECK(*hub == 7);
-      CHECK(*(hub + 1) == 8);
     }
   }
   CHECK_THROWS_AS(node_blocks(inc, 0, 4), MeshError);
@@ -99,4 +112,5 @@ TEST_CASE("side incidence: bad input names the set") {
   CHECK_THROWS_WITH_AS(build_side_incidence(20, set, {}), doctest::Contains("'faces'"), MeshError);
   const SideIncidence empty = build_side_incidence(5, ElementSet{"none", 2, {}}, {});
   CHECK(node_blocks(empty, 64, 32) == std::vector<int64_t>{0, 5});
+  CHECK(node_blocks(empty, 64, 32, /*every_node=*/false).empty());
 }
