@@ -1,0 +1,318 @@
+// The memory pattern of the two FUN3D assembly strategies without the Roe arithmetic: the
+// node-owned gather by column (jit's staged GatherByColumn: blocks own node ranges, a tile per
+// element side, off-diagonal blocks stored into their BCSR slots, diagonal blocks and residual
+// rows summed per node in shared memory and stored once) against the staged scatter (diagonal
+// and residual atomics, Aoff stores), both with the real kernel's gathers (Q of both vertices,
+// the area vector), on the edge structure of the 97^3 tet box, natural and random order.
+// Variants of the gather: Aoff written contiguously (incidence order instead of BCSR slots),
+// no Aoff at all, no gathers, tiles of 32 and 96.
+// Build and run (no dualjit needed): nvcc -O3 -arch=sm_90 gather_write_out.cu && ./a.out
+// Results: bench/RESULTS.md, fifth session (run as .dev/owned.cu before the two edits that
+// named the contiguous offset and the variants; same kernels).
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <vector>
+// AOFF: 0 BCSR slots, 1 contiguous (incidence order), 2 none.
+template <int T, int AOFF, bool GATHER>
+__global__ void __launch_bounds__(T)
+    gather_owned(const int* __restrict__ conn, const double* __restrict__ Q,
+                 const double* __restrict__ area, const long long* __restrict__ ptr0,
+                 const long long* __restrict__ ptr1, const long long* __restrict__ elem1,
+                 const long long* __restrict__ slot0, const long long* __restrict__ slot1,
+                 const long long* __restrict__ blk, long long ne, double* __restrict__ diag,
+                 float* __restrict__ off, double* __restrict__ res) {
+  __shared__ double st_d[T * 25], st_r[T * 5], acc_d[T * 25], acc_r[T * 5];
+  __shared__ long long s_slot[T];
+  __shared__ int s_ptr[T + 1];
+  const long long n0 = blk[blockIdx.x], n1 = blk[blockIdx.x + 1];
+  const int nn = (int)(n1 - n0);
+  for (int i = threadIdx.x; i < nn * 25; i += T) acc_d[i] = 0;
+  for (int i = threadIdx.x; i < nn * 5; i += T) acc_r[i] = 0;
+  for (int lv = 0; lv < 2; ++lv) {
+    const long long* ptr = lv ? ptr1 : ptr0;
+    const long long p0 = ptr[n0], p1 = ptr[n1];
+    const double sg = lv ? -1.0 : 1.0;
+    for (long long t0 = p0; t0 < p1; t0 += T) {
+      const int cnt = (int)min((long long)T, p1 - t0);
+      __syncthreads();
+      for (int m = threadIdx.x; m <= nn; m += T) {
+        long long p = ptr[n0 + m] - t0;
+        s_ptr[m] = (int)max(0LL, min((long long)cnt, p));
+      }
+      if (threadIdx.x < cnt) {
+        const long long p = t0 + threadIdx.x;
+        const long long e = lv ? elem1[p] : p;
+        double ql[5], qr[5], s;
+        if (GATHER) {
+          const int a = conn[2 * e], b = conn[2 * e + 1];
+          for (int k = 0; k < 5; ++k) ql[k] = Q[a * 5LL + k], qr[k] = Q[b * 5LL + k];
+          s = area[3 * e] + area[3 * e + 1] + area[3 * e + 2];
+        } else {
+          for (int k = 0; k < 5; ++k) ql[k] = k + e, qr[k] = k - e;
+          s = 1.0 + (e & 7);
+        }
+        for (int k = 0; k < 5; ++k) {
+          st_r[threadIdx.x * 5 + k] = s * (ql[k] - qr[k]);
+          for (int j = 0; j < 5; ++j)
+            st_d[threadIdx.x * 25 + k * 5 + j] = (lv ? qr[k] : ql[k]) * s + j;
+        }
+        s_slot[threadIdx.x] = AOFF == 1 ? lv * ne + p : lv ? slot1[p] : slot0[p];
+      }
+      __syncthreads();
+      if (AOFF < 2)
+#pragma unroll 4
+        for (int i = threadIdx.x; i < cnt * 25; i += T) {
+          const int f = i / 25, q = i - f * 25;
+          off[s_slot[f] * 25 + q] = (float)(-sg * st_d[i]);
+        }
+      for (int i = threadIdx.x; i < nn * 25; i += T) {
+        const int m = i / 25, q = i - m * 25;
+        double acc = 0;
+        for (int f = s_ptr[m]; f < s_ptr[m + 1]; ++f) acc += st_d[f * 25 + q];
+        acc_d[i] += sg * acc;
+      }
+      for (int i = threadIdx.x; i < nn * 5; i += T) {
+        const int m = i / 5, q = i - m * 5;
+        double acc = 0;
+        for (int f = s_ptr[m]; f < s_ptr[m + 1]; ++f) acc += st_r[f * 5 + q];
+        acc_r[i] += sg * acc;
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < nn * 25; i += T) diag[n0 * 25 + i] = acc_d[i];
+  for (int i = threadIdx.x; i < nn * 5; i += T) res[n0 * 5 + i] = acc_r[i];
+}
+constexpr int T = 64;
+// Scatter with the same gathers: staged, diag/res atomics, Aoff stores (the dualjit write-out).
+__global__ void __launch_bounds__(T)
+    scatter_staged(const int* __restrict__ conn, const double* __restrict__ Q,
+                   const double* __restrict__ area, const long long* __restrict__ slot0,
+                   const long long* __restrict__ slot1e, long long ne, double* __restrict__ diag,
+                   float* __restrict__ off, double* __restrict__ res) {
+  __shared__ double st_d[T * 51], st_r[T * 5];
+  __shared__ int s_node[T * 2];
+  const long long e0 = (long long)blockIdx.x * T;
+  const int n_here = (int)min((long long)T, ne - e0);
+  if (threadIdx.x < n_here) {
+    const long long e = e0 + threadIdx.x;
+    const int a = conn[2 * e], b = conn[2 * e + 1];
+    s_node[2 * threadIdx.x] = a, s_node[2 * threadIdx.x + 1] = b;
+    double ql[5], qr[5];
+    for (int k = 0; k < 5; ++k) ql[k] = Q[a * 5LL + k], qr[k] = Q[b * 5LL + k];
+    const double s = area[3 * e] + area[3 * e + 1] + area[3 * e + 2];
+    for (int k = 0; k < 5; ++k) {
+      st_r[threadIdx.x * 5 + k] = s * (ql[k] - qr[k]);
+      for (int j = 0; j < 5; ++j) {
+        st_d[threadIdx.x * 51 + k * 5 + j] = ql[k] * s + j;
+        st_d[threadIdx.x * 51 + 25 + k * 5 + j] = qr[k] * s + j;
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll 4
+  for (int i = threadIdx.x; i < n_here * 5; i += T) {
+    const int f = i / 5, q = i - f * 5;
+    atomicAdd(&res[s_node[2 * f] * 5LL + q], st_r[i]);
+    atomicAdd(&res[s_node[2 * f + 1] * 5LL + q], -st_r[i]);
+  }
+#pragma unroll 4
+  for (int i = threadIdx.x; i < n_here * 25; i += T) {
+    const int f = i / 25, q = i - f * 25;
+    const long long e = e0 + f;
+    atomicAdd(&diag[s_node[2 * f] * 25LL + q], st_d[f * 51 + q]);
+    atomicAdd(&diag[s_node[2 * f + 1] * 25LL + q], -st_d[f * 51 + 25 + q]);
+    off[slot0[e] * 25 + q] = (float)st_d[f * 51 + 25 + q];
+    off[slot1e[e] * 25 + q] = (float)(-st_d[f * 51 + q]);
+  }
+}
+template <class Reset, class Launch>
+float median_ms(Reset reset, Launch launch) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> ts;
+  for (int rep = 0; rep < 15; ++rep) {
+    reset();
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    ts.push_back(ms);
+  }
+  std::sort(ts.begin(), ts.end());
+  return ts[7];
+}
+template <class V>
+V* up(const std::vector<V>& v) {
+  V* d;
+  cudaMalloc(&d, v.size() * sizeof(V));
+  cudaMemcpy(d, v.data(), v.size() * sizeof(V), cudaMemcpyHostToDevice);
+  return d;
+}
+int main() {
+  const int n = 97;
+  const long long nn = (long long)n * n * n;
+  const long long offs[7] = {1, n, n * n, n + 1, n * n + 1, n * n + n, n * n + n + 1};
+  for (int shuffle = 0; shuffle < 2; ++shuffle) {
+    std::vector<int> perm(nn);
+    for (int i = 0; i < nn; ++i) perm[i] = i;
+    if (shuffle) {
+      std::mt19937 g(1);
+      std::shuffle(perm.begin(), perm.end(), g);
+    }
+    std::vector<std::pair<int, int>> edges;
+    for (long long i = 0; i < nn; ++i)
+      for (long long o : offs)
+        if (i + o < nn) {
+          int a = perm[i], b = perm[i + o];
+          if (a > b) std::swap(a, b);
+          edges.push_back({a, b});
+        }
+    std::sort(edges.begin(), edges.end());
+    const long long ne = edges.size();
+    std::vector<int> conn(2 * ne);
+    for (long long e = 0; e < ne; ++e)
+      conn[2 * e] = edges[e].first, conn[2 * e + 1] = edges[e].second;
+    // BCSR off-diagonal slots: row-sorted columns
+    std::vector<long long> rp(nn + 1, 0);
+    for (auto& [a, b] : edges) rp[a + 1]++, rp[b + 1]++;
+    for (long long i = 0; i < nn; ++i) rp[i + 1] += rp[i];
+    std::vector<std::vector<std::pair<int, long long>>> rows(nn);
+    for (long long e = 0; e < ne; ++e) {
+      rows[edges[e].first].push_back({edges[e].second, 2 * e});
+      rows[edges[e].second].push_back({edges[e].first, 2 * e + 1});
+    }
+    std::vector<long long> s01(ne), s10(ne);  // slot of block (v0,v1), (v1,v0)
+    for (long long i = 0; i < nn; ++i) {
+      std::sort(rows[i].begin(), rows[i].end());
+      for (size_t k = 0; k < rows[i].size(); ++k) {
+        long long id = rows[i][k].second;
+        (id & 1 ? s10 : s01)[id >> 1] = rp[i] + k;
+      }
+    }
+    // incidence per side: lv0 = edges in order (sorted by v0); lv1 = sorted by v1
+    std::vector<long long> ptr0(nn + 1, 0), ptr1(nn + 1, 0);
+    for (auto& [a, b] : edges) ptr0[a + 1]++, ptr1[b + 1]++;
+    for (long long i = 0; i < nn; ++i) ptr0[i + 1] += ptr0[i], ptr1[i + 1] += ptr1[i];
+    std::vector<long long> elem1(ne), fill(ptr1.begin(), ptr1.end() - 1);
+    for (long long e = 0; e < ne; ++e) elem1[fill[edges[e].second]++] = e;
+    std::vector<long long> slot0(ne),
+        slot1(ne);  // per incidence: lv0 writes (v1,v0); lv1 writes (v0,v1)
+    for (long long p = 0; p < ne; ++p) slot0[p] = s10[p], slot1[p] = s01[elem1[p]];
+    std::vector<long long> blk{0};
+    for (long long i = 0; i < nn;) {
+      long long j = i;
+      while (j < nn && j - i < T && ptr0[j + 1] - ptr0[i] <= T && ptr1[j + 1] - ptr1[i] <= T) ++j;
+      if (j == i) j = i + 1;
+      blk.push_back(j);
+      i = j;
+    }
+    std::vector<double> Q(nn * 5), area(ne * 3);
+    std::mt19937 g(2);
+    std::uniform_real_distribution<double> U(0.5, 1.5);
+    for (auto& x : Q) x = U(g);
+    for (auto& x : area) x = U(g);
+    int* dc = up(conn);
+    double* dQ = up(Q);
+    double* dA = up(area);
+    long long *dp0 = up(ptr0), *dp1 = up(ptr1), *de1 = up(elem1), *ds0 = up(slot0),
+              *ds1 = up(slot1), *db = up(blk), *d01 = up(s01), *d10 = up(s10);
+    double *dd, *dr;
+    float* doff;
+    cudaMalloc(&dd, nn * 25 * 8);
+    cudaMalloc(&dr, nn * 5 * 8);
+    cudaMalloc(&doff, ne * 2 * 25 * 4);
+    const long long nb = blk.size() - 1;
+    const double bytes = nn * 40.0 + ne * 32.0 + nn * 240.0 + ne * 200.0;
+    auto blocks_for = [&](long long cap) {
+      std::vector<long long> bl{0};
+      for (long long i = 0; i < nn;) {
+        long long j = i;
+        while (j < nn && j - i < cap && ptr0[j + 1] - ptr0[i] <= cap &&
+               ptr1[j + 1] - ptr1[i] <= cap)
+          ++j;
+        if (j == i) j = i + 1;
+        bl.push_back(j);
+        i = j;
+      }
+      return bl;
+    };
+    auto b32 = blocks_for(32), b96 = blocks_for(96);
+    long long *db32 = up(b32), *db96 = up(b96);
+    float ms1 = median_ms([&] {},
+                          [&] {
+                            gather_owned<64, 0, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
+                                                                  ds1, db, ne, dd, doff, dr);
+                          });
+    float v1 = median_ms([&] {},
+                         [&] {
+                           gather_owned<64, 1, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
+                                                                 ds1, db, ne, dd, doff, dr);
+                         });
+    float v2 = median_ms([&] {},
+                         [&] {
+                           gather_owned<64, 2, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
+                                                                 ds1, db, ne, dd, doff, dr);
+                         });
+    float v3 = median_ms([&] {},
+                         [&] {
+                           gather_owned<64, 0, false><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
+                                                                  ds1, db, ne, dd, doff, dr);
+                         });
+    float v4 = median_ms([&] {},
+                         [&] {
+                           gather_owned<32, 0, true><<<b32.size() - 1, 32>>>(
+                               dc, dQ, dA, dp0, dp1, de1, ds0, ds1, db32, ne, dd, doff, dr);
+                         });
+    float v5 = median_ms([&] {},
+                         [&] {
+                           gather_owned<96, 0, true><<<b96.size() - 1, 96>>>(
+                               dc, dQ, dA, dp0, dp1, de1, ds0, ds1, db96, ne, dd, doff, dr);
+                         });
+    float v6 = median_ms(
+        [&] {}, [&] { cudaMemcpy(doff, doff + ne * 25, ne * 25 * 4, cudaMemcpyDeviceToDevice); });
+    printf(
+        "variants: contiguous Aoff %.3f, no Aoff %.3f, no gathers %.3f, T32 %.3f, T96 %.3f; copy "
+        "635 MB %.3f ms (%.0f GB/s)\n",
+        v1, v2, v3, v4, v5, v6, 2 * ne * 100.0 / v6 / 1e6);
+    std::vector<double> r1(nn * 5), g1(nn * 25);
+    cudaMemcpy(r1.data(), dr, nn * 40, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g1.data(), dd, nn * 200, cudaMemcpyDeviceToHost);
+    float ms2 = median_ms(
+        [&] {
+          cudaMemset(dd, 0, nn * 200);
+          cudaMemset(dr, 0, nn * 40);
+        },
+        [&] { scatter_staged<<<(ne + T - 1) / T, T>>>(dc, dQ, dA, d01, d10, ne, dd, doff, dr); });
+    std::vector<double> r2(nn * 5), g2(nn * 25);
+    cudaMemcpy(r2.data(), dr, nn * 40, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g2.data(), dd, nn * 200, cudaMemcpyDeviceToHost);
+    double err = 0;
+    for (long long i = 0; i < nn * 5; ++i) err = std::max(err, std::abs(r1[i] - r2[i]));
+    for (long long i = 0; i < nn * 25; ++i) err = std::max(err, std::abs(g1[i] - g2[i]));
+    printf(
+        "order=%s nodes=%lld edges=%lld blocks=%lld floor-bytes=%.2f GB: owned gather %.3f ms, "
+        "staged scatter %.3f ms (maxdiff %.2e) %s\n",
+        shuffle ? "random" : "natural", nn, ne, nb, bytes / 1e9, ms1, ms2, err,
+        cudaGetErrorString(cudaGetLastError()));
+    cudaFree(dc);
+    cudaFree(dQ);
+    cudaFree(dA);
+    cudaFree(dp0);
+    cudaFree(dp1);
+    cudaFree(de1);
+    cudaFree(ds0);
+    cudaFree(ds1);
+    cudaFree(db);
+    cudaFree(d01);
+    cudaFree(d10);
+    cudaFree(dd);
+    cudaFree(dr);
+    cudaFree(doff);
+  }
+}
