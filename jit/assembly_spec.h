@@ -8,8 +8,9 @@
 //                   row, its diagonal block and the off-diagonal blocks of its column: no
 //                   atomics, deterministic by construction (each output has one writer and a
 //                   fixed summation order). Staged on CUDA: each block owns a range of nodes
-//                   and walks one element side at a time (mesh::SideIncidence), one element
-//                   per thread, every lane differentiating with respect to the same vertex.
+//                   and runs their elements a tile at a time, side by side
+//                   (mesh::SideIncidence): every lane of a warp differentiates with respect
+//                   to the same vertex.
 #pragma once
 
 #include <string>
@@ -49,13 +50,14 @@ struct AssemblySpec {
   // on the Roe FUN3D assembly: bench/RESULTS.md, fourth session).
   bool pre_reduce = false;
   // GatherByColumn staged (CUDA): a block owns the nodes [node_blocks[2b], node_blocks[2b + 1])
-  // and walks their elements side by side (mesh::SideIncidence), one element per thread and a
-  // tile of them at a time: the tile's local results are staged in shared memory, its
+  // and runs their elements a tile at a time, thread t the t-th element of every side
+  // (mesh::SideIncidence): the tile's local results are staged in shared memory, its
   // off-diagonal blocks written out coalesced (stored: each belongs to this block's columns;
   // added atomically only where a slot has several writers), and the residual rows and
   // diagonal blocks summed per node in shared memory and written once per node. No atomics on
-  // a mesh whose off slots have one writer each; deterministic there, and across tile sizes
-  // for nodes with at most a tile of elements per side.
+  // a mesh whose off slots have one writer each, and bit-identical across runs there; other
+  // tile sizes sum in the same order but are compiled apart (ptxas may contract differently),
+  // so they agree to round-off.
   // store_rows: the block stores its residual rows and diagonal blocks instead of adding them
   // (the first term of a problem, whose node blocks cover every node: no zeroing needed).
   bool store_rows = false;

@@ -12,10 +12,10 @@ namespace dualjit::mesh {
 
 // For each side s in [0, k): the elements whose vertex s is node n are entries
 // [ptr[s * (n_nodes + 1) + n], ptr[s * (n_nodes + 1) + n + 1]) of `element`, in element order
-// (side s occupies [s * n_elements, (s + 1) * n_elements)). A kernel that walks one side at a
-// time differentiates every element with respect to the same vertex across a warp, so it never
-// diverges. With element slots given, slot[p * (k - 1) + j] is the off-diagonal block
-// (vertex t, vertex s) that entry p writes in its node's column, t the j-th vertex other than s.
+// (side s occupies [s * n_elements, (s + 1) * n_elements)). A warp that runs entries of one side
+// differentiates every element with respect to the same vertex, so it never diverges. With element
+// slots given, slot[p * (k - 1) + j] is the off-diagonal block (vertex t, vertex s) that entry p
+// writes in its node's column, t the j-th vertex other than s.
 struct SideIncidence {
   int k = 0;
   int64_t n_nodes = 0, n_elements = 0;
