@@ -428,4 +428,42 @@ TEST_SUITE("gpu") {
       CHECK(max_rel(as_double(j32.off.values), ref.off.values) < 1e-6);
     }
   }
+
+  TEST_CASE("GPU staged gather: a hub node with more elements than a tile runs several tiles") {
+    if (!cuda::driver_available()) {
+      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
+      return;
+    }
+    // Node 0 is vertex 0 of 300 edges and node 1 vertex 1 of 150: blocks of their own with
+    // several tiles of 64 (or 32) per side, next to ordinary ones.
+    Problem p = roe_edges(400, 500, 53);
+    assembly::Term hub = p.term(0);
+    hub.name = "hub";
+    hub.elements.conn.clear();
+    hub.params.clear();
+    std::mt19937_64 rng(54);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int32_t j = 2; j < 302; ++j) hub.elements.conn.insert(hub.elements.conn.end(), {0, j});
+    for (int32_t j = 2; j < 152; ++j)
+      hub.elements.conn.insert(hub.elements.conn.end(), {j + 200, 1});
+    for (size_t i = 0; i < hub.elements.conn.size() / 2 * 3; ++i) hub.params.push_back(u(rng));
+    p.add_term(std::move(hub));
+    const auto q = roe_state(400, 55);
+    const auto ref_r = p.residual(q);
+    const auto ref = p.jacobian_split<double>(q);
+    for (int tile : {64, 32}) {
+      FusedOptions o;
+      o.strategy = AssemblyStrategy::GatherByColumn;
+      o.layout = {1, tile};
+      assembly::DeviceAssembly<double> d(p, o);
+      CAPTURE(d.kernels()[1]->lowered().symbol);
+      d.set_state(q);
+      d.run();
+      d.run();
+      const auto j = d.jacobian();
+      CHECK(max_rel(d.residual(), ref_r) < 1e-12);
+      CHECK(max_rel(j.diag, ref.diag) < 1e-12);
+      CHECK(max_rel(j.off.values, ref.off.values) < 1e-12);
+    }
+  }
 }
