@@ -291,12 +291,13 @@ struct StagedUnit {
   bool diag() const { return !block || va == vb; }
 };
 
-// Shared-memory spelling of unit u's entry (row, col or q) for element `f`.
+// Shared-memory spelling of unit u's entry (row, col or q) for element `f`; `val_base`
+// prefixes the value index (the staged gather keeps one value area per side).
 std::string staged_source(const StagedUnit& u, const std::string& f, int B, int n_in, int d1_stride,
-                          int out_stride) {
+                          int out_stride, const std::string& val_base = "") {
   if (!u.block)
-    return "dj_val[" + f + " * " + std::to_string(out_stride) + " + " + std::to_string(u.o * B) +
-           " + q]";
+    return "dj_val[" + val_base + f + " * " + std::to_string(out_stride) + " + " +
+           std::to_string(u.o * B) + " + q]";
   return "dj_d1[" + f + " * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
          " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
 }
@@ -512,8 +513,8 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
         const std::string sg = c_literal(sign) + " * ";
         // Each side's values have their own area (every chunk writes them); the Jacobian
         // columns of different sides are disjoint, so the sides share one d1 row per thread.
-        std::string row_src = staged_source(row, "f", B, n_in, d1_stride, out_stride);
-        row_src.replace(0, 7, "dj_val[" + std::to_string(lv * T * out_stride) + " + ");
+        const std::string row_src = staged_source(row, "f", B, n_in, d1_stride, out_stride,
+                                                  std::to_string(lv * T * out_stride) + " + ");
         const std::string blk_src = staged_source(blk, "f", B, n_in, d1_stride, out_stride);
         if (vx == lv) {
           sd.rows += " + " + sg + row_src;
