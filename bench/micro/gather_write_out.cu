@@ -7,13 +7,16 @@
 // Variants of the gather: Aoff written contiguously (incidence order instead of BCSR slots),
 // no Aoff at all, no gathers, tiles of 32 and 96.
 // Build and run (no dualjit needed): nvcc -O3 -arch=sm_90 gather_write_out.cu && ./a.out
-// Results: bench/RESULTS.md, fifth session (run as .dev/owned.cu before the two edits that
-// named the contiguous offset and the variants; same kernels).
+// Results: bench/RESULTS.md, fifth session (run as .dev/owned.cu; since then the contiguous
+// offset is a parameter and the timing is shared through median_ms.cuh: same kernels, same
+// median of 15, not re-run).
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "median_ms.cuh"
 // AOFF: 0 BCSR slots, 1 contiguous (incidence order), 2 none.
 template <int T, int AOFF, bool GATHER>
 __global__ void __launch_bounds__(T)
@@ -128,25 +131,6 @@ __global__ void __launch_bounds__(T)
     off[slot1e[e] * 25 + q] = (float)(-st_d[f * 51 + q]);
   }
 }
-template <class Reset, class Launch>
-float median_ms(Reset reset, Launch launch) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> ts;
-  for (int rep = 0; rep < 15; ++rep) {
-    reset();
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
-  return ts[7];
-}
 template <class V>
 V* up(const std::vector<V>& v) {
   V* d;
@@ -204,32 +188,9 @@ int main() {
     std::vector<long long> slot0(ne),
         slot1(ne);  // per incidence: lv0 writes (v1,v0); lv1 writes (v0,v1)
     for (long long p = 0; p < ne; ++p) slot0[p] = s10[p], slot1[p] = s01[elem1[p]];
-    std::vector<long long> blk{0};
-    for (long long i = 0; i < nn;) {
-      long long j = i;
-      while (j < nn && j - i < T && ptr0[j + 1] - ptr0[i] <= T && ptr1[j + 1] - ptr1[i] <= T) ++j;
-      if (j == i) j = i + 1;
-      blk.push_back(j);
-      i = j;
-    }
-    std::vector<double> Q(nn * 5), area(ne * 3);
-    std::mt19937 g(2);
-    std::uniform_real_distribution<double> U(0.5, 1.5);
-    for (auto& x : Q) x = U(g);
-    for (auto& x : area) x = U(g);
-    int* dc = up(conn);
-    double* dQ = up(Q);
-    double* dA = up(area);
-    long long *dp0 = up(ptr0), *dp1 = up(ptr1), *de1 = up(elem1), *ds0 = up(slot0),
-              *ds1 = up(slot1), *db = up(blk), *d01 = up(s01), *d10 = up(s10);
-    double *dd, *dr;
-    float* doff;
-    cudaMalloc(&dd, nn * 25 * 8);
-    cudaMalloc(&dr, nn * 5 * 8);
-    cudaMalloc(&doff, ne * 2 * 25 * 4);
-    const long long nb = blk.size() - 1;
-    const double bytes = nn * 40.0 + ne * 32.0 + nn * 240.0 + ne * 200.0;
-    auto blocks_for = [&](long long cap) {
+    // Node blocks (begin at blocks[b], end at blocks[b + 1]) with at most `cap` nodes and
+    // `cap` incidences per side.
+    const auto blocks_for = [&](long long cap) {
       std::vector<long long> bl{0};
       for (long long i = 0; i < nn;) {
         long long j = i;
@@ -242,40 +203,44 @@ int main() {
       }
       return bl;
     };
-    auto b32 = blocks_for(32), b96 = blocks_for(96);
-    long long *db32 = up(b32), *db96 = up(b96);
-    float ms1 = median_ms([&] {},
-                          [&] {
-                            gather_owned<64, 0, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
-                                                                  ds1, db, ne, dd, doff, dr);
-                          });
-    float v1 = median_ms([&] {},
-                         [&] {
-                           gather_owned<64, 1, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
-                                                                 ds1, db, ne, dd, doff, dr);
-                         });
-    float v2 = median_ms([&] {},
-                         [&] {
-                           gather_owned<64, 2, true><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
-                                                                 ds1, db, ne, dd, doff, dr);
-                         });
-    float v3 = median_ms([&] {},
-                         [&] {
-                           gather_owned<64, 0, false><<<nb, 64>>>(dc, dQ, dA, dp0, dp1, de1, ds0,
-                                                                  ds1, db, ne, dd, doff, dr);
-                         });
-    float v4 = median_ms([&] {},
-                         [&] {
-                           gather_owned<32, 0, true><<<b32.size() - 1, 32>>>(
-                               dc, dQ, dA, dp0, dp1, de1, ds0, ds1, db32, ne, dd, doff, dr);
-                         });
-    float v5 = median_ms([&] {},
-                         [&] {
-                           gather_owned<96, 0, true><<<b96.size() - 1, 96>>>(
-                               dc, dQ, dA, dp0, dp1, de1, ds0, ds1, db96, ne, dd, doff, dr);
-                         });
+    const std::vector<long long> blk = blocks_for(T), b32 = blocks_for(32), b96 = blocks_for(96);
+    std::vector<double> Q(nn * 5), area(ne * 3);
+    std::mt19937 g(2);
+    std::uniform_real_distribution<double> U(0.5, 1.5);
+    for (auto& x : Q) x = U(g);
+    for (auto& x : area) x = U(g);
+    int* dc = up(conn);
+    double* dQ = up(Q);
+    double* dA = up(area);
+    long long *dp0 = up(ptr0), *dp1 = up(ptr1), *de1 = up(elem1), *ds0 = up(slot0),
+              *ds1 = up(slot1), *db = up(blk), *d01 = up(s01), *d10 = up(s10), *db32 = up(b32),
+              *db96 = up(b96);
+    double *dd, *dr;
+    float* doff;
+    cudaMalloc(&dd, nn * 25 * 8);
+    cudaMalloc(&dr, nn * 5 * 8);
+    cudaMalloc(&doff, ne * 2 * 25 * 4);
+    const long long nb = blk.size() - 1;
+    const double bytes = nn * 40.0 + ne * 32.0 + nn * 240.0 + ne * 200.0;
+    // One gather variant over the given node blocks, median of 15 launches.
+    const auto owned = [&](auto kernel, long long* blocks, long long n_blocks, int threads) {
+      return median_ms(
+          15, [] {},
+          [&] {
+            kernel<<<n_blocks, threads>>>(dc, dQ, dA, dp0, dp1, de1, ds0, ds1, blocks, ne, dd, doff,
+                                          dr);
+          });
+    };
+    const long long n32 = b32.size() - 1, n96 = b96.size() - 1;
+    const float ms1 = owned(gather_owned<64, 0, true>, db, nb, 64);
+    const float v1 = owned(gather_owned<64, 1, true>, db, nb, 64);
+    const float v2 = owned(gather_owned<64, 2, true>, db, nb, 64);
+    const float v3 = owned(gather_owned<64, 0, false>, db, nb, 64);
+    const float v4 = owned(gather_owned<32, 0, true>, db32, n32, 32);
+    const float v5 = owned(gather_owned<96, 0, true>, db96, n96, 96);
     float v6 = median_ms(
-        [&] {}, [&] { cudaMemcpy(doff, doff + ne * 25, ne * 25 * 4, cudaMemcpyDeviceToDevice); });
+        15, [&] {},
+        [&] { cudaMemcpy(doff, doff + ne * 25, ne * 25 * 4, cudaMemcpyDeviceToDevice); });
     printf(
         "variants: contiguous Aoff %.3f, no Aoff %.3f, no gathers %.3f, T32 %.3f, T96 %.3f; copy "
         "635 MB %.3f ms (%.0f GB/s)\n",
@@ -284,6 +249,7 @@ int main() {
     cudaMemcpy(r1.data(), dr, nn * 40, cudaMemcpyDeviceToHost);
     cudaMemcpy(g1.data(), dd, nn * 200, cudaMemcpyDeviceToHost);
     float ms2 = median_ms(
+        15,
         [&] {
           cudaMemset(dd, 0, nn * 200);
           cudaMemset(dr, 0, nn * 40);
@@ -309,6 +275,8 @@ int main() {
     cudaFree(ds0);
     cudaFree(ds1);
     cudaFree(db);
+    cudaFree(db32);
+    cudaFree(db96);
     cudaFree(d01);
     cudaFree(d10);
     cudaFree(dd);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "median_ms.cuh"
 __global__ void full_out(const int* __restrict__ conn, double* __restrict__ diag,
                          float* __restrict__ off, double* __restrict__ res, long long n_edges) {
   const long long e0 = (long long)blockIdx.x * 64;
@@ -46,29 +48,6 @@ __global__ void diag_red(const int* __restrict__ conn, double* __restrict__ diag
       atomicAdd((float*)p, (float)val);
   }
 }
-// Median of 11 timed launches (CUDA events); `reset` runs before each, untimed.
-template <class Reset, class Launch>
-float median_ms(Reset reset, Launch launch) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> ts;
-  for (int rep = 0; rep < 11; ++rep) {
-    reset();
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    ts.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(ts.begin(), ts.end());
-  return ts[5];
-}
-
 int main() {
   // the tet box ordering: edges sorted by first vertex, ~7 forward neighbours at offsets
   const int n = 97;
@@ -99,9 +78,9 @@ int main() {
     const char* names[3] = {"fp64 RED", "fp64 store", "fp32 RED"};
     for (int mode = 0; mode < 3; ++mode) {
       for (int threads : {64, 128, 256}) {
-        const float ms =
-            median_ms([&] { cudaMemset(dd, 0, nn * 25 * 8); },
-                      [&] { diag_red<<<(ne + 63) / 64, threads>>>(dc, dd, ne, mode); });
+        const float ms = median_ms(
+            11, [&] { cudaMemset(dd, 0, nn * 25 * 8); },
+            [&] { diag_red<<<(ne + 63) / 64, threads>>>(dc, dd, ne, mode); });
         printf("%s order=%s edges=%lld threads=%d: %.3f ms (%.1f G ops/s)\n", names[mode],
                shuffle ? "random" : "natural", ne, threads, ms, ne * 50 / (ms * 1e6));
       }
@@ -112,6 +91,7 @@ int main() {
       cudaMalloc(&doff, ne * 2 * 25 * 4);
       cudaMalloc(&dr, nn * 5 * 8);
       const float ms = median_ms(
+          11,
           [&] {
             cudaMemset(dd, 0, nn * 25 * 8);
             cudaMemset(dr, 0, nn * 5 * 8);
