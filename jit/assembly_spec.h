@@ -11,6 +11,12 @@
 //                   and runs their elements a tile at a time, side by side
 //                   (mesh::SideIncidence): every lane of a warp differentiates with respect
 //                   to the same vertex.
+// The gather's summation order, on every backend and layout: per node, each side's elements
+// (the node as local vertex 0, 1, ...) summed in element order from 0.0, then the sides'
+// sums added to 0.0 in side order. Compiled without FMA contraction (jit/cuda_image.h), the
+// GPU's staged kernels of any tile size, its unstaged kernel and the CPU backend give the same
+// bits wherever the element uses only correctly rounded operations (+ - * / sqrt fabs, as
+// the Roe flux; library functions such as exp differ between the GPU and the CPU).
 #pragma once
 
 #include <string>
@@ -55,9 +61,9 @@ struct AssemblySpec {
   // off-diagonal blocks written out coalesced (stored: each belongs to this block's columns;
   // added atomically only where a slot has several writers), and the residual rows and
   // diagonal blocks summed per node in shared memory and written once per node. No atomics on
-  // a mesh whose off slots have one writer each, and bit-identical across runs there; other
-  // tile sizes sum in the same order but are compiled apart (ptxas may contract differently),
-  // so they agree to round-off.
+  // a mesh whose off slots have one writer each, and bit-identical there across runs and tile
+  // sizes (a node's sides keep running sums across tiles, so a hub node whose side spans
+  // several tiles sums in the same order too).
   // store_rows: the block stores its residual rows and diagonal blocks instead of adding them
   // (the first term of a problem, whose node blocks cover every node: no zeroing needed).
   bool store_rows = false;

@@ -20,6 +20,10 @@ int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch) {
   CompileOptions o;
   o.arch = arch;
+  // GatherByColumn promises the same bits for any launch layout (and, where the element uses
+  // only correctly rounded operations, the CPU backend's): no contraction left to ptxas.
+  const auto& assembly = kernel.options.assembly;
+  o.fused_multiply_add = !(assembly && assembly->strategy == AssemblyStrategy::GatherByColumn);
   if (kernel.statements > kLargeKernel) {
     o.opt_level = 0;  // --Ofast-compile=max implies ptxas -O0 and rejects any other level
     o.extra.push_back("--Ofast-compile=max");

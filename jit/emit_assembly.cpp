@@ -54,10 +54,10 @@ size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
   const size_t b = s.layout.elements_per_block, k = a.vertices, B = a.block;
   size_t words = b * (std::max(s.n_outputs, 1) | 1);
   if (a.jacobian) words += b * (s.first_size | 1);
-  if (a.strategy == AssemblyStrategy::GatherByColumn) {  // per side: values, runs, slots
+  if (a.strategy == AssemblyStrategy::GatherByColumn) {  // per side: values, sums, runs, slots
     const size_t nodes = gather_max_nodes(static_cast<int>(b));
     words += (k - 1) * b * (std::max(s.n_outputs, 1) | 1);
-    words += nodes * B + (a.jacobian ? nodes * B * B : 0);
+    words += k * nodes * (B + (a.jacobian ? B * B : 0));
     return words * 8 + k * (nodes + 1) * 4 +
            (a.jacobian ? k * b * std::max<size_t>(k - 1, 1) * 4 : 0);
   }
@@ -265,13 +265,21 @@ namespace {
 std::string gather_node_body(const DriverSpec& s, const AssemblySpec& a, const std::string& i,
                              const std::string& indent) {
   const int B = a.block;
+  // The incidence is side-major (mesh::Incidence): each side's run is summed on its own, then
+  // the runs side by side, the order the staged GPU gather sums in (assembly_spec.h).
   std::ostringstream os;
-  os << indent << "double rsum[" << B << "], dsum[" << B * B << "];\n"
+  os << indent << "double rsum[" << B << "], dsum[" << B * B << "], rside[" << B << "], dside["
+     << B * B << "];\n"
      << indent << "for (int r = 0; r < " << B << "; ++r) rsum[r] = 0.0;\n"
      << indent << "for (int r = 0; r < " << B * B << "; ++r) dsum[r] = 0.0;\n"
-     << indent << "for (long long q = a.inc_ptr[" << i << "]; q < a.inc_ptr[" << i
-     << " + 1]; ++q) {\n"
-     << indent << "  " << s.symbol << "_gather(a, a.inc_element[q], a.inc_vertex[q], rsum, dsum);\n"
+     << indent << "for (long long q = a.inc_ptr[" << i << "]; q < a.inc_ptr[" << i << " + 1];) {\n"
+     << indent << "  const int lv = a.inc_vertex[q];\n"
+     << indent << "  for (int r = 0; r < " << B << "; ++r) rside[r] = 0.0;\n"
+     << indent << "  for (int r = 0; r < " << B * B << "; ++r) dside[r] = 0.0;\n"
+     << indent << "  for (; q < a.inc_ptr[" << i << " + 1] && a.inc_vertex[q] == lv; ++q)\n"
+     << indent << "    " << s.symbol << "_gather(a, a.inc_element[q], lv, rside, dside);\n"
+     << indent << "  for (int r = 0; r < " << B << "; ++r) rsum[r] += rside[r];\n"
+     << indent << "  for (int r = 0; r < " << B * B << "; ++r) dsum[r] += dside[r];\n"
      << indent << "}\n"
      << indent << "for (int r = 0; r < " << B << "; ++r) a.residual[" << i << " * " << B
      << " + r] += rsum[r];\n";
@@ -500,7 +508,8 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   // off-diagonal block writes (f: the element's place in the side's tile).
   struct Side {
     int slot = -1;
-    std::string rows, diag, offs;
+    std::vector<std::string> rows, diag;  // summands, added one at a time in this order
+    std::string offs;
   };
   std::vector<Side> sides(K);
   for (int lv = 0; lv < K; ++lv) {
@@ -517,8 +526,8 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
                                                   std::to_string(lv * T * out_stride) + " + ");
         const std::string blk_src = staged_source(blk, "f", B, n_in, d1_stride, out_stride);
         if (vx == lv) {
-          sd.rows += " + " + sg + row_src;
-          if (sd.slot >= 0) sd.diag += " + " + sg + blk_src;
+          sd.rows.push_back(sg + row_src);
+          if (sd.slot >= 0) sd.diag.push_back(sg + blk_src);
           continue;
         }
         if (sd.slot < 0) continue;
@@ -538,22 +547,18 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   os << "extern \"C\" __global__ void __launch_bounds__(" << T << bounds_min(s) << ") " << s.symbol
      << "(const " << args_type(s) << " a) {\n"
      << "  __shared__ double dj_val[" << K * T * out_stride << "];\n"
-     << "  __shared__ double dj_racc[" << nodes * B << "];\n"
+     << "  __shared__ double dj_racc[" << K * nodes * B << "];\n"
      << "  __shared__ int dj_run[" << K * (nodes + 1) << "];\n";
   if (a.jacobian) {
     os << "  __shared__ double dj_d1[" << T * d1_stride << "];\n"
-       << "  __shared__ double dj_dacc[" << nodes * BB << "];\n"
+       << "  __shared__ double dj_dacc[" << K * nodes * BB << "];\n"
        << "  __shared__ int dj_slot[" << K * T * ks << "];\n";
   }
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
      << "  const long long n0 = a.node_blocks[2 * blockIdx.x], n1 = a.node_blocks[2 * blockIdx.x + "
         "1];\n"
-     << "  const int nn = (int)(n1 - n0);\n"
-     << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") dj_racc[i] = 0.0;\n";
-  if (a.jacobian)
-    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T
-       << ") dj_dacc[i] = 0.0;\n";
+     << "  const int nn = (int)(n1 - n0);\n";
   os << "  long long n_tiles = 0;\n";
   for (int lv = 0; lv < K; ++lv) {
     const std::string l = std::to_string(lv);
@@ -563,6 +568,14 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
        << "  if ((end" << l << " - start" << l << " + " << T - 1 << ") / " << T
        << " > n_tiles) n_tiles = (end" << l << " - start" << l << " + " << T - 1 << ") / " << T
        << ";\n";
+  }
+  // Running sums, per side (the side's rows one after another, as the nodes).
+  for (int lv = 0; lv < K; ++lv) {
+    os << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") dj_racc["
+       << lv * nodes * B << " + i] = 0.0;\n";
+    if (a.jacobian)
+      os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") dj_dacc["
+         << lv * nodes * BB << " + i] = 0.0;\n";
   }
   os << "  for (long long tile = 0; tile < n_tiles; ++tile) {\n"
      << "    __syncthreads();  // the previous tile's staging has been read\n";
@@ -604,37 +617,49 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
        << "      const int row = q / " << B << ", col = q - row * " << B << ";\n"
        << sides[lv].offs << "    }\n";
   }
-  // Per node and entry: the node's runs of the tile, side by side, summed in element order
-  // (the same order for any tile size while a node's sides fit one tile), then added to its
-  // accumulator.
+  // Per node, side and entry: the side's run of the tile added, in element order, to the
+  // side's running sum (a hub's run may span several tiles); the sides are added once, at the
+  // end (assembly_spec.h): the same order for any tile size.
   const auto reduce = [&](bool blocks) {
     const int width = blocks ? BB : B;
+    const std::string acc = blocks ? "dj_dacc" : "dj_racc";
     std::ostringstream body;
     for (int lv = 0; lv < K; ++lv) {
-      const std::string& terms = blocks ? sides[lv].diag : sides[lv].rows;
+      const auto& terms = blocks ? sides[lv].diag : sides[lv].rows;
       if (terms.empty()) continue;
       const int r = lv * (nodes + 1);
-      body << "      for (int f = dj_run[" << r << " + m]; f < dj_run[" << r
-           << " + m + 1]; ++f) acc +=" << terms.substr(2) << ";\n";
+      const std::string side_acc = acc + "[" + std::to_string(lv * nodes * width) + " + i]";
+      body << "      { double s = " << side_acc << ";\n        for (int f = dj_run[" << r
+           << " + m]; f < dj_run[" << r << " + m + 1]; ++f) {";
+      for (const std::string& t : terms) body << " s += " << t << ";";
+      body << " }\n        " << side_acc << " = s; }\n";
     }
     if (body.str().empty()) return;
     os << "    for (int i = threadIdx.x; i < nn * " << width << "; i += " << T << ") {\n"
        << "      const int m = i / " << width << ", q = i - m * " << width << ";\n";
     if (blocks) os << "      const int row = q / " << B << ", col = q - row * " << B << ";\n";
-    os << "      double acc = 0.0;\n"
-       << body.str() << "      " << (blocks ? "dj_dacc" : "dj_racc") << "[i] += acc;\n"
-       << "    }\n";
+    os << body.str() << "    }\n";
   };
   reduce(false);
   reduce(true);
-  os << "  }\n";
+  os << "  }\n  __syncthreads();\n";
+  // A node's row: its sides' sums, side by side.
+  const auto total = [&](bool blocks) {
+    const int width = blocks ? BB : B;
+    const std::string acc = blocks ? "dj_dacc" : "dj_racc";
+    std::string sum = "double tot = 0.0;";
+    for (int lv = 0; lv < K; ++lv) {
+      if (!(blocks ? sides[lv].diag : sides[lv].rows).empty())
+        sum += " tot += " + acc + "[" + std::to_string(lv * nodes * width) + " + i];";
+    }
+    return sum;
+  };
   const std::string op = a.store_rows ? " = " : " += ";
-  os << "  __syncthreads();\n"
-     << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") a.residual[n0 * " << B
-     << " + i]" << op << "dj_racc[i];\n";
+  os << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") { " << total(false)
+     << " a.residual[n0 * " << B << " + i]" << op << "tot; }\n";
   if (a.jacobian) {
-    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") a.diag[n0 * " << BB
-       << " + i]" << op << "dj_dacc[i];\n";
+    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") { " << total(true)
+       << " a.diag[n0 * " << BB << " + i]" << op << "tot; }\n";
   }
   os << "}\n";
   return os.str();

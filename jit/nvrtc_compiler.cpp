@@ -107,6 +107,7 @@ std::vector<std::string> option_list(const CompileOptions& options, const std::s
     list.push_back("-Xptxas=-O" + std::to_string(options.opt_level));
   }
   if (options.fast_math) list.push_back("--use_fast_math");
+  if (!options.fused_multiply_add) list.push_back("--fmad=false");
   list.insert(list.end(), options.extra.begin(), options.extra.end());
   return list;
 }

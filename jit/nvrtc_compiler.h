@@ -13,6 +13,10 @@ struct CompileOptions {
   std::string arch = "sm_90";  // "sm_XX" -> CUBIN, "compute_XX" -> PTX
   int opt_level = 3;           // 0..3, passed to ptxas as -O<n>
   bool fast_math = false;
+  // Let ptxas fuse a multiply and an add into one FMA. Off (--fmad=false), every operation is
+  // rounded on its own, so a result no longer depends on how a kernel happens to be scheduled:
+  // the deterministic assembly compiles that way.
+  bool fused_multiply_add = true;
   std::vector<std::string> extra;  // passed to NVRTC verbatim, after the built-in options
 
   // Stable text naming every option passed to NVRTC (one per line), for cache keys.

@@ -83,7 +83,7 @@ struct DjFill {
 };
 
 // Thread t = node * block + component: the node's incident (element, local vertex) pairs in
-// incidence order (element, then local vertex), each through its vertex's rules.
+// incidence order (local vertex, then element), each through its vertex's rules.
 DJ_FN void dj_gather_rows_at(const DjGatherRows& a, long long t) {
   const long long node = t / a.block, c = t - node * a.block;
   double sum = 0.0;

@@ -16,9 +16,11 @@ std::string default_host_compiler();
 
 struct HostCompileOptions {
   std::string compiler = default_host_compiler();
-  // -fno-fast-math: the CPU results must match the reference interpreter and the GPU closely.
-  std::vector<std::string> flags = {"-O2",      "-fPIC",      "-shared",
-                                    "-fopenmp", "-std=c++17", "-fno-fast-math"};
+  // -fno-fast-math: the CPU results must match the reference interpreter and the GPU closely;
+  // -ffp-contract=off: every operation rounded on its own (no FMA where the target has one),
+  // as in the interpreter and in the GPU's deterministic assembly.
+  std::vector<std::string> flags = {"-O2",        "-fPIC",          "-shared",          "-fopenmp",
+                                    "-std=c++17", "-fno-fast-math", "-ffp-contract=off"};
   // Unambiguous text of every option, for cache keys.
   std::string canonical() const;
 };

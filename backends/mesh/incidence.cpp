@@ -18,8 +18,8 @@ Incidence build_incidence(int64_t n_nodes, const ElementSet& set) {
 
   // A stable counting sort by node, in two levels as in the block pattern: occurrences are first
   // streamed to coarse buckets of nodes, then placed within each bucket while it sits in cache.
-  // Stability (elements scanned in order) leaves each node's entries sorted by element, then
-  // local vertex, with no comparison sort.
+  // Occurrences are scanned local vertex by local vertex, each in element order, so stability
+  // leaves each node's entries sorted by local vertex, then element, with no comparison sort.
   const int64_t total = static_cast<int64_t>(set.conn.size());
   const int k = set.k;
   constexpr int kShift = 10;
@@ -30,9 +30,11 @@ Incidence build_incidence(int64_t n_nodes, const ElementSet& set) {
   // second level never goes back to the (uncached) connectivity.
   std::vector<uint64_t> coarse(total);
   const uint64_t mask = (uint64_t(1) << kShift) - 1;
-  for (int64_t i = 0; i < total; ++i) {
-    const int32_t v = set.conn[i];
-    coarse[cursor[v >> kShift]++] = (static_cast<uint64_t>(i) << kShift) | (v & mask);
+  for (int a = 0; a < k; ++a) {
+    for (int64_t i = a; i < total; i += k) {
+      const int32_t v = set.conn[i];
+      coarse[cursor[v >> kShift]++] = (static_cast<uint64_t>(i) << kShift) | (v & mask);
+    }
   }
 
   inc.element.resize(total);

@@ -9,8 +9,10 @@
 namespace dualjit::mesh {
 
 // CSR over nodes: the occurrences of node n in the set are entries [ptr[n], ptr[n+1]), each an
-// (element, local vertex) pair, sorted by element then local vertex. Every (element, local
-// vertex) of the set appears exactly once, so a per-node gather writes each output once.
+// (element, local vertex) pair, sorted by local vertex ("side") then element. Every (element,
+// local vertex) of the set appears exactly once, so a per-node gather writes each output once;
+// the side-major order is the summation order of the deterministic assembly (per side, then
+// side by side: jit/assembly_spec.h), the same on every backend and launch layout.
 struct Incidence {
   std::vector<int64_t> ptr;          // n_nodes + 1
   std::vector<int64_t> element;      // n_elements * k

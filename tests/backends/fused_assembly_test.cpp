@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -62,6 +63,19 @@ double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
 template <class T>
 std::vector<double> as_double(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
+}
+
+// Residual, diagonal blocks and off-diagonal values, one after another.
+std::vector<double> all_of(const std::vector<double>& r, const mesh::SplitBlockCsr<double>& j) {
+  std::vector<double> all = r;
+  all.insert(all.end(), j.diag.begin(), j.diag.end());
+  all.insert(all.end(), j.off.values.begin(), j.off.values.end());
+  return all;
+}
+
+// The same bits (== would let -0.0 pass for 0.0).
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace
@@ -172,8 +186,9 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
       CAPTURE(lk.symbol);
       CHECK(lk.cuda_source.find("__shared__ double dj_val") != std::string::npos);
       CHECK((lk.cuda_source.find("] = (float)(") != std::string::npos) == (jac && ti == 0));
-      jit::CompileOptions co;
-      co.arch = "sm_90";
+      // The scatter's atomics leave the order to the hardware: FMA contraction stays on.
+      const jit::CompileOptions co = jit::default_compile_options(lk, "sm_90");
+      CHECK(co.fused_multiply_add);
       const auto img = jit::cuda_image(lk, co, cache);
       CHECK(img.is_cubin);
       CHECK(img.ptxas.registers > 0);
@@ -210,8 +225,10 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
       CHECK(lk.options.assembly->staged);
       CHECK(lk.options.assembly->store_rows == (i == 0));  // the first term owns the rows
       CHECK(lk.cuda_source.find("a.node_blocks[2 * blockIdx.x]") != std::string::npos);
-      jit::CompileOptions co;
-      co.arch = "sm_90";
+      // Deterministic: compiled without FMA contraction (jit/cuda_image.h).
+      const jit::CompileOptions co = jit::default_compile_options(lk, "sm_90");
+      CHECK_FALSE(co.fused_multiply_add);
+      CHECK(co.canonical().find("--fmad=false") != std::string::npos);
       const auto img = jit::cuda_image(lk, co, cache);
       CHECK(img.is_cubin);
       CHECK(img.ptxas.registers > 0);
@@ -222,7 +239,9 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
     const std::string& src = kernels[0].cuda_source;
     const std::string entry = src.substr(src.find("extern \"C\" __global__"));
     CHECK(entry.find("dj_atomic_add") == std::string::npos);
-    CHECK(entry.find("a.residual[n0 * 5 + i] = dj_racc[i]") != std::string::npos);
+    // Rows stored once, each the sum of its sides' running sums, side by side.
+    CHECK(entry.find("tot += dj_racc[0 + i]; tot += dj_racc[160 + i]; a.residual[n0 * 5 + i] = "
+                     "tot;") != std::string::npos);
     CHECK((entry.find("] = (float)(") != std::string::npos) == jac);
     // Its launch arguments: the side incidence and node blocks, not the per-node incidence.
     std::vector<double> buf(8);
@@ -405,11 +424,10 @@ TEST_SUITE("gpu") {
           runs.push_back(std::move(all));
         }
       }
-      // Tiles of 64 and 32 sum the same terms in the same order, but the two kernels are
-      // compiled apart and ptxas may fuse the element's unrounded PTX mul/add pairs into FMAs
-      // differently (measured on an H100: not bit-identical), so they agree to round-off.
+      // Tiles of 64 and 32 sum the same terms in the same order, and neither kernel leaves
+      // ptxas a multiply-add to fuse: the same bits.
       REQUIRE(runs.size() == 2);
-      CHECK(max_rel(runs[1], runs[0]) < 1e-13);
+      CHECK(same_bits(runs[1], runs[0]));
       // Residual only, fp32 Aoff.
       FusedOptions ro;
       ro.strategy = AssemblyStrategy::GatherByColumn;
@@ -464,6 +482,57 @@ TEST_SUITE("gpu") {
       CHECK(max_rel(d.residual(), ref_r) < 1e-12);
       CHECK(max_rel(j.diag, ref.diag) < 1e-12);
       CHECK(max_rel(j.off.values, ref.off.values) < 1e-12);
+    }
+  }
+
+  TEST_CASE("GPU gather by column: the same bits for any tile, staged or not, and on the CPU") {
+    if (!cuda::driver_available()) {
+      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
+      return;
+    }
+    // A tet edge mesh with its far-field term (one writer per off slot), and random edges
+    // with two hub nodes (runs over several tiles). The Roe flux uses only correctly rounded
+    // operations (+ - * / sqrt fabs), so with no FMA contraction on either side the GPU's
+    // bits are the CPU's.
+    std::vector<Problem> problems;
+    problems.push_back(cfd::roe_problem(cfd::build_edge_mesh(cfd::box_tet_mesh(7, 6, 5))));
+    problems.push_back(roe_edges(300, 400, 57));
+    {
+      Problem& p = problems.back();
+      assembly::Term hub = p.term(0);
+      hub.name = "hub";
+      hub.elements.conn.clear();
+      for (int32_t j = 2; j < 202; ++j) hub.elements.conn.insert(hub.elements.conn.end(), {0, j});
+      for (int32_t j = 2; j < 132; ++j)
+        hub.elements.conn.insert(hub.elements.conn.end(), {j + 150, 1});
+      hub.params.assign(p.term(0).params.begin(),
+                        p.term(0).params.begin() + hub.elements.conn.size() / 2 * 3);
+      p.add_term(std::move(hub));
+    }
+    for (Problem& p : problems) {
+      CAPTURE(p.term(0).name);
+      const auto q = roe_state(p.n_nodes(), 58);
+      FusedOptions o;
+      o.strategy = AssemblyStrategy::GatherByColumn;
+      std::vector<double> host_r(q.size(), 0.0);
+      auto host_j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
+      assembly::assemble_on_host(p, q, o, host_r, host_j);
+      const std::vector<double> host = all_of(host_r, host_j);
+      CHECK(max_rel(host_r, p.residual(q)) < 1e-12);
+      std::vector<std::vector<double>> gpu;
+      for (const auto& [staged, tile] : {std::pair{true, 64}, {true, 32}, {false, 64}}) {
+        FusedOptions g = o;
+        g.staged = staged;
+        g.layout = {1, tile};
+        assembly::DeviceAssembly<double> d(p, g);
+        CAPTURE(d.kernels()[0]->lowered().symbol);
+        d.set_state(q);
+        d.run();
+        gpu.push_back(all_of(d.residual(), d.jacobian()));
+        CHECK(same_bits(gpu.back(), gpu.front()));
+        // Off by round-off at most, if not the same bits (then the message says how far).
+        CHECK_MESSAGE(same_bits(gpu.back(), host), "GPU against CPU: ", max_rel(gpu.back(), host));
+      }
     }
   }
 }

@@ -209,8 +209,8 @@ TEST_CASE("mesh: patterns spanning many row buckets (thousands of nodes) match b
         wrong += set.vertex(inc.element[i], inc.local_vertex[i]) != v;
         ++seen[inc.element[i] * set.k + inc.local_vertex[i]];
         if (i > inc.ptr[v]) {
-          wrong += std::make_pair(inc.element[i - 1], inc.local_vertex[i - 1]) >=
-                   std::make_pair(inc.element[i], inc.local_vertex[i]);
+          wrong += std::make_pair(inc.local_vertex[i - 1], inc.element[i - 1]) >=
+                   std::make_pair(inc.local_vertex[i], inc.element[i]);
         }
       }
     }
@@ -249,7 +249,7 @@ TEST_CASE("mesh: row_ptr32 narrows the row pointer") {
   CHECK(std::equal(rp.begin(), rp.end(), p.row_ptr().begin()));
 }
 
-TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, sorted") {
+TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, side-major") {
   const Mesh m = random_mesh(21);
   for (const ElementSet& set : m.sets) {
     CAPTURE(set.name);
@@ -270,8 +270,9 @@ TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, sor
         CHECK(set.vertex(e, a) == n);
         ++seen[e * set.k + a];
         if (i > inc.ptr[n]) {
-          const auto prev = std::make_pair(inc.element[i - 1], int(inc.local_vertex[i - 1]));
-          CHECK(prev < std::make_pair(e, a));
+          // Side-major: local vertex, then element (the deterministic summation order).
+          const auto prev = std::make_pair(int(inc.local_vertex[i - 1]), inc.element[i - 1]);
+          CHECK(prev < std::make_pair(a, e));
         }
       }
     }
