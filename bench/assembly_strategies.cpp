@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
       bool jac, staged, pre_reduce;
       int w, t, b, min_blocks;
       bool single = false;  // fp32 tangents (FusedOptions::single_tangents)
+      bool ws = false;      // warp-specialised gather (FusedOptions::warp_specialized)
     };
     // The paper's layouts (width x threads per edge: 1x10, 1x5, 1x2, 5x2, 10x1) are rows
     // 2, 5, 8, 9 and 10; min_blocks > 0 caps registers at 65536 / (threads * min_blocks).
@@ -127,6 +128,10 @@ int main(int argc, char** argv) {
         {S::GatherByColumn, true, true, false, 5, 1, 64, 5},  // 37..: register caps
         {S::GatherByColumn, true, true, false, 5, 1, 64, 7, true},
         {S::GatherByColumn, true, true, false, 5, 1, 32, 12, true},
+        // 40..: warp-specialised staged gather (sm_90): a compute and a write-out warpgroup.
+        {S::GatherByColumn, true, true, false, 5, 1, 64, 0, false, true},
+        {S::GatherByColumn, false, true, false, 0, 1, 64, 0, false, true},
+        {S::GatherByColumn, true, true, false, 5, 1, 32, 0, false, true},
     };
     // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
     if (const char* only = std::getenv("DJ_CASES")) {
@@ -169,6 +174,7 @@ int main(int argc, char** argv) {
       o.staged = c.staged;
       o.pre_reduce = c.pre_reduce;
       o.single_tangents = c.single;
+      o.warp_specialized = c.ws;
       try {
         assembly::DeviceAssembly<float> da(p, o);
         da.set_state(q);

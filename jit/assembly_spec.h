@@ -67,6 +67,11 @@ struct AssemblySpec {
   // store_rows: the block stores its residual rows and diagonal blocks instead of adding them
   // (the first term of a problem, whose node blocks cover every node: no zeroing needed).
   bool store_rows = false;
+  // Staged GatherByColumn on sm_90 only: persistent blocks of a compute warpgroup and a
+  // write-out warpgroup (setmaxnreg moves registers from the second to the first), staging
+  // double-buffered in dynamic shared memory, so one tile's arithmetic runs under the previous
+  // tile's write-out. Same tiles and sums as the staged gather: the same bits.
+  bool warp_specialized = false;
   // Symbol suffix naming the strategy and its options.
   std::string suffix() const;
 };

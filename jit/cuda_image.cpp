@@ -24,6 +24,14 @@ CompileOptions default_compile_options(const LoweredKernel& kernel, const std::s
   // only correctly rounded operations, the CPU backend's): no contraction left to ptxas.
   const auto& assembly = kernel.options.assembly;
   o.fused_multiply_add = !(assembly && assembly->strategy == AssemblyStrategy::GatherByColumn);
+  // The warp-specialised gather's setmaxnreg exists on sm_90a (the arch-specific sm_90).
+  if (assembly && assembly->warp_specialized) {
+    if (arch != "sm_90" && arch != "sm_90a")
+      throw std::invalid_argument("kernel '" + kernel.kernel_name +
+                                  "': the warp-specialised gather needs sm_90 (setmaxnreg), not " +
+                                  arch);
+    o.arch = "sm_90a";
+  }
   if (kernel.statements > kLargeKernel) {
     o.opt_level = 0;  // --Ofast-compile=max implies ptxas -O0 and rejects any other level
     o.extra.push_back("--Ofast-compile=max");

@@ -19,10 +19,26 @@ std::string AssemblySpec::suffix() const {
   if (staged && off_direct) out += "d";
   if (staged && pre_reduce) out += "r";
   if (staged && store_rows) out += "o";
+  if (staged && warp_specialized) out += "w";
   return out;
 }
 
 namespace {
+
+// Warp-specialised gather: threads per warpgroup and the registers each warpgroup keeps (the
+// two add up to twice the 128 that two blocks of 256 threads per SM get at launch).
+constexpr int kWarpgroup = 128;
+constexpr int kComputeRegisters = 216, kWriteOutRegisters = 40;
+
+// A named barrier of both warpgroups, `op` (sync or arrive) on barrier first + (k & 1):
+// immediate ids, so that ptxas reserves only the barriers used.
+std::string pair_barrier(const std::string& op, int first) {
+  const auto one = [&](int id) {
+    return "asm volatile(\"bar." + op + " " + std::to_string(id) + ", " +
+           std::to_string(2 * kWarpgroup) + ";\");";
+  };
+  return "if (k & 1) " + one(first + 1) + " else " + one(first);
+}
 
 std::string args_type(const DriverSpec& s) {
   return "DjArgs_" + s.symbol;
@@ -68,6 +84,10 @@ size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
   return bytes;
 }
 
+// Two blocks per SM on an H100 (228 KiB of shared memory per SM, 1 KiB of it per block for the
+// driver).
+constexpr size_t kWarpSpecializedSharedMax = 112 * 1024;
+
 // The input slot bound to element vertex `lv` (-1 when none); GatherByColumn differentiates
 // with respect to it alone when it runs the element for that vertex.
 int slot_of_vertex(const DriverSpec& s, int lv) {
@@ -79,6 +99,18 @@ int slot_of_vertex(const DriverSpec& s, int lv) {
 }
 
 }  // namespace
+
+size_t assembly_dynamic_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
+  if (!a.warp_specialized) return 0;
+  const size_t T = s.layout.elements_per_block, k = a.vertices, B = a.block;
+  const size_t nodes = gather_max_nodes(static_cast<int>(T)), ks = std::max<size_t>(k - 1, 1);
+  // As warp_specialized_gather_entry lays it out: two staging buffers (every side's values,
+  // the shared d1 rows), the running sums per side, then the runs and the slots.
+  size_t words = k * T * (std::max(s.n_outputs, 1) | 1);
+  if (a.jacobian) words += T * (s.first_size | 1);
+  words = 2 * words + k * nodes * (B + (a.jacobian ? B * B : 0));
+  return words * 8 + (k * (nodes + 1) + (a.jacobian ? k * T * ks : 0)) * 4;
+}
 
 void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const AssemblySpec& a,
                     const std::string& kernel_name) {
@@ -121,7 +153,15 @@ void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const Assem
              " input slots; gather by column differentiates one per vertex");
     }
   }
-  if (a.staged && staged_shared_bytes(s, a) > 48 * 1024) {
+  if (a.warp_specialized && !(gather && a.staged))
+    fail("warp specialisation is a staged gather by column");
+  if (a.warp_specialized) {
+    if (assembly_dynamic_shared_bytes(s, a) > kWarpSpecializedSharedMax)
+      fail("staging " + std::to_string(s.layout.elements_per_block) +
+           " elements per side twice needs " + std::to_string(assembly_dynamic_shared_bytes(s, a)) +
+           " bytes of shared memory, over " + std::to_string(kWarpSpecializedSharedMax) +
+           ": use fewer elements per block");
+  } else if (a.staged && staged_shared_bytes(s, a) > 48 * 1024) {
     fail("staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
          std::to_string(staged_shared_bytes(s, a)) +
          " bytes of shared memory, over the 48 KiB static limit: use fewer elements per block");
@@ -492,6 +532,211 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
   return os.str();
 }
 
+// The pieces of a staged gather by column, for a group of `threads` threads whose index is
+// `tid` (the whole block, or the write-out warpgroup of the warp-specialised kernel). Tile:
+// T elements per side; the block's shared arrays are named dj_val, dj_d1 (staging), dj_racc,
+// dj_dacc (running sums per side), dj_run (each node's run per side in the tile) and dj_slot.
+struct GatherTile {
+  // Per side: its input slot, the summands of its residual rows and diagonal blocks (added one
+  // at a time in this order) and its off-diagonal block writes (f: the element's place in the
+  // side's tile).
+  struct Side {
+    int slot = -1;
+    std::vector<std::string> rows, diag;
+    std::string offs;
+  };
+  const DriverSpec& s;
+  const AssemblySpec& a;
+  int T, K, B, BB, nodes, ks, d1_stride, out_stride;
+  std::vector<Side> sides;
+
+  GatherTile(const DriverSpec& spec, const AssemblySpec& as)
+      : s(spec),
+        a(as),
+        T(spec.layout.block_threads()),
+        K(as.vertices),
+        B(as.block),
+        BB(as.block * as.block),
+        nodes(gather_max_nodes(T)),
+        ks(std::max(K - 1, 1)),
+        d1_stride(static_cast<int>(spec.first_size) | 1),  // as in staged_shared_bytes
+        out_stride(std::max(spec.n_outputs, 1) | 1),
+        sides(K) {
+    for (int lv = 0; lv < K; ++lv) {
+      Side& sd = sides[lv];
+      sd.slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
+      for (size_t o = 0; o < a.output_scatter.size(); ++o) {
+        for (const auto& [vx, sign] : a.output_scatter[o]) {
+          const StagedUnit row{false, static_cast<int>(o), vx, 0, lv, sign};
+          const StagedUnit blk{true, static_cast<int>(o), vx, std::max(sd.slot, 0), lv, sign};
+          const std::string sg = c_literal(sign) + " * ";
+          // Each side's values have their own area (every chunk writes them); the Jacobian
+          // columns of different sides are disjoint, so the sides share one d1 row.
+          const std::string row_src =
+              staged_source(row, "f", B, s.n_inputs, d1_stride, out_stride, values_of(lv) + " + ");
+          const std::string blk_src = staged_source(blk, "f", B, s.n_inputs, d1_stride, out_stride);
+          if (vx == lv) {
+            sd.rows.push_back(sg + row_src);
+            if (sd.slot >= 0) sd.diag.push_back(sg + blk_src);
+            continue;
+          }
+          if (sd.slot < 0) continue;
+          const std::string target = "off[(long long)dj_slot[" + std::to_string(lv * T * ks) +
+                                     " + f * " + std::to_string(ks) + " + " +
+                                     std::to_string(vx < lv ? vx : vx - 1) + "] * " +
+                                     std::to_string(BB) + " + q]";
+          if (a.off_direct) {
+            sd.offs += "      " + target + " = (" + off_type(a) + ")(" + sg + blk_src + ");\n";
+          } else {
+            sd.offs += "      dj_atomic_add(&" + target + ", " + sg + blk_src + ");\n";
+          }
+        }
+      }
+    }
+  }
+  std::string values_of(int lv) const { return std::to_string(lv * T * out_stride); }
+  // Doubles of one staging buffer (values of every side, then the shared d1 rows).
+  int staging_words() const { return K * T * out_stride + (a.jacobian ? T * d1_stride : 0); }
+  int acc_words(bool blocks) const { return K * nodes * (blocks ? BB : B); }
+
+  // n0, nn, the sides' ranges (ptrL, startL, endL) and n_tiles of node block `nb`.
+  std::string node_block(const std::string& nb, const std::string& in) const {
+    std::ostringstream os;
+    os << in << "const long long n0 = a.node_blocks[2 * " << nb << "], n1 = a.node_blocks[2 * "
+       << nb << " + 1];\n"
+       << in << "const int nn = (int)(n1 - n0);\n"
+       << in << "long long n_tiles = 0;\n";
+    for (int lv = 0; lv < K; ++lv) {
+      const std::string l = std::to_string(lv);
+      os << in << "const long long* ptr" << l << " = a.side_ptr + " << l << " * (a.n_nodes + 1);\n"
+         << in << "const long long start" << l << " = ptr" << l << "[n0], end" << l << " = ptr" << l
+         << "[n1];\n"
+         << in << "if ((end" << l << " - start" << l << " + " << T - 1 << ") / " << T
+         << " > n_tiles) n_tiles = (end" << l << " - start" << l << " + " << T - 1 << ") / " << T
+         << ";\n";
+    }
+    return os.str();
+  }
+  // Running sums, per side (the side's rows one after another, as the nodes), set to zero.
+  std::string zero_sums(const std::string& tid, int threads, const std::string& in) const {
+    std::ostringstream os;
+    for (int lv = 0; lv < K; ++lv) {
+      os << in << "for (int i = " << tid << "; i < nn * " << B << "; i += " << threads
+         << ") dj_racc[" << lv * nodes * B << " + i] = 0.0;\n";
+      if (a.jacobian)
+        os << in << "for (int i = " << tid << "; i < nn * " << BB << "; i += " << threads
+           << ") dj_dacc[" << lv * nodes * BB << " + i] = 0.0;\n";
+    }
+    return os.str();
+  }
+  // baseL, hereL of the tile.
+  std::string tile_range(const std::string& in) const {
+    std::ostringstream os;
+    for (int lv = 0; lv < K; ++lv) {
+      const std::string l = std::to_string(lv);
+      os << in << "const long long base" << l << " = start" << l << " + tile * " << T << ";\n"
+         << in << "const int here" << l << " = (int)(end" << l << " - base" << l << " < 0 ? 0 : end"
+         << l << " - base" << l << " < " << T << " ? end" << l << " - base" << l << " : " << T
+         << ");\n";
+    }
+    return os.str();
+  }
+  // Each node's run in the tile per side, and the tile's off-diagonal slots.
+  std::string runs_and_slots(const std::string& tid, int threads, const std::string& in) const {
+    std::ostringstream os;
+    for (int lv = 0; lv < K; ++lv) {
+      const std::string l = std::to_string(lv);
+      os << in << "for (int m = " << tid << "; m <= nn; m += " << threads << ") {\n"
+         << in << "  const long long r = ptr" << l << "[n0 + m] - base" << l << ";\n"
+         << in << "  dj_run[" << lv * (nodes + 1) << " + m] = (int)(r < 0 ? 0 : r > here" << l
+         << " ? here" << l << " : r);\n"
+         << in << "}\n";
+      if (!sides[lv].offs.empty()) {
+        os << in << "for (int i = " << tid << "; i < here" << l << " * " << ks
+           << "; i += " << threads << ") dj_slot[" << lv * T * ks << " + i] = a.side_slot[base" << l
+           << " * " << ks << " + i];\n";
+      }
+    }
+    return os.str();
+  }
+  // Element f of side lv staged (f < hereL checked by the caller).
+  std::string run_side(int lv, const std::string& f) const {
+    const std::string l = std::to_string(lv);
+    return s.symbol + "_side(a, (long long)a.side_element[base" + l + " + " + f + "], " + l +
+           ", dj_val + " + values_of(lv) + " + " + f + " * " + std::to_string(out_stride) + ", " +
+           (a.jacobian ? "dj_d1 + " + f + " * " + std::to_string(d1_stride)
+                       : std::string("nullptr")) +
+           ");\n";
+  }
+  // The tile's off-diagonal blocks, every lane busy over the flattened (element, entry) range:
+  // consecutive lanes write consecutive entries of a block.
+  std::string write_out(const std::string& tid, int threads, const std::string& in) const {
+    std::ostringstream os;
+    for (int lv = 0; lv < K; ++lv) {
+      if (sides[lv].offs.empty()) continue;
+      os << in << "#pragma unroll 4\n"
+         << in << "for (int i = " << tid << "; i < here" << lv << " * " << BB
+         << "; i += " << threads << ") {\n"
+         << in << "  const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
+         << in << "  const int row = q / " << B << ", col = q - row * " << B << ";\n"
+         << sides[lv].offs << in << "}\n";
+    }
+    return os.str();
+  }
+  // Per node, side and entry: the side's run of the tile added, in element order, to the
+  // side's running sum (a hub's run may span several tiles); the sides are added once, at the
+  // end (assembly_spec.h): the same order for any tile size.
+  std::string reduce(const std::string& tid, int threads, const std::string& in) const {
+    std::ostringstream os;
+    for (bool blocks : {false, true}) {
+      const int width = blocks ? BB : B;
+      const std::string acc = blocks ? "dj_dacc" : "dj_racc";
+      std::ostringstream body;
+      for (int lv = 0; lv < K; ++lv) {
+        const auto& terms = blocks ? sides[lv].diag : sides[lv].rows;
+        if (terms.empty()) continue;
+        const int r = lv * (nodes + 1);
+        const std::string side_acc = acc + "[" + std::to_string(lv * nodes * width) + " + i]";
+        body << in << "  { double s = " << side_acc << ";\n"
+             << in << "    for (int f = dj_run[" << r << " + m]; f < dj_run[" << r
+             << " + m + 1]; ++f) {";
+        for (const std::string& t : terms) body << " s += " << t << ";";
+        body << " }\n" << in << "    " << side_acc << " = s; }\n";
+      }
+      if (body.str().empty()) continue;
+      os << in << "for (int i = " << tid << "; i < nn * " << width << "; i += " << threads
+         << ") {\n"
+         << in << "  const int m = i / " << width << ", q = i - m * " << width << ";\n";
+      if (blocks) os << in << "  const int row = q / " << B << ", col = q - row * " << B << ";\n";
+      os << body.str() << in << "}\n";
+    }
+    return os.str();
+  }
+  // Each node's residual row and diagonal block: its sides' sums, side by side, stored (the
+  // first term) or added.
+  std::string store_rows(const std::string& tid, int threads, const std::string& in) const {
+    const auto total = [&](bool blocks) {
+      const int width = blocks ? BB : B;
+      const std::string acc = blocks ? "dj_dacc" : "dj_racc";
+      std::string sum = "double tot = 0.0;";
+      for (int lv = 0; lv < K; ++lv) {
+        if (!(blocks ? sides[lv].diag : sides[lv].rows).empty())
+          sum += " tot += " + acc + "[" + std::to_string(lv * nodes * width) + " + i];";
+      }
+      return sum;
+    };
+    const std::string op = a.store_rows ? " = " : " += ";
+    std::ostringstream os;
+    os << in << "for (int i = " << tid << "; i < nn * " << B << "; i += " << threads << ") { "
+       << total(false) << " a.residual[n0 * " << B << " + i]" << op << "tot; }\n";
+    if (a.jacobian) {
+      os << in << "for (int i = " << tid << "; i < nn * " << BB << "; i += " << threads << ") { "
+         << total(true) << " a.diag[n0 * " << BB << " + i]" << op << "tot; }\n";
+    }
+    return os.str();
+  }
+};
+
 // Staged gather by column (AssemblySpec::store_rows and the comment there): the block owns
 // nodes [n0, n1); in each tile thread t runs the t-th element of every side of those nodes
 // (one chunk per side, every lane of a warp differentiating with respect to the same vertex),
@@ -500,168 +745,102 @@ std::string staged_scatter_entry(const DriverSpec& s, const AssemblySpec& a) {
 // barrier-to-barrier phase per tile for all sides: at 8 warps per SM a phase per side
 // measured 3.18 ms against a per-side loop (bench/RESULTS.md, fifth session).
 std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
-  const int T = s.layout.block_threads(), K = a.vertices, B = a.block, BB = B * B;
-  const int n_in = s.n_inputs, nodes = gather_max_nodes(T), ks = std::max(K - 1, 1);
-  const int d1_stride = static_cast<int>(s.first_size) | 1;  // as in staged_shared_bytes
-  const int out_stride = std::max(s.n_outputs, 1) | 1;
-  // Per side: its input slot, the summands of its residual rows and diagonal blocks, and its
-  // off-diagonal block writes (f: the element's place in the side's tile).
-  struct Side {
-    int slot = -1;
-    std::vector<std::string> rows, diag;  // summands, added one at a time in this order
-    std::string offs;
-  };
-  std::vector<Side> sides(K);
-  for (int lv = 0; lv < K; ++lv) {
-    Side& sd = sides[lv];
-    sd.slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
-    for (size_t o = 0; o < a.output_scatter.size(); ++o) {
-      for (const auto& [vx, sign] : a.output_scatter[o]) {
-        const StagedUnit row{false, static_cast<int>(o), vx, 0, lv, sign};
-        const StagedUnit blk{true, static_cast<int>(o), vx, std::max(sd.slot, 0), lv, sign};
-        const std::string sg = c_literal(sign) + " * ";
-        // Each side's values have their own area (every chunk writes them); the Jacobian
-        // columns of different sides are disjoint, so the sides share one d1 row per thread.
-        const std::string row_src = staged_source(row, "f", B, n_in, d1_stride, out_stride,
-                                                  std::to_string(lv * T * out_stride) + " + ");
-        const std::string blk_src = staged_source(blk, "f", B, n_in, d1_stride, out_stride);
-        if (vx == lv) {
-          sd.rows.push_back(sg + row_src);
-          if (sd.slot >= 0) sd.diag.push_back(sg + blk_src);
-          continue;
-        }
-        if (sd.slot < 0) continue;
-        const std::string target = "off[(long long)dj_slot[" + std::to_string(lv * T * ks) +
-                                   " + f * " + std::to_string(ks) + " + " +
-                                   std::to_string(vx < lv ? vx : vx - 1) + "] * " +
-                                   std::to_string(BB) + " + q]";
-        if (a.off_direct) {
-          sd.offs += "      " + target + " = (" + off_type(a) + ")(" + sg + blk_src + ");\n";
-        } else {
-          sd.offs += "      dj_atomic_add(&" + target + ", " + sg + blk_src + ");\n";
-        }
-      }
-    }
-  }
+  const GatherTile g(s, a);
+  const int T = g.T;
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << T << bounds_min(s) << ") " << s.symbol
      << "(const " << args_type(s) << " a) {\n"
-     << "  __shared__ double dj_val[" << K * T * out_stride << "];\n"
-     << "  __shared__ double dj_racc[" << K * nodes * B << "];\n"
-     << "  __shared__ int dj_run[" << K * (nodes + 1) << "];\n";
+     << "  __shared__ double dj_val[" << g.K * T * g.out_stride << "];\n"
+     << "  __shared__ double dj_racc[" << g.acc_words(false) << "];\n"
+     << "  __shared__ int dj_run[" << g.K * (g.nodes + 1) << "];\n";
   if (a.jacobian) {
-    os << "  __shared__ double dj_d1[" << T * d1_stride << "];\n"
-       << "  __shared__ double dj_dacc[" << K * nodes * BB << "];\n"
-       << "  __shared__ int dj_slot[" << K * T * ks << "];\n";
+    os << "  __shared__ double dj_d1[" << T * g.d1_stride << "];\n"
+       << "  __shared__ double dj_dacc[" << g.acc_words(true) << "];\n"
+       << "  __shared__ int dj_slot[" << g.K * T * g.ks << "];\n";
   }
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
-     << "  const long long n0 = a.node_blocks[2 * blockIdx.x], n1 = a.node_blocks[2 * blockIdx.x + "
-        "1];\n"
-     << "  const int nn = (int)(n1 - n0);\n";
-  os << "  long long n_tiles = 0;\n";
-  for (int lv = 0; lv < K; ++lv) {
-    const std::string l = std::to_string(lv);
-    os << "  const long long* ptr" << l << " = a.side_ptr + " << l << " * (a.n_nodes + 1);\n"
-       << "  const long long start" << l << " = ptr" << l << "[n0], end" << l << " = ptr" << l
-       << "[n1];\n"
-       << "  if ((end" << l << " - start" << l << " + " << T - 1 << ") / " << T
-       << " > n_tiles) n_tiles = (end" << l << " - start" << l << " + " << T - 1 << ") / " << T
-       << ";\n";
-  }
-  // Running sums, per side (the side's rows one after another, as the nodes).
-  for (int lv = 0; lv < K; ++lv) {
-    os << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") dj_racc["
-       << lv * nodes * B << " + i] = 0.0;\n";
-    if (a.jacobian)
-      os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") dj_dacc["
-         << lv * nodes * BB << " + i] = 0.0;\n";
-  }
-  os << "  for (long long tile = 0; tile < n_tiles; ++tile) {\n"
-     << "    __syncthreads();  // the previous tile's staging has been read\n";
-  for (int lv = 0; lv < K; ++lv) {
-    const std::string l = std::to_string(lv);
-    os << "    const long long base" << l << " = start" << l << " + tile * " << T << ";\n"
-       << "    const int here" << l << " = (int)(end" << l << " - base" << l << " < 0 ? 0 : end"
-       << l << " - base" << l << " < " << T << " ? end" << l << " - base" << l << " : " << T
-       << ");\n"
-       << "    for (int m = threadIdx.x; m <= nn; m += " << T << ") {\n"
-       << "      const long long r = ptr" << l << "[n0 + m] - base" << l << ";\n"
-       << "      dj_run[" << lv * (nodes + 1) << " + m] = (int)(r < 0 ? 0 : r > here" << l
-       << " ? here" << l << " : r);\n"
-       << "    }\n";
-    if (!sides[lv].offs.empty()) {
-      os << "    for (int i = threadIdx.x; i < here" << l << " * " << ks << "; i += " << T
-         << ") dj_slot[" << lv * T * ks << " + i] = a.side_slot[base" << l << " * " << ks
-         << " + i];\n";
-    }
-  }
-  for (int lv = 0; lv < K; ++lv) {
-    const std::string l = std::to_string(lv);
-    os << "    if (threadIdx.x < here" << l << ")\n"
-       << "      " << s.symbol << "_side(a, (long long)a.side_element[base" << l
-       << " + threadIdx.x], " << lv << ", dj_val + " << lv * T * out_stride << " + threadIdx.x * "
-       << out_stride << ", "
-       << (a.jacobian ? "dj_d1 + threadIdx.x * " + std::to_string(d1_stride)
-                      : std::string("nullptr"))
-       << ");\n";
-  }
-  os << "    __syncthreads();\n";
-  for (int lv = 0; lv < K; ++lv) {
-    if (sides[lv].offs.empty()) continue;
-    // Every lane busy over the flattened (element, entry) range: consecutive lanes write
-    // consecutive entries of a block.
-    os << "    #pragma unroll 4\n"
-       << "    for (int i = threadIdx.x; i < here" << lv << " * " << BB << "; i += " << T << ") {\n"
-       << "      const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
-       << "      const int row = q / " << B << ", col = q - row * " << B << ";\n"
-       << sides[lv].offs << "    }\n";
-  }
-  // Per node, side and entry: the side's run of the tile added, in element order, to the
-  // side's running sum (a hub's run may span several tiles); the sides are added once, at the
-  // end (assembly_spec.h): the same order for any tile size.
-  const auto reduce = [&](bool blocks) {
-    const int width = blocks ? BB : B;
-    const std::string acc = blocks ? "dj_dacc" : "dj_racc";
-    std::ostringstream body;
-    for (int lv = 0; lv < K; ++lv) {
-      const auto& terms = blocks ? sides[lv].diag : sides[lv].rows;
-      if (terms.empty()) continue;
-      const int r = lv * (nodes + 1);
-      const std::string side_acc = acc + "[" + std::to_string(lv * nodes * width) + " + i]";
-      body << "      { double s = " << side_acc << ";\n        for (int f = dj_run[" << r
-           << " + m]; f < dj_run[" << r << " + m + 1]; ++f) {";
-      for (const std::string& t : terms) body << " s += " << t << ";";
-      body << " }\n        " << side_acc << " = s; }\n";
-    }
-    if (body.str().empty()) return;
-    os << "    for (int i = threadIdx.x; i < nn * " << width << "; i += " << T << ") {\n"
-       << "      const int m = i / " << width << ", q = i - m * " << width << ";\n";
-    if (blocks) os << "      const int row = q / " << B << ", col = q - row * " << B << ";\n";
-    os << body.str() << "    }\n";
-  };
-  reduce(false);
-  reduce(true);
-  os << "  }\n  __syncthreads();\n";
-  // A node's row: its sides' sums, side by side.
-  const auto total = [&](bool blocks) {
-    const int width = blocks ? BB : B;
-    const std::string acc = blocks ? "dj_dacc" : "dj_racc";
-    std::string sum = "double tot = 0.0;";
-    for (int lv = 0; lv < K; ++lv) {
-      if (!(blocks ? sides[lv].diag : sides[lv].rows).empty())
-        sum += " tot += " + acc + "[" + std::to_string(lv * nodes * width) + " + i];";
-    }
-    return sum;
-  };
-  const std::string op = a.store_rows ? " = " : " += ";
-  os << "  for (int i = threadIdx.x; i < nn * " << B << "; i += " << T << ") { " << total(false)
-     << " a.residual[n0 * " << B << " + i]" << op << "tot; }\n";
+     << g.node_block("blockIdx.x", "  ") << g.zero_sums("threadIdx.x", T, "  ")
+     << "  for (long long tile = 0; tile < n_tiles; ++tile) {\n"
+     << "    __syncthreads();  // the previous tile's staging has been read\n"
+     << g.tile_range("    ") << g.runs_and_slots("threadIdx.x", T, "    ");
+  for (int lv = 0; lv < g.K; ++lv)
+    os << "    if (threadIdx.x < here" << lv << ")\n      " << g.run_side(lv, "threadIdx.x");
+  os << "    __syncthreads();\n"
+     << g.write_out("threadIdx.x", T, "    ") << g.reduce("threadIdx.x", T, "    ") << "  }\n"
+     << "  __syncthreads();\n"
+     << g.store_rows("threadIdx.x", T, "  ") << "}\n";
+  return os.str();
+}
+
+// Warp-specialised staged gather (AssemblySpec::warp_specialized, sm_90): persistent blocks of
+// two warpgroups. The compute warpgroup takes the registers the element needs (setmaxnreg) and
+// stages tile k into buffer k % 2 while the write-out warpgroup, with few registers, writes tile
+// k - 1's off-diagonal blocks and sums its rows from the other buffer, so the element arithmetic
+// of one tile runs under the memory traffic of the previous one. Named barriers: 1 + b "buffer
+// b staged", 3 + b "buffer b free", 5 the write-out warpgroup alone. Same tiles, same order of
+// every sum as staged_gather_entry: the same bits.
+std::string warp_specialized_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
+  const GatherTile g(s, a);
+  const int T = g.T, K = g.K, buf = g.staging_words();
+  const std::string values = std::to_string(K * T * g.out_stride);
+  std::ostringstream os;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << 2 * kWarpgroup << ", 2) " << s.symbol
+     << "(const " << args_type(s) << " a) {\n"
+     << "  extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots\n"
+     << "  double* const dj_racc = dj_shared + " << 2 * buf << ";\n";
+  int words = 2 * buf + g.acc_words(false);
   if (a.jacobian) {
-    os << "  for (int i = threadIdx.x; i < nn * " << BB << "; i += " << T << ") { " << total(true)
-       << " a.diag[n0 * " << BB << " + i]" << op << "tot; }\n";
+    os << "  double* const dj_dacc = dj_shared + " << words << ";\n";
+    words += g.acc_words(true);
   }
-  os << "}\n";
+  os << "  int* const dj_run = (int*)(dj_shared + " << words << ");\n";
+  if (a.jacobian) os << "  int* const dj_slot = dj_run + " << K * (g.nodes + 1) << ";\n";
+  os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
+     << "  (void)off;\n"
+     << "  const int t = threadIdx.x % " << kWarpgroup << ";\n"
+     << "  long long k = 0;  // tiles so far\n"
+     << "  if (threadIdx.x < " << kWarpgroup << ") {\n"
+     << "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 " << kComputeRegisters << ";\\n\");\n"
+     << "    for (long long nb = blockIdx.x; nb < a.n_node_blocks; nb += gridDim.x) {\n"
+     << g.node_block("nb", "      ")
+     << "      for (long long tile = 0; tile < n_tiles; ++tile, ++k) {\n"
+     << g.tile_range("        ") << "        double* const dj_val = dj_shared + (k & 1) * " << buf
+     << ";\n";
+  if (a.jacobian) os << "        double* const dj_d1 = dj_val + " << values << ";\n";
+  os << "        if (k >= 2) { " << pair_barrier("sync", 3) << " }  // buffer free\n"
+     << "        for (int u = t; u < " << K * T << "; u += " << kWarpgroup << ") {\n"
+     << "          const int lv = u / " << T << ", f = u - lv * " << T << ";\n";
+  for (int lv = 0; lv < K; ++lv)
+    os << "          if (lv == " << lv << " && f < here" << lv << ") " << g.run_side(lv, "f");
+  os << "        }\n"
+     << "        " << pair_barrier("arrive", 1) << "  // staged\n"
+     << "      }\n"
+     << "    }\n"
+     << "    // The write-out warpgroup's last two releases.\n"
+     << "    if (k >= 2) { " << pair_barrier("sync", 3) << " }\n"
+     << "    if (k >= 1) { --k; " << pair_barrier("sync", 3) << " }\n"
+     << "  } else {\n"
+     << "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 " << kWriteOutRegisters << ";\\n\");\n"
+     << "    for (long long nb = blockIdx.x; nb < a.n_node_blocks; nb += gridDim.x) {\n"
+     << g.node_block("nb", "      ") << "      asm volatile(\"bar.sync 5, " << kWarpgroup
+     << ";\");  // the last rows are stored\n"
+     << g.zero_sums("t", kWarpgroup, "      ")
+     << "      for (long long tile = 0; tile < n_tiles; ++tile, ++k) {\n"
+     << g.tile_range("        ") << "        const double* const dj_val = dj_shared + (k & 1) * "
+     << buf << ";\n";
+  if (a.jacobian) os << "        const double* const dj_d1 = dj_val + " << values << ";\n";
+  os << "        asm volatile(\"bar.sync 5, " << kWarpgroup
+     << ";\");  // the last tile's runs and slots are read\n"
+     << g.runs_and_slots("t", kWarpgroup, "        ") << "        " << pair_barrier("sync", 1)
+     << "  // staged\n"
+     << g.write_out("t", kWarpgroup, "        ") << g.reduce("t", kWarpgroup, "        ")
+     << "        " << pair_barrier("arrive", 3) << "  // buffer free\n"
+     << "      }\n"
+     << "      asm volatile(\"bar.sync 5, " << kWarpgroup << ";\");  // every run is summed\n"
+     << g.store_rows("t", kWarpgroup, "      ") << "    }\n"
+     << "  }\n"
+     << "}\n";
   return os.str();
 }
 
@@ -671,6 +850,8 @@ std::string emit_assembly_cuda_entry(const DriverSpec& s, const AssemblySpec& a)
   const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
   std::ostringstream os;
   if (a.strategy == AssemblyStrategy::ScatterAtomic && a.staged) return staged_scatter_entry(s, a);
+  if (a.strategy == AssemblyStrategy::GatherByColumn && a.warp_specialized)
+    return warp_specialized_gather_entry(s, a);
   if (a.strategy == AssemblyStrategy::GatherByColumn && a.staged) return staged_gather_entry(s, a);
   if (a.strategy == AssemblyStrategy::ScatterAtomic) {
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "

@@ -16,6 +16,10 @@ namespace dualjit::jit {
 void check_assembly(const DriverSpec& spec, const DerivativePlan& plan, const AssemblySpec& a,
                     const std::string& kernel_name);
 
+// Dynamic shared memory the CUDA entry launches with (the warp-specialised gather's staging;
+// 0 for every other entry, whose shared arrays are static).
+size_t assembly_dynamic_shared_bytes(const DriverSpec& spec, const AssemblySpec& a);
+
 std::string emit_assembly_driver(const DriverSpec& spec, const DerivativePlan& plan,
                                  const AssemblySpec& a);
 std::string emit_assembly_cuda_entry(const DriverSpec& spec, const AssemblySpec& a);

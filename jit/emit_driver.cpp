@@ -64,6 +64,7 @@ std::string emit_args_struct(const DriverSpec& s) {
      << "  const int* side_element;\n"
      << "  const int* side_slot;\n"
      << "  const long long* node_blocks;\n"
+     << "  long long n_node_blocks;\n"
      << "  double uniform[" << std::max(s.n_uniforms, 1) << "];\n"
      << "};\n";
   return os.str();

@@ -90,6 +90,7 @@ std::vector<uint64_t> pack_args(const LoweredKernel& k, const LaunchArgs& a) {
         static_cast<const void*>(a.side_slot), static_cast<const void*>(a.node_blocks)}) {
     w.push_back(word(ptr));
   }
+  w.push_back(static_cast<uint64_t>(a.n_node_blocks));
   for (double u : a.uniforms) w.push_back(std::bit_cast<uint64_t>(u));
   if (a.uniforms.empty()) w.push_back(0);
   return w;

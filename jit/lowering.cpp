@@ -183,8 +183,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     out.statements += statements;
     size_t piece = options.max_statements_per_function;
     if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
-    chunks_text += emit_element_function(prog, out.symbol + "_" + tag, piece,
-                                         options.single_tangents);
+    chunks_text +=
+        emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents);
     chunks_text += '\n';
   }
   std::string cuda_entry, host_entry;
@@ -193,6 +193,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     out.element_source = emit_args_struct(spec) + '\n' + chunks_text +
                          emit_assembly_driver(spec, plan, *options.assembly);
     cuda_entry = emit_assembly_cuda_entry(spec, *options.assembly);
+    out.dynamic_shared_bytes = assembly_dynamic_shared_bytes(spec, *options.assembly);
     host_entry = emit_assembly_host_entry(spec, *options.assembly);
   } else {
     out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);

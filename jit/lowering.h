@@ -17,7 +17,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-8";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-9";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -71,14 +71,14 @@ struct LoweringOptions {
 //             const int64* inc_ptr; const int64* inc_element; const int8* inc_vertex;
 //             int64 n_nodes;
 //             const int64* side_ptr; const int32* side_element; const int32* side_slot;
-//             const int64* node_blocks;
+//             const int64* node_blocks; int64 n_node_blocks;
 //   double uniform[max(n_uniforms, 1)];
 struct ArgsLayout {
   int n_slots = 0;
   int n_params = 0;  // per element (read through the params pointer)
   int n_uniforms = 0;
   size_t words() const {
-    return 3 + 2 * static_cast<size_t>(std::max(n_slots, 1)) + 4 + 8 + 4 +
+    return 3 + 2 * static_cast<size_t>(std::max(n_slots, 1)) + 4 + 8 + 5 +
            static_cast<size_t>(std::max(n_uniforms, 1));
   }
 };
@@ -103,7 +103,8 @@ struct LoweredKernel {
   int max_live = 0;                 // largest over chunks
   size_t statements = 0;            // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
-  std::string report() const;  // op counts, chunks, liveness
+  size_t dynamic_shared_bytes = 0;  // the CUDA entry's launch (jit/emit_assembly.h)
+  std::string report() const;       // op counts, chunks, liveness
 };
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);

@@ -27,6 +27,7 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
   spec.off_direct = spec.staged && off_direct;
   spec.pre_reduce = spec.staged && o.pre_reduce && !gather;
   spec.store_rows = spec.staged && gather && store_rows;
+  spec.warp_specialized = spec.staged && gather && o.warp_specialized;
   lo.assembly = spec;
   lo.single_tangents = o.single_tangents && o.jacobian;
   return lo;
@@ -60,7 +61,7 @@ bool off_blocks_single_writer(Problem& p) {
 std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& options,
                                               bool off_single, bool gpu) {
   FusedOptions o = options;
-  if (!gpu) o.staged = o.pre_reduce = false;  // shared-memory staging is a GPU layout
+  if (!gpu) o.staged = o.pre_reduce = o.warp_specialized = false;  // GPU layouts
   const bool off_direct = o.staged && o.jacobian && off_blocks_single_writer(p);
   std::vector<jit::LoweredKernel> out;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {

@@ -26,6 +26,9 @@ struct FusedOptions {
   // FUN3D assembly from 9.1 to 2.7 ms (bench/RESULTS.md); pre-reduction measured slower there.
   bool staged = true;
   bool pre_reduce = false;
+  // Staged GatherByColumn on sm_90: a compute and a write-out warpgroup per block, the
+  // arithmetic of one tile under the write-out of the previous (jit/assembly_spec.h).
+  bool warp_specialized = false;
   // Jacobian derivative arithmetic in fp32 with the primal (and so the residual) in fp64
   // (jit/emit_element.h): Adiag and Aoff accurate to about 1e-6 relative instead of 1e-15.
   // Halves the registers of the tangents; never switched on by the tuner.

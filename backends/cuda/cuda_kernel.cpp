@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_kernel.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -37,6 +38,8 @@ void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cach
   module_ =
       loaded_module(jit::cuda_cache_key(lowered_, options).hex(), *image_.entry, lowered_.symbol);
   function_ = module_->function(lowered_.cuda_entry);
+  if (lowered_.dynamic_shared_bytes > 48 * 1024)
+    set_max_dynamic_shared(function_, static_cast<int>(lowered_.dynamic_shared_bytes));
   if (image_.ptxas.registers < 0 && image_.is_cubin) {
     // NVRTC (12.9+) serves repeated compiles from the driver's JIT cache without running
     // ptxas, so no resource report came back: take registers and local memory from the driver.
@@ -63,10 +66,17 @@ void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {
     throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +
                                 " items exceed one grid");
   }
-  const unsigned threads =
+  unsigned threads =
       gather && !owned ? layout.elements_per_block : static_cast<unsigned>(layout.block_threads());
-  ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(blocks)}, Dim3{threads}, 0, params,
-                          stream);
+  unsigned grid = static_cast<unsigned>(blocks);
+  if (assembly && assembly->warp_specialized) {
+    // Persistent: two blocks of two warpgroups per SM walk the node blocks.
+    threads = 256;
+    grid = static_cast<unsigned>(
+        std::min<int64_t>(blocks, 2 * Context::primary().device().multiprocessors));
+  }
+  ::dualjit::cuda::launch(function_, Dim3{grid}, Dim3{threads},
+                          static_cast<unsigned>(lowered_.dynamic_shared_bytes), params, stream);
 }
 
 FunctionAttributes CudaKernel::attributes() const {

@@ -47,7 +47,8 @@ jit::TuningConfig fused_config(const assembly::FusedOptions& o) {
           {"min_blocks", std::to_string(o.layout.min_blocks)},
           {"staged", o.staged ? "1" : "0"},
           {"pre_reduce", o.pre_reduce ? "1" : "0"},
-          {"single_tangents", o.single_tangents ? "1" : "0"}};
+          {"single_tangents", o.single_tangents ? "1" : "0"},
+          {"warp_specialized", o.warp_specialized ? "1" : "0"}};
 }
 
 assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
@@ -69,6 +70,7 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
   o.staged = bool_field(c, "staged", o.staged);
   o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce);
   o.single_tangents = bool_field(c, "single_tangents", o.single_tangents);
+  o.warp_specialized = bool_field(c, "warp_specialized", o.warp_specialized);
   return o;
 }
 
@@ -80,6 +82,7 @@ std::string describe_fused(const assembly::FusedOptions& o) {
        std::to_string(o.layout.elements_per_block);
   if (o.layout.min_blocks > 0) s += " mb" + std::to_string(o.layout.min_blocks);
   if (o.staged) s += o.pre_reduce ? " staged+reduce" : " staged";
+  if (o.staged && o.warp_specialized) s += " warp-specialised";
   if (o.single_tangents && o.jacobian) s += " fp32-tangents";
   return s;
 }
@@ -88,7 +91,8 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
                                                      bool jacobian) {
   using S = jit::AssemblyStrategy;
   std::vector<assembly::FusedOptions> out;
-  const auto add = [&](S s, int w, int t, int b, int mb, bool staged, bool reduce) {
+  const auto add = [&](S s, int w, int t, int b, int mb, bool staged, bool reduce,
+                       bool warp_specialized = false) {
     assembly::FusedOptions o;
     o.strategy = s;
     o.jacobian = jacobian;
@@ -96,6 +100,7 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
     o.layout = {t, b, mb};
     o.staged = staged;
     o.pre_reduce = reduce;
+    o.warp_specialized = warp_specialized;
     for (const auto& seen : out) {  // the residual-only space collapses widths
       if (fused_config(seen) == fused_config(o)) return;
     }
@@ -135,6 +140,8 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   // per side; no atomics on meshes with one writer per off slot), and one thread per node.
   for (int b : {64, 32}) add(S::GatherByColumn, B, 1, b, 0, true, false);
   for (int b : {64, 128}) add(S::GatherByColumn, B, 1, b, 0, false, false);
+  // Warp-specialised (sm_90 only; elsewhere the candidate fails to compile and is skipped).
+  add(S::GatherByColumn, B, 1, 64, 0, true, false, true);
   return out;
 }
 

@@ -321,6 +321,58 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
                        doctest::Contains("48 KiB"), std::invalid_argument);
 }
 
+TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse is refused") {
+  jit::KernelCache cache(std::nullopt);
+  const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2));
+  Problem p = cfd::roe_problem(em);  // edges (k = 2) and far-field nodes (k = 1)
+  for (bool jac : {true, false}) {
+    FusedOptions o;
+    o.strategy = AssemblyStrategy::GatherByColumn;
+    o.jacobian = jac;
+    o.warp_specialized = true;
+    const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
+    REQUIRE(kernels.size() == 2);
+    for (const auto& lk : kernels) {
+      CAPTURE(lk.symbol);
+      CHECK(lk.options.assembly->warp_specialized);
+      CHECK(lk.symbol.back() == 'w');
+      // Two buffers of 64 staged elements per side (and the sums): dynamic shared memory,
+      // over the 48 KiB of static arrays for the edge Jacobian.
+      CHECK(lk.dynamic_shared_bytes > 0);
+      if (jac && lk.options.assembly->vertices == 2) CHECK(lk.dynamic_shared_bytes > 48 * 1024);
+      CHECK(lk.cuda_source.find("setmaxnreg.inc.sync.aligned.u32") != std::string::npos);
+      CHECK(lk.cuda_source.find("setmaxnreg.dec.sync.aligned.u32") != std::string::npos);
+      const jit::CompileOptions co = jit::default_compile_options(lk, "sm_90");
+      CHECK(co.arch == "sm_90a");  // setmaxnreg is arch-specific
+      CHECK_FALSE(co.fused_multiply_add);
+      const auto img = jit::cuda_image(lk, co, cache);
+      CHECK(img.is_cubin);
+      CHECK(img.ptxas.registers > 0);
+      // The launch count is the pool both warpgroups split (216 + 40 = 2 x 128): with fewer,
+      // the compute warpgroup's setmaxnreg.inc would wait forever.
+      CHECK(img.ptxas.registers == 128);
+      CHECK(img.ptxas.stack_bytes == 0);  // neither warpgroup spills at its register count
+      CHECK(img.ptxas.spill_store_bytes == 0);
+      CHECK_THROWS_WITH_AS(jit::default_compile_options(lk, "sm_80"),
+                           doctest::Contains("needs sm_90"), std::invalid_argument);
+    }
+  }
+  FusedOptions scatter;
+  scatter.warp_specialized = true;  // a scatter is never warp-specialised: the flag is dropped
+  CHECK_FALSE(assembly::fused_lowering(p, p.term(0), scatter, true).assembly->warp_specialized);
+  FusedOptions ws;
+  ws.strategy = AssemblyStrategy::GatherByColumn;
+  ws.warp_specialized = true;
+  auto lo = assembly::fused_lowering(p, p.term(0), ws, true);
+  lo.assembly->staged = false;
+  CHECK_THROWS_WITH_AS(jit::lower(*p.term(0).kernel, lo), doctest::Contains("staged gather"),
+                       std::invalid_argument);
+  ws.layout = {1, 256};  // two buffers of 256 Roe Jacobians per side: too much shared memory
+  CHECK_THROWS_WITH_AS(
+      jit::lower(*p.term(0).kernel, assembly::fused_lowering(p, p.term(0), ws, true)),
+      doctest::Contains("fewer elements per block"), std::invalid_argument);
+}
+
 TEST_SUITE("gpu") {
   TEST_CASE("GPU staged scatter (coalesced, direct Aoff stores, pre-reduction) equals the host") {
     if (!cuda::driver_available()) {
@@ -520,7 +572,9 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("GPU gather by column: the same bits for any tile, staged or not, and on the CPU") {
+  TEST_CASE(
+      "GPU gather by column: the same bits for any tile, staged, unstaged or warp-specialised, "
+      "and on the CPU") {
     if (!cuda::driver_available()) {
       MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
       return;
@@ -555,9 +609,10 @@ TEST_SUITE("gpu") {
       const std::vector<double> host = all_of(host_r, host_j);
       CHECK(max_rel(host_r, p.residual(q)) < 1e-12);
       std::vector<std::vector<double>> gpu;
-      for (const auto& [staged, tile] : {std::pair{true, 64}, {true, 32}, {false, 64}}) {
-        FusedOptions g = o;
-        g.staged = staged;
+      for (const auto& [mode, tile] : {std::pair{1, 64}, {1, 32}, {0, 64}, {2, 64}, {2, 32}}) {
+        FusedOptions g = o;  // mode: 0 unstaged, 1 staged, 2 staged and warp-specialised
+        g.staged = mode > 0;
+        g.warp_specialized = mode == 2;
         g.layout = {1, tile};
         assembly::DeviceAssembly<double> d(p, g);
         CAPTURE(d.kernels()[0]->lowered().symbol);

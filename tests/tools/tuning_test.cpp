@@ -138,7 +138,7 @@ TEST_CASE("fused candidates: a pruned, unique set containing the heuristic; fiel
       CHECK(cuda.size() <= 40);
     }
     std::set<std::string> seen;
-    int gathers_staged = 0, gathers_plain = 0;
+    int gathers_staged = 0, gathers_plain = 0, warp_specialized = 0;
     for (const auto& o : cuda) {
       const std::string text = jit::format_config(tuning::fused_config(o));
       CHECK(seen.insert(text).second);
@@ -148,12 +148,15 @@ TEST_CASE("fused candidates: a pruned, unique set containing the heuristic; fiel
         CHECK(o.layout.threads_per_element == 1);
         CHECK(!o.pre_reduce);
         (o.staged ? gathers_staged : gathers_plain)++;
+        warp_specialized += o.warp_specialized;
         if (jacobian) CHECK(o.width == 5);
       }
     }
-    // Both gathers are candidates: node-owned tiles (staged) and one thread per node.
-    CHECK(gathers_staged == 2);
+    // Both gathers are candidates: node-owned tiles (staged, one of them warp-specialised) and
+    // one thread per node.
+    CHECK(gathers_staged == 3);
     CHECK(gathers_plain == 2);
+    CHECK(warp_specialized == 1);
     const auto h =
         tuning::fused_config(tuning::fused_heuristic(tuning::Target::Cuda, 5, 2, jacobian));
     CHECK(seen.count(jit::format_config(h)) == 1);

@@ -26,6 +26,7 @@ struct DjArgs_dj_spring_hessian_w3_t1_b128_nm {
   const int* side_element;
   const int* side_slot;
   const long long* node_blocks;
+  long long n_node_blocks;
   double uniform[1];
 };
 

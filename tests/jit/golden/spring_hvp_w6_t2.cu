@@ -26,6 +26,7 @@ struct DjArgs_dj_spring_hvp_w6_t2_b64_df {
   const int* side_element;
   const int* side_slot;
   const long long* node_blocks;
+  long long n_node_blocks;
   double uniform[1];
 };
 
