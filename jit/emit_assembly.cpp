@@ -63,20 +63,39 @@ int slot_of_chunk(const DerivativePlan& plan, int c, int block) {
   return plan.chunks[c].first_columns.empty() ? -1 : plan.chunks[c].first_columns[0] / block;
 }
 
+// The staged gather's shared arrays, in elements (doubles, then ints), for a tile of T
+// elements per side: one staging buffer (every side's values, then the d1 rows the sides
+// share, odd strides as in staged_scatter_entry), the running sums per node and side, each
+// node's run per side and the tile's off-diagonal slots. Both gather entries lay them out from
+// here, and the byte counts below come from here.
+struct GatherShared {
+  int values = 0, d1 = 0, racc = 0, dacc = 0, runs = 0, slots = 0;
+  int staging() const { return values + d1; }
+};
+GatherShared gather_shared(const DriverSpec& s, const AssemblySpec& a) {
+  const int T = s.layout.elements_per_block, k = a.vertices, B = a.block;
+  const int nodes = gather_max_nodes(T), ks = std::max(k - 1, 1);
+  GatherShared g;
+  g.values = k * T * (std::max(s.n_outputs, 1) | 1);
+  g.d1 = a.jacobian ? T * (static_cast<int>(s.first_size) | 1) : 0;
+  g.racc = k * nodes * B;
+  g.dacc = a.jacobian ? k * nodes * B * B : 0;
+  g.runs = k * (nodes + 1);
+  g.slots = a.jacobian ? k * T * ks : 0;
+  return g;
+}
+
 // Static shared memory of a staged kernel: values, local Jacobians (odd strides, see
 // staged_scatter_entry), nodes and slots of the block's elements, pre-reduction run ends; for
-// the staged gather the per-node accumulators, node runs and off slots instead of nodes.
+// the staged gather its GatherShared arrays.
 size_t staged_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
-  const size_t b = s.layout.elements_per_block, k = a.vertices, B = a.block;
+  if (a.strategy == AssemblyStrategy::GatherByColumn) {
+    const GatherShared g = gather_shared(s, a);
+    return 8 * size_t(g.staging() + g.racc + g.dacc) + 4 * size_t(g.runs + g.slots);
+  }
+  const size_t b = s.layout.elements_per_block, k = a.vertices;
   size_t words = b * (std::max(s.n_outputs, 1) | 1);
   if (a.jacobian) words += b * (s.first_size | 1);
-  if (a.strategy == AssemblyStrategy::GatherByColumn) {  // per side: values, sums, runs, slots
-    const size_t nodes = gather_max_nodes(static_cast<int>(b));
-    words += (k - 1) * b * (std::max(s.n_outputs, 1) | 1);
-    words += k * nodes * (B + (a.jacobian ? B * B : 0));
-    return words * 8 + k * (nodes + 1) * 4 +
-           (a.jacobian ? k * b * std::max<size_t>(k - 1, 1) * 4 : 0);
-  }
   words += b * k;
   if (a.jacobian) words += b * k * k;
   size_t bytes = words * 8;
@@ -102,14 +121,8 @@ int slot_of_vertex(const DriverSpec& s, int lv) {
 
 size_t assembly_dynamic_shared_bytes(const DriverSpec& s, const AssemblySpec& a) {
   if (!a.warp_specialized) return 0;
-  const size_t T = s.layout.elements_per_block, k = a.vertices, B = a.block;
-  const size_t nodes = gather_max_nodes(static_cast<int>(T)), ks = std::max<size_t>(k - 1, 1);
-  // As warp_specialized_gather_entry lays it out: two staging buffers (every side's values,
-  // the shared d1 rows), the running sums per side, then the runs and the slots.
-  size_t words = k * T * (std::max(s.n_outputs, 1) | 1);
-  if (a.jacobian) words += T * (s.first_size | 1);
-  words = 2 * words + k * nodes * (B + (a.jacobian ? B * B : 0));
-  return words * 8 + (k * (nodes + 1) + (a.jacobian ? k * T * ks : 0)) * 4;
+  const GatherShared g = gather_shared(s, a);  // two staging buffers
+  return 8 * size_t(2 * g.staging() + g.racc + g.dacc) + 4 * size_t(g.runs + g.slots);
 }
 
 void check_assembly(const DriverSpec& s, const DerivativePlan& plan, const AssemblySpec& a,
@@ -548,6 +561,7 @@ struct GatherTile {
   const DriverSpec& s;
   const AssemblySpec& a;
   int T, K, B, BB, nodes, ks, d1_stride, out_stride;
+  GatherShared mem;
   std::vector<Side> sides;
 
   GatherTile(const DriverSpec& spec, const AssemblySpec& as)
@@ -559,8 +573,9 @@ struct GatherTile {
         BB(as.block * as.block),
         nodes(gather_max_nodes(T)),
         ks(std::max(K - 1, 1)),
-        d1_stride(static_cast<int>(spec.first_size) | 1),  // as in staged_shared_bytes
+        d1_stride(static_cast<int>(spec.first_size) | 1),  // as in gather_shared
         out_stride(std::max(spec.n_outputs, 1) | 1),
+        mem(gather_shared(spec, as)),
         sides(K) {
     for (int lv = 0; lv < K; ++lv) {
       Side& sd = sides[lv];
@@ -596,8 +611,6 @@ struct GatherTile {
   }
   std::string values_of(int lv) const { return std::to_string(lv * T * out_stride); }
   // Doubles of one staging buffer (values of every side, then the shared d1 rows).
-  int staging_words() const { return K * T * out_stride + (a.jacobian ? T * d1_stride : 0); }
-  int acc_words(bool blocks) const { return K * nodes * (blocks ? BB : B); }
 
   // n0, nn, the sides' ranges (ptrL, startL, endL) and n_tiles of node block `nb`.
   std::string node_block(const std::string& nb, const std::string& in) const {
@@ -750,13 +763,13 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << T << bounds_min(s) << ") " << s.symbol
      << "(const " << args_type(s) << " a) {\n"
-     << "  __shared__ double dj_val[" << g.K * T * g.out_stride << "];\n"
-     << "  __shared__ double dj_racc[" << g.acc_words(false) << "];\n"
-     << "  __shared__ int dj_run[" << g.K * (g.nodes + 1) << "];\n";
+     << "  __shared__ double dj_val[" << g.mem.values << "];\n"
+     << "  __shared__ double dj_racc[" << g.mem.racc << "];\n"
+     << "  __shared__ int dj_run[" << g.mem.runs << "];\n";
   if (a.jacobian) {
-    os << "  __shared__ double dj_d1[" << T * g.d1_stride << "];\n"
-       << "  __shared__ double dj_dacc[" << g.acc_words(true) << "];\n"
-       << "  __shared__ int dj_slot[" << g.K * T * g.ks << "];\n";
+    os << "  __shared__ double dj_d1[" << g.mem.d1 << "];\n"
+       << "  __shared__ double dj_dacc[" << g.mem.dacc << "];\n"
+       << "  __shared__ int dj_slot[" << g.mem.slots << "];\n";
   }
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
@@ -782,20 +795,16 @@ std::string staged_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
 // every sum as staged_gather_entry: the same bits.
 std::string warp_specialized_gather_entry(const DriverSpec& s, const AssemblySpec& a) {
   const GatherTile g(s, a);
-  const int T = g.T, K = g.K, buf = g.staging_words();
-  const std::string values = std::to_string(K * T * g.out_stride);
+  const int T = g.T, K = g.K, buf = g.mem.staging();
+  const std::string values = std::to_string(g.mem.values);
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << 2 * kWarpgroup << ", 2) " << s.symbol
      << "(const " << args_type(s) << " a) {\n"
      << "  extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots\n"
      << "  double* const dj_racc = dj_shared + " << 2 * buf << ";\n";
-  int words = 2 * buf + g.acc_words(false);
-  if (a.jacobian) {
-    os << "  double* const dj_dacc = dj_shared + " << words << ";\n";
-    words += g.acc_words(true);
-  }
-  os << "  int* const dj_run = (int*)(dj_shared + " << words << ");\n";
-  if (a.jacobian) os << "  int* const dj_slot = dj_run + " << K * (g.nodes + 1) << ";\n";
+  if (a.jacobian) os << "  double* const dj_dacc = dj_shared + " << 2 * buf + g.mem.racc << ";\n";
+  os << "  int* const dj_run = (int*)(dj_shared + " << 2 * buf + g.mem.racc + g.mem.dacc << ");\n";
+  if (a.jacobian) os << "  int* const dj_slot = dj_run + " << g.mem.runs << ";\n";
   os << "  " << off_type(a) << "* off = (" << off_type(a) << "*)a.off;\n"
      << "  (void)off;\n"
      << "  const int t = threadIdx.x % " << kWarpgroup << ";\n"
