@@ -65,6 +65,18 @@ std::vector<double> as_double(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
 }
 
+// The Roe problem on a 2x2x2 tet box: edges (k = 2) and far-field nodes (k = 1).
+Problem tiny_roe() {
+  return cfd::roe_problem(cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2)));
+}
+
+FusedOptions gather_options(bool jacobian) {
+  FusedOptions o;
+  o.strategy = AssemblyStrategy::GatherByColumn;
+  o.jacobian = jacobian;
+  return o;
+}
+
 // Residual, diagonal blocks and off-diagonal values, one after another.
 std::vector<double> all_of(const std::vector<double>& r, const mesh::SplitBlockCsr<double>& j) {
   std::vector<double> all = r;
@@ -207,8 +219,7 @@ TEST_CASE("single-writer detection: a tet edge mesh has one block per off slot, 
 
 TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is refused") {
   jit::KernelCache cache(std::nullopt);
-  const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2));
-  Problem p = cfd::roe_problem(em);
+  Problem p = tiny_roe();
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     for (bool jac : {true, false}) {
       FusedOptions o;
@@ -245,12 +256,9 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
 
 TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused") {
   jit::KernelCache cache(std::nullopt);
-  const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2));
-  Problem p = cfd::roe_problem(em);  // edges (k = 2) and far-field nodes (k = 1)
+  Problem p = tiny_roe();
   for (bool jac : {true, false}) {
-    FusedOptions o;
-    o.strategy = AssemblyStrategy::GatherByColumn;
-    o.jacobian = jac;
+    FusedOptions o = gather_options(jac);
     o.layout = {1, 64};
     const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
     REQUIRE(kernels.size() == 2);
@@ -323,12 +331,9 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
 
 TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse is refused") {
   jit::KernelCache cache(std::nullopt);
-  const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(2, 2, 2));
-  Problem p = cfd::roe_problem(em);  // edges (k = 2) and far-field nodes (k = 1)
+  Problem p = tiny_roe();
   for (bool jac : {true, false}) {
-    FusedOptions o;
-    o.strategy = AssemblyStrategy::GatherByColumn;
-    o.jacobian = jac;
+    FusedOptions o = gather_options(jac);
     o.warp_specialized = true;
     const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
     REQUIRE(kernels.size() == 2);
