@@ -73,65 +73,63 @@ int main(int argc, char** argv) {
         (in_bytes + out_bytes) / 1e9);
     std::printf("%-48s %8s %7s %7s %5s %6s %8s\n", "strategy (kernel)", "ms", "GB/s", "xfloor",
                 "regs", "spill", "flop/e");
-    using S = jit::AssemblyStrategy;
     struct Case {
-      S s;
-      bool jac, staged, pre_reduce;
+      const char* s;  // the strategy (backends/assembly/strategies/strategies.h)
+      bool jac, pre_reduce;
       int w, t, b, min_blocks;
       bool single = false;  // fp32 tangents (FusedOptions::single_tangents)
-      bool ws = false;      // warp-specialised gather (FusedOptions::warp_specialized)
     };
     // The paper's layouts (width x threads per edge: 1x10, 1x5, 1x2, 5x2, 10x1) are rows
     // 2, 5, 8, 9 and 10; min_blocks > 0 caps registers at 65536 / (threads * min_blocks).
     std::vector<Case> cases = {
-        {S::ScatterAtomic, true, false, false, 5, 2, 64, 0},   // 0: plain atomics
-        {S::GatherByColumn, true, false, false, 5, 1, 64, 0},  // 1: atomic-free
-        {S::ScatterAtomic, true, true, false, 5, 2, 64, 0},    // 2..: staged; 5x2
-        {S::ScatterAtomic, true, true, true, 5, 2, 64, 0},
-        {S::ScatterAtomic, true, true, false, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 0},  // 10x1
-        {S::ScatterAtomic, true, true, true, 10, 1, 32, 0},
-        {S::ScatterAtomic, true, true, false, 2, 5, 32, 0},
-        {S::ScatterAtomic, true, true, false, 1, 10, 32, 0},  // 1x10
-        {S::ScatterAtomic, true, true, false, 1, 5, 32, 0},   // 1x5
-        {S::ScatterAtomic, true, true, false, 1, 2, 64, 0},   // 1x2
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 5},  // 11..: register caps
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 6},
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 7},
-        {S::ScatterAtomic, true, true, false, 10, 1, 32, 12},
-        {S::ScatterAtomic, true, true, false, 5, 1, 64, 6},
-        {S::ScatterAtomic, true, true, false, 5, 1, 64, 7},
-        {S::ScatterAtomic, true, true, false, 5, 2, 32, 7},
-        {S::ScatterAtomic, false, false, false, 0, 1, 128, 0},  // 18..: residual only
-        {S::ScatterAtomic, false, true, false, 0, 1, 128, 0},
-        {S::ScatterAtomic, false, true, true, 0, 1, 128, 0},
-        {S::GatherByColumn, false, false, false, 0, 1, 128, 0},
+        {"scatter-atomic", true, false, 5, 2, 64, 0},   // 0: plain atomics
+        {"gather-by-column", true, false, 5, 1, 64, 0},  // 1: atomic-free
+        {"staged-scatter", true, false, 5, 2, 64, 0},    // 2..: staged; 5x2
+        {"staged-scatter", true, true, 5, 2, 64, 0},
+        {"staged-scatter", true, false, 5, 1, 64, 0},
+        {"staged-scatter", true, false, 10, 1, 64, 0},  // 10x1
+        {"staged-scatter", true, true, 10, 1, 32, 0},
+        {"staged-scatter", true, false, 2, 5, 32, 0},
+        {"staged-scatter", true, false, 1, 10, 32, 0},  // 1x10
+        {"staged-scatter", true, false, 1, 5, 32, 0},   // 1x5
+        {"staged-scatter", true, false, 1, 2, 64, 0},   // 1x2
+        {"staged-scatter", true, false, 10, 1, 64, 5},  // 11..: register caps
+        {"staged-scatter", true, false, 10, 1, 64, 6},
+        {"staged-scatter", true, false, 10, 1, 64, 7},
+        {"staged-scatter", true, false, 10, 1, 32, 12},
+        {"staged-scatter", true, false, 5, 1, 64, 6},
+        {"staged-scatter", true, false, 5, 1, 64, 7},
+        {"staged-scatter", true, false, 5, 2, 32, 7},
+        {"scatter-atomic", false, false, 0, 1, 128, 0},  // 18..: residual only
+        {"staged-scatter", false, false, 0, 1, 128, 0},
+        {"staged-scatter", false, true, 0, 1, 128, 0},
+        {"gather-by-column", false, false, 0, 1, 128, 0},
         // 22..: fp32 tangents, fp64 primal (Jacobian fp32-accurate): fewer registers, so
         // register caps that spilled hundreds of bytes in fp64 now spill little or nothing.
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 0, true},
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 6, true},
-        {S::ScatterAtomic, true, true, false, 10, 1, 32, 12, true},
-        {S::ScatterAtomic, true, true, false, 5, 1, 64, 0, true},
-        {S::ScatterAtomic, true, true, false, 5, 1, 64, 6, true},
-        {S::ScatterAtomic, true, true, false, 10, 1, 64, 7, true},
+        {"staged-scatter", true, false, 10, 1, 64, 0, true},
+        {"staged-scatter", true, false, 10, 1, 64, 6, true},
+        {"staged-scatter", true, false, 10, 1, 32, 12, true},
+        {"staged-scatter", true, false, 5, 1, 64, 0, true},
+        {"staged-scatter", true, false, 5, 1, 64, 6, true},
+        {"staged-scatter", true, false, 10, 1, 64, 7, true},
         // 28..: pre-reduction by node in shared memory (fewer fp64 atomics).
-        {S::ScatterAtomic, true, true, true, 10, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 5, 1, 64, 0},
-        {S::ScatterAtomic, true, true, true, 10, 1, 64, 6, true},
-        {S::ScatterAtomic, true, true, true, 10, 1, 32, 12, true},
+        {"staged-scatter", true, true, 10, 1, 64, 0},
+        {"staged-scatter", true, true, 5, 1, 64, 0},
+        {"staged-scatter", true, true, 10, 1, 64, 6, true},
+        {"staged-scatter", true, true, 10, 1, 32, 12, true},
         // 32..: staged gather by column (node-owned blocks, one side per tile, no atomics).
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 0},
-        {S::GatherByColumn, true, true, false, 5, 1, 32, 0},
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 0, true},
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 6, true},
-        {S::GatherByColumn, false, true, false, 0, 1, 64, 0},
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 5},  // 37..: register caps
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 7, true},
-        {S::GatherByColumn, true, true, false, 5, 1, 32, 12, true},
+        {"staged-gather", true, false, 5, 1, 64, 0},
+        {"staged-gather", true, false, 5, 1, 32, 0},
+        {"staged-gather", true, false, 5, 1, 64, 0, true},
+        {"staged-gather", true, false, 5, 1, 64, 6, true},
+        {"staged-gather", false, false, 0, 1, 64, 0},
+        {"staged-gather", true, false, 5, 1, 64, 5},  // 37..: register caps
+        {"staged-gather", true, false, 5, 1, 64, 7, true},
+        {"staged-gather", true, false, 5, 1, 32, 12, true},
         // 40..: warp-specialised staged gather (sm_90): a compute and a write-out warpgroup.
-        {S::GatherByColumn, true, true, false, 5, 1, 64, 0, false, true},
-        {S::GatherByColumn, false, true, false, 0, 1, 64, 0, false, true},
-        {S::GatherByColumn, true, true, false, 5, 1, 32, 0, false, true},
+        {"warp-specialized-gather", true, false, 5, 1, 64, 0},
+        {"warp-specialized-gather", false, false, 0, 1, 64, 0},
+        {"warp-specialized-gather", true, false, 5, 1, 32, 0},
     };
     // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
     if (const char* only = std::getenv("DJ_CASES")) {
@@ -171,10 +169,8 @@ int main(int argc, char** argv) {
       o.jacobian = c.jac;
       o.width = c.w;
       o.layout = {c.t, c.b, c.min_blocks};
-      o.staged = c.staged;
       o.pre_reduce = c.pre_reduce;
       o.single_tangents = c.single;
-      o.warp_specialized = c.ws;
       try {
         assembly::DeviceAssembly<float> da(p, o);
         da.set_state(q);
@@ -185,7 +181,7 @@ int main(int argc, char** argv) {
         std::printf("%-48s %8.3f %7.0f %7.2f %5d %6d %8d\n", k.lowered().symbol.c_str(), ms,
                     bytes / (ms * 1e-3) / 1e9, c.jac ? ms / floor_ms : 0.0,
                     k.attributes().registers, k.attributes().local_bytes, k.lowered().ops.flops());
-        if (check_all || (c.s == S::GatherByColumn && c.staged)) {
+        if (check_all || std::string(c.s).find("gather") != std::string::npos) {
           std::printf("    check against the default: residual %.1e", rel(da.residual(), ref_r));
           if (c.jac) {
             const auto j = da.jacobian();

@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
       if (path_kind != "serial") {
         t = std::chrono::steady_clock::now();
         assembly::FusedOptions o;
-        o.strategy = jit::AssemblyStrategy::GatherByColumn;
+        o.strategy = "gather-by-column";
         r_fused.assign(m.q.size(), 0.0);
         j_fused = mesh::SplitBlockCsr<float>::zeros(p.off_pattern(), 5, 5);
         assembly::assemble_on_host(p, m.q, o, r_fused, j_fused);

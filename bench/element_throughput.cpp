@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
+#include "jit/element_driver.h"
 #include "backends/tuning/timing.h"
 #include "examples/cfd/roe_flux.h"
 
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
     o.width = c.w;
     o.layout = {c.t, c.b};
     const cuda::CudaKernel k(jit::lower(roe, o));
-    jit::LaunchArgs a;
+    jit::ElementLaunch a;
     a.n_elements = n_edges;
     a.conn = reinterpret_cast<const int32_t*>(dconn.get());
     a.vertices_per_element = 2;
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
     a.uniforms = {1.4};
     a.values = reinterpret_cast<double*>(values.get());
     a.first = reinterpret_cast<double*>(first.get());
-    const double ms = median_ms([&] { k.launch(a); });
+    const double ms = median_ms([&] { k.launch(a.args()); });
     cuda::check_last(k.lowered().symbol.c_str());
     std::printf("%-34s %8.3f %8.0f %6.2fx %5d %6d %6d\n", k.lowered().symbol.c_str(), ms,
                 bytes / (ms * 1e-3) / 1e9, ms / (bytes / bw * 1e3), k.attributes().registers,

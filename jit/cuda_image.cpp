@@ -20,17 +20,14 @@ int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch) {
   CompileOptions o;
   o.arch = arch;
-  // GatherByColumn promises the same bits for any launch layout (and, where the element uses
-  // only correctly rounded operations, the CPU backend's): no contraction left to ptxas.
-  const auto& assembly = kernel.options.assembly;
-  o.fused_multiply_add = !(assembly && assembly->strategy == AssemblyStrategy::GatherByColumn);
-  // The warp-specialised gather's setmaxnreg exists on sm_90a (the arch-specific sm_90).
-  if (assembly && assembly->warp_specialized) {
-    if (arch != "sm_90" && arch != "sm_90a")
-      throw std::invalid_argument("kernel '" + kernel.kernel_name +
-                                  "': the warp-specialised gather needs sm_90 (setmaxnreg), not " +
-                                  arch);
-    o.arch = "sm_90a";
+  o.fused_multiply_add = kernel.compile.fused_multiply_add;
+  if (const std::string& specific = kernel.compile.arch_specific; !specific.empty()) {
+    // "sm_90a" runs on sm_90 only: it replaces that target and refuses any other.
+    const std::string base = specific.substr(0, specific.size() - 1);
+    if (arch != base && arch != specific)
+      throw std::invalid_argument("kernel '" + kernel.kernel_name + "' (" + kernel.symbol +
+                                  "): needs " + specific + ", not " + arch);
+    o.arch = specific;
   }
   if (kernel.statements > kLargeKernel) {
     o.opt_level = 0;  // --Ofast-compile=max implies ptxas -O0 and rejects any other level

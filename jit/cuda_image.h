@@ -22,9 +22,9 @@ struct CudaImage {
 
 // NVRTC options for a lowered kernel on `arch`: full optimisation, except that kernels of
 // more than kLargeKernel statements compile with --Ofast-compile=max (ptxas -O0), which
-// turns minutes into seconds for chemistry-sized graphs, and that GatherByColumn assembly
-// compiles with --fmad=false, so that its bits do not depend on the layout (assembly_spec.h;
-// measured cost on the Roe FUN3D assembly: about 4%, bench/RESULTS.md).
+// turns minutes into seconds for chemistry-sized graphs; and the driver's CompileFlags
+// (jit/driver.h): FMA contraction off where a strategy promises the same bits for any layout,
+// an architecture-specific target where it needs one.
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
 
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "dsl/sha256.h"
-#include "jit/emit_assembly.h"
-#include "jit/emit_driver.h"
+#include "jit/driver_text.h"
+#include "jit/element_driver.h"
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
@@ -80,6 +80,10 @@ std::string print_program(const ScalarProgram& p) {
   return os.str();
 }
 
+const Driver& LoweredKernel::driver() const {
+  return options.driver ? *options.driver : *element_local_driver();
+}
+
 std::string LoweredKernel::report() const {
   std::ostringstream os;
   os << "kernel " << kernel_name << " -> " << symbol << '\n'
@@ -108,10 +112,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   out.kernel_name = kernel.name();
   out.options = options;
   out.plan = plan_derivatives(kernel, options.mode, options.width);
-  if (options.assembly && options.assembly->strategy == AssemblyStrategy::GatherByColumn) {
-    // Each node runs only its own vertex's chunk, so every chunk also yields the values.
-    for (Chunk& c : out.plan.chunks) c.writes_values = true;
-  }
+  const Driver& driver = options.driver ? *options.driver : *element_local_driver();
+  driver.adapt(out.plan);
   const DerivativePlan& plan = out.plan;
   if (!out.options.schedule) out.options.schedule = default_schedule(plan.width);
   const ScheduleKind sched = *out.options.schedule;
@@ -121,7 +123,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.assembly ? options.assembly->suffix() : "");
+               driver.suffix();
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   const IrDumper dump(options.dump_dir, out.symbol);
@@ -160,9 +162,12 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   spec.hvp = plan.mode == Mode::Hvp;
   spec.layout = layout;
   out.slot_size = spec.slot_size;
-  out.args.n_slots = static_cast<int>(spec.slot_size.size());
-  out.args.n_uniforms = spec.n_uniforms;
-  out.args.n_params = spec.n_params;
+  driver.check(spec, plan, kernel.name());
+  for (ArgField& f : common_fields(spec)) out.args.add(std::move(f));
+  for (ArgField& f : driver.fields(spec)) out.args.add(std::move(f));
+  out.args.add(uniform_field(spec));
+  out.launch = driver.launch(spec);
+  out.compile = driver.compile_flags();
 
   // Per chunk: expand, schedule, count, emit.
   std::string chunks_text;
@@ -187,22 +192,15 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
         emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents);
     chunks_text += '\n';
   }
-  std::string cuda_entry, host_entry;
-  if (options.assembly) {
-    check_assembly(spec, plan, *options.assembly, kernel.name());
-    out.element_source = emit_args_struct(spec) + '\n' + chunks_text +
-                         emit_assembly_driver(spec, plan, *options.assembly);
-    cuda_entry = emit_assembly_cuda_entry(spec, *options.assembly);
-    out.dynamic_shared_bytes = assembly_dynamic_shared_bytes(spec, *options.assembly);
-    host_entry = emit_assembly_host_entry(spec, *options.assembly);
-  } else {
-    out.element_source = emit_args_struct(spec) + '\n' + chunks_text + emit_element_driver(spec);
-    cuda_entry = emit_cuda_entry(spec);
-    host_entry = emit_host_entry(spec);
-  }
+  out.element_source =
+      out.args.struct_text(spec.args_type()) + '\n' + chunks_text + driver.functions(spec, plan);
+  const std::string cuda_entry = driver.cuda_entry(spec, plan);
   dump("4-element.txt", out.element_source);
   out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + cuda_entry;
-  out.host_source = host_prelude() + '\n' + out.element_source + '\n' + host_entry;
+  if (driver.runs_on_host()) {
+    out.host_source =
+        host_prelude() + '\n' + out.element_source + '\n' + driver.host_entry(spec, plan);
+  }
   out.cuda_source_sha256 = sha256_hex(out.cuda_source);
   out.host_source_sha256 = sha256_hex(out.host_source);
   dump("5-cuda.cu", out.cuda_source);

@@ -1,5 +1,7 @@
 #include "backends/assembly/device_problem.h"
 
+#include "jit/element_driver.h"
+
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -403,7 +405,7 @@ void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double*
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
-  jit::LaunchArgs a;
+  jit::ElementLaunch a;
   a.n_elements = ne;
   a.conn = as_ptr<int32_t>(d.conn);
   a.vertices_per_element = t.elements.k;
@@ -415,7 +417,7 @@ void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double*
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
   try {
-    ck.launch(a, stream);
+    ck.launch(a.args(), stream);
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +
                        "): " + e.what());

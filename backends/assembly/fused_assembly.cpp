@@ -4,16 +4,10 @@
 #include <type_traits>
 
 namespace dualjit::assembly {
+namespace {
 
-jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const FusedOptions& o,
-                                    bool off_single, bool off_direct, bool store_rows) {
-  jit::LoweringOptions lo;
-  lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
-  lo.width = o.width > 0 ? o.width : p.block_size();
-  lo.layout = o.layout;
-  lo.input_vertex = t.input_vertex;
-  jit::AssemblySpec spec;
-  spec.strategy = o.strategy;
+FusedSpec fused_spec(const Problem& p, const Term& t, const FusedOptions& o, bool off_single) {
+  FusedSpec spec;
   spec.vertices = t.elements.k;
   spec.block = p.block_size();
   for (const auto& rules : t.output_scatter) {
@@ -22,16 +16,23 @@ jit::LoweringOptions fused_lowering(const Problem& p, const Term& t, const Fused
   }
   spec.jacobian = o.jacobian;
   spec.off_single = off_single;
-  const bool gather = o.strategy == jit::AssemblyStrategy::GatherByColumn;
-  spec.staged = o.staged;
-  spec.off_direct = spec.staged && off_direct;
-  spec.pre_reduce = spec.staged && o.pre_reduce && !gather;
-  spec.store_rows = spec.staged && gather && store_rows;
-  spec.warp_specialized = spec.staged && gather && o.warp_specialized;
-  lo.assembly = spec;
-  lo.single_tangents = o.single_tangents && o.jacobian;
-  return lo;
+  spec.pre_reduce = o.pre_reduce;
+  return spec;
 }
+
+// The common arguments of a term's launch, with pointers where the kernel reads.
+jit::ArgValues common_args(const Term& t, const void* state, const void* conn, const void* params) {
+  jit::ArgValues a;
+  a.set("n_elements", t.elements.size());
+  a.set("conn", conn);
+  a.set("vertices_per_element", static_cast<int64_t>(t.elements.k));
+  a.set("field", std::vector<const void*>(t.input_vertex.size(), state));
+  a.set("params", params);
+  a.set_doubles("uniform", t.uniforms);
+  return a;
+}
+
+}  // namespace
 
 bool off_blocks_single_writer(Problem& p) {
   const auto& pattern = p.off_pattern();
@@ -58,40 +59,60 @@ bool off_blocks_single_writer(Problem& p) {
   return std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
 }
 
-std::vector<jit::LoweredKernel> fused_kernels(Problem& p, const FusedOptions& options,
-                                              bool off_single, bool gpu) {
-  FusedOptions o = options;
-  if (!gpu) o.staged = o.pre_reduce = o.warp_specialized = false;  // GPU layouts
-  const bool off_direct = o.staged && o.jacobian && off_blocks_single_writer(p);
-  std::vector<jit::LoweredKernel> out;
+std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool off_single,
+                                       bool gpu) {
+  std::string name = o.strategy;
+  if (!gpu) name = make_fused_strategy(name, {})->host_form();
+  const bool single_writer = o.jacobian && off_blocks_single_writer(p);
+  std::vector<FusedKernel> out;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     const Term& t = p.term(ti);
-    // Staged gather: the first term launched stores every node's rows; the rest add.
-    if (!t.energy)
-      out.push_back(
-          jit::lower(*t.kernel, fused_lowering(p, t, o, off_single, off_direct, out.empty())));
+    if (t.energy) continue;
+    FusedSpec spec = fused_spec(p, t, o, off_single);
+    spec.single_writer = single_writer;
+    spec.first_term = out.empty();
+    jit::LoweringOptions lo;
+    lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
+    lo.width = o.width > 0 ? o.width : p.block_size();
+    lo.layout = o.layout;
+    lo.input_vertex = t.input_vertex;
+    lo.single_tangents = o.single_tangents && o.jacobian;
+    auto strategy = make_fused_strategy(name, std::move(spec));
+    lo.driver = strategy;
+    out.push_back({strategy, jit::lower(*t.kernel, lo)});
   }
   return out;
 }
 
+// A vector term's kernel and its structure where the kernel runs.
+template <class OffT>
+struct HostAssembly<OffT>::Term {
+  size_t index;
+  std::shared_ptr<const FusedStrategy> strategy;
+  TermStructure structure;
+};
+
 template <class OffT>
 HostAssembly<OffT>::HostAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
-  auto lowered = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
+  const mesh::BlockPattern& off_pattern = p.off_pattern();
+  auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
+  size_t k = 0;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-    const Term& t = p.term(ti);
-    if (t.energy) continue;
-    kernels_.push_back(std::make_unique<cpu::CpuKernel>(std::move(lowered[terms_.size()])));
-    terms_.push_back(ti);
-    incidence_.push_back(o.strategy == jit::AssemblyStrategy::GatherByColumn
-                             ? mesh::build_incidence(p.n_nodes(), t.elements)
-                             : mesh::Incidence{});
+    if (p.term(ti).energy) continue;
+    FusedKernel& f = fused[k++];
+    TermStructure st = f.strategy->structure({p, ti, off_pattern, f.lowered});
+    kernels_.push_back(std::make_unique<cpu::CpuKernel>(std::move(f.lowered)));
+    terms_.push_back({ti, f.strategy, std::move(st)});
   }
 }
 
 template <class OffT>
+HostAssembly<OffT>::~HostAssembly() = default;
+
+template <class OffT>
 void HostAssembly<OffT>::run(std::span<const double> state, std::vector<double>& residual,
                              mesh::SplitBlockCsr<OffT>& jacobian) const {
-  Problem& p = problem_;  // off_pattern() is built on first use
+  Problem& p = problem_;
   const int64_t B = p.block_size(), n = p.n_nodes();
   const auto expect = [&](const char* what, size_t got, size_t want) {
     if (got != want) {
@@ -106,24 +127,18 @@ void HostAssembly<OffT>::run(std::span<const double> state, std::vector<double>&
     expect("Jacobian off-diagonal", jacobian.off.values.size(), p.off_pattern().n_blocks() * B * B);
   }
   for (size_t i = 0; i < terms_.size(); ++i) {
-    const size_t ti = terms_[i];
-    const Term& t = p.term(ti);
-    const mesh::Incidence& inc = incidence_[i];
-    jit::LaunchArgs a;
-    a.n_elements = t.elements.size();
-    a.conn = t.elements.conn.data();
-    a.vertices_per_element = t.elements.k;
-    a.fields.assign(t.input_vertex.size(), state.data());
-    a.params = t.params.empty() ? nullptr : t.params.data();
-    a.uniforms = t.uniforms;
-    a.residual = residual.data();
-    a.diag = jacobian.diag.data();
-    a.off = jacobian.off.values.data();
-    a.slots = p.off_pattern().element_slots(ti).data();
-    a.inc_ptr = inc.ptr.empty() ? nullptr : inc.ptr.data();
-    a.inc_element = inc.element.empty() ? nullptr : inc.element.data();
-    a.inc_vertex = inc.local_vertex.empty() ? nullptr : inc.local_vertex.data();
-    a.n_nodes = n;
+    const Term& term = terms_[i];
+    const assembly::Term& t = p.term(term.index);
+    jit::ArgValues a = common_args(t, state.data(), t.elements.conn.data(),
+                                   t.params.empty() ? nullptr : t.params.data());
+    a.set("residual", residual.data());
+    if (options_.jacobian) {
+      a.set("diag", jacobian.diag.data());
+      a.set("off", jacobian.off.values.data());
+    }
+    for (const TermStructure::Array& arr : term.structure.arrays)
+      a.set(arr.field, arr.bytes.empty() ? nullptr : arr.bytes.data());
+    for (const auto& [field, value] : term.structure.counts) a.set(field, value);
     kernels_[i]->run(a);
   }
 }
@@ -143,52 +158,48 @@ template void assemble_on_host<double>(Problem&, std::span<const double>, const 
                                        std::vector<double>&, mesh::SplitBlockCsr<double>&);
 
 template <class OffT>
+struct DeviceAssembly<OffT>::Term {
+  size_t index;
+  cuda::DeviceBuffer conn, params;
+  std::vector<std::pair<std::string, cuda::DeviceBuffer>> arrays;  // the strategy's structure
+  std::vector<std::pair<std::string, int64_t>> counts;
+};
+
+template <class OffT>
 DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
-  const auto& off_pattern = p.off_pattern();
-  auto lowered = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
-  // Every vector term's kernel shares the decision; the first one may own the rows.
-  off_direct_ = !lowered.empty() && lowered[0].options.assembly->off_direct;
-  rows_stored_ = !lowered.empty() && lowered[0].options.assembly->store_rows;
-  const bool owned = o.strategy == jit::AssemblyStrategy::GatherByColumn && o.staged;
+  const mesh::BlockPattern& off_pattern = p.off_pattern();
+  auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
+  // The first kernel may store every node's rows; all share the decision on Aoff.
+  zero_rows_ = fused.empty() || !fused[0].strategy->stores_rows();
+  zero_off_ = fused.empty() || !fused[0].strategy->stores_off();
   const int B = p.block_size();
+  size_t k = 0;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-    const Term& t = p.term(ti);
+    const assembly::Term& t = p.term(ti);
     if (t.energy) continue;
-    kernels_.push_back(std::make_unique<cuda::CudaKernel>(std::move(lowered[terms_.size()])));
-    terms_.push_back(ti);
-    TermData d;
-    d.n_elements = t.elements.size();
+    FusedKernel& f = fused[k++];
+    Term d;
+    d.index = ti;
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
     if (!t.params.empty()) d.params = cuda::DeviceBuffer::from(t.params);
-    d.slots = cuda::DeviceBuffer::from(off_pattern.element_slots(ti));
-    if (owned) {
-      const mesh::SideIncidence side = mesh::build_side_incidence(
-          p.n_nodes(), t.elements,
-          o.jacobian ? off_pattern.element_slots(ti) : std::span<const int64_t>{});
-      const jit::LoweredKernel& lk = kernels_.back()->lowered();
-      const int tile = lk.options.layout.block_threads();
-      // A term that stores rows covers every node; one that adds skips nodes it never touches
-      // (a far-field term: only the boundary nodes).
-      const auto blocks = mesh::node_blocks(side, tile, jit::gather_max_nodes(tile),
-                                            lk.options.assembly->store_rows);
-      d.side_ptr = cuda::DeviceBuffer::from(side.ptr);
-      d.side_element = cuda::DeviceBuffer::from(side.element);
-      if (!side.slot.empty()) d.side_slot = cuda::DeviceBuffer::from(side.slot);
-      d.node_blocks = cuda::DeviceBuffer::from(blocks);
-      d.n_node_blocks = static_cast<int64_t>(blocks.size()) / 2;
-    } else if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
-      const mesh::Incidence inc = mesh::build_incidence(p.n_nodes(), t.elements);
-      d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
-      d.inc_element = cuda::DeviceBuffer::from(inc.element);
-      d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
+    TermStructure st = f.strategy->structure({p, ti, off_pattern, f.lowered});
+    for (TermStructure::Array& arr : st.arrays) {
+      cuda::DeviceBuffer b(arr.bytes.size());
+      if (!arr.bytes.empty()) b.upload(arr.bytes.data(), arr.bytes.size());
+      d.arrays.emplace_back(arr.field, std::move(b));
     }
-    data_.push_back(std::move(d));
+    d.counts = std::move(st.counts);
+    kernels_.push_back(std::make_unique<cuda::CudaKernel>(std::move(f.lowered)));
+    terms_.push_back(std::move(d));
   }
   state_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
   residual_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
   diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
   off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
 }
+
+template <class OffT>
+DeviceAssembly<OffT>::~DeviceAssembly() = default;
 
 template <class OffT>
 void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
@@ -201,35 +212,26 @@ void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
 
 template <class OffT>
 void DeviceAssembly<OffT>::run(CUstream stream) {
-  if (!rows_stored_) {  // else the first kernel stores every node's rows
-    residual_.fill_bytes(0);
-    if (options_.jacobian) diag_.fill_bytes(0);
+  // Zeroing goes on the assembly's stream, so it is ordered before the kernels.
+  if (zero_rows_) {
+    residual_.fill_bytes_async(0, stream);
+    if (options_.jacobian) diag_.fill_bytes_async(0, stream);
   }
-  if (options_.jacobian && !off_direct_) off_.fill_bytes(0);  // direct: every slot is stored
+  if (options_.jacobian && zero_off_) off_.fill_bytes_async(0, stream);
+  const auto dev = [](const cuda::DeviceBuffer& b) {
+    return reinterpret_cast<const void*>(static_cast<uintptr_t>(b.get()));
+  };
   for (size_t i = 0; i < terms_.size(); ++i) {
-    const Term& t = problem_.term(terms_[i]);
-    const TermData& d = data_[i];
-    const auto ptr = [](const cuda::DeviceBuffer& b) { return b.get(); };
-    jit::LaunchArgs a;
-    a.n_elements = d.n_elements;
-    a.conn = reinterpret_cast<const int32_t*>(ptr(d.conn));
-    a.vertices_per_element = t.elements.k;
-    a.fields.assign(t.input_vertex.size(), reinterpret_cast<const double*>(state_.get()));
-    a.params = reinterpret_cast<const double*>(ptr(d.params));
-    a.uniforms = t.uniforms;
-    a.residual = reinterpret_cast<double*>(residual_.get());
-    a.diag = reinterpret_cast<double*>(diag_.get());
-    a.off = reinterpret_cast<void*>(off_.get());
-    a.slots = reinterpret_cast<const int64_t*>(ptr(d.slots));
-    a.inc_ptr = reinterpret_cast<const int64_t*>(ptr(d.inc_ptr));
-    a.inc_element = reinterpret_cast<const int64_t*>(ptr(d.inc_element));
-    a.inc_vertex = reinterpret_cast<const int8_t*>(ptr(d.inc_vertex));
-    a.n_nodes = problem_.n_nodes();
-    a.side_ptr = reinterpret_cast<const int64_t*>(ptr(d.side_ptr));
-    a.side_element = reinterpret_cast<const int32_t*>(ptr(d.side_element));
-    a.side_slot = reinterpret_cast<const int32_t*>(ptr(d.side_slot));
-    a.node_blocks = reinterpret_cast<const int64_t*>(ptr(d.node_blocks));
-    a.n_node_blocks = d.n_node_blocks;
+    const Term& d = terms_[i];
+    const assembly::Term& t = problem_.term(d.index);
+    jit::ArgValues a = common_args(t, dev(state_), dev(d.conn), dev(d.params));
+    a.set("residual", dev(residual_));
+    if (options_.jacobian) {
+      a.set("diag", dev(diag_));
+      a.set("off", dev(off_));
+    }
+    for (const auto& [field, buffer] : d.arrays) a.set(field, dev(buffer));
+    for (const auto& [field, value] : d.counts) a.set(field, value);
     kernels_[i]->launch(a, stream);
   }
 }

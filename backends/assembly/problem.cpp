@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "jit/launch_args.h"
+#include "jit/element_driver.h"
 
 namespace dualjit::assembly {
 namespace {
@@ -155,7 +155,7 @@ Problem::Local Problem::run(size_t term, Mode mode, std::span<const double> stat
   out.values.resize(ne * l.plan.n_outputs);
   out.first.resize(ne * l.first_size);
   out.second.resize(ne * l.second_size);
-  jit::LaunchArgs a;
+  jit::ElementLaunch a;
   a.n_elements = ne;
   a.conn = t.elements.conn.data();
   a.vertices_per_element = t.elements.k;
@@ -166,7 +166,7 @@ Problem::Local Problem::run(size_t term, Mode mode, std::span<const double> stat
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();
-  ck.run(a);
+  ck.run(a.args());
   return out;
 }
 

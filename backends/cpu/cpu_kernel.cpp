@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <stdexcept>
 #include <mutex>
 
 namespace dualjit::cpu {
@@ -29,6 +30,10 @@ jit::CacheKey host_cache_key(const jit::LoweredKernel& lowered, const HostCompil
 CpuKernel::CpuKernel(jit::LoweredKernel lowered, const HostCompileOptions& options,
                      jit::KernelCache& cache)
     : lowered_(std::move(lowered)) {
+  if (lowered_.host_source.empty()) {
+    throw std::invalid_argument("kernel '" + lowered_.kernel_name + "' (" + lowered_.symbol +
+                                "): its driver has no host form (CUDA only)");
+  }
   const jit::CacheKey key = host_cache_key(lowered_, options);
   const auto entry = cache.get_or_build(key, [&] {
     const HostCompileResult r = host_compile(lowered_.symbol, lowered_.host_source, options);
@@ -49,8 +54,8 @@ CpuKernel::CpuKernel(jit::LoweredKernel lowered, const HostCompileOptions& optio
   entry_ = library_->function<void(const void*)>(lowered_.host_entry);
 }
 
-void CpuKernel::run(const jit::LaunchArgs& args) const {
-  const std::vector<uint64_t> words = jit::pack_args(lowered_, args);
+void CpuKernel::run(const jit::ArgValues& args) const {
+  const std::vector<uint64_t> words = jit::pack_launch(lowered_, args);
   entry_(words.data());
 }
 

@@ -15,9 +15,8 @@ class CpuKernel {
   explicit CpuKernel(jit::LoweredKernel lowered, const HostCompileOptions& options = {},
                      jit::KernelCache& cache = jit::KernelCache::global());
 
-  // Host pointers. Runs every element; element order across threads is irrelevant because
-  // each element writes only its own outputs.
-  void run(const jit::LaunchArgs& args) const;
+  // Host pointers. Synchronous.
+  void run(const jit::ArgValues& args) const;
 
   const jit::LoweredKernel& lowered() const { return lowered_; }
   bool compiled_now() const { return compiled_now_; }

@@ -38,8 +38,8 @@ void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cach
   module_ =
       loaded_module(jit::cuda_cache_key(lowered_, options).hex(), *image_.entry, lowered_.symbol);
   function_ = module_->function(lowered_.cuda_entry);
-  if (lowered_.dynamic_shared_bytes > 48 * 1024)
-    set_max_dynamic_shared(function_, static_cast<int>(lowered_.dynamic_shared_bytes));
+  if (lowered_.launch.dynamic_shared_bytes > 48 * 1024)
+    set_max_dynamic_shared(function_, static_cast<int>(lowered_.launch.dynamic_shared_bytes));
   if (image_.ptxas.registers < 0 && image_.is_cubin) {
     // NVRTC (12.9+) serves repeated compiles from the driver's JIT cache without running
     // ptxas, so no resource report came back: take registers and local memory from the driver.
@@ -49,34 +49,25 @@ void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cach
   }
 }
 
-void CudaKernel::launch(const jit::LaunchArgs& args, CUstream stream) const {
-  const auto& assembly = lowered_.options.assembly;
-  const bool gather = assembly && assembly->strategy == jit::AssemblyStrategy::GatherByColumn;
-  const bool owned = gather && assembly->staged;
-  const auto& layout = lowered_.options.layout;
-  // Staged gather: one block per node block; unstaged gather: one thread per node; everything
-  // else one element per T threads.
-  const int64_t items = owned ? args.n_node_blocks : gather ? args.n_nodes : args.n_elements;
+void CudaKernel::launch(const jit::ArgValues& args, CUstream stream) const {
+  std::vector<uint64_t> words = jit::pack_launch(lowered_, args);
+  const jit::LaunchPolicy& policy = lowered_.launch;
+  const int64_t items = jit::launch_items(lowered_, args);
   if (items == 0) return;
-  std::vector<uint64_t> words = jit::pack_args(lowered_, args);
   void* params[] = {words.data()};
-  const int64_t per_block = owned ? 1 : layout.elements_per_block;
-  const int64_t blocks = (items + per_block - 1) / per_block;
+  const int64_t blocks = (items + policy.items_per_block - 1) / policy.items_per_block;
   if (blocks > 0x7fffffff) {
     throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +
-                                " items exceed one grid");
+                                " " + policy.items + " exceed one grid");
   }
-  unsigned threads =
-      gather && !owned ? layout.elements_per_block : static_cast<unsigned>(layout.block_threads());
-  unsigned grid = static_cast<unsigned>(blocks);
-  if (assembly && assembly->warp_specialized) {
-    // Persistent: two blocks of two warpgroups per SM walk the node blocks.
-    threads = 256;
-    grid = static_cast<unsigned>(
-        std::min<int64_t>(blocks, 2 * Context::primary().device().multiprocessors));
+  int64_t grid = blocks;
+  if (policy.blocks_per_sm > 0) {
+    grid = std::min<int64_t>(grid,
+                             int64_t(policy.blocks_per_sm) * Context::primary().device().multiprocessors);
   }
-  ::dualjit::cuda::launch(function_, Dim3{grid}, Dim3{threads},
-                          static_cast<unsigned>(lowered_.dynamic_shared_bytes), params, stream);
+  ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(grid)},
+                          Dim3{static_cast<unsigned>(policy.block_threads)},
+                          static_cast<unsigned>(policy.dynamic_shared_bytes), params, stream);
 }
 
 FunctionAttributes CudaKernel::attributes() const {

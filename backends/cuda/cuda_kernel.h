@@ -1,6 +1,6 @@
 // The CUDA backend for one lowered kernel: NVRTC image from the kernel cache (for the
-// device's own architecture), module loaded once per process, launches with the kernel's
-// layout.
+// device's own architecture), module loaded once per process, launched as the kernel's
+// LaunchPolicy says (jit/driver.h); it knows no driver or strategy.
 #pragma once
 
 #include <memory>
@@ -21,7 +21,7 @@ class CudaKernel {
              jit::KernelCache& cache = jit::KernelCache::global());
 
   // Device pointers. Asynchronous on `stream`.
-  void launch(const jit::LaunchArgs& args, CUstream stream = nullptr) const;
+  void launch(const jit::ArgValues& args, CUstream stream = nullptr) const;
 
   const jit::LoweredKernel& lowered() const { return lowered_; }
   const jit::CudaImage& image() const { return image_; }

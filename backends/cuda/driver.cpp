@@ -49,11 +49,15 @@ struct Api {
   PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
   PFN_cuMemcpyDtoD_v3020 memcpy_dtod = nullptr;
   PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
+  PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
   PFN_cuEventCreate_v2000 event_create = nullptr;
   PFN_cuEventRecord_v2000 event_record = nullptr;
   PFN_cuEventSynchronize_v2000 event_synchronize = nullptr;
   PFN_cuEventElapsedTime_v12080 event_elapsed_time = nullptr;
   PFN_cuEventDestroy_v4000 event_destroy = nullptr;
+  PFN_cuStreamCreate_v2000 stream_create = nullptr;
+  PFN_cuStreamSynchronize_v2000 stream_synchronize = nullptr;
+  PFN_cuStreamDestroy_v4000 stream_destroy = nullptr;
   PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
 };
 
@@ -176,6 +180,7 @@ std::string resolve_all(void* library, Api& a) {
   need(a.memcpy_dtoh, "cuMemcpyDtoH", 3020, {"cuMemcpyDtoH_v2"});
   need(a.memcpy_dtod, "cuMemcpyDtoD", 3020, {"cuMemcpyDtoD_v2"});
   need(a.memset_d8, "cuMemsetD8", 3020, {"cuMemsetD8_v2"});
+  need(a.memset_d8_async, "cuMemsetD8Async", 3020, {"cuMemsetD8Async"});
   need(a.event_create, "cuEventCreate", 2000, {"cuEventCreate"});
   need(a.event_record, "cuEventRecord", 2000, {"cuEventRecord"});
   need(a.event_synchronize, "cuEventSynchronize", 2000, {"cuEventSynchronize"});
@@ -183,6 +188,9 @@ std::string resolve_all(void* library, Api& a) {
   need(a.event_elapsed_time, "cuEventElapsedTime", 12080,
        {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   need(a.event_destroy, "cuEventDestroy", 4000, {"cuEventDestroy_v2"});
+  need(a.stream_create, "cuStreamCreate", 2000, {"cuStreamCreate"});
+  need(a.stream_synchronize, "cuStreamSynchronize", 2000, {"cuStreamSynchronize"});
+  need(a.stream_destroy, "cuStreamDestroy", 4000, {"cuStreamDestroy_v2"});
   need(a.launch_kernel, "cuLaunchKernel", 4000, {"cuLaunchKernel"});
   return missing;
 }
@@ -571,11 +579,39 @@ void DeviceBuffer::fill_bytes(unsigned char value) {
         "DeviceBuffer::fill_bytes over " + std::to_string(bytes_) + " bytes");
 }
 
+void DeviceBuffer::fill_bytes_async(unsigned char value, CUstream stream) {
+  if (bytes_ == 0) return;
+  const Api& a = api("DeviceBuffer::fill_bytes_async");
+  ContextScope scope(a, ctx_);
+  check(a.memset_d8_async(ptr_, value, bytes_, stream),
+        "DeviceBuffer::fill_bytes_async over " + std::to_string(bytes_) + " bytes");
+}
+
 void DeviceBuffer::check_multiple(size_t element_size) const {
   if (bytes_ % element_size != 0)
     throw std::invalid_argument("DeviceBuffer::to_vector: " + std::to_string(bytes_) +
                                 " bytes are not a whole number of " + std::to_string(element_size) +
                                 "-byte elements");
+}
+
+Stream::Stream() {
+  const Api& a = api("creating a CUDA stream");
+  ctx_ = current_or_primary(a);
+  ContextScope scope(a, ctx_);
+  check(a.stream_create(&stream_, CU_STREAM_NON_BLOCKING), "creating a CUDA stream");
+}
+
+Stream::~Stream() {
+  if (!stream_) return;
+  const Api& a = loader().api;
+  ContextScope scope(a, ctx_);
+  report_in_destructor(a.stream_destroy(stream_), "cuStreamDestroy");
+}
+
+void Stream::synchronize() {
+  const Api& a = api("Stream::synchronize");
+  ContextScope scope(a, ctx_);
+  check(a.stream_synchronize(stream_), "waiting for a CUDA stream");
 }
 
 Event::Event() {

@@ -117,6 +117,8 @@ class DeviceBuffer {
   void upload(const void* src, size_t bytes, size_t offset = 0);
   void download(void* dst, size_t bytes, size_t offset = 0) const;
   void fill_bytes(unsigned char value);
+  // Enqueued on `stream`, so it is ordered before the kernels launched there after it.
+  void fill_bytes_async(unsigned char value, CUstream stream);
   // Device-to-device copy of the first `bytes` of src (asynchronous on the null stream).
   void copy_from(const DeviceBuffer& src, size_t bytes);
 
@@ -142,6 +144,22 @@ class DeviceBuffer {
   void check_multiple(size_t element_size) const;
   CUdeviceptr ptr_ = 0;
   size_t bytes_ = 0;
+  CUcontext ctx_ = nullptr;
+};
+
+// A non-blocking CUDA stream (cuStreamCreate with CU_STREAM_NON_BLOCKING: it does not wait for
+// the legacy null stream, so work on it is ordered only by what is enqueued on it).
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream handle() const { return stream_; }
+  void synchronize();  // throws CudaError when work on it failed
+
+ private:
+  CUstream stream_ = nullptr;
   CUcontext ctx_ = nullptr;
 };
 

@@ -39,68 +39,62 @@ std::string_view target_name(Target t) {
 }
 
 jit::TuningConfig fused_config(const assembly::FusedOptions& o) {
-  return {{"strategy", std::string(jit::assembly_name(o.strategy))},
+  return {{"strategy", o.strategy},
           {"jacobian", o.jacobian ? "1" : "0"},
           {"width", std::to_string(o.width)},
           {"threads_per_element", std::to_string(o.layout.threads_per_element)},
           {"elements_per_block", std::to_string(o.layout.elements_per_block)},
           {"min_blocks", std::to_string(o.layout.min_blocks)},
-          {"staged", o.staged ? "1" : "0"},
           {"pre_reduce", o.pre_reduce ? "1" : "0"},
-          {"single_tangents", o.single_tangents ? "1" : "0"},
-          {"warp_specialized", o.warp_specialized ? "1" : "0"}};
+          {"single_tangents", o.single_tangents ? "1" : "0"}};
 }
 
 assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
   assembly::FusedOptions o;
   if (const auto it = c.find("strategy"); it != c.end()) {
-    if (it->second == jit::assembly_name(jit::AssemblyStrategy::ScatterAtomic)) {
-      o.strategy = jit::AssemblyStrategy::ScatterAtomic;
-    } else if (it->second == jit::assembly_name(jit::AssemblyStrategy::GatherByColumn)) {
-      o.strategy = jit::AssemblyStrategy::GatherByColumn;
-    } else {
+    // Records written before strategies had names of their own spell the staged and
+    // warp-specialised forms as flags of the two families.
+    const bool staged = bool_field(c, "staged", false);
+    const bool warp = bool_field(c, "warp_specialized", false);
+    o.strategy = it->second;
+    if (c.count("staged") && it->second == "scatter-atomic" && staged) o.strategy = "staged-scatter";
+    if (c.count("staged") && it->second == "gather-by-column" && staged)
+      o.strategy = warp ? "warp-specialized-gather" : "staged-gather";
+    const auto& names = assembly::fused_strategy_names();
+    if (std::find(names.begin(), names.end(), o.strategy) == names.end())
       throw std::invalid_argument("fused configuration: unknown strategy '" + it->second + "'");
-    }
   }
   o.jacobian = bool_field(c, "jacobian", o.jacobian);
   o.width = int_field(c, "width", o.width);
   o.layout.threads_per_element = int_field(c, "threads_per_element", o.layout.threads_per_element);
   o.layout.elements_per_block = int_field(c, "elements_per_block", o.layout.elements_per_block);
   o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks);
-  o.staged = bool_field(c, "staged", o.staged);
   o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce);
   o.single_tangents = bool_field(c, "single_tangents", o.single_tangents);
-  o.warp_specialized = bool_field(c, "warp_specialized", o.warp_specialized);
   return o;
 }
 
 std::string describe_fused(const assembly::FusedOptions& o) {
-  const bool gather = o.strategy == jit::AssemblyStrategy::GatherByColumn;
-  std::string s = gather ? "gather" : "scatter";
+  std::string s = o.strategy;
   if (!o.jacobian) s += " residual";
   s += " W" + std::to_string(o.width) + " " + std::to_string(o.layout.threads_per_element) + "x" +
        std::to_string(o.layout.elements_per_block);
   if (o.layout.min_blocks > 0) s += " mb" + std::to_string(o.layout.min_blocks);
-  if (o.staged) s += o.pre_reduce ? " staged+reduce" : " staged";
-  if (o.staged && o.warp_specialized) s += " warp-specialised";
+  if (o.pre_reduce) s += " pre-reduced";
   if (o.single_tangents && o.jacobian) s += " fp32-tangents";
   return s;
 }
 
 std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, int vertices,
                                                      bool jacobian) {
-  using S = jit::AssemblyStrategy;
   std::vector<assembly::FusedOptions> out;
-  const auto add = [&](S s, int w, int t, int b, int mb, bool staged, bool reduce,
-                       bool warp_specialized = false) {
+  const auto add = [&](const char* strategy, int w, int t, int b, int mb, bool reduce = false) {
     assembly::FusedOptions o;
-    o.strategy = s;
+    o.strategy = strategy;
     o.jacobian = jacobian;
     o.width = jacobian ? w : 0;
     o.layout = {t, b, mb};
-    o.staged = staged;
     o.pre_reduce = reduce;
-    o.warp_specialized = warp_specialized;
     for (const auto& seen : out) {  // the residual-only space collapses widths
       if (fused_config(seen) == fused_config(o)) return;
     }
@@ -108,8 +102,8 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   };
   const int B = block, k = std::max(vertices, 1);
   if (target == Target::Cpu) {
-    for (int w : {B, 1, 2 * B}) add(S::ScatterAtomic, w, 1, 128, 0, false, false);
-    add(S::GatherByColumn, B, 1, 128, 0, false, false);
+    for (int w : {B, 1, 2 * B}) add("scatter-atomic", w, 1, 128, 0);
+    add("gather-by-column", B, 1, 128, 0);
     return out;
   }
   // Staged scatter with direct Aoff stores is the measured front runner (bench/RESULTS.md):
@@ -119,40 +113,40 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   std::vector<int> widths = {B, 2 * B};
   if (k * B <= kOneChunkMax && k * B != B && k * B != 2 * B) widths.push_back(k * B);
   for (int w : widths) {
-    for (int b : {64, 32, 96}) add(S::ScatterAtomic, w, 1, b, 0, true, false);
+    for (int b : {64, 32, 96}) add("staged-scatter", w, 1, b, 0);
     // A register cap that binds at 64 threads (65536 / (64 * 5) -> 168): more warps per SM
     // at the price of spills. On the Roe Jacobian (H100) it spills 500+ B and runs 1.3-1.4x
     // slower; kept for kernels with less register demand.
-    add(S::ScatterAtomic, w, 1, 64, 5, true, false);
-    add(S::ScatterAtomic, w, 1, 64, 0, true, true);
+    add("staged-scatter", w, 1, 64, 5);
+    add("staged-scatter", w, 1, 64, 0, true);
   }
   if (k > 1) {
-    for (int b : {64, 32}) add(S::ScatterAtomic, B, std::min(k, 2), b, 0, true, false);
-    add(S::ScatterAtomic, B, std::min(k, 2), 64, 0, true, true);
+    for (int b : {64, 32}) add("staged-scatter", B, std::min(k, 2), b, 0);
+    add("staged-scatter", B, std::min(k, 2), 64, 0, true);
   }
   // W = 1: many chunks, spread over threads (5 or 10 threads per element for B = 5).
-  for (int t : {2, B, k * B}) add(S::ScatterAtomic, 1, t, 32, 0, true, false);
-  add(S::ScatterAtomic, 2, B, 32, 0, true, false);
-  for (int t : {std::min(k, 2), 1}) add(S::ScatterAtomic, B, t, 64, 0, false, false);
-  add(S::ScatterAtomic, B, 1, 128, 0, false, false);
-  add(S::ScatterAtomic, 2 * B, 1, 64, 0, false, false);
+  for (int t : {2, B, k * B}) add("staged-scatter", 1, t, 32, 0);
+  add("staged-scatter", 2, B, 32, 0);
+  for (int t : {std::min(k, 2), 1}) add("scatter-atomic", B, t, 64, 0);
+  add("scatter-atomic", B, 1, 128, 0);
+  add("scatter-atomic", 2 * B, 1, 64, 0);
   // Gather by column, W = B by construction: staged (node-owned blocks, a tile of elements
   // per side; no atomics on meshes with one writer per off slot), and one thread per node.
-  for (int b : {64, 32}) add(S::GatherByColumn, B, 1, b, 0, true, false);
-  for (int b : {64, 128}) add(S::GatherByColumn, B, 1, b, 0, false, false);
+  for (int b : {64, 32}) add("staged-gather", B, 1, b, 0);
+  for (int b : {64, 128}) add("gather-by-column", B, 1, b, 0);
   // Warp-specialised (sm_90 only; elsewhere the candidate fails to compile and is skipped).
-  add(S::GatherByColumn, B, 1, 64, 0, true, false, true);
+  add("warp-specialized-gather", B, 1, 64, 0);
   return out;
 }
 
 assembly::FusedOptions fused_heuristic(Target target, int block, int vertices, bool jacobian) {
   assembly::FusedOptions o;
-  o.strategy = jit::AssemblyStrategy::ScatterAtomic;
+  o.strategy = "staged-scatter";
   o.jacobian = jacobian;
   o.width = jacobian ? block : 0;
   if (target == Target::Cpu) {
+    o.strategy = "scatter-atomic";
     o.layout = {1, 128, 0};
-    o.staged = false;
     return o;
   }
   // Measured on an H100 (bench/RESULTS.md): staged scatter, one thread per element, 64
@@ -161,7 +155,6 @@ assembly::FusedOptions fused_heuristic(Target target, int block, int vertices, b
   // slower there.
   if (jacobian && vertices * block <= kOneChunkMax) o.width = vertices * block;
   o.layout = {1, 64, 0};
-  o.staged = true;
   o.pre_reduce = false;
   return o;
 }

@@ -19,7 +19,7 @@ std::string_view target_name(Target t);  // "cuda", "cpu"
 // std::invalid_argument naming the field.
 jit::TuningConfig fused_config(const assembly::FusedOptions& o);
 assembly::FusedOptions fused_options(const jit::TuningConfig& config);
-// Short label: "scatter W5 2x64 mb0 staged+reduce".
+// Short label: "staged-scatter W5 2x64 mb5 pre-reduced".
 std::string describe_fused(const assembly::FusedOptions& o);
 
 // The candidates for a problem whose node field is `block` wide and whose elements have

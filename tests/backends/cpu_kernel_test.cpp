@@ -24,7 +24,7 @@ void check_against_reference(const Kernel& k, Mode mode, int width, bool prune =
   CAPTURE(l.symbol);
   const auto pr = test::make_problem(k, l, 257, seed);
   test::HostOutputs out;
-  ck.run(test::host_args(pr, l, out));
+  ck.run(test::host_args(pr, l, out).args());
   const BatchResult ref = evaluate_batch(k, mode, pr.batch, width);
   CHECK(test::max_rel_err(out.values, ref.values) < 1e-13);
   CHECK(test::max_rel_err(out.first, ref.first) < 1e-13);
@@ -97,19 +97,19 @@ TEST_CASE("CPU backend rejects mis-sized launches, naming the kernel") {
   jit::LoweringOptions o;
   o.mode = Mode::Gradient;
   const cpu::CpuKernel ck(jit::lower(test::spring_kernel(), o));
-  jit::LaunchArgs a;
+  jit::ElementLaunch a;
   a.n_elements = 4;
-  CHECK_THROWS_WITH_AS(ck.run(a), doctest::Contains("spring"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ck.run(a.args()), doctest::Contains("spring"), std::invalid_argument);
   const auto pr = test::make_problem(test::spring_kernel(), ck.lowered(), 8, 3);
   test::HostOutputs out;
   auto args = test::host_args(pr, ck.lowered(), out);
   args.uniforms.clear();
-  CHECK_THROWS_WITH_AS(ck.run(args), doctest::Contains("uniforms"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ck.run(args.args()), doctest::Contains("uniforms"), std::invalid_argument);
   args = test::host_args(pr, ck.lowered(), out);
   args.vertices_per_element = 1;
-  CHECK_THROWS_WITH_AS(ck.run(args), doctest::Contains("vertex 1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ck.run(args.args()), doctest::Contains("vertex 1"), std::invalid_argument);
   // Empty element sets are fine.
   args = test::host_args(pr, ck.lowered(), out);
   args.n_elements = 0;
-  CHECK_NOTHROW(ck.run(args));
+  CHECK_NOTHROW(ck.run(args.args()));
 }

@@ -31,7 +31,7 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
   d.values = out_buffer(pr.n_elements * l.plan.n_outputs);
   d.first = out_buffer(pr.n_elements * l.first_size);
   d.second = out_buffer(pr.n_elements * l.second_size);
-  jit::LaunchArgs a;
+  jit::ElementLaunch a;
   a.n_elements = pr.n_elements;
   a.conn = reinterpret_cast<const int32_t*>(d.conn.get());
   a.vertices_per_element = pr.k;
@@ -42,7 +42,7 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
   a.values = reinterpret_cast<double*>(d.values.get());
   a.first = reinterpret_cast<double*>(d.first.get());
   a.second = reinterpret_cast<double*>(d.second.get());
-  ck.launch(a);
+  ck.launch(a.args());
   cuda::check_last(ck.lowered().symbol.c_str());
   test::HostOutputs out;
   out.values.resize(pr.n_elements * l.plan.n_outputs);

@@ -18,7 +18,6 @@
 using namespace dualjit;
 using assembly::FusedOptions;
 using assembly::Problem;
-using jit::AssemblyStrategy;
 
 namespace {
 
@@ -72,9 +71,16 @@ Problem tiny_roe() {
 
 FusedOptions gather_options(bool jacobian) {
   FusedOptions o;
-  o.strategy = AssemblyStrategy::GatherByColumn;
+  o.strategy = "staged-gather";
   o.jacobian = jacobian;
   return o;
+}
+
+// The GPU kernels of p's vector terms under o, in term order.
+std::vector<jit::LoweredKernel> gpu_kernels(Problem& p, const FusedOptions& o) {
+  std::vector<jit::LoweredKernel> out;
+  for (auto& f : assembly::fused_kernels(p, o, true, /*gpu=*/true)) out.push_back(f.lowered);
+  return out;
 }
 
 // Residual, diagonal blocks and off-diagonal values, one after another.
@@ -97,8 +103,8 @@ TEST_CASE("host fused assembly equals the serial assembly, both strategies, fp32
   const auto q = roe_state(40, 42);
   const auto ref_r = p.residual(q);
   const auto ref = p.jacobian_split<double>(q);
-  for (auto strategy : {AssemblyStrategy::ScatterAtomic, AssemblyStrategy::GatherByColumn}) {
-    CAPTURE(jit::assembly_name(strategy));
+  for (const char* strategy : {"scatter-atomic", "gather-by-column"}) {
+    CAPTURE(strategy);
     FusedOptions o;
     o.strategy = strategy;
     std::vector<double> r(q.size(), 0.0);
@@ -124,8 +130,8 @@ TEST_CASE("host fused assembly equals the serial assembly, both strategies, fp32
 
 TEST_CASE("a HostAssembly reused over states equals fresh assemblies; wrong sizes throw") {
   Problem p = roe_edges(30, 120, 45);
-  for (auto strategy : {AssemblyStrategy::ScatterAtomic, AssemblyStrategy::GatherByColumn}) {
-    CAPTURE(jit::assembly_name(strategy));
+  for (const char* strategy : {"scatter-atomic", "gather-by-column"}) {
+    CAPTURE(strategy);
     FusedOptions o;
     o.strategy = strategy;
     const assembly::HostAssembly<double> host(p, o);
@@ -155,7 +161,7 @@ TEST_CASE("gather-by-column is bit-identical across runs and thread counts") {
   Problem p = roe_edges(60, 300, 43);
   const auto q = roe_state(60, 44);
   FusedOptions o;
-  o.strategy = AssemblyStrategy::GatherByColumn;
+  o.strategy = "gather-by-column";
   std::vector<std::vector<double>> runs;
   for (int threads : {1, 2, 1, 2}) {
     omp_set_num_threads(threads);
@@ -171,12 +177,13 @@ TEST_CASE("gather-by-column is bit-identical across runs and thread counts") {
 }
 
 TEST_CASE("host gather sums each node's sides in element order, then the sides (bitwise)") {
-  // The order the GPU gather reproduces bit for bit (jit/assembly_spec.h), written out from
-  // the element results: random edges, so nodes have runs of several elements on both sides.
+  // The order the GPU gathers reproduce bit for bit (strategies/gather_by_column.cpp), written
+  // out from the element results: random edges, so nodes have runs of several elements on both
+  // sides.
   Problem p = roe_edges(60, 500, 59);
   const auto q = roe_state(60, 60);
   FusedOptions o;
-  o.strategy = AssemblyStrategy::GatherByColumn;
+  o.strategy = "staged-gather";  // its host form, gather-by-column, runs here
   std::vector<double> r(q.size(), 0.0);
   auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
   assembly::assemble_on_host(p, q, o, r, j);
@@ -220,18 +227,23 @@ TEST_CASE("single-writer detection: a tet edge mesh has one block per off slot, 
 TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is refused") {
   jit::KernelCache cache(std::nullopt);
   Problem p = tiny_roe();
-  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-    for (bool jac : {true, false}) {
-      FusedOptions o;
-      o.staged = true;
-      o.pre_reduce = jac;
-      o.jacobian = jac;
-      o.layout = {2, 32};
-      const auto lk =
-          jit::lower(*p.term(ti).kernel, assembly::fused_lowering(p, p.term(ti), o, true, jac));
+  for (bool jac : {true, false}) {
+    FusedOptions o;
+    o.strategy = "staged-scatter";
+    o.pre_reduce = jac;
+    o.jacobian = jac;
+    o.layout = {2, 32};
+    const auto kernels = gpu_kernels(p, o);
+    REQUIRE(kernels.size() == 2);
+    for (size_t ti = 0; ti < kernels.size(); ++ti) {
+      const auto& lk = kernels[ti];
       CAPTURE(lk.symbol);
       CHECK(lk.cuda_source.find("__shared__ double dj_val") != std::string::npos);
+      // Direct Aoff stores: a tet edge mesh has one writer per off slot (the edge term).
       CHECK((lk.cuda_source.find("] = (float)(") != std::string::npos) == (jac && ti == 0));
+      CHECK(lk.host_source.empty());  // CUDA only: on the host it runs as scatter-atomic
+      // No uncalled functions: the staged kernel stages, it never adds element by element.
+      CHECK(lk.cuda_source.find("_assemble(") == std::string::npos);
       // The scatter's atomics leave the order to the hardware: FMA contraction stays on.
       const jit::CompileOptions co = jit::default_compile_options(lk, "sm_90");
       CHECK(co.fused_multiply_add);
@@ -239,18 +251,16 @@ TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is 
       CHECK(img.is_cubin);
       CHECK(img.ptxas.registers > 0);
     }
+    CHECK_THROWS_WITH_AS(cpu::CpuKernel{kernels[0]}, doctest::Contains("no host form"),
+                         std::invalid_argument);
   }
   FusedOptions big;
-  big.staged = true;
+  big.strategy = "staged-scatter";
   big.layout = {2, 128};  // 128 local Roe Jacobians: over 48 KiB of shared memory
-  CHECK_THROWS_WITH_AS(
-      jit::lower(*p.term(0).kernel, assembly::fused_lowering(p, p.term(0), big, true)),
-      doctest::Contains("48 KiB"), std::invalid_argument);
-  FusedOptions plain;
-  plain.staged = false;
-  auto lo = assembly::fused_lowering(p, p.term(0), plain, true);
-  lo.assembly->pre_reduce = true;  // without staging
-  CHECK_THROWS_WITH_AS(jit::lower(*p.term(0).kernel, lo), doctest::Contains("roe_flux"),
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, big), doctest::Contains("48 KiB"), std::invalid_argument);
+  FusedOptions unknown;
+  unknown.strategy = "scatter-by-magic";
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, unknown), doctest::Contains("known: scatter-atomic"),
                        std::invalid_argument);
 }
 
@@ -260,14 +270,17 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
   for (bool jac : {true, false}) {
     FusedOptions o = gather_options(jac);
     o.layout = {1, 64};
-    const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
-    REQUIRE(kernels.size() == 2);
-    for (size_t i = 0; i < kernels.size(); ++i) {
-      const auto& lk = kernels[i];
+    const auto fused = assembly::fused_kernels(p, o, true, /*gpu=*/true);
+    REQUIRE(fused.size() == 2);
+    for (size_t i = 0; i < fused.size(); ++i) {
+      const auto& lk = fused[i].lowered;
       CAPTURE(lk.symbol);
-      CHECK(lk.options.assembly->staged);
-      CHECK(lk.options.assembly->store_rows == (i == 0));  // the first term owns the rows
+      CHECK(fused[i].strategy->name() == "staged-gather");
+      CHECK(fused[i].strategy->stores_rows() == (i == 0));  // the first term owns the rows
       CHECK(lk.cuda_source.find("a.node_blocks[2 * blockIdx.x]") != std::string::npos);
+      CHECK(lk.cuda_source.find("_gather(") == std::string::npos);  // no uncalled functions
+      CHECK(lk.launch.items == "n_node_blocks");
+      CHECK(lk.launch.items_per_block == 1);
       // Deterministic: compiled without FMA contraction (jit/cuda_image.h).
       const jit::CompileOptions co = jit::default_compile_options(lk, "sm_90");
       CHECK_FALSE(co.fused_multiply_add);
@@ -279,54 +292,55 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
     }
     // The edge kernel's entry has no atomics: direct Aoff stores (one writer per slot) and
     // owned rows.
-    const std::string& src = kernels[0].cuda_source;
+    const std::string& src = fused[0].lowered.cuda_source;
     const std::string entry = src.substr(src.find("extern \"C\" __global__"));
     CHECK(entry.find("dj_atomic_add") == std::string::npos);
     // Rows stored once, each the sum of its sides' running sums, side by side.
     CHECK(entry.find("tot += dj_racc[0 + i]; tot += dj_racc[160 + i]; a.residual[n0 * 5 + i] = "
                      "tot;") != std::string::npos);
     CHECK((entry.find("] = (float)(") != std::string::npos) == jac);
-    // Its launch arguments: the side incidence and node blocks, not the per-node incidence.
+    // Its argument block: the side incidence and node blocks, not the per-node incidence, and
+    // every field it declares comes from its table.
+    const jit::LoweredKernel& lk = fused[0].lowered;
+    CHECK(lk.args.find("side_ptr"));
+    CHECK(lk.args.find("node_blocks"));
+    CHECK_FALSE(lk.args.find("inc_ptr"));
+    CHECK_FALSE(lk.args.find("values"));
+    CHECK(src.find(lk.args.struct_text("DjArgs_" + lk.symbol)) != std::string::npos);
     std::vector<double> buf(8);
     std::vector<int64_t> i64(8);
     std::vector<int32_t> i32(8);
-    jit::LaunchArgs a;
-    a.n_elements = 4;
-    a.conn = i32.data();
-    a.vertices_per_element = 2;
-    a.fields = {buf.data(), buf.data()};
-    a.params = buf.data();
-    a.uniforms = {1.4};
-    a.residual = a.diag = buf.data();
-    a.off = buf.data();
-    a.slots = i64.data();
-    a.n_nodes = 3;
-    a.side_ptr = a.node_blocks = i64.data();
-    a.side_element = a.side_slot = i32.data();
-    a.n_node_blocks = 1;
-    CHECK(jit::pack_args(kernels[0], a).size() == kernels[0].args.words());
-    a.side_element = nullptr;
-    CHECK_THROWS_WITH_AS(jit::pack_args(kernels[0], a), doctest::Contains("side incidence"),
+    jit::ArgValues a;
+    a.set("n_elements", int64_t{4});
+    a.set("conn", i32.data());
+    a.set("vertices_per_element", int64_t{2});
+    a.set("field", std::vector<const void*>{buf.data(), buf.data()});
+    a.set("params", buf.data());
+    a.set_doubles("uniform", {1.4});
+    a.set("residual", buf.data());
+    a.set("diag", buf.data());
+    a.set("off", buf.data());
+    a.set("n_nodes", int64_t{3});
+    a.set("side_ptr", i64.data());
+    a.set("node_blocks", i64.data());
+    a.set("side_element", i32.data());
+    a.set("side_slot", i32.data());
+    a.set("n_node_blocks", int64_t{1});
+    CHECK(jit::pack_launch(lk, a).size() == lk.args.words());
+    a.set("side_element", static_cast<const void*>(nullptr));
+    CHECK_THROWS_WITH_AS(jit::pack_launch(lk, a), doctest::Contains("side incidence elements"),
+                         std::invalid_argument);
+    a.set("inc_ptr", i64.data());  // a field of the unstaged gather, not of this kernel
+    CHECK_THROWS_WITH_AS(jit::pack_launch(lk, a), doctest::Contains("no argument named 'inc_ptr'"),
                          std::invalid_argument);
   }
-  const assembly::Term& edges = p.term(0);
-  FusedOptions two;
-  two.strategy = AssemblyStrategy::GatherByColumn;
+  FusedOptions two = gather_options(true);
   two.layout = {2, 32};  // staged gather runs one element per thread
-  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, assembly::fused_lowering(p, edges, two, true)),
-                       doctest::Contains("layout 1xT"), std::invalid_argument);
-  FusedOptions plain;
-  plain.strategy = AssemblyStrategy::GatherByColumn;
-  plain.staged = false;
-  auto lo = assembly::fused_lowering(p, edges, plain, true);
-  lo.assembly->store_rows = true;  // owning rows needs the staged node blocks
-  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, lo), doctest::Contains("roe_flux"),
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, two), doctest::Contains("layout 1xT"),
                        std::invalid_argument);
-  FusedOptions big;
-  big.strategy = AssemblyStrategy::GatherByColumn;
+  FusedOptions big = gather_options(true);
   big.layout = {1, 128};  // 128 staged Roe Jacobians: over 48 KiB of shared memory
-  CHECK_THROWS_WITH_AS(jit::lower(*edges.kernel, assembly::fused_lowering(p, edges, big, true)),
-                       doctest::Contains("48 KiB"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, big), doctest::Contains("48 KiB"), std::invalid_argument);
 }
 
 TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse is refused") {
@@ -334,20 +348,22 @@ TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse
   Problem p = tiny_roe();
   for (bool jac : {true, false}) {
     FusedOptions o = gather_options(jac);
-    o.warp_specialized = true;
-    const auto kernels = assembly::fused_kernels(p, o, true, /*gpu=*/true);
-    REQUIRE(kernels.size() == 2);
-    for (const auto& lk : kernels) {
+    o.strategy = "warp-specialized-gather";
+    const auto fused = assembly::fused_kernels(p, o, true, /*gpu=*/true);
+    REQUIRE(fused.size() == 2);
+    for (const auto& f : fused) {
+      const jit::LoweredKernel& lk = f.lowered;
       CAPTURE(lk.symbol);
-      CHECK(lk.options.assembly->warp_specialized);
       CHECK(lk.symbol.back() == 'w');
       // Two buffers of 64 staged elements per side (and the sums): dynamic shared memory,
-      // over the 48 KiB of static arrays for the edge Jacobian.
-      CHECK(lk.dynamic_shared_bytes > 0);
-      if (jac && lk.options.assembly->vertices == 2) {
+      // over the 48 KiB of static arrays for the edge Jacobian; a persistent grid.
+      CHECK(lk.launch.dynamic_shared_bytes > 0);
+      CHECK(lk.launch.blocks_per_sm == 2);
+      CHECK(lk.launch.block_threads == 256);
+      if (jac && f.strategy->spec().vertices == 2) {
         // 2 x (2 x 64 x 5 values + 64 x 51 d1) + 2 x 32 x (5 + 25) sums, in doubles, then
         // 2 x 33 runs and 2 x 64 slots, in ints.
-        CHECK(lk.dynamic_shared_bytes == 8 * (2 * (640 + 3264) + 1920) + 4 * (66 + 128));
+        CHECK(lk.launch.dynamic_shared_bytes == 8 * (2 * (640 + 3264) + 1920) + 4 * (66 + 128));
       }
       CHECK(lk.cuda_source.find("setmaxnreg.inc.sync.aligned.u32") != std::string::npos);
       CHECK(lk.cuda_source.find("setmaxnreg.dec.sync.aligned.u32") != std::string::npos);
@@ -363,23 +379,14 @@ TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse
       CHECK(img.ptxas.stack_bytes == 0);  // neither warpgroup spills at its register count
       CHECK(img.ptxas.spill_store_bytes == 0);
       CHECK_THROWS_WITH_AS(jit::default_compile_options(lk, "sm_80"),
-                           doctest::Contains("needs sm_90"), std::invalid_argument);
+                           doctest::Contains("needs sm_90a"), std::invalid_argument);
     }
   }
-  FusedOptions scatter;
-  scatter.warp_specialized = true;  // a scatter is never warp-specialised: the flag is dropped
-  CHECK_FALSE(assembly::fused_lowering(p, p.term(0), scatter, true).assembly->warp_specialized);
-  FusedOptions ws;
-  ws.strategy = AssemblyStrategy::GatherByColumn;
-  ws.warp_specialized = true;
-  auto lo = assembly::fused_lowering(p, p.term(0), ws, true);
-  lo.assembly->staged = false;
-  CHECK_THROWS_WITH_AS(jit::lower(*p.term(0).kernel, lo), doctest::Contains("staged gather"),
-                       std::invalid_argument);
+  FusedOptions ws = gather_options(true);
+  ws.strategy = "warp-specialized-gather";
   ws.layout = {1, 256};  // two buffers of 256 Roe Jacobians per side: too much shared memory
-  CHECK_THROWS_WITH_AS(
-      jit::lower(*p.term(0).kernel, assembly::fused_lowering(p, p.term(0), ws, true)),
-      doctest::Contains("fewer elements per block"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, ws), doctest::Contains("fewer elements per block"),
+                       std::invalid_argument);
 }
 
 TEST_SUITE("gpu") {
@@ -399,8 +406,7 @@ TEST_SUITE("gpu") {
       const auto ref_r = p.residual(q);
       const auto ref = p.jacobian_split<double>(q);
       for (int variant = 0; variant < 6; ++variant) {
-        FusedOptions o;
-        o.staged = true;
+        FusedOptions o;  // staged-scatter
         o.pre_reduce = variant % 2 == 1;
         o.width = variant / 2 == 2 ? 1 : 5 * (1 + variant / 2 % 2);
         o.layout = variant / 2 == 2 ? jit::LaunchLayout{10, 32} : jit::LaunchLayout{2, 64, 1};
@@ -440,13 +446,10 @@ TEST_SUITE("gpu") {
     // Random edges repeat node pairs: several writers per off slot (atomics in the staged
     // gather, which is deterministic only with one writer: see the next case).
     for (int variant = 0; variant < 3; ++variant) {
-      const auto strategy =
-          variant == 0 ? AssemblyStrategy::ScatterAtomic : AssemblyStrategy::GatherByColumn;
-      CAPTURE(jit::assembly_name(strategy));
       FusedOptions o;
-      o.strategy = strategy;
-      o.staged = variant != 1;
-      CAPTURE(o.staged);
+      o.strategy = variant == 0 ? "staged-scatter" : variant == 1 ? "gather-by-column"
+                                                                  : "staged-gather";
+      CAPTURE(o.strategy);
       assembly::DeviceAssembly<double> d64(p, o);
       d64.set_state(q);
       d64.run();
@@ -494,12 +497,12 @@ TEST_SUITE("gpu") {
       for (int tile : {64, 32}) {
         for (bool single : {false, true}) {
           FusedOptions o;
-          o.strategy = AssemblyStrategy::GatherByColumn;
+          o.strategy = "staged-gather";
           o.layout = {1, tile};
           o.single_tangents = single;
           assembly::DeviceAssembly<double> d(p, o);
           CAPTURE(d.kernels()[0]->lowered().symbol);
-          CHECK(d.kernels()[0]->lowered().options.assembly->off_direct);
+          CHECK(d.kernels()[0]->lowered().symbol.find("_gc32sdo") != std::string::npos);
           d.set_state(q);
           d.run();
           d.run();  // stored rows and Aoff: a second run must not accumulate
@@ -526,14 +529,14 @@ TEST_SUITE("gpu") {
       CHECK(same_bits(runs[1], runs[0]));
       // Residual only, fp32 Aoff.
       FusedOptions ro;
-      ro.strategy = AssemblyStrategy::GatherByColumn;
+      ro.strategy = "staged-gather";
       ro.jacobian = false;
       assembly::DeviceAssembly<float> res(p, ro);
       res.set_state(q);
       res.run();
       CHECK(max_rel(res.residual(), ref_r) < 1e-12);
       FusedOptions o32;
-      o32.strategy = AssemblyStrategy::GatherByColumn;
+      o32.strategy = "staged-gather";
       assembly::DeviceAssembly<float> d32(p, o32);
       d32.set_state(q);
       d32.run();
@@ -567,7 +570,7 @@ TEST_SUITE("gpu") {
     const auto ref = p.jacobian_split<double>(q);
     for (int tile : {64, 32}) {
       FusedOptions o;
-      o.strategy = AssemblyStrategy::GatherByColumn;
+      o.strategy = "staged-gather";
       o.layout = {1, tile};
       assembly::DeviceAssembly<double> d(p, o);
       CAPTURE(d.kernels()[1]->lowered().symbol);
@@ -611,7 +614,7 @@ TEST_SUITE("gpu") {
       CAPTURE(p.term(0).name);
       const auto q = roe_state(p.n_nodes(), 58);
       FusedOptions o;
-      o.strategy = AssemblyStrategy::GatherByColumn;
+      o.strategy = "staged-gather";
       std::vector<double> host_r(q.size(), 0.0);
       auto host_j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
       assembly::assemble_on_host(p, q, o, host_r, host_j);
@@ -620,8 +623,9 @@ TEST_SUITE("gpu") {
       std::vector<std::vector<double>> gpu;
       for (const auto& [mode, tile] : {std::pair{1, 64}, {1, 32}, {0, 64}, {2, 64}, {2, 32}}) {
         FusedOptions g = o;  // mode: 0 unstaged, 1 staged, 2 staged and warp-specialised
-        g.staged = mode > 0;
-        g.warp_specialized = mode == 2;
+        g.strategy = mode == 0   ? "gather-by-column"
+                     : mode == 1 ? "staged-gather"
+                                 : "warp-specialized-gather";
         g.layout = {1, tile};
         assembly::DeviceAssembly<double> d(p, g);
         CAPTURE(d.kernels()[0]->lowered().symbol);

@@ -100,8 +100,7 @@ TEST_CASE("single tangents lower the register demand of the Roe Jacobian (sm_90,
     o.width = 10;
     o.layout = {1, 64, 6};
     o.single_tangents = single;
-    const auto lk =
-        jit::lower(*c.p.term(0).kernel, assembly::fused_lowering(c.p, c.p.term(0), o, true));
+    const auto lk = assembly::fused_kernels(c.p, o, true, /*gpu=*/true)[0].lowered;
     CHECK((lk.symbol.find("_st") != std::string::npos) == single);
     jit::CompileOptions co;
     co.arch = "sm_90";

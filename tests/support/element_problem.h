@@ -8,7 +8,7 @@
 #include <random>
 
 #include "dsl/reference_evaluator.h"
-#include "jit/launch_args.h"
+#include "jit/element_driver.h"
 #include "support/test_kernels.h"
 
 namespace dualjit::test {
@@ -80,13 +80,13 @@ struct HostOutputs {
 };
 
 // Outputs poisoned with NaN, so that an unwritten entry can never pass.
-inline jit::LaunchArgs host_args(const ElementProblem& pr, const jit::LoweredKernel& l,
+inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::LoweredKernel& l,
                                  HostOutputs& out) {
   const double nan = std::nan("");
   out.values.assign(pr.n_elements * l.plan.n_outputs, nan);
   out.first.assign(pr.n_elements * l.first_size, nan);
   out.second.assign(pr.n_elements * l.second_size, nan);
-  jit::LaunchArgs a;
+  jit::ElementLaunch a;
   a.n_elements = pr.n_elements;
   a.conn = pr.conn.data();
   a.vertices_per_element = pr.k;

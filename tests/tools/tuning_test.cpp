@@ -144,11 +144,12 @@ TEST_CASE("fused candidates: a pruned, unique set containing the heuristic; fiel
       CHECK(seen.insert(text).second);
       CHECK(jit::format_config(
                 tuning::fused_config(tuning::fused_options(tuning::fused_config(o)))) == text);
-      if (o.strategy == jit::AssemblyStrategy::GatherByColumn) {
+      if (o.strategy.find("gather") != std::string::npos) {
         CHECK(o.layout.threads_per_element == 1);
         CHECK(!o.pre_reduce);
-        (o.staged ? gathers_staged : gathers_plain)++;
-        warp_specialized += o.warp_specialized;
+        gathers_staged += o.strategy == "staged-gather" || o.strategy == "warp-specialized-gather";
+        gathers_plain += o.strategy == "gather-by-column";
+        warp_specialized += o.strategy == "warp-specialized-gather";
         if (jacobian) CHECK(o.width == 5);
       }
     }

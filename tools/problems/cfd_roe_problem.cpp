@@ -83,7 +83,11 @@ class RoeInstance : public ProblemInstance {
                                         Target target) override {
     assembly::FusedOptions o = tuning::fused_options(config);
     o.jacobian = mode == Mode::Jacobian;
-    return assembly::fused_kernels(*problem_, o, /*off_single=*/true, target == Target::Cuda);
+    std::vector<jit::LoweredKernel> out;
+    for (auto& f : assembly::fused_kernels(*problem_, o, /*off_single=*/true,
+                                           target == Target::Cuda))
+      out.push_back(std::move(f.lowered));
+    return out;
   }
   std::unique_ptr<ProblemRun> prepare(Mode mode, const jit::TuningConfig& config,
                                       Target target) override {

@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/tuning/element_config.h"
 #include "dsl/reference_evaluator.h"
+#include "jit/element_driver.h"
 
 namespace dualjit::tools {
 namespace {
@@ -33,7 +34,6 @@ class ElementRun : public ProblemRun {
 
  private:
   ElementOutputs download() const;
-  jit::LaunchArgs host_args();
 
   const ElementProblem& p_;
   Target target_;
@@ -42,7 +42,7 @@ class ElementRun : public ProblemRun {
   ElementOutputs host_;
   std::vector<double> directions_;
   cuda::DeviceBuffer d_conn_, d_field_, d_dir_, d_params_, d_values_, d_first_, d_second_;
-  jit::LaunchArgs args_;
+  jit::ElementLaunch args_;
   RunStats stats_;
 };
 
@@ -169,9 +169,9 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
 
 void ElementRun::run() {
   if (cpu_) {
-    cpu_->run(args_);
+    cpu_->run(args_.args());
   } else {
-    gpu_->launch(args_);
+    gpu_->launch(args_.args());
   }
 }
 

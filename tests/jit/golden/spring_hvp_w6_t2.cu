@@ -14,19 +14,6 @@ struct DjArgs_dj_spring_hvp_w6_t2_b64_df {
   double* values;
   double* first;
   double* second;
-  double* residual;
-  double* diag;
-  void* off;
-  const long long* slots;
-  const long long* inc_ptr;
-  const long long* inc_element;
-  const signed char* inc_vertex;
-  long long n_nodes;
-  const long long* side_ptr;
-  const int* side_element;
-  const int* side_slot;
-  const long long* node_blocks;
-  long long n_node_blocks;
   double uniform[1];
 };
 

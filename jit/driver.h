@@ -1,0 +1,91 @@
+// A driver is the code around an element's chunk functions: how an element's inputs are
+// gathered, which chunks a thread runs and where the results go. The element-local driver
+// (jit/element_driver.h) writes each element's values and derivatives to memory; assembly
+// strategies (backends/assembly/strategies/) are drivers that assemble in place.
+//
+// A driver owns everything that differs between strategies: its emitted text, its argument
+// fields (jit/kernel_args.h), its launch policy and its compile flags. lower() asks the driver
+// for each and records them in the LoweredKernel, so the backends launch any driver without
+// knowing what it is, and adding one touches neither the backends nor the lowering passes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jit/derivative_plan.h"
+#include "jit/kernel_args.h"
+
+namespace dualjit::jit {
+
+// How threads map to elements on the GPU: T threads per element (each runs chunks t, t+T,
+// ...; the T threads of an element sit in different warps so that every warp runs one
+// chunk's code: no divergence), B elements per block (a multiple of 32).
+struct LaunchLayout {
+  int threads_per_element = 1;
+  int elements_per_block = 128;
+  // Blocks per multiprocessor ptxas must fit (__launch_bounds__'s second argument): caps
+  // registers per thread to trade spills for occupancy; 0 leaves ptxas free.
+  int min_blocks = 0;
+  int block_threads() const { return threads_per_element * elements_per_block; }
+  std::string describe() const;
+};
+
+// What a driver's text is emitted from: the kernel's slots and sizes, and the layout.
+struct DriverSpec {
+  std::string symbol;
+  int n_chunks = 1;
+  std::vector<int> slot_size;     // per active input slot
+  std::vector<int> slot_offset;   // first flat input of each slot
+  std::vector<int> input_vertex;  // element vertex per slot
+  int n_inputs = 0, n_params = 0, n_uniforms = 0, n_outputs = 0;
+  size_t first_size = 0, second_size = 0;
+  bool hvp = false;
+  LaunchLayout layout;
+  std::string args_type() const { return "DjArgs_" + symbol; }
+};
+
+// How a CUDA launch covers the work: `items` names the Int64 argument counted (elements,
+// nodes, node blocks), `items_per_block` of them per block of `block_threads` threads.
+struct LaunchPolicy {
+  std::string items = "n_elements";
+  int64_t items_per_block = 128;
+  int block_threads = 128;
+  size_t dynamic_shared_bytes = 0;
+  // > 0: a persistent grid of at most this many blocks per multiprocessor.
+  int blocks_per_sm = 0;
+};
+
+struct CompileFlags {
+  // Off: no contraction of a * b + c into FMAs, so the bits do not depend on how a particular
+  // compile scheduled the arithmetic.
+  bool fused_multiply_add = true;
+  // The architecture-specific target the kernel needs ("sm_90a" for setmaxnreg); it replaces a
+  // requested "sm_90" and refuses any other architecture. Empty: any architecture.
+  std::string arch_specific;
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  // Appended to the kernel's symbol; names the driver and its options ("" for none).
+  virtual std::string suffix() const = 0;
+  // Adjusts the derivative plan before expansion (e.g. every chunk also writes values).
+  virtual void adapt(DerivativePlan&) const {}
+  // Throws std::invalid_argument naming `kernel` when the kernel, plan and driver do not fit.
+  virtual void check(const DriverSpec&, const DerivativePlan&, const std::string&) const {}
+  // Fields between the common ones (jit/element_driver.h, common_fields) and the uniforms.
+  virtual std::vector<ArgField> fields(const DriverSpec&) const = 0;
+  // Target-neutral functions after the chunk functions, used by both entries.
+  virtual std::string functions(const DriverSpec&, const DerivativePlan&) const { return {}; }
+  // extern "C" __global__ <symbol>(const <args type> a), with any CUDA-only helpers before it.
+  virtual std::string cuda_entry(const DriverSpec&, const DerivativePlan&) const = 0;
+  // extern "C" void <symbol>_host(const <args type>* a), with any host-only helpers before it;
+  // "" when the driver has no host form (runs_on_host() false).
+  virtual std::string host_entry(const DriverSpec&, const DerivativePlan&) const = 0;
+  virtual bool runs_on_host() const { return true; }
+  virtual LaunchPolicy launch(const DriverSpec&) const = 0;
+  virtual CompileFlags compile_flags() const { return {}; }
+};
+
+}  // namespace dualjit::jit

@@ -1,0 +1,26 @@
+// Text every driver shares: the target preludes, the gather of an element's inputs through
+// the connectivity, the calls of chunk functions and __launch_bounds__'s second argument.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jit/driver.h"
+
+namespace dualjit::jit {
+
+std::string cuda_prelude();
+std::string host_prelude();
+// ", N" for __launch_bounds__ when the layout asks for N blocks per multiprocessor.
+std::string bounds_min(const DriverSpec& spec);
+// Declares and fills x, v, p, u for element `e` of argument block `a`.
+std::string emit_element_loads(const DriverSpec& spec);
+// The fields every kernel's argument block starts with (what emit_element_loads reads):
+//   n_elements, conn, vertices_per_element, field[n_slots], direction[n_slots], params
+// and the one it ends with: uniform[max(n_uniforms, 1)].
+std::vector<ArgField> common_fields(const DriverSpec& spec);
+ArgField uniform_field(const DriverSpec& spec);
+// "<symbol>_c<c>(x, v, p, u, val, d1, d2);\n"
+std::string chunk_call(const DriverSpec& spec, int chunk);
+
+}  // namespace dualjit::jit
