@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
         {S::ScatterAtomic, false, true, true, 0, 1, 128, 0},
         {S::GatherByColumn, false, false, false, 0, 1, 128, 0},
         // 22..: fp32 tangents, fp64 primal (Jacobian fp32-accurate): fewer registers, so
-        // register caps that spilled hundreds of bytes in fp64 now spill little or nothing.
+        // register caps that spill hundreds of bytes in fp64 spill little or nothing here.
         {S::ScatterAtomic, true, true, false, 10, 1, 64, 0, true},
         {S::ScatterAtomic, true, true, false, 10, 1, 64, 6, true},
         {S::ScatterAtomic, true, true, false, 10, 1, 32, 12, true},
