@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         {"staged-scatter", false, true, 0, 1, 128, 0},
         {"gather-by-column", false, false, 0, 1, 128, 0},
         // 22..: fp32 tangents, fp64 primal (Jacobian fp32-accurate): fewer registers, so
-        // register caps that spilled hundreds of bytes in fp64 now spill little or nothing.
+        // register caps that spill hundreds of bytes in fp64 spill little or nothing here.
         {"staged-scatter", true, false, 10, 1, 64, 0, true},
         {"staged-scatter", true, false, 10, 1, 64, 6, true},
         {"staged-scatter", true, false, 10, 1, 32, 12, true},

@@ -8,9 +8,8 @@
 // no Aoff at all, no gathers, tiles of 32 and 96. And strategy 2 at its best: the scatter with
 // vertex 0's rows owned by node blocks (no atomics there), vertex 1's added atomically.
 // Build and run (no dualjit needed): nvcc -O3 -arch=sm_90 gather_write_out.cu && ./a.out
-// Results: bench/RESULTS.md, fifth session (run as .dev/owned.cu; since then the contiguous
-// offset is a parameter and the timing is shared through median_ms.cuh: same kernels, same
-// median of 15, not re-run).
+// Results: bench/RESULTS.md, "The memory pattern alone" and "Every strategy's memory pattern
+// alone against issue 4's target".
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>

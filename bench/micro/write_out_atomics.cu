@@ -3,7 +3,7 @@
 // write-out (diagonal atomics, Aoff fp32 stores, residual atomics), on the edge structure of
 // the 97^3 tet box (7 forward neighbours per node), natural and random node order.
 // Build and run (no dualjit needed): nvcc -O3 -arch=sm_90 write_out_atomics.cu && ./a.out
-// Results: bench/RESULTS.md, fourth session.
+// Results: bench/RESULTS.md, "What bounds the FUN3D assembly".
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>

@@ -4,6 +4,7 @@
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "support/element_problem.h"
+#include "support/gpu.h"
 #include "support/random_kernel.h"
 
 using namespace dualjit;
@@ -79,17 +80,11 @@ void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, 
                    << " B local, ptxas spills " << ck.image().ptxas.spill_store_bytes << " B");
 }
 
-bool have_gpu() {
-  if (cuda::driver_available()) return true;
-  MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-  return false;
-}
-
 }  // namespace
 
 TEST_SUITE("gpu") {
-  TEST_CASE("CUDA backend equals the reference: Roe flux, all widths and layouts") {
-    if (!have_gpu()) return;
+  TEST_CASE("CUDA backend equals the reference: Roe flux, all widths and layouts" *
+            test::needs_gpu()) {
     const Kernel roe = cfd::roe_flux_kernel();
     for (int w : {1, 2, 3, 5, 10}) {
       for (jit::LaunchLayout layout : {jit::LaunchLayout{1, 128}, jit::LaunchLayout{2, 64}}) {
@@ -101,8 +96,8 @@ TEST_SUITE("gpu") {
     check_gpu(roe, Mode::Jacobian, 2, {1, 128}, true, /*max_statements=*/100);
   }
 
-  TEST_CASE("CUDA backend equals the reference: spring, Arrhenius, random graphs") {
-    if (!have_gpu()) return;
+  TEST_CASE("CUDA backend equals the reference: spring, Arrhenius, random graphs" *
+            test::needs_gpu()) {
     const Kernel spring = test::spring_kernel(), rate = test::arrhenius_kernel();
     for (int w : {1, 3, 6}) check_gpu(spring, Mode::Hessian, w, {1, 64});
     check_gpu(spring, Mode::Hessian, 2, {3, 32});
@@ -120,9 +115,8 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE(
-      "CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference") {
-    if (!have_gpu()) return;
+  TEST_CASE("CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference" *
+            test::needs_gpu()) {
     test::RandomKernelOptions ro;
     ro.n_inputs = 20;
     ro.n_nodes = 2000;
@@ -132,8 +126,7 @@ TEST_SUITE("gpu") {
     check_gpu(big, Mode::Jacobian, 10, {1, 128});
   }
 
-  TEST_CASE("CUDA backend: the module is loaded once per process") {
-    if (!have_gpu()) return;
+  TEST_CASE("CUDA backend: the module is loaded once per process" * test::needs_gpu()) {
     jit::KernelCache cache(std::nullopt);
     jit::LoweringOptions o;
     o.mode = Mode::Gradient;

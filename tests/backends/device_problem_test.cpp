@@ -11,6 +11,7 @@
 #include "backends/assembly/device_problem.h"
 #include "backends/cpu/host_compiler.h"
 #include "backends/mesh/export.h"
+#include "support/gpu.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -275,12 +276,6 @@ Eigen::MatrixXd dense_from_bsr(const std::vector<int32_t>& row_ptr,
   return a;
 }
 
-bool have_gpu() {
-  if (cuda::driver_available()) return true;
-  MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-  return false;
-}
-
 }  // namespace
 
 TEST_CASE("slot gather: every stored element pair once, in its block, in element order") {
@@ -470,8 +465,8 @@ TEST_CASE("host build of the assembly kernels reproduces the host Problem: vecto
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("DeviceProblem equals the host Problem: energy, gradient, Hessian, HVP") {
-    if (!have_gpu()) return;
+  TEST_CASE("DeviceProblem equals the host Problem: energy, gradient, Hessian, HVP" *
+            test::needs_gpu()) {
     Problem p = energy_problem(300, 11);
     std::mt19937_64 rng(12);
     const auto x = uniform(900, -1.0, 1.0, rng), v = uniform(900, -1.0, 1.0, rng);
@@ -499,8 +494,8 @@ TEST_SUITE("gpu") {
     CHECK(bit_identical(d.hessian(x, mesh::Symmetry::Upper).values, hu.values));
   }
 
-  TEST_CASE("DeviceProblem equals the host Problem: residual, Jacobian, element Jacobians") {
-    if (!have_gpu()) return;
+  TEST_CASE("DeviceProblem equals the host Problem: residual, Jacobian, element Jacobians" *
+            test::needs_gpu()) {
     Problem p = vector_problem(200, 13);
     const auto q = roe_state(200, 14);
     assembly::DeviceProblemOptions o;
@@ -525,8 +520,7 @@ TEST_SUITE("gpu") {
     CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
   }
 
-  TEST_CASE("DeviceProblem: device BSR export multiplies like cuSPARSE bsrmv") {
-    if (!have_gpu()) return;
+  TEST_CASE("DeviceProblem: device BSR export multiplies like cuSPARSE bsrmv" * test::needs_gpu()) {
     Problem p = energy_problem(150, 15);
     std::mt19937_64 rng(16);
     const auto x = uniform(450, -1.0, 1.0, rng), v = uniform(450, -1.0, 1.0, rng);
@@ -574,8 +568,7 @@ extern "C" __global__ void bsr_spmv(int mb, int dim, const int* row_ptr, const i
     CHECK(d.jacobian_bsr().nnzb == p.pattern().n_blocks());
   }
 
-  TEST_CASE("DeviceProblem: bad input names what is wrong") {
-    if (!have_gpu()) return;
+  TEST_CASE("DeviceProblem: bad input names what is wrong" * test::needs_gpu()) {
     Problem p = energy_problem(20, 17);
     assembly::DeviceProblem d(p);
     CHECK_THROWS_WITH_AS(d.gradient(std::vector<double>(59, 0.0)), doctest::Contains("expected 60"),

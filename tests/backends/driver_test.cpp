@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/gpu.h"
+
 using namespace dualjit::cuda;
 
 namespace {
@@ -77,7 +79,8 @@ Module& test_module() {
 
 }  // namespace
 
-// First in the file so that, in a default run, these threads race for the lazy loader.
+// Every thread must see the same answer. They race for the lazy loader only where nothing asked
+// before; here test::needs_gpu() has asked already, when the GPU cases were registered.
 TEST_CASE("the driver loader is safe to call from several threads at once") {
   std::vector<std::thread> threads;
   std::vector<int> available(8, -1);
@@ -144,11 +147,7 @@ TEST_CASE("without a usable driver, everything reports it cleanly") {
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("devices and the primary context") {
-    if (!driver_available()) {
-      MESSAGE("skipped: no GPU");
-      return;
-    }
+  TEST_CASE("devices and the primary context" * dualjit::test::needs_gpu()) {
     CHECK(driver_version() >= 11030);
     auto all = devices();
     REQUIRE_FALSE(all.empty());
@@ -171,11 +170,7 @@ TEST_SUITE("gpu") {
     CHECK_THROWS_AS(Context::primary(static_cast<int>(all.size())), CudaError);
   }
 
-  TEST_CASE("device buffers round-trip and check their bounds") {
-    if (!driver_available()) {
-      MESSAGE("skipped: no GPU");
-      return;
-    }
+  TEST_CASE("device buffers round-trip and check their bounds" * dualjit::test::needs_gpu()) {
     auto values = random_values(1000, 7, -3.0, 3.0);
     DeviceBuffer buffer = DeviceBuffer::from(values);
     CHECK(buffer.bytes() == values.size() * sizeof(double));
@@ -210,11 +205,7 @@ TEST_SUITE("gpu") {
     CHECK(empty.to_vector<double>().empty());
   }
 
-  TEST_CASE("an NVRTC kernel loads, launches and matches the host") {
-    if (!driver_available()) {
-      MESSAGE("skipped: no GPU");
-      return;
-    }
+  TEST_CASE("an NVRTC kernel loads, launches and matches the host" * dualjit::test::needs_gpu()) {
     Module& module = test_module();
     CUfunction f = module.function("axpy_sin");
     auto attrs = attributes(f);
@@ -257,11 +248,8 @@ TEST_SUITE("gpu") {
     CHECK(bad == 0);
   }
 
-  TEST_CASE("dynamic shared memory above 48 KiB needs set_max_dynamic_shared") {
-    if (!driver_available()) {
-      MESSAGE("skipped: no GPU");
-      return;
-    }
+  TEST_CASE("dynamic shared memory above 48 KiB needs set_max_dynamic_shared" *
+            dualjit::test::needs_gpu()) {
     CUfunction f = test_module().function("reverse_chunks");
     const int per_block = 8192;  // 64 KiB of doubles
     const unsigned shared = per_block * sizeof(double);
@@ -298,11 +286,7 @@ TEST_SUITE("gpu") {
     CHECK(bad == 0);
   }
 
-  TEST_CASE("module and launch errors name what failed") {
-    if (!driver_available()) {
-      MESSAGE("skipped: no GPU");
-      return;
-    }
+  TEST_CASE("module and launch errors name what failed" * dualjit::test::needs_gpu()) {
     Context::primary();
     bool threw = false;
     try {

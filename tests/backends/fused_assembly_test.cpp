@@ -13,6 +13,7 @@
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
 #include "jit/launch_args.h"
+#include "support/gpu.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -390,11 +391,8 @@ TEST_CASE("warp-specialised gather kernels compile for sm_90a spill-free; misuse
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("GPU staged scatter (coalesced, direct Aoff stores, pre-reduction) equals the host") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU staged scatter (coalesced, direct Aoff stores, pre-reduction) equals the host" *
+            test::needs_gpu()) {
     // A tet edge mesh (single writer per Aoff slot: direct stores) with its far-field term,
     // and random edges (repeated pairs: atomics), in natural and random node order.
     const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(9, 8, 7));
@@ -434,11 +432,8 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("GPU fused assembly equals the serial assembly; gather-by-column is deterministic") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU fused assembly equals the serial assembly; gather-by-column is deterministic" *
+            test::needs_gpu()) {
     Problem p = roe_edges(2000, 12000, 45);
     const auto q = roe_state(2000, 46);
     const auto ref_r = p.residual(q);
@@ -470,11 +465,8 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("GPU staged gather: owned rows, no atomics, bit-identical across runs") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU staged gather: owned rows, no atomics, bit-identical across runs" *
+            test::needs_gpu()) {
     // Tet edge mesh (one writer per off slot) with the far-field term (k = 1, added after
     // the edge kernel stored the rows), natural and randomly renumbered nodes.
     const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(9, 8, 7));
@@ -546,11 +538,8 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("GPU staged gather: a hub node with more elements than a tile runs several tiles") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU staged gather: a hub node with more elements than a tile runs several tiles" *
+            test::needs_gpu()) {
     // Node 0 is vertex 0 of 300 edges and node 1 vertex 1 of 150: blocks of their own with
     // several tiles of 64 (or 32) per side, next to ordinary ones.
     Problem p = roe_edges(400, 500, 53);
@@ -586,11 +575,8 @@ TEST_SUITE("gpu") {
 
   TEST_CASE(
       "GPU gather by column: the same bits for any tile, staged, unstaged or warp-specialised, "
-      "and on the CPU") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+      "and on the CPU" *
+      test::needs_gpu()) {
     // A tet edge mesh with its far-field term (one writer per off slot), and random edges
     // with two hub nodes (runs over several tiles). The Roe flux uses only correctly rounded
     // operations (+ - * / sqrt fabs), so with no FMA contraction on either side the GPU's

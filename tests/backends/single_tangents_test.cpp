@@ -11,6 +11,7 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
+#include "support/gpu.h"
 
 using namespace dualjit;
 using assembly::FusedOptions;
@@ -114,11 +115,8 @@ TEST_CASE("single tangents lower the register demand of the Roe Jacobian (sm_90,
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("GPU single tangents: fp64 residual, fp32-accurate Adiag and Aoff") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU single tangents: fp64 residual, fp32-accurate Adiag and Aoff" *
+            test::needs_gpu()) {
     Case c = roe_case();
     for (jit::LaunchLayout layout : {jit::LaunchLayout{1, 64}, jit::LaunchLayout{1, 64, 6}}) {
       FusedOptions o;

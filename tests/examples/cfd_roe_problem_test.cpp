@@ -15,6 +15,7 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_flux.h"
 #include "examples/cfd/roe_problem.h"
+#include "support/gpu.h"
 
 using namespace dualjit;
 
@@ -455,11 +456,8 @@ TEST_CASE("entropy fix at sonic points: derivatives equal complex step and centr
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("GPU FUN3D assembly of the CFD problem equals the host, every strategy") {
-    if (!cuda::driver_available()) {
-      MESSAGE("skipped: no GPU (" << cuda::driver_unavailable_reason() << ")");
-      return;
-    }
+  TEST_CASE("GPU FUN3D assembly of the CFD problem equals the host, every strategy" *
+            test::needs_gpu()) {
     const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(10, 9, 8));
     assembly::Problem p = cfd::roe_problem(em);
     const auto q = cfd::perturbed_state(em.n_nodes, {}, 0.2, 14);

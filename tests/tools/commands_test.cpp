@@ -130,6 +130,11 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
   CHECK(contains(cold.out, "backend: CPU"));
   CHECK(contains(cold.out, "problem cfd-roe (jacobian)"));
   CHECK(contains(cold.out, "the host compiler compiled"));
+  // Start-up in parts: the kernel step's own count (both kernels), then the structure.
+  CHECK(contains(cold.out, "(2 compiled, 0 from the disk cache, 0 from memory)"));
+  CHECK(contains(cold.out, "structure (patterns, incidences, allocations, uploads): "));
+  CHECK(contains(cold.out, "prepared in "));
+  CHECK(!contains(cold.out, "not timed apart"));
   CHECK(contains(cold.out, "Jacobian off-diagonal blocks (fp32)"));
   CHECK(contains(cold.out, "cache: " + dir.path().string()));
   CHECK(contains(cold.out, "demo: ok"));
@@ -137,12 +142,18 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
   REQUIRE(warm.rc == 0);
   CHECK(contains(warm.out, "\"compiled_now\":false"));
   CHECK(contains(warm.out, "\"cache_misses\":0"));
+  CHECK(contains(warm.out, "\"kernels_compiled\":0,\"kernels_from_disk\":2"));
+  CHECK(contains(warm.out, "\"kernel_seconds\":"));
+  CHECK(contains(warm.out, "\"structure_seconds\":"));
+  CHECK(!contains(warm.out, "_seconds\":-1"));
   CHECK(contains(warm.out, "\"ok\":true"));
   const auto spring =
       run_tool(dir.path(), {"demo", "--cpu", "--problem", "spring", "--size", "2000"});
   INFO(spring.out);
   CHECK(spring.rc == 0);
   CHECK(contains(spring.out, "assembled gradient (host Problem)"));
+  CHECK(contains(spring.out, "(1 compiled, 0 from the disk cache, 0 from memory)"));
+  CHECK(contains(spring.out, "structure (patterns, incidences, allocations, uploads): "));
 }
 
 TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pin holds") {

@@ -1,6 +1,7 @@
 #include "tools/registry/element_problem.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -114,6 +115,11 @@ class ElementProblem : public ProblemInstance {
 
 ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Target target)
     : p_(p), target_(target) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto structure_seconds = [&] {  // the rest of the constructor
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+           stats_.kernel_seconds;
+  };
   const auto& d = p.data();
   const int64_t n = p.n_elements();
   const auto& l = lowered;
@@ -134,7 +140,9 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
   args_.vertices_per_element = d.vertices;
   args_.uniforms = d.uniforms;
   if (target == Target::Cpu) {
+    const KernelStepTimer kernel_step;
     cpu_ = std::make_unique<cpu::CpuKernel>(std::move(lowered));
+    kernel_step.stop(stats_);
     stats_.compiled_now = cpu_->compiled_now();
     args_.conn = d.conn.data();
     args_.fields.assign(d.input_vertex.size(), d.field.data());
@@ -143,9 +151,12 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
     args_.values = host_.values.data();
     args_.first = host_.first.empty() ? nullptr : host_.first.data();
     args_.second = host_.second.empty() ? nullptr : host_.second.data();
+    stats_.structure_seconds = structure_seconds();
     return;
   }
+  const KernelStepTimer kernel_step;
   gpu_ = std::make_unique<cuda::CudaKernel>(std::move(lowered));
+  kernel_step.stop(stats_);
   stats_.compiled_now = gpu_->compiled_now();
   const auto attr = gpu_->attributes();
   stats_.registers = attr.registers;
@@ -165,6 +176,7 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
   args_.values = dp(d_values_);
   args_.first = host_.first.empty() ? nullptr : dp(d_first_);
   args_.second = host_.second.empty() ? nullptr : dp(d_second_);
+  stats_.structure_seconds = structure_seconds();
 }
 
 void ElementRun::run() {

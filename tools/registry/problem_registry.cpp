@@ -25,6 +25,19 @@ Registry& registry() {
 
 }  // namespace
 
+KernelStepTimer::KernelStepTimer()
+    : start_(std::chrono::steady_clock::now()), before_(jit::KernelCache::global().stats()) {}
+
+void KernelStepTimer::stop(RunStats& into) const {
+  into.kernel_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const jit::KernelCache::Stats after = jit::KernelCache::global().stats();
+  into.kernel_lookups.memory_hits = after.memory_hits - before_.memory_hits;
+  into.kernel_lookups.disk_hits = after.disk_hits - before_.disk_hits;
+  into.kernel_lookups.misses = after.misses - before_.misses;
+  into.kernel_lookups.corrupt = after.corrupt - before_.corrupt;
+}
+
 std::vector<BaselineInfo> ProblemInstance::baselines(Mode, Target) const {
   return {};
 }

@@ -8,6 +8,7 @@
 // dualjit_registry and whatever it uses; see tests/tools/plugin_problem.cpp.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "backends/tuning/fused_config.h"
 #include "dsl/kernel.h"
 #include "dsl/mode.h"
+#include "jit/kernel_cache.h"
 #include "jit/lowering.h"
 
 namespace dualjit::tools {
@@ -28,6 +30,23 @@ struct RunStats {
   int registers = -1, spill_bytes = -1;  // GPU: largest over the kernels; -1 on the CPU
   bool compiled_now = false;             // some kernel was compiled rather than loaded
   std::string kernels;                   // the kernel symbols, comma-separated
+  // Where prepare() spent its time, for runs that measure the parts apart (-1 where not): a warm
+  // start is cheap in kernels, and what remains is the structure, not the cache.
+  double kernel_seconds = -1;              // compiling, or loading from the cache, the kernels
+  double structure_seconds = -1;           // patterns, incidences, device allocations and uploads
+  jit::KernelCache::Stats kernel_lookups;  // the global kernel cache's answers for the kernels
+};
+
+// Measures a run's kernel step for RunStats: its wall time and the global kernel cache's
+// answers while it ran.
+class KernelStepTimer {
+ public:
+  KernelStepTimer();
+  void stop(RunStats& into) const;  // sets kernel_seconds and kernel_lookups
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  jit::KernelCache::Stats before_;
 };
 
 struct CheckResult {
