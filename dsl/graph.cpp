@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "dsl/normalize.h"
 #include "dsl/scalar_ops.h"
 
 namespace dualjit {
@@ -101,7 +102,8 @@ NodeId Graph::make(Op op, NodeId a, NodeId b, NodeId c) {
   }
   if (op_info(op).commutative && a > b) std::swap(a, b);
   if (options_.simplify) {
-    const NodeId s = simplified(op, a, b, c);
+    NodeId s = simplified(op, a, b, c);
+    if (s == kNoNode) s = normalized(*this, op, a, b, c);
     if (s != kNoNode) return s;
   }
   Node n;

@@ -1,6 +1,7 @@
 // The expression graph: SSA nodes in topological order (an operand's id is always smaller
 // than its user's), hash-consed so that building the same subexpression twice yields the
-// same node, with constants folded and trivial identities removed as nodes are made.
+// same node, with constants folded, trivial identities removed and arithmetic normalised
+// (dsl/normalize.h) as nodes are made.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +34,8 @@ struct Node {
 };
 
 struct GraphOptions {
-  // Constant folding and identity removal; off only to measure what they save and to
-  // build the unpruned baseline in jit/.
+  // Constant folding, identity removal and normalisation; off only to measure what they
+  // save and to build the unpruned baseline in jit/.
   bool simplify = true;
   // Sharing of identical subexpressions; off only for the unpruned baseline, which models
   // operator-overloading duals that recompute what they are asked to.

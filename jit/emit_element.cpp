@@ -61,13 +61,31 @@ std::string c_literal_float(double value) {
 
 namespace {
 
+// Comparisons whose every reader is a select's condition are emitted as C booleans that the
+// select tests directly; others (stored, or used as numbers) keep the 1.0 / 0.0 value.
+std::vector<uint8_t> predicate_marks(const ScalarProgram& p) {
+  const Graph& g = *p.graph;
+  std::vector<uint8_t> pred(g.size(), 0);
+  for (NodeId id : p.order) {
+    pred[id] = op_info(g.node(id).op).cls == OpClass::Comparison;
+  }
+  for (NodeId id : p.order) {
+    const Node& n = g.node(id);
+    for (int k = 0; k < op_arity(n.op); ++k) {
+      if (!(n.op == Op::Select && k == 0)) pred[n.operand(k)] = 0;
+    }
+  }
+  for (const Store& st : p.stores) pred[st.node] = 0;
+  return pred;
+}
+
 // The C type of each value. Under single tangents the derivative arithmetic is float, and
 // so is every primal value that only derivative arithmetic reads (the partials such as 1/x:
 // computed in double, rounded once), because those, live across all directions of a chunk,
 // hold most of the registers. Values the primal or the value outputs read stay double.
 class Typing {
  public:
-  Typing(const ScalarProgram& p, bool single_tangents) {
+  Typing(const ScalarProgram& p, bool single_tangents) : predicate_(predicate_marks(p)) {
     if (!single_tangents || p.primal.empty()) return;
     const Graph& g = *p.graph;
     const size_t n = g.size();
@@ -84,7 +102,7 @@ class Typing {
       const Node& nd = g.node(static_cast<NodeId>(i));
       const bool computed = !(nd.op == Op::Const || is_leaf(nd.op));
       const bool f = computed && (!primal_[i] || (read[i] && !read_by_double[i]));
-      float_[i] = f;
+      float_[i] = f && !predicate_[i];
       for (int k = 0; k < op_arity(nd.op); ++k) {
         read[nd.operand(k)] = 1;
         if (!f) read_by_double[nd.operand(k)] = 1;
@@ -96,10 +114,13 @@ class Typing {
   bool float_arithmetic(NodeId id) const {
     return is_float(id) && !primal_[static_cast<size_t>(id)];
   }
-  const char* type(NodeId id) const { return is_float(id) ? "float" : "double"; }
+  bool is_predicate(NodeId id) const { return predicate_[static_cast<size_t>(id)] != 0; }
+  const char* type(NodeId id) const {
+    return is_predicate(id) ? "bool" : (is_float(id) ? "float" : "double");
+  }
 
  private:
-  std::vector<uint8_t> float_, primal_;
+  std::vector<uint8_t> predicate_, float_, primal_;
 };
 
 const char* store_array(Target t) {
@@ -126,7 +147,8 @@ constexpr const char* kParams =
 
 // The statement defining `id` (constants are inlined by the caller). A float statement
 // reads constants as float literals and primal values through a conversion, so its
-// arithmetic stays in float; a select's condition is read as it is.
+// arithmetic stays in float; a select's condition is read as it is, and tested directly
+// when it is a predicate.
 std::string definition(const Graph& g, NodeId id, const std::vector<std::string>& name,
                        const Typing& ty) {
   const Node& n = g.node(id);
@@ -138,6 +160,12 @@ std::string definition(const Graph& g, NodeId id, const std::vector<std::string>
     const Node& an = g.node(a);
     return an.op == Op::Const ? c_literal_float(an.value) : "(float)" + name[a];
   };
+  if (ty.is_predicate(id)) {
+    return arg(n.a, 0) + " " + std::string(op_info(n.op).c_name) + " " + arg(n.b, 1);
+  }
+  if (n.op == Op::Select && ty.is_predicate(n.a)) {
+    return "(" + name[n.a] + " ? " + arg(n.b, 1) + " : " + arg(n.c, 2) + ")";
+  }
   return c_expression(n.op, arg(n.a, 0), arg(n.b, 1), arg(n.c, 2));
 }
 

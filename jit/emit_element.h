@@ -1,6 +1,7 @@
 // Element function text from a scheduled scalar program: straight-line scalar C, one
 // `const double` per value (or `const float` for derivative arithmetic under single
-// tangents), target-neutral (the prelude of each target defines DJ_FN).
+// tangents, `const bool` for a comparison that only selects read), target-neutral (the
+// prelude of each target defines DJ_FN).
 #pragma once
 
 #include <string>

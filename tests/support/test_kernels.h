@@ -41,6 +41,30 @@ inline Kernel arrhenius_kernel() {
   });
 }
 
+// One output per rewrite of dsl/normalize.h (negations moved out of sums, products,
+// quotients, selects and abs; constant factors combined), and comparisons both as predicates
+// that only selects read and as 0/1 values used as numbers. Built unsimplified
+// (options.simplify = false) it is the reference the normalised kernel must equal.
+inline Kernel negations_kernel(GraphOptions options = {}) {
+  return Kernel(
+      "negations",
+      [](KernelBuilder& kb) {
+        auto x = kb.input("x", 4);
+        auto p = kb.param("p", 1);
+        const Expr u = kb.uniform("u");
+        const Expr a = x[0] * x[1] + p[0], b = sin(x[2]) * x[3], c = x[1] - u;
+        const Expr d = 1.0 + x[3] * x[3];
+        const Expr na = -a, nb = -b;
+        kb.output("f", {na + nb, a + nb, na + b, a - nb, na - b, na - nb, na * b + a * nb * c,
+                        na * nb, na / d + a / -d + na / -d, select(a < b, na, nb) + abs(nb),
+                        (a + a) * 0.5 * c + (nb + nb) * c,
+                        3.0 * (2.0 * b) + 0.25 * (3.0 * c) + 3.0 * (3.0 * a), a / 4.0 + b / 3.0,
+                        a + (-2.0) * c + (c - (-0.5)), (a > c) * b + select(x[0] >= x[1], a * b, c),
+                        min(na, nb) + max(a, nb)});
+      },
+      options);
+}
+
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {

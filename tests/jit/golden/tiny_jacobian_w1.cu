@@ -31,15 +31,15 @@ DJ_FN void dj_tiny_jacobian_w1_t1_b128_nm_c0(const double* __restrict__ x, const
   const double t7 = t3 + t6;
   val[0] = t7;
   const double t8 = t0 * t0;
-  const double t9 = t0 + t0;
-  const double t10 = t4 + t8;
-  const double t11 = sqrt(t10);
-  const double t13 = 0.5 / t11;
-  const double t14 = t9 * t13;
-  const double t15 = t2 * t11;
-  val[1] = t15;
-  const double t16 = t2 * t14;
-  d1[2] = t16;
+  const double t10 = t0 * 2.0;
+  const double t11 = t4 + t8;
+  const double t12 = sqrt(t11);
+  const double t14 = 0.5 / t12;
+  const double t15 = t10 * t14;
+  const double t16 = t2 * t12;
+  val[1] = t16;
+  const double t17 = t2 * t15;
+  d1[2] = t17;
 }
 
 DJ_FN void dj_tiny_jacobian_w1_t1_b128_nm_c1(const double* __restrict__ x, const double* __restrict__ v,
