@@ -153,8 +153,9 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, P
   // between building structure, and then find them in the process's cache. (They lower them
   // again, about 10 ms for the Roe kernels, counted as structure.)
   const KernelStepTimer kernel_step;
-  for (jit::LoweredKernel& l :
+  for (assembly::FusedKernel& f :
        assembly::fused_kernels(prob, o, /*off_single=*/true, target == Target::Cuda)) {
+    jit::LoweredKernel& l = f.lowered;
     const bool compiled = target == Target::Cuda ? cuda::CudaKernel(std::move(l)).compiled_now()
                                                  : cpu::CpuKernel(std::move(l)).compiled_now();
     stats_.compiled_now = stats_.compiled_now || compiled;
