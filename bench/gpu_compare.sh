@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One device call that measures this tree against an earlier one on the same GPU, alternating
+# runs so that clock drift affects both alike: the Roe FUN3D assembly (default configuration
+# and the gathers, bench/assembly_strategies), the tuned-vs-default choice (dualjit bench) and
+# the energy terms on the 1 M-vertex spring grid (bench/device_problem_bench). The earlier tree
+# is a source copy at $BEFORE (default .dev/before, e.g. `git archive REV | tar -x -C
+# .dev/before`). Stages: build, test (the whole suite with DUALJIT_REQUIRE_GPU=1), compare,
+# tune. Usage: bench/gpu_compare.sh [stages...] (default: build test compare)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+before=${BEFORE:-.dev/before}
+mkdir -p "$out"
+stages=${*:-build test compare}
+has() { [[ " $stages " == *" $1 "* ]]; }
+if has build; then
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+  cmake --build build-gpu -j16 > "$out/build.log" 2>&1 || { grep -m20 -A3 error "$out/build.log"; exit 1; }
+  if [[ -d $before ]]; then
+    cmake -S "$before" -B build-before -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=OFF > "$out/cmake_before.log" 2>&1 || { tail -30 "$out/cmake_before.log"; exit 1; }
+    cmake --build build-before -j16 --target assembly_strategies device_problem_bench dualjit_cli > "$out/build_before.log" 2>&1 || { grep -m20 -A3 error "$out/build_before.log"; exit 1; }
+  fi
+  echo "built"
+fi
+if has test; then
+  (cd build-gpu && DUALJIT_REQUIRE_GPU=1 ctest -j4 --output-on-failure) > "$out/ctest.log" 2>&1; echo "ctest rc=$?" | tee -a "$out/ctest.log"
+  tail -10 "$out/ctest.log"
+  for s in test_backends test_examples; do
+    DUALJIT_REQUIRE_GPU=1 ./build-gpu/tests/$s -ts=gpu 2>&1 | grep -E "ERROR|test cases|assertions" | tee -a "$out/gpu_tests.log"
+  done
+fi
+if has compare; then
+  export DJ_ORDERINGS=natural
+  # Case 5: staged scatter W10 1x64 (the default); 32: staged gather W5 1x64; 40: the
+  # warp-specialised gather (case numbers of bench/assembly_strategies.cpp, equal in both trees).
+  for round in 1 2 3; do
+    for tree in before gpu; do
+      [[ -x build-$tree/bench/assembly_strategies ]] || continue
+      DJ_CASES=5,32,40 CUDA_CACHE_DISABLE=1 DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache \
+        ./build-$tree/bench/assembly_strategies 96 2>&1 | grep -E "^dj_|copy bandwidth|floor" \
+        | sed "s/^/[$tree $round] /" | tee -a "$out/compare_assembly.log"
+    done
+  done
+  for round in 1 2; do
+    for tree in before gpu; do
+      [[ -x build-$tree/bench/device_problem_bench ]] || continue
+      DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache ./build-$tree/bench/device_problem_bench \
+        --grid 100 --reps 20 2>&1 | tail -9 | sed "s/^/[$tree $round] /" | tee -a "$out/compare_energy.log"
+    done
+  done
+fi
+if has tune; then
+  export DUALJIT_CACHE_DIR=$PWD/build-gpu/tune-cache
+  ./build-gpu/tools/dualjit autotune cfd-roe --size 6000000 --budget "${AUTOTUNE_BUDGET:-150}" > "$out/autotune.log" 2>&1; echo "autotune rc=$?" >> "$out/autotune.log"
+  grep -v "^\[" "$out/autotune.log" | tail -40
+  ./build-gpu/tools/dualjit bench cfd-roe --size 6000000 2>&1 | tee "$out/bench_cli.log" | tail -12
+  for run in cold warm; do
+    [[ $run == cold ]] && rm -rf "$PWD/build-gpu/demo-cache"
+    DUALJIT_CACHE_DIR=$PWD/build-gpu/demo-cache CUDA_CACHE_DISABLE=1 ./build-gpu/tools/dualjit demo > "$out/demo_$run.log" 2>&1
+    echo "demo $run rc=$?" >> "$out/demo_$run.log"
+  done
+  cat "$out/demo_warm.log"
+fi
