@@ -1,4 +1,4 @@
-// GPU assembly of a mass-spring energy (DeviceProblem): energy, gradient, Hessian (general and
+// GPU assembly of a mass-spring energy (assembly::Assembler): energy, gradient, Hessian (general and
 // upper block CSR) and Hessian-vector product on an n^3 grid spring network (axis springs plus a
 // per-vertex inertia term; n = 100 gives 1 M vertices, 2.97 M springs), timed with CUDA events
 // after warm-up, medians of repeated runs. Also checks that repeated runs are bit-identical.
@@ -12,7 +12,7 @@
 #include <random>
 #include <string>
 
-#include "backends/assembly/device_problem.h"
+#include "backends/assembly/assembler.h"
 #include "backends/tuning/timing.h"
 #include "examples/mesh_energy/spring_energy.h"
 
@@ -120,9 +120,10 @@ int main(int argc, char** argv) {
   }
   problem.add_term(std::move(inertia));
 
-  assembly::DeviceProblemOptions options;
-  options.width = width;
-  assembly::DeviceProblem d(problem, options);
+  assembly::AssemblerOptions options;
+  options.backend = assembly::Backend::Cuda;
+  options.element_width = width;
+  assembly::Assembler d(problem, options);
   d.set_state(x);
   d.set_direction(v);
   const double setup_s = seconds_since(t_setup);

@@ -59,6 +59,14 @@ bool off_blocks_single_writer(Problem& p) {
   return std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
 }
 
+namespace {
+
+int strategy_default_width(const std::string& name, int vertices, int block) {
+  return make_fused_strategy(name, {})->default_width(vertices, block);
+}
+
+}  // namespace
+
 std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool off_single,
                                        bool gpu) {
   std::string name = o.strategy;
@@ -73,7 +81,7 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
     spec.first_term = out.empty();
     jit::LoweringOptions lo;
     lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
-    lo.width = o.width > 0 ? o.width : p.block_size();
+    lo.width = o.width > 0 ? o.width : strategy_default_width(name, t.elements.k, p.block_size());
     lo.layout = o.layout;
     lo.input_vertex = t.input_vertex;
     lo.single_tangents = o.single_tangents && o.jacobian;
@@ -86,14 +94,14 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
 
 // A vector term's kernel and its structure where the kernel runs.
 template <class OffT>
-struct HostAssembly<OffT>::Term {
+struct HostFusedAssembly<OffT>::Term {
   size_t index;
   std::shared_ptr<const FusedStrategy> strategy;
   TermStructure structure;
 };
 
 template <class OffT>
-HostAssembly<OffT>::HostAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+HostFusedAssembly<OffT>::HostFusedAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
   const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
   size_t k = 0;
@@ -107,16 +115,16 @@ HostAssembly<OffT>::HostAssembly(Problem& p, const FusedOptions& o) : problem_(p
 }
 
 template <class OffT>
-HostAssembly<OffT>::~HostAssembly() = default;
+HostFusedAssembly<OffT>::~HostFusedAssembly() = default;
 
 template <class OffT>
-void HostAssembly<OffT>::run(std::span<const double> state, std::vector<double>& residual,
+void HostFusedAssembly<OffT>::run(std::span<const double> state, std::vector<double>& residual,
                              mesh::SplitBlockCsr<OffT>& jacobian) const {
   Problem& p = problem_;
   const int64_t B = p.block_size(), n = p.n_nodes();
   const auto expect = [&](const char* what, size_t got, size_t want) {
     if (got != want) {
-      throw ProblemError("HostAssembly: " + std::string(what) + " has " + std::to_string(got) +
+      throw ProblemError("HostFusedAssembly: " + std::string(what) + " has " + std::to_string(got) +
                          " values, expected " + std::to_string(want));
     }
   };
@@ -143,22 +151,11 @@ void HostAssembly<OffT>::run(std::span<const double> state, std::vector<double>&
   }
 }
 
-template class HostAssembly<float>;
-template class HostAssembly<double>;
+template class HostFusedAssembly<float>;
+template class HostFusedAssembly<double>;
 
 template <class OffT>
-void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& options,
-                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian) {
-  HostAssembly<OffT>(p, options).run(state, residual, jacobian);
-}
-
-template void assemble_on_host<float>(Problem&, std::span<const double>, const FusedOptions&,
-                                      std::vector<double>&, mesh::SplitBlockCsr<float>&);
-template void assemble_on_host<double>(Problem&, std::span<const double>, const FusedOptions&,
-                                       std::vector<double>&, mesh::SplitBlockCsr<double>&);
-
-template <class OffT>
-struct DeviceAssembly<OffT>::Term {
+struct DeviceFusedAssembly<OffT>::Term {
   size_t index;
   cuda::DeviceBuffer conn, params;
   std::vector<std::pair<std::string, cuda::DeviceBuffer>> arrays;  // the strategy's structure
@@ -166,7 +163,7 @@ struct DeviceAssembly<OffT>::Term {
 };
 
 template <class OffT>
-DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
   const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
   // The first kernel may store every node's rows; all share the decision on Aoff.
@@ -192,26 +189,16 @@ DeviceAssembly<OffT>::DeviceAssembly(Problem& p, const FusedOptions& o) : proble
     kernels_.push_back(std::make_unique<cuda::CudaKernel>(std::move(f.lowered)));
     terms_.push_back(std::move(d));
   }
-  state_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
   residual_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
   diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
   off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
 }
 
 template <class OffT>
-DeviceAssembly<OffT>::~DeviceAssembly() = default;
+DeviceFusedAssembly<OffT>::~DeviceFusedAssembly() = default;
 
 template <class OffT>
-void DeviceAssembly<OffT>::set_state(std::span<const double> state) {
-  if (state.size() * sizeof(double) != state_.bytes()) {
-    throw ProblemError("DeviceAssembly: state has " + std::to_string(state.size()) +
-                       " values, expected " + std::to_string(state_.bytes() / sizeof(double)));
-  }
-  state_.upload(state.data(), state_.bytes());
-}
-
-template <class OffT>
-void DeviceAssembly<OffT>::run(CUstream stream) {
+void DeviceFusedAssembly<OffT>::run(const double* state, CUstream stream) {
   // Zeroing goes on the assembly's stream, so it is ordered before the kernels.
   if (zero_rows_) {
     residual_.fill_bytes_async(0, stream);
@@ -224,7 +211,7 @@ void DeviceAssembly<OffT>::run(CUstream stream) {
   for (size_t i = 0; i < terms_.size(); ++i) {
     const Term& d = terms_[i];
     const assembly::Term& t = problem_.term(d.index);
-    jit::ArgValues a = common_args(t, dev(state_), dev(d.conn), dev(d.params));
+    jit::ArgValues a = common_args(t, state, dev(d.conn), dev(d.params));
     a.set("residual", dev(residual_));
     if (options_.jacobian) {
       a.set("diag", dev(diag_));
@@ -237,12 +224,12 @@ void DeviceAssembly<OffT>::run(CUstream stream) {
 }
 
 template <class OffT>
-std::vector<double> DeviceAssembly<OffT>::residual() const {
+std::vector<double> DeviceFusedAssembly<OffT>::residual() const {
   return residual_.to_vector<double>();
 }
 
 template <class OffT>
-mesh::SplitBlockCsr<OffT> DeviceAssembly<OffT>::jacobian() const {
+mesh::SplitBlockCsr<OffT> DeviceFusedAssembly<OffT>::jacobian() const {
   const int B = problem_.block_size();
   auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
   diag_.download(m.diag.data(), m.diag.size() * sizeof(double));
@@ -250,7 +237,7 @@ mesh::SplitBlockCsr<OffT> DeviceAssembly<OffT>::jacobian() const {
   return m;
 }
 
-template class DeviceAssembly<float>;
-template class DeviceAssembly<double>;
+template class DeviceFusedAssembly<float>;
+template class DeviceFusedAssembly<double>;
 
 }  // namespace dualjit::assembly

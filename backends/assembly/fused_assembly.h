@@ -18,7 +18,7 @@ struct FusedOptions {
   // strategy runs its host form (FusedStrategy::host_form: the unstaged one).
   std::string strategy = "staged-scatter";
   bool jacobian = true;  // false: residual only
-  int width = 0;         // W; 0: the block size (one vertex's directions per chunk)
+  int width = 0;         // W; 0: the strategy's default (FusedStrategy::default_width)
   jit::LaunchLayout layout = {1, 64};
   // staged-scatter: sum runs of elements that share vertex 0 before the atomics (measured
   // slower on the Roe FUN3D assembly: bench/RESULTS.md; a tuning candidate).
@@ -35,7 +35,7 @@ struct FusedOptions {
 bool off_blocks_single_writer(Problem& p);
 
 // The strategy and lowered kernel of each of p's vector terms, in term order, exactly as the
-// GPU path (DeviceAssembly) or the host path (HostAssembly) builds them under `o`: the one place
+// GPU path (DeviceFusedAssembly) or the host path (HostFusedAssembly) builds them under `o`: the one place
 // that decides the host form, direct Aoff stores (staged Jacobians of single-writer meshes) and
 // which term stores the rows, so that cache warming and emitting produce the kernels a run
 // loads. Throws std::invalid_argument naming the strategy when it does not suit the problem.
@@ -50,10 +50,10 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
 // assemblies (Newton steps, autotuning) pay for the assembly alone. run() adds into
 // `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
 template <class OffT>
-class HostAssembly {
+class HostFusedAssembly {
  public:
-  HostAssembly(Problem& p, const FusedOptions& o);
-  ~HostAssembly();
+  HostFusedAssembly(Problem& p, const FusedOptions& o);
+  ~HostFusedAssembly();
   void run(std::span<const double> state, std::vector<double>& residual,
            mesh::SplitBlockCsr<OffT>& jacobian) const;
   const std::vector<std::unique_ptr<cpu::CpuKernel>>& kernels() const { return kernels_; }
@@ -66,21 +66,20 @@ class HostAssembly {
   std::vector<Term> terms_;
 };
 
-// One host assembly (a HostAssembly built and run once).
-template <class OffT>
-void assemble_on_host(Problem& p, std::span<const double> state, const FusedOptions& o,
-                      std::vector<double>& residual, mesh::SplitBlockCsr<OffT>& jacobian);
-
 // GPU: the problem's connectivity, params and each strategy's structure live on the device;
-// run() zeroes what the kernels add (on the stream it runs on) and assembles; results are
-// downloaded on request.
+// run() zeroes what the kernels add (on the stream it runs on) and assembles from a device
+// state (n_nodes x B); results stay on the device (the pointers below) or are downloaded.
 template <class OffT>
-class DeviceAssembly {
+class DeviceFusedAssembly {
  public:
-  DeviceAssembly(Problem& p, const FusedOptions& o);
-  ~DeviceAssembly();
-  void set_state(std::span<const double> state);
-  void run(CUstream stream = nullptr);
+  DeviceFusedAssembly(Problem& p, const FusedOptions& o);
+  ~DeviceFusedAssembly();
+  void run(const double* state_device, CUstream stream = nullptr);
+  double* residual_device() const { return reinterpret_cast<double*>(residual_.get()); }
+  double* diag_device() const { return reinterpret_cast<double*>(diag_.get()); }
+  OffT* off_device() const { return reinterpret_cast<OffT*>(off_.get()); }
+  // Synchronous downloads (they wait for the legacy stream only: synchronize a non-blocking
+  // stream first).
   std::vector<double> residual() const;
   mesh::SplitBlockCsr<OffT> jacobian() const;
   const std::vector<std::unique_ptr<cuda::CudaKernel>>& kernels() const { return kernels_; }
@@ -92,7 +91,7 @@ class DeviceAssembly {
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels_;
   std::vector<Term> terms_;
   bool zero_rows_ = true, zero_off_ = true;
-  cuda::DeviceBuffer state_, residual_, diag_, off_;
+  cuda::DeviceBuffer residual_, diag_, off_;
 };
 
 }  // namespace dualjit::assembly

@@ -1,12 +1,10 @@
-// A Problem: one node field (n_nodes x B, e.g. 5 conservative variables per CFD node, 3
-// coordinates per cloth vertex) and one or more terms over it, each a kernel applied to an
-// element set. Local derivatives from the JIT are assembled into what a solver consumes:
-// residual or gradient vectors, the total energy, block-CSR Jacobians (optionally FUN3D-style
-// with diagonal blocks apart) and Hessians, Hessian-vector products, dense element blocks.
-//
-// This is the host assembly path: element kernels run on the CPU backend, assembly is serial
-// and so deterministic. It is also the reference the GPU assembly strategies are checked
-// against.
+// A Problem describes what is assembled: one node field (n_nodes x B, e.g. 5 conservative
+// variables per CFD node, 3 coordinates per cloth vertex) and one or more terms over it, each a
+// kernel applied to an element set, with the binding of its inputs and outputs to the
+// elements' vertices, its params and its uniforms. It owns no kernels and no backend state;
+// assembly::Assembler (assembler.h) turns it into residuals, Jacobians, energies, gradients,
+// Hessians and Hessian-vector products. The block sparsity its terms imply is built once, on
+// first use, and shared by every assembly of the problem.
 #pragma once
 
 #include <map>
@@ -15,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/cpu_kernel.h"
+#include "dsl/kernel.h"
 #include "backends/mesh/block_csr.h"
 #include "backends/mesh/element_set.h"
 
@@ -61,49 +59,13 @@ class Problem {
   // The general pattern without its diagonal (FUN3D Aoff), built once.
   const mesh::BlockPattern& off_pattern();
 
-  // Vector-output terms.
-  std::vector<double> residual(std::span<const double> state);
-  mesh::BlockCsr<double> jacobian(std::span<const double> state);
-  // FUN3D layout: diagonal blocks apart in fp64, off-diagonal blocks in OffT.
-  template <class OffT>
-  mesh::SplitBlockCsr<OffT> jacobian_split(std::span<const double> state);
-
-  // Energy terms.
-  double energy(std::span<const double> state);
-  std::vector<double> gradient(std::span<const double> state);
-  mesh::BlockCsr<double> hessian(std::span<const double> state,
-                                 mesh::Symmetry symmetry = mesh::Symmetry::General);
-  std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
-
-  // Dense per-element Jacobians of one vector term (n_out x n_in each): cell-major
-  // [e][r][c], or component-major [r][c][e] for consumers that vectorise over cells.
-  std::vector<double> element_jacobians(size_t term, std::span<const double> state,
-                                        BlockOrder order = BlockOrder::CellMajor);
-
-  // The element-local results every output above is assembled from, for other assembly paths
-  // (the GPU's) and their tests: lowering options of a term's element kernel in a mode, and
-  // its element-major results (values, first, second as jit/lowering.h lays them out).
-  jit::LoweringOptions element_lowering(size_t term, Mode mode) const;
-  struct ElementResults {
-    std::vector<double> values, first, second;
-  };
-  ElementResults element_results(size_t term, Mode mode, std::span<const double> state,
-                                 std::span<const double> direction = {});
+  // Throws ProblemError when `values` is not n_nodes x B ("state has 10 values, expected 150").
+  void check_values(std::span<const double> values, const std::string& what) const;
 
  private:
-  using Local = ElementResults;
-  Local run(size_t term, Mode mode, std::span<const double> state,
-            std::span<const double> direction = {});
-  const cpu::CpuKernel& kernel_for(size_t term, Mode mode);
-  void check_state(std::span<const double> state, const char* what) const;
-  // (k B) x (k B) element matrices of a term, row-major, for mesh::add_element_blocks.
-  std::vector<double> jacobian_element_matrices(size_t term, const Local& local) const;
-  std::vector<double> hessian_element_matrices(size_t term, const Local& local) const;
-
   int64_t n_nodes_;
   int block_;
   std::vector<Term> terms_;
-  std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
   std::map<mesh::Symmetry, std::unique_ptr<mesh::BlockPattern>> patterns_;
   std::unique_ptr<mesh::BlockPattern> off_pattern_;
 };

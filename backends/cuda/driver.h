@@ -197,4 +197,8 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned shared_bytes, void** a
 // Synchronizes the current context and throws CudaError("<what>: ...") if any work failed.
 void check_last(const char* what);
 
+// Copies `bytes` from device memory at `device_src` to the host (synchronous; waits for the
+// legacy stream only).
+void download(void* dst, const void* device_src, size_t bytes);
+
 }  // namespace dualjit::cuda

@@ -9,6 +9,7 @@
 #include "backends/mesh/export.h"
 #include "dsl/reference_evaluator.h"
 #include "support/test_kernels.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::Problem;
@@ -83,15 +84,15 @@ TEST_CASE("residual Jacobian equals finite differences of the assembled residual
   std::mt19937_64 rng(21);
   Problem p = roe_problem(9, 20, rng);
   const auto q = roe_state(9, rng);
-  const Eigen::MatrixXd J = dense(p.jacobian(q));
+  const Eigen::MatrixXd J = dense(test::serial(p).jacobian(q));
   const Eigen::MatrixXd fd =
-      fd_jacobian([&](const std::vector<double>& x) { return p.residual(x); }, q);
+      fd_jacobian([&](const std::vector<double>& x) { return test::serial(p).residual(x); }, q);
   CHECK(rel_diff(J, fd) < 1e-7);
   CHECK(J.norm() > 1.0);  // not a matrix of zeros
 
   // FUN3D layout: fp64 diagonal blocks apart, off-diagonal blocks in fp32 and in fp64.
-  const auto split32 = p.jacobian_split<float>(q);
-  const auto split64 = p.jacobian_split<double>(q);
+  const auto split32 = test::serial(p).jacobian_split<float>(q);
+  const auto split64 = test::serial(p).jacobian_split<double>(q);
   const Eigen::MatrixXd d32(mesh::to_eigen(split32)), d64(mesh::to_eigen(split64));
   CHECK(rel_diff(d64, J) < 1e-14);
   CHECK(rel_diff(d32, J) < 1e-6);
@@ -107,13 +108,13 @@ TEST_CASE("linearisation: J dQ against R(Q + eps dQ) - R(Q), error falling like 
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> dq(q.size());
   for (double& x : dq) x = u(rng);
-  const Eigen::MatrixXd J = dense(p.jacobian(q));
+  const Eigen::MatrixXd J = dense(test::serial(p).jacobian(q));
   const Eigen::VectorXd jdq = J * Eigen::Map<const Eigen::VectorXd>(dq.data(), dq.size());
   double prev = 0;
   for (double eps : {1e-2, 1e-3}) {
     auto qp = q, qm = q;
     for (size_t i = 0; i < q.size(); ++i) qp[i] += eps * dq[i], qm[i] -= eps * dq[i];
-    const auto rp = p.residual(qp), rm = p.residual(qm);
+    const auto rp = test::serial(p).residual(qp), rm = test::serial(p).residual(qm);
     Eigen::VectorXd central(q.size());
     for (size_t i = 0; i < q.size(); ++i) central[i] = (rp[i] - rm[i]) / (2 * eps);
     const double err = (central - jdq).norm() / jdq.norm();
@@ -152,20 +153,20 @@ TEST_CASE("energy terms: energy, gradient, Hessian, HVP, symmetric storage") {
   std::vector<double> x(n * 3), v(n * 3);
   for (double& c : x) c = pos(rng);
   for (double& c : v) c = pos(rng);
-  const auto g = p.gradient(x);
+  const auto g = test::serial(p).gradient(x);
   const Eigen::MatrixXd fd_g = fd_jacobian(
-      [&](const std::vector<double>& y) { return std::vector<double>{p.energy(y)}; }, x);
+      [&](const std::vector<double>& y) { return std::vector<double>{test::serial(p).energy(y)}; }, x);
   CHECK(rel_diff(Eigen::Map<const Eigen::MatrixXd>(g.data(), 1, g.size()), fd_g) < 1e-7);
 
-  const Eigen::MatrixXd H = dense(p.hessian(x));
+  const Eigen::MatrixXd H = dense(test::serial(p).hessian(x));
   const Eigen::MatrixXd fd_h =
-      fd_jacobian([&](const std::vector<double>& y) { return p.gradient(y); }, x);
+      fd_jacobian([&](const std::vector<double>& y) { return test::serial(p).gradient(y); }, x);
   CHECK(rel_diff(H, fd_h) < 1e-7);
   CHECK(rel_diff(H, H.transpose()) < 1e-14);
-  const Eigen::MatrixXd Hu(mesh::to_eigen(p.hessian(x, mesh::Symmetry::Upper)));
+  const Eigen::MatrixXd Hu(mesh::to_eigen(test::serial(p).hessian(x, mesh::Symmetry::Upper)));
   CHECK(rel_diff(Hu, H) < 1e-14);
 
-  const auto hv = p.hvp(x, v);
+  const auto hv = test::serial(p).hvp(x, v);
   const Eigen::VectorXd Hv = H * Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
   CHECK((Eigen::Map<const Eigen::VectorXd>(hv.data(), hv.size()) - Hv).norm() < 1e-12 * Hv.norm());
 }
@@ -174,8 +175,8 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   std::mt19937_64 rng(24);
   Problem p = roe_problem(6, 7, rng);
   const auto q = roe_state(6, rng);
-  const auto cell = p.element_jacobians(0, q, assembly::BlockOrder::CellMajor);
-  const auto comp = p.element_jacobians(0, q, assembly::BlockOrder::ComponentMajor);
+  const auto cell = test::serial(p).element_jacobians(0, q, assembly::BlockOrder::CellMajor);
+  const auto comp = test::serial(p).element_jacobians(0, q, assembly::BlockOrder::ComponentMajor);
   REQUIRE(cell.size() == 7 * 50);
   for (int e = 0; e < 7; ++e) {
     for (int i = 0; i < 50; ++i) CHECK(comp[i * 7 + e] == cell[e * 50 + i]);
@@ -199,7 +200,7 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
     const double prm[1] = {t.params[e]};
     sum += evaluate_values(*t.kernel, {xe, prm, t.uniforms})[0];
   }
-  CHECK(s.energy(x) == doctest::Approx(sum).epsilon(1e-14));
+  CHECK(test::serial(s).energy(x) == doctest::Approx(sum).epsilon(1e-14));
 }
 
 TEST_CASE("bad input is rejected naming the term and the first offending element") {
@@ -240,7 +241,7 @@ TEST_CASE("bad input is rejected naming the term and the first offending element
   t.elements.conn.clear();
   t.params.clear();
   CHECK_NOTHROW(p.add_term(t));
-  CHECK(p.residual(std::vector<double>(25, 1.0)) == std::vector<double>(25, 0.0));
-  CHECK_THROWS_WITH_AS(p.residual(std::vector<double>(24, 1.0)), doctest::Contains("expected 25"),
+  CHECK(test::serial(p).residual(std::vector<double>(25, 1.0)) == std::vector<double>(25, 0.0));
+  CHECK_THROWS_WITH_AS(test::serial(p).residual(std::vector<double>(24, 1.0)), doctest::Contains("expected 25"),
                        assembly::ProblemError);
 }

@@ -11,7 +11,7 @@ using namespace dualjit;
 
 namespace {
 
-struct DeviceProblem {
+struct DeviceElementAssembly {
   cuda::DeviceBuffer conn, params, values, first, second;
   std::vector<cuda::DeviceBuffer> fields, directions;
 };
@@ -19,7 +19,7 @@ struct DeviceProblem {
 // Runs on the GPU and returns host copies of the outputs (poisoned with NaN bytes first).
 test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProblem& pr) {
   const auto& l = ck.lowered();
-  DeviceProblem d;
+  DeviceElementAssembly d;
   d.conn = cuda::DeviceBuffer::from(pr.conn);
   for (const auto& f : pr.fields) d.fields.push_back(cuda::DeviceBuffer::from(f));
   for (const auto& f : pr.directions) d.directions.push_back(cuda::DeviceBuffer::from(f));

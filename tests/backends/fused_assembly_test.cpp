@@ -15,6 +15,7 @@
 #include "jit/launch_args.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::FusedOptions;
@@ -102,21 +103,21 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 TEST_CASE("host fused assembly equals the serial assembly, both strategies, fp32 and fp64") {
   Problem p = roe_edges(40, 150, 41);
   const auto q = roe_state(40, 42);
-  const auto ref_r = p.residual(q);
-  const auto ref = p.jacobian_split<double>(q);
+  const auto ref_r = test::serial(p).residual(q);
+  const auto ref = test::serial(p).jacobian_split<double>(q);
   for (const char* strategy : {"scatter-atomic", "gather-by-column"}) {
     CAPTURE(strategy);
     FusedOptions o;
     o.strategy = strategy;
     std::vector<double> r(q.size(), 0.0);
     auto j64 = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
-    assembly::assemble_on_host(p, q, o, r, j64);
+    test::assemble_on_cpu(p, q, o, r, j64);
     CHECK(max_rel(r, ref_r) < 1e-12);
     CHECK(max_rel(j64.diag, ref.diag) < 1e-12);
     CHECK(max_rel(j64.off.values, ref.off.values) < 1e-12);
     std::vector<double> r32(q.size(), 0.0);
     auto j32 = mesh::SplitBlockCsr<float>::zeros(p.off_pattern(), 5, 5);
-    assembly::assemble_on_host(p, q, o, r32, j32);
+    test::assemble_on_cpu(p, q, o, r32, j32);
     CHECK(max_rel(j32.diag, ref.diag) < 1e-12);
     CHECK(max_rel(as_double(j32.off.values), ref.off.values) < 1e-6);
   }
@@ -125,24 +126,24 @@ TEST_CASE("host fused assembly equals the serial assembly, both strategies, fp32
   o.jacobian = false;
   std::vector<double> r(q.size(), 0.0);
   auto unused = mesh::SplitBlockCsr<float>::zeros(p.off_pattern(), 5, 5);
-  assembly::assemble_on_host(p, q, o, r, unused);
+  test::assemble_on_cpu(p, q, o, r, unused);
   CHECK(max_rel(r, ref_r) < 1e-12);
 }
 
-TEST_CASE("a HostAssembly reused over states equals fresh assemblies; wrong sizes throw") {
+TEST_CASE("a HostFusedAssembly reused over states equals fresh assemblies; wrong sizes throw") {
   Problem p = roe_edges(30, 120, 45);
   for (const char* strategy : {"scatter-atomic", "gather-by-column"}) {
     CAPTURE(strategy);
     FusedOptions o;
     o.strategy = strategy;
-    const assembly::HostAssembly<double> host(p, o);
+    const assembly::HostFusedAssembly<double> host(p, o);
     for (uint64_t seed : {46, 47}) {
       const auto q = roe_state(30, seed);
-      const auto ref = p.jacobian_split<double>(q);
+      const auto ref = test::serial(p).jacobian_split<double>(q);
       std::vector<double> r(q.size(), 0.0);
       auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
       host.run(q, r, j);
-      CHECK(max_rel(r, p.residual(q)) < 1e-12);
+      CHECK(max_rel(r, test::serial(p).residual(q)) < 1e-12);
       CHECK(max_rel(j.diag, ref.diag) < 1e-12);
       CHECK(max_rel(j.off.values, ref.off.values) < 1e-12);
     }
@@ -168,7 +169,7 @@ TEST_CASE("gather-by-column is bit-identical across runs and thread counts") {
     omp_set_num_threads(threads);
     std::vector<double> r(q.size(), 0.0);
     auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
-    assembly::assemble_on_host(p, q, o, r, j);
+    test::assemble_on_cpu(p, q, o, r, j);
     r.insert(r.end(), j.diag.begin(), j.diag.end());
     r.insert(r.end(), j.off.values.begin(), j.off.values.end());
     runs.push_back(std::move(r));
@@ -187,9 +188,9 @@ TEST_CASE("host gather sums each node's sides in element order, then the sides (
   o.strategy = "staged-gather";  // its host form, gather-by-column, runs here
   std::vector<double> r(q.size(), 0.0);
   auto j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
-  assembly::assemble_on_host(p, q, o, r, j);
-  const auto values = p.element_results(0, Mode::Value, q).values;   // [e][5]
-  const auto first = p.element_results(0, Mode::Jacobian, q).first;  // [e][5][10]
+  test::assemble_on_cpu(p, q, o, r, j);
+  const auto values = test::serial(p).element_results(0, Mode::Value, q).values;   // [e][5]
+  const auto first = test::serial(p).element_results(0, Mode::Jacobian, q).first;  // [e][5][10]
   const auto& conn = p.term(0).elements.conn;
   const int64_t n_e = p.term(0).elements.size();
   std::vector<double> want_r(q.size()), want_d(j.diag.size());
@@ -401,15 +402,15 @@ TEST_SUITE("gpu") {
     problems.push_back(roe_edges(3000, 20000, 48));
     for (Problem& p : problems) {
       const auto q = cfd::perturbed_state(p.n_nodes(), {}, 0.2, 49);
-      const auto ref_r = p.residual(q);
-      const auto ref = p.jacobian_split<double>(q);
+      const auto ref_r = test::serial(p).residual(q);
+      const auto ref = test::serial(p).jacobian_split<double>(q);
       for (int variant = 0; variant < 6; ++variant) {
         FusedOptions o;  // staged-scatter
         o.pre_reduce = variant % 2 == 1;
         o.width = variant / 2 == 2 ? 1 : 5 * (1 + variant / 2 % 2);
         o.layout = variant / 2 == 2 ? jit::LaunchLayout{10, 32} : jit::LaunchLayout{2, 64, 1};
-        assembly::DeviceAssembly<double> d64(p, o);
-        CAPTURE(d64.kernels()[0]->lowered().symbol);
+        test::GpuSplit<double> d64(p, o);
+        CAPTURE(d64.kernels()[0].symbol);
         d64.set_state(q);
         d64.run();
         d64.run();  // a second run must not accumulate onto the first (zeroing / direct stores)
@@ -417,14 +418,14 @@ TEST_SUITE("gpu") {
         CHECK(max_rel(d64.residual(), ref_r) < 1e-12);
         CHECK(max_rel(j64.diag, ref.diag) < 1e-12);
         CHECK(max_rel(j64.off.values, ref.off.values) < 1e-12);
-        assembly::DeviceAssembly<float> d32(p, o);
+        test::GpuSplit<float> d32(p, o);
         d32.set_state(q);
         d32.run();
         CHECK(max_rel(as_double(d32.jacobian().off.values), ref.off.values) < 1e-6);
         FusedOptions ro = o;
         ro.jacobian = false;
         ro.width = 0;
-        assembly::DeviceAssembly<float> res(p, ro);
+        test::GpuSplit<float> res(p, ro);
         res.set_state(q);
         res.run();
         CHECK(max_rel(res.residual(), ref_r) < 1e-12);
@@ -436,8 +437,8 @@ TEST_SUITE("gpu") {
             test::needs_gpu()) {
     Problem p = roe_edges(2000, 12000, 45);
     const auto q = roe_state(2000, 46);
-    const auto ref_r = p.residual(q);
-    const auto ref = p.jacobian_split<double>(q);
+    const auto ref_r = test::serial(p).residual(q);
+    const auto ref = test::serial(p).jacobian_split<double>(q);
     // Random edges repeat node pairs: several writers per off slot (atomics in the staged
     // gather, which is deterministic only with one writer: see the next case).
     for (int variant = 0; variant < 3; ++variant) {
@@ -445,14 +446,14 @@ TEST_SUITE("gpu") {
       o.strategy = variant == 0 ? "staged-scatter" : variant == 1 ? "gather-by-column"
                                                                   : "staged-gather";
       CAPTURE(o.strategy);
-      assembly::DeviceAssembly<double> d64(p, o);
+      test::GpuSplit<double> d64(p, o);
       d64.set_state(q);
       d64.run();
       const auto j64 = d64.jacobian();
       CHECK(max_rel(d64.residual(), ref_r) < 1e-12);
       CHECK(max_rel(j64.diag, ref.diag) < 1e-12);
       CHECK(max_rel(j64.off.values, ref.off.values) < 1e-12);
-      assembly::DeviceAssembly<float> d32(p, o);
+      test::GpuSplit<float> d32(p, o);
       d32.set_state(q);
       d32.run();
       CHECK(max_rel(as_double(d32.jacobian().off.values), ref.off.values) < 1e-6);
@@ -483,8 +484,8 @@ TEST_SUITE("gpu") {
         p.add_term(std::move(t));
       }
       const auto q = cfd::perturbed_state(p.n_nodes(), {}, 0.2, 52);
-      const auto ref_r = p.residual(q);
-      const auto ref = p.jacobian_split<double>(q);
+      const auto ref_r = test::serial(p).residual(q);
+      const auto ref = test::serial(p).jacobian_split<double>(q);
       std::vector<std::vector<double>> runs;
       for (int tile : {64, 32}) {
         for (bool single : {false, true}) {
@@ -492,9 +493,9 @@ TEST_SUITE("gpu") {
           o.strategy = "staged-gather";
           o.layout = {1, tile};
           o.single_tangents = single;
-          assembly::DeviceAssembly<double> d(p, o);
-          CAPTURE(d.kernels()[0]->lowered().symbol);
-          CHECK(d.kernels()[0]->lowered().symbol.find("sdo") != std::string::npos);
+          test::GpuSplit<double> d(p, o);
+          CAPTURE(d.kernels()[0].symbol);
+          CHECK(d.kernels()[0].symbol.find("sdo") != std::string::npos);
           d.set_state(q);
           d.run();
           d.run();  // stored rows and Aoff: a second run must not accumulate
@@ -523,13 +524,13 @@ TEST_SUITE("gpu") {
       FusedOptions ro;
       ro.strategy = "staged-gather";
       ro.jacobian = false;
-      assembly::DeviceAssembly<float> res(p, ro);
+      test::GpuSplit<float> res(p, ro);
       res.set_state(q);
       res.run();
       CHECK(max_rel(res.residual(), ref_r) < 1e-12);
       FusedOptions o32;
       o32.strategy = "staged-gather";
-      assembly::DeviceAssembly<float> d32(p, o32);
+      test::GpuSplit<float> d32(p, o32);
       d32.set_state(q);
       d32.run();
       const auto j32 = d32.jacobian();
@@ -555,14 +556,14 @@ TEST_SUITE("gpu") {
     for (size_t i = 0; i < hub.elements.conn.size() / 2 * 3; ++i) hub.params.push_back(u(rng));
     p.add_term(std::move(hub));
     const auto q = roe_state(400, 55);
-    const auto ref_r = p.residual(q);
-    const auto ref = p.jacobian_split<double>(q);
+    const auto ref_r = test::serial(p).residual(q);
+    const auto ref = test::serial(p).jacobian_split<double>(q);
     for (int tile : {64, 32}) {
       FusedOptions o;
       o.strategy = "staged-gather";
       o.layout = {1, tile};
-      assembly::DeviceAssembly<double> d(p, o);
-      CAPTURE(d.kernels()[1]->lowered().symbol);
+      test::GpuSplit<double> d(p, o);
+      CAPTURE(d.kernels()[1].symbol);
       d.set_state(q);
       d.run();
       d.run();
@@ -603,9 +604,9 @@ TEST_SUITE("gpu") {
       o.strategy = "staged-gather";
       std::vector<double> host_r(q.size(), 0.0);
       auto host_j = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), 5, 5);
-      assembly::assemble_on_host(p, q, o, host_r, host_j);
+      test::assemble_on_cpu(p, q, o, host_r, host_j);
       const std::vector<double> host = all_of(host_r, host_j);
-      CHECK(max_rel(host_r, p.residual(q)) < 1e-12);
+      CHECK(max_rel(host_r, test::serial(p).residual(q)) < 1e-12);
       std::vector<std::vector<double>> gpu;
       for (const auto& [mode, tile] : {std::pair{1, 64}, {1, 32}, {0, 64}, {2, 64}, {2, 32}}) {
         FusedOptions g = o;  // mode: 0 unstaged, 1 staged, 2 staged and warp-specialised
@@ -613,8 +614,8 @@ TEST_SUITE("gpu") {
                      : mode == 1 ? "staged-gather"
                                  : "warp-specialized-gather";
         g.layout = {1, tile};
-        assembly::DeviceAssembly<double> d(p, g);
-        CAPTURE(d.kernels()[0]->lowered().symbol);
+        test::GpuSplit<double> d(p, g);
+        CAPTURE(d.kernels()[0].symbol);
         d.set_state(q);
         d.run();
         gpu.push_back(all_of(d.residual(), d.jacobian()));
@@ -632,14 +633,14 @@ TEST_SUITE("gpu") {
     // atomic strategies would add onto stale sums. Every result must equal the host's.
     Problem p = roe_edges(3000, 20000, 61);
     const auto q = roe_state(3000, 62);
-    const auto ref_r = p.residual(q);
-    const auto ref = p.jacobian_split<double>(q);
+    const auto ref_r = test::serial(p).residual(q);
+    const auto ref = test::serial(p).jacobian_split<double>(q);
     cuda::Stream stream;
     for (const char* strategy : {"scatter-atomic", "staged-scatter", "gather-by-column"}) {
       CAPTURE(strategy);
       FusedOptions o;
       o.strategy = strategy;
-      assembly::DeviceAssembly<double> d(p, o);
+      test::GpuSplit<double> d(p, o);
       d.set_state(q);
       cuda::Context::primary().synchronize();
       for (int i = 0; i < 20; ++i) d.run(stream.handle());

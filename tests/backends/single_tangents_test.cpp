@@ -12,6 +12,7 @@
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
 #include "support/gpu.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::FusedOptions;
@@ -53,8 +54,8 @@ Case roe_case() {
   const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(5, 4, 4));
   Problem p = cfd::roe_problem(em);  // interior edges and the far-field boundary term
   auto q = cfd::perturbed_state(p.n_nodes(), {}, 0.2, 61);
-  auto ref_r = p.residual(q);
-  auto ref = p.jacobian_split<double>(q);
+  auto ref_r = test::serial(p).residual(q);
+  auto ref = test::serial(p).jacobian_split<double>(q);
   return {std::move(p), std::move(q), std::move(ref_r), std::move(ref)};
 }
 
@@ -67,7 +68,7 @@ TEST_CASE("single tangents on the host: fp64 residual, fp32-accurate Jacobian, f
     FusedOptions o;
     o.width = w;
     o.single_tangents = true;
-    const assembly::HostAssembly<double> host(c.p, o);
+    const assembly::HostFusedAssembly<double> host(c.p, o);
     CHECK(host.kernels()[0]->lowered().cuda_source.find("const float") != std::string::npos);
     std::vector<double> r(c.q.size(), 0.0);
     auto j = mesh::SplitBlockCsr<double>::zeros(c.p.off_pattern(), 5, 5);
@@ -82,7 +83,7 @@ TEST_CASE("single tangents on the host: fp64 residual, fp32-accurate Jacobian, f
     CHECK(e_diag > 1e-12);  // fp64 arithmetic would be exact to ~1e-15: the option took effect
     FusedOptions d = o;
     d.single_tangents = false;
-    const assembly::HostAssembly<double> exact(c.p, d);
+    const assembly::HostFusedAssembly<double> exact(c.p, d);
     auto j64 = mesh::SplitBlockCsr<double>::zeros(c.p.off_pattern(), 5, 5);
     std::fill(r.begin(), r.end(), 0.0);
     exact.run(c.q, r, j64);
@@ -123,8 +124,8 @@ TEST_SUITE("gpu") {
       o.width = 10;
       o.layout = layout;
       o.single_tangents = true;
-      assembly::DeviceAssembly<float> d(c.p, o);
-      CAPTURE(d.kernels()[0]->lowered().symbol);
+      test::GpuSplit<float> d(c.p, o);
+      CAPTURE(d.kernels()[0].symbol);
       d.set_state(c.q);
       d.run();
       const auto j = d.jacobian();

@@ -16,6 +16,7 @@
 #include "examples/cfd/roe_flux.h"
 #include "examples/cfd/roe_problem.h"
 #include "support/gpu.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
 
@@ -79,8 +80,8 @@ std::array<double, sizeof...(Jacobians)> worst_against_central_differences(
     std::vector<double> qp = q, qm = q;
     qp[col] += h;
     qm[col] -= h;
-    const auto rp = p.residual(qp);
-    const auto rm = p.residual(qm);
+    const auto rp = test::serial(p).residual(qp);
+    const auto rm = test::serial(p).residual(qm);
     const std::array<std::vector<double>, sizeof...(Jacobians)> Je = {multiply(J, e)...};
     for (size_t row = 0; row < n; ++row) {
       const double fd = (rp[row] - rm[row]) / (2 * h);
@@ -198,10 +199,10 @@ TEST_CASE("free-stream preservation: a uniform state has a zero residual on clos
     REQUIRE(p.n_terms() == 2);  // interior edges and the far-field closure
     const auto q = uniform_state(em.n_nodes, fs);
     // Preservation is cancellation of O(|F_edge|) terms: measure against one edge's flux.
-    const double edge_flux = max_abs(p.element_results(0, Mode::Value, q).values);
+    const double edge_flux = max_abs(test::serial(p).element_results(0, Mode::Value, q).values);
     REQUIRE(edge_flux > 1e-2);
     const double tol = 1e-14 * edge_flux;
-    const auto r = p.residual(q);
+    const auto r = test::serial(p).residual(q);
     MESSAGE(name << ": max |R| / max |F_edge| = " << max_abs(r) / edge_flux);
     CHECK(max_abs(r) < tol);
     for (const char* strategy : {"scatter-atomic", "gather-by-column"}) {
@@ -211,7 +212,7 @@ TEST_CASE("free-stream preservation: a uniform state has a zero residual on clos
       o.jacobian = false;
       std::vector<double> rf(q.size(), 0.0);
       auto unused = mesh::SplitBlockCsr<float>::zeros(p.off_pattern(), kB, kB);
-      assembly::assemble_on_host(p, q, o, rf, unused);
+      test::assemble_on_cpu(p, q, o, rf, unused);
       CHECK(max_abs(rf) < tol);
     }
 
@@ -226,7 +227,7 @@ TEST_CASE("free-stream preservation: a uniform state has a zero residual on clos
     cfd::EdgeMesh holed = em;
     std::fill_n(&holed.bnode_area[hole * 3], 3, 0.0);
     assembly::Problem leaky = cfd::roe_problem(holed, fs);
-    const auto rl = leaky.residual(q);
+    const auto rl = test::serial(leaky).residual(q);
     double at_hole = 0, elsewhere = 0;
     for (int64_t i = 0; i < em.n_nodes; ++i) {
       double& worst = i == hole ? at_hole : elsewhere;
@@ -235,7 +236,7 @@ TEST_CASE("free-stream preservation: a uniform state has a zero residual on clos
     CHECK(at_hole > 1e-3 * edge_flux);
     CHECK(elsewhere < tol);
     assembly::Problem open = cfd::roe_problem(em, fs, /*with_boundary=*/false);
-    CHECK(max_abs(open.residual(q)) > 1e-3 * edge_flux);
+    CHECK(max_abs(test::serial(open).residual(q)) > 1e-3 * edge_flux);
   }
 }
 
@@ -244,7 +245,7 @@ TEST_CASE("the FUN3D Jacobian equals central differences of the residual (dense,
   assembly::Problem p = cfd::roe_problem(em);
   REQUIRE(p.n_terms() == 2);
   const auto q = cfd::perturbed_state(em.n_nodes, {}, 0.3, 11);
-  const auto J = p.jacobian_split<double>(q);
+  const auto J = test::serial(p).jacobian_split<double>(q);
   mesh::SplitBlockCsr<double> J_fused[2];
   std::vector<double> r_fused[2];
   for (int s = 0; s < 2; ++s) {
@@ -252,7 +253,7 @@ TEST_CASE("the FUN3D Jacobian equals central differences of the residual (dense,
     o.strategy = s == 0 ? "scatter-atomic" : "gather-by-column";
     r_fused[s].assign(q.size(), 0.0);
     J_fused[s] = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), kB, kB);
-    assembly::assemble_on_host(p, q, o, r_fused[s], J_fused[s]);
+    test::assemble_on_cpu(p, q, o, r_fused[s], J_fused[s]);
   }
   const auto worst = worst_against_central_differences(p, q, J, J_fused[0], J_fused[1]);
   CAPTURE(worst[0]);
@@ -264,7 +265,7 @@ TEST_CASE("the FUN3D Jacobian equals central differences of the residual (dense,
   CHECK(max_abs(r_fused[0]) > 1e-3);  // a state far from uniform: non-trivial residual
   // The far-field term's Jacobian is part of what was checked, not negligible next to it.
   assembly::Problem open = cfd::roe_problem(em, {}, /*with_boundary=*/false);
-  const auto J_open = open.jacobian_split<double>(q);
+  const auto J_open = test::serial(open).jacobian_split<double>(q);
   double boundary_part = 0;
   for (size_t i = 0; i < J.diag.size(); ++i)
     boundary_part = std::max(boundary_part, std::abs(J.diag[i] - J_open.diag[i]));
@@ -282,14 +283,14 @@ TEST_CASE("linearisation: one-sided error falls like eps, central like eps^2") {
   const double largest_eps = 8e-4;
   REQUIRE(kink_distance(p, q, fs) > 8 * largest_eps);
   const auto dq = random_direction(q.size(), 14);
-  const auto J = p.jacobian_split<double>(q);
+  const auto J = test::serial(p).jacobian_split<double>(q);
   const auto Jdq = multiply(J, dq);
-  const auto r0 = p.residual(q);
+  const auto r0 = test::serial(p).residual(q);
   const auto error = [&](double eps, bool central) {
     std::vector<double> qp = q, qm = q;
     for (size_t i = 0; i < q.size(); ++i) qp[i] += eps * dq[i], qm[i] -= eps * dq[i];
-    const auto rp = p.residual(qp);
-    const auto rm = p.residual(qm);
+    const auto rp = test::serial(p).residual(qp);
+    const auto rm = test::serial(p).residual(qm);
     double e = 0;
     for (size_t i = 0; i < q.size(); ++i) {
       const double d = central ? (rp[i] - rm[i]) / 2 : rp[i] - r0[i];
@@ -321,7 +322,7 @@ TEST_CASE("CPU backend local Jacobians equal the reference evaluator (edges and 
     const assembly::Term& t = p.term(term);
     CAPTURE(t.name);
     const int n_in = t.kernel->n_inputs(), n_out = t.kernel->n_outputs();
-    const auto local = p.element_results(term, Mode::Jacobian, q);
+    const auto local = test::serial(p).element_results(term, Mode::Jacobian, q);
     const int64_t ne = t.elements.size();
     REQUIRE(local.first.size() == static_cast<size_t>(ne * n_out * n_in));
     double worst = 0, worst_value = 0, scale = 0;
@@ -355,8 +356,8 @@ TEST_CASE("fused host assembly: scatter equals gather-by-column and the serial a
       cfd::build_edge_mesh(cfd::read_gmsh(std::string(DUALJIT_TEST_DATA_DIR) + "/cube.msh"));
   assembly::Problem p = cfd::roe_problem(em);
   const auto q = cfd::perturbed_state(em.n_nodes, {}, 0.3, 22);
-  const auto r_serial = p.residual(q);
-  const auto J_serial = p.jacobian_split<double>(q);
+  const auto r_serial = test::serial(p).residual(q);
+  const auto J_serial = test::serial(p).jacobian_split<double>(q);
   std::vector<double> r[2];
   mesh::SplitBlockCsr<double> J[2];
   for (int s = 0; s < 2; ++s) {
@@ -364,7 +365,7 @@ TEST_CASE("fused host assembly: scatter equals gather-by-column and the serial a
     o.strategy = s == 0 ? "scatter-atomic" : "gather-by-column";
     r[s].assign(q.size(), 0.0);
     J[s] = mesh::SplitBlockCsr<double>::zeros(p.off_pattern(), kB, kB);
-    assembly::assemble_on_host(p, q, o, r[s], J[s]);
+    test::assemble_on_cpu(p, q, o, r[s], J[s]);
   }
   // Per array: how many entries are bit-identical, and the largest difference of the rest
   // relative to the array's magnitude (summation order is all that may differ).
@@ -414,7 +415,7 @@ TEST_CASE("entropy fix at sonic points: derivatives equal complex step and centr
   REQUIRE(kink_distance(p, q, fs) > 1e-5);
 
   // Local Jacobians of the CPU backend against the complex step on every sonic edge.
-  const auto local = p.element_jacobians(0, q);
+  const auto local = test::serial(p).element_jacobians(0, q);
   double worst_local = 0;
   for (int64_t e : sonic) {
     const auto cs = complex_step_jacobian(*edges.kernel, element_inputs(edges, e, q),
@@ -427,7 +428,7 @@ TEST_CASE("entropy fix at sonic points: derivatives equal complex step and centr
   CHECK(worst_local < 1e-12);
 
   // The assembled Jacobian (with the far field, also at Mach 1) against central differences.
-  const auto J = p.jacobian_split<double>(q);
+  const auto J = test::serial(p).jacobian_split<double>(q);
   const auto worst = worst_against_central_differences(p, q, J);
   CAPTURE(worst[0]);
   CHECK(worst[0] < 1e-7);
@@ -461,12 +462,12 @@ TEST_SUITE("gpu") {
     const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(10, 9, 8));
     assembly::Problem p = cfd::roe_problem(em);
     const auto q = cfd::perturbed_state(em.n_nodes, {}, 0.2, 14);
-    const auto ref_r = p.residual(q);
-    const auto ref = p.jacobian_split<double>(q);
+    const auto ref_r = test::serial(p).residual(q);
+    const auto ref = test::serial(p).jacobian_split<double>(q);
     for (int s = 0; s < 3; ++s) {
       assembly::FusedOptions o;
       o.strategy = s == 0 ? "staged-scatter" : s == 1 ? "scatter-atomic" : "staged-gather";
-      assembly::DeviceAssembly<double> d(p, o);
+      test::GpuSplit<double> d(p, o);
       d.set_state(q);
       d.run();
       const auto j = d.jacobian();

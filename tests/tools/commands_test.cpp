@@ -151,7 +151,7 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
       run_tool(dir.path(), {"demo", "--cpu", "--problem", "spring", "--size", "2000"});
   INFO(spring.out);
   CHECK(spring.rc == 0);
-  CHECK(contains(spring.out, "assembled gradient (host Problem)"));
+  CHECK(contains(spring.out, "assembled gradient (CPU Assembler)"));
   CHECK(contains(spring.out, "(1 compiled, 0 from the disk cache, 0 from memory)"));
   CHECK(contains(spring.out, "structure (patterns, incidences, allocations, uploads): "));
 }

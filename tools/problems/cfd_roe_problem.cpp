@@ -1,14 +1,13 @@
 // cfd-roe: the Euler residual (Roe flux on interior edges, Roe far-field at boundary nodes)
 // and its FUN3D-style Jacobian (Adiag fp64, Aoff fp32) on a box of tetrahedra, assembled in
-// place: assembly::DeviceAssembly on a GPU, assembly::HostAssembly on the CPU. Baseline for
-// `dualjit bench`: the two-pass path (element Jacobians to memory, then assembly by gather:
-// assembly::DeviceProblem on a GPU, the serial host Problem on the CPU).
+// place by assembly::Assembler with the configuration's strategy. Baseline for `dualjit
+// bench`: the two-pass path (element Jacobians to memory, then gathered into a general fp64
+// block CSR: Assembler::jacobian), with the residual.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include "backends/assembly/device_problem.h"
-#include "backends/assembly/fused_assembly.h"
+#include "backends/assembly/assembler.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/mesh/incidence.h"
@@ -40,11 +39,11 @@ class RoeRun : public ProblemRun {
   RoeInstance& p_;
   assembly::FusedOptions o_;
   Path path_;
-  std::unique_ptr<assembly::DeviceAssembly<float>> device_;
-  std::unique_ptr<assembly::DeviceProblem> two_pass_;  // GPU baseline
-  std::unique_ptr<assembly::HostAssembly<float>> host_;
+  Target target_;
+  std::unique_ptr<assembly::Assembler> assembler_;
   std::vector<double> residual_;
   std::unique_ptr<Split> jacobian_;
+  mesh::BlockCsr<double> two_pass_jacobian_;
   RunStats stats_;
 };
 
@@ -101,7 +100,7 @@ class RoeInstance : public ProblemInstance {
   std::vector<BaselineInfo> baselines(Mode, Target target) const override {
     return {{kTwoPass, target == Target::Cuda
                            ? "element Jacobians to memory, then deterministic gather into an "
-                             "fp64 BSR (DeviceProblem)"
+                             "fp64 BSR (DeviceElementAssembly)"
                            : "host Problem: element Jacobians, then serial assembly (fp32 Aoff)"}};
   }
   std::unique_ptr<ProblemRun> prepare_baseline(const std::string& name, Mode mode,
@@ -127,7 +126,7 @@ class RoeInstance : public ProblemInstance {
 };
 
 RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, Path path)
-    : p_(p), o_(o), path_(path) {
+    : p_(p), o_(o), path_(path), target_(target) {
   const auto start = std::chrono::steady_clock::now();
   assembly::Problem& prob = p.problem();
   const int64_t n_nodes = prob.n_nodes(), n_edges = p.n_elements();
@@ -137,21 +136,21 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, P
   stats_.bytes = n_nodes * kBlock * 8.0 + n_edges * (2 * 4 + 3 * 8.0) +
                  p.far_nodes() * (4 + 3 * 8.0) + n_nodes * kBlock * 8.0;
   if (o.jacobian) stats_.bytes += n_nodes * kBlock * kBlock * 8.0 + n_off * kBlock * kBlock * 4.0;
+  assembly::AssemblerOptions ao;
+  ao.backend = target == Target::Cuda ? assembly::Backend::Cuda : assembly::Backend::Cpu;
+  ao.fused = o;
+  residual_.assign(n_nodes * kBlock, 0.0);
   if (path == Path::TwoPass) {
     stats_.kernels = "two-pass";
-    if (target == Target::Cuda) {
-      two_pass_ = std::make_unique<assembly::DeviceProblem>(prob);
-      two_pass_->set_state(p.state());
-      run();  // compiles or loads the element and gather kernels now
-      cuda::check_last("two-pass assembly");
-    }
-    residual_.assign(n_nodes * kBlock, 0.0);
-    jacobian_ = std::make_unique<Split>(Split::zeros(prob.off_pattern(), kBlock, kBlock));
+    assembler_ = std::make_unique<assembly::Assembler>(prob, ao);
+    if (target == Target::Cuda) assembler_->set_state(p.state());
+    run();  // compiles or loads the element and gather kernels now
+    if (target == Target::Cuda) cuda::check_last("two-pass assembly");
     return;
   }
-  // The kernels on their own first: the assembly constructors below compile or load them in
-  // between building structure, and then find them in the process's cache. (They lower them
-  // again, about 10 ms for the Roe kernels, counted as structure.)
+  // The kernels on their own first: the assembler compiles or loads them in between building
+  // structure, and then finds them in the process's cache. (It lowers them again, about 10 ms
+  // for the Roe kernels, counted as structure.)
   const KernelStepTimer kernel_step;
   for (assembly::FusedKernel& f :
        assembly::fused_kernels(prob, o, /*off_single=*/true, target == Target::Cuda)) {
@@ -161,50 +160,46 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, P
     stats_.compiled_now = stats_.compiled_now || compiled;
   }
   kernel_step.stop(stats_);
-  const auto structure_seconds = [&] {  // the rest of the constructor
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
-           stats_.kernel_seconds;
-  };
-  if (target == Target::Cuda) {
-    device_ = std::make_unique<assembly::DeviceAssembly<float>>(prob, o);
-    device_->set_state(p.state());
-    for (const auto& k : device_->kernels()) {
-      const auto attr = k->attributes();
-      stats_.registers = std::max(stats_.registers, attr.registers);
-      stats_.spill_bytes = std::max(stats_.spill_bytes, attr.local_bytes);
-      stats_.kernels += (stats_.kernels.empty() ? "" : ", ") + k->lowered().symbol;
-    }
-    stats_.structure_seconds = structure_seconds();
-    return;
+  assembler_ = std::make_unique<assembly::Assembler>(prob, ao);
+  if (target == Target::Cuda) assembler_->set_state(p.state());
+  run();  // builds the structure and loads the kernels now, so that run() times assembly alone
+  if (target == Target::Cuda) cuda::check_last("fused assembly");
+  for (const assembly::KernelInfo& k : assembler_->kernels()) {
+    stats_.registers = std::max(stats_.registers, k.registers);
+    stats_.spill_bytes = std::max(stats_.spill_bytes, k.spill_bytes);
+    stats_.kernels += (stats_.kernels.empty() ? "" : ", ") + k.symbol;
   }
-  // Compile or load the host code now, so that run() times the assembly alone.
-  host_ = std::make_unique<assembly::HostAssembly<float>>(prob, o);
-  for (const auto& k : host_->kernels()) {
-    stats_.kernels += (stats_.kernels.empty() ? "" : ", ") + k->lowered().symbol;
-  }
-  residual_.assign(n_nodes * kBlock, 0.0);
-  jacobian_ = std::make_unique<Split>(Split::zeros(prob.off_pattern(), kBlock, kBlock));
-  stats_.structure_seconds = structure_seconds();
+  stats_.structure_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+      stats_.kernel_seconds;
 }
 
 void RoeRun::run() {
-  if (device_) {
-    device_->run();
-    return;
-  }
-  if (two_pass_) {
-    two_pass_->run_residual();
-    if (o_.jacobian) two_pass_->run_jacobian();
-    return;
-  }
+  assembly::Assembler& a = *assembler_;
+  const bool gpu = target_ == Target::Cuda;
   if (path_ == Path::TwoPass) {
-    residual_ = p_.problem().residual(p_.state());
-    if (o_.jacobian) *jacobian_ = p_.problem().jacobian_split<float>(p_.state());
+    if (gpu) {
+      a.run_residual();
+      if (o_.jacobian) a.run_jacobian();
+    } else {
+      residual_ = a.residual(p_.state());
+      if (o_.jacobian) two_pass_jacobian_ = a.jacobian(p_.state());
+    }
     return;
   }
-  std::fill(residual_.begin(), residual_.end(), 0.0);
-  if (o_.jacobian) jacobian_->set_zero();
-  host_->run(p_.state(), residual_, *jacobian_);
+  if (gpu) {
+    if (o_.jacobian) {
+      a.run_jacobian_split<float>();
+    } else {
+      a.run_residual();
+    }
+    return;
+  }
+  if (o_.jacobian) {
+    jacobian_ = std::make_unique<Split>(a.jacobian_split<float>(p_.state(), &residual_));
+  } else {
+    residual_ = a.residual(p_.state());
+  }
 }
 
 // A general block-CSR matrix (diagonal blocks in the pattern) as Adiag (fp64) + Aoff (fp32)
@@ -236,26 +231,18 @@ Split split_of(const mesh::BlockCsr<double>& m, assembly::Problem& prob) {
 // of its Jacobian row, rebuilt from the elements incident to i.
 std::vector<CheckResult> RoeRun::check(int samples) {
   assembly::Problem& prob = p_.problem();
-  std::vector<double> residual = residual_;
-  std::unique_ptr<Split> device_jacobian;
-  const Split* jac = jacobian_.get();
-  if (device_) {
-    cuda::check_last("fused assembly");
-    residual = device_->residual();
-    if (o_.jacobian) {
-      device_jacobian = std::make_unique<Split>(device_->jacobian());
-      jac = device_jacobian.get();
-    }
-  }
-  if (two_pass_) {
-    // Runs once more through the Problem API on the GPU (run, wait, download); the general
-    // BSR is split into Adiag and Aoff for the comparison.
-    cuda::check_last("two-pass assembly");
-    residual = two_pass_->residual(p_.state());
-    if (o_.jacobian) {
-      device_jacobian = std::make_unique<Split>(split_of(two_pass_->jacobian(p_.state()), prob));
-      jac = device_jacobian.get();
-    }
+  // The results of one more assembly of the same state, downloaded (the device runs enqueue
+  // only); the two-pass general BSR is split into Adiag and Aoff for the comparison.
+  std::vector<double> residual;
+  std::unique_ptr<Split> jac;
+  assembly::Assembler& a = *assembler_;
+  if (path_ == Path::TwoPass) {
+    residual = a.residual(p_.state());
+    if (o_.jacobian) jac = std::make_unique<Split>(split_of(a.jacobian(p_.state()), prob));
+  } else if (o_.jacobian) {
+    jac = std::make_unique<Split>(a.jacobian_split<float>(p_.state(), &residual));
+  } else {
+    residual = a.residual(p_.state());
   }
   const auto& state = p_.state();
   const int64_t n_nodes = prob.n_nodes();

@@ -82,6 +82,10 @@ class FusedStrategy : public jit::Driver {
   // The strategy's name ("staged-scatter"), as options, tuning records and logs spell it.
   virtual std::string_view name() const = 0;
   virtual TermStructure structure(const TermContext& term) const = 0;
+  // W when the options leave it open: one chunk per vertex's directions (B), the gathers'
+  // only choice; the scatters put all of an element's directions in one chunk while they are
+  // at most 10 (Roe edge: W = 10 is the measured best on an H100, bench/RESULTS.md).
+  virtual int default_width(int /*vertices*/, int block) const { return block; }
   // The strategy that computes the same on the host backend (itself, or the unstaged form of a
   // CUDA-only one).
   virtual std::string_view host_form() const = 0;

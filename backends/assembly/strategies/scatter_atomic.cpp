@@ -102,6 +102,10 @@ class ScatterAtomic : public FusedStrategy {
     return {"n_elements", s.layout.elements_per_block, s.layout.block_threads(), 0, 0};
   }
 
+  int default_width(int vertices, int block) const override {
+    return vertices * block <= 10 ? vertices * block : block;
+  }
+
   TermStructure structure(const TermContext& t) const override {
     TermStructure out;
     if (spec().jacobian) out.add("slots", t.off_pattern.element_slots(t.term));

@@ -1,4 +1,6 @@
-#include "backends/assembly/device_problem.h"
+#include "backends/assembly/device_element_assembly.h"
+
+#include "backends/assembly/host_element_assembly.h"
 
 #include "jit/element_driver.h"
 
@@ -314,9 +316,9 @@ std::string assembly_source(AssemblyTarget target) {
   return os.str();
 }
 
-// --- DeviceProblem ------------------------------------------------------------------------------
+// --- DeviceElementAssembly ------------------------------------------------------------------------------
 
-DeviceProblem::DeviceProblem(Problem& problem, DeviceProblemOptions options)
+DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOptions options)
     : problem_(problem), options_(options), n_terms_(problem.n_terms()) {
   module_ = std::make_unique<cuda::SourceModule>("dualjit_assembly",
                                                  assembly_source(AssemblyTarget::Cuda));
@@ -348,42 +350,41 @@ DeviceProblem::DeviceProblem(Problem& problem, DeviceProblemOptions options)
   energy_ = cuda::DeviceBuffer(sizeof(double));
 }
 
-void DeviceProblem::check_terms(const char* what) const {
+void DeviceElementAssembly::check_terms(const char* what) const {
   if (problem_.n_terms() != n_terms_) {
-    throw ProblemError(std::string("DeviceProblem::") + what + ": the problem has " +
+    throw ProblemError(std::string("DeviceElementAssembly::") + what + ": the problem has " +
                        std::to_string(problem_.n_terms()) + " terms, " + std::to_string(n_terms_) +
-                       " when the DeviceProblem was built");
+                       " when the DeviceElementAssembly was built");
   }
 }
 
-void DeviceProblem::check_values(std::span<const double> values, const char* what) const {
+void DeviceElementAssembly::check_values(std::span<const double> values, const char* what) const {
   if (static_cast<int64_t>(values.size()) != n_values()) {
-    throw ProblemError(std::string("DeviceProblem: ") + what + " has " +
+    throw ProblemError(std::string("DeviceElementAssembly: ") + what + " has " +
                        std::to_string(values.size()) + " values, expected " +
                        std::to_string(n_values()) + " (" + std::to_string(problem_.n_nodes()) +
                        " nodes x " + std::to_string(problem_.block_size()) + ")");
   }
 }
 
-void DeviceProblem::ensure(cuda::DeviceBuffer& b, size_t bytes) {
+void DeviceElementAssembly::ensure(cuda::DeviceBuffer& b, size_t bytes) {
   if (b.bytes() < bytes) b = cuda::DeviceBuffer(bytes);
 }
 
-void DeviceProblem::set_state(std::span<const double> state) {
+void DeviceElementAssembly::set_state(std::span<const double> state) {
   check_values(state, "state");
   if (!state.empty()) state_.upload(state.data(), state_.bytes());
 }
 
-void DeviceProblem::set_direction(std::span<const double> direction) {
+void DeviceElementAssembly::set_direction(std::span<const double> direction) {
   check_values(direction, "HVP direction");
   if (!direction.empty()) direction_.upload(direction.data(), direction_.bytes());
 }
 
-const cuda::CudaKernel& DeviceProblem::kernel(size_t term, Mode mode) {
+const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode) {
   auto& k = terms_[term].kernels[mode];
   if (!k) {
-    jit::LoweringOptions o = problem_.element_lowering(term, mode);
-    if (options_.width > 0) o.width = options_.width;
+    jit::LoweringOptions o = element_lowering(problem_.term(term), mode, options_.width);
     o.layout = options_.layout;
     try {
       k = std::make_unique<cuda::CudaKernel>(jit::lower(*problem_.term(term).kernel, o));
@@ -395,7 +396,7 @@ const cuda::CudaKernel& DeviceProblem::kernel(size_t term, Mode mode) {
   return *k;
 }
 
-void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double* first_out) {
+void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
   const cuda::CudaKernel& ck = kernel(term, mode);
@@ -409,8 +410,8 @@ void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double*
   a.n_elements = ne;
   a.conn = as_ptr<int32_t>(d.conn);
   a.vertices_per_element = t.elements.k;
-  a.fields.assign(n_slots, ptr(state_));
-  if (mode == Mode::Hvp) a.directions.assign(n_slots, ptr(direction_));
+  a.fields.assign(n_slots, state_device());
+  if (mode == Mode::Hvp) a.directions.assign(n_slots, direction_device());
   a.params = ptr(d.params);
   a.uniforms = t.uniforms;
   a.values = ptr(d.local.values);
@@ -424,11 +425,11 @@ void DeviceProblem::run_element(size_t term, Mode mode, CUstream stream, double*
   }
 }
 
-void DeviceProblem::launch(const char* entry, const void* args, int64_t threads, CUstream stream) {
+void DeviceElementAssembly::launch(const char* entry, const void* args, int64_t threads, CUstream stream) {
   if (threads <= 0) return;
   const int64_t blocks = (threads + kThreadsPerBlock - 1) / kThreadsPerBlock;
   if (blocks > std::numeric_limits<int32_t>::max()) {
-    throw ProblemError(std::string("DeviceProblem: ") + entry + ": " + std::to_string(threads) +
+    throw ProblemError(std::string("DeviceElementAssembly: ") + entry + ": " + std::to_string(threads) +
                        " threads exceed one grid");
   }
   void* params[] = {const_cast<void*>(args), &threads};
@@ -436,12 +437,12 @@ void DeviceProblem::launch(const char* entry, const void* args, int64_t threads,
                cuda::Dim3{static_cast<unsigned>(kThreadsPerBlock)}, 0, params, stream);
 }
 
-void DeviceProblem::fill_zero(double* out, int64_t n, CUstream stream) {
+void DeviceElementAssembly::fill_zero(double* out, int64_t n, CUstream stream) {
   const FillArgs a{out};
   launch(kFillEntry, &a, n, stream);
 }
 
-void DeviceProblem::gather_rows(size_t term, const double* local, double* out, bool accumulate,
+void DeviceElementAssembly::gather_rows(size_t term, const double* local, double* out, bool accumulate,
                                 CUstream stream) {
   const TermData& d = terms_[term];
   const GatherRowsArgs a{as_ptr<int64_t>(d.inc_ptr),
@@ -458,7 +459,7 @@ void DeviceProblem::gather_rows(size_t term, const double* local, double* out, b
   launch(kRowsEntry, &a, n_values(), stream);
 }
 
-DeviceProblem::PatternData& DeviceProblem::pattern_data(mesh::Symmetry symmetry, bool hessian) {
+DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Symmetry symmetry, bool hessian) {
   PatternData& pd = hessian ? hessians_[symmetry] : jacobian_;
   if (pd.pattern) return pd;
   const mesh::BlockPattern& pattern = problem_.pattern(symmetry);
@@ -476,7 +477,7 @@ DeviceProblem::PatternData& DeviceProblem::pattern_data(mesh::Symmetry symmetry,
   return pd;
 }
 
-void DeviceProblem::gather_blocks(size_t term, PatternData& pd, const double* local,
+void DeviceElementAssembly::gather_blocks(size_t term, PatternData& pd, const double* local,
                                   bool accumulate, CUstream stream) {
   const TermData& d = terms_[term];
   const auto& [slot_ptr, slot_item] = pd.slots.at(term);
@@ -496,7 +497,7 @@ void DeviceProblem::gather_blocks(size_t term, PatternData& pd, const double* lo
   launch(kBlocksEntry, &a, pd.pattern->n_blocks() * bb, stream);
 }
 
-void DeviceProblem::reduce(const double* in, int64_t n, double* out, double* scratch,
+void DeviceElementAssembly::reduce(const double* in, int64_t n, double* out, double* scratch,
                            CUstream stream) {
   const std::vector<int64_t> levels = reduction_levels(n);
   const double* src = in;
@@ -511,7 +512,7 @@ void DeviceProblem::reduce(const double* in, int64_t n, double* out, double* scr
   }
 }
 
-void DeviceProblem::run_energy(CUstream stream) {
+void DeviceElementAssembly::run_energy(CUstream stream) {
   check_terms("run_energy");
   // partials_: the per-term totals, then the intermediate levels of one reduction at a time.
   const auto scratch_of = [](int64_t n) {
@@ -538,7 +539,7 @@ void DeviceProblem::run_energy(CUstream stream) {
   reduce(ptr(partials_), n_energy, ptr(energy_), levels, stream);
 }
 
-void DeviceProblem::run_gradient(CUstream stream) {
+void DeviceElementAssembly::run_gradient(CUstream stream) {
   check_terms("run_gradient");
   ensure(gradient_, n_values() * sizeof(double));
   bool accumulate = false;
@@ -551,7 +552,7 @@ void DeviceProblem::run_gradient(CUstream stream) {
   if (!accumulate) fill_zero(ptr(gradient_), n_values(), stream);
 }
 
-void DeviceProblem::run_hvp(CUstream stream) {
+void DeviceElementAssembly::run_hvp(CUstream stream) {
   check_terms("run_hvp");
   ensure(hvp_, n_values() * sizeof(double));
   bool accumulate = false;
@@ -564,7 +565,7 @@ void DeviceProblem::run_hvp(CUstream stream) {
   if (!accumulate) fill_zero(ptr(hvp_), n_values(), stream);
 }
 
-void DeviceProblem::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
+void DeviceElementAssembly::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
   check_terms("run_hessian");
   PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
   bool accumulate = false;
@@ -578,7 +579,7 @@ void DeviceProblem::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
   if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
 }
 
-void DeviceProblem::run_residual(CUstream stream) {
+void DeviceElementAssembly::run_residual(CUstream stream) {
   check_terms("run_residual");
   ensure(residual_, n_values() * sizeof(double));
   bool accumulate = false;
@@ -591,7 +592,7 @@ void DeviceProblem::run_residual(CUstream stream) {
   if (!accumulate) fill_zero(ptr(residual_), n_values(), stream);
 }
 
-void DeviceProblem::run_jacobian(CUstream stream) {
+void DeviceElementAssembly::run_jacobian(CUstream stream) {
   check_terms("run_jacobian");
   PatternData& pd = pattern_data(mesh::Symmetry::General, /*hessian=*/false);
   bool accumulate = false;
@@ -605,10 +606,10 @@ void DeviceProblem::run_jacobian(CUstream stream) {
   if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
 }
 
-void DeviceProblem::run_element_jacobians(size_t term, BlockOrder order, CUstream stream) {
+void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order, CUstream stream) {
   check_terms("run_element_jacobians");
   if (term >= n_terms_) {
-    throw ProblemError("DeviceProblem::run_element_jacobians: term #" + std::to_string(term) +
+    throw ProblemError("DeviceElementAssembly::run_element_jacobians: term #" + std::to_string(term) +
                        " of " + std::to_string(n_terms_));
   }
   const Term& t = problem_.term(term);
@@ -624,7 +625,7 @@ void DeviceProblem::run_element_jacobians(size_t term, BlockOrder order, CUstrea
   launch(kTransposeEntry, &a, ne * fs, stream);
 }
 
-DeviceBsr DeviceProblem::hessian_bsr(mesh::Symmetry symmetry) {
+DeviceBsr DeviceElementAssembly::hessian_bsr(mesh::Symmetry symmetry) {
   check_terms("hessian_bsr");
   const PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
   DeviceBsr m;
@@ -638,7 +639,7 @@ DeviceBsr DeviceProblem::hessian_bsr(mesh::Symmetry symmetry) {
   return m;
 }
 
-DeviceBsr DeviceProblem::jacobian_bsr() {
+DeviceBsr DeviceElementAssembly::jacobian_bsr() {
   check_terms("jacobian_bsr");
   const PatternData& pd = pattern_data(mesh::Symmetry::General, /*hessian=*/false);
   DeviceBsr m;
@@ -663,59 +664,59 @@ std::vector<double> download(const cuda::DeviceBuffer& b, int64_t n, const char*
 
 }  // namespace
 
-double DeviceProblem::energy(std::span<const double> state) {
+double DeviceElementAssembly::energy(std::span<const double> state) {
   set_state(state);
   run_energy();
-  return download(energy_, 1, "DeviceProblem::energy")[0];
+  return download(energy_, 1, "DeviceElementAssembly::energy")[0];
 }
 
-std::vector<double> DeviceProblem::gradient(std::span<const double> state) {
+std::vector<double> DeviceElementAssembly::gradient(std::span<const double> state) {
   set_state(state);
   run_gradient();
-  return download(gradient_, n_values(), "DeviceProblem::gradient");
+  return download(gradient_, n_values(), "DeviceElementAssembly::gradient");
 }
 
-std::vector<double> DeviceProblem::hvp(std::span<const double> state,
+std::vector<double> DeviceElementAssembly::hvp(std::span<const double> state,
                                        std::span<const double> direction) {
   set_state(state);
   set_direction(direction);
   run_hvp();
-  return download(hvp_, n_values(), "DeviceProblem::hvp");
+  return download(hvp_, n_values(), "DeviceElementAssembly::hvp");
 }
 
-std::vector<double> DeviceProblem::residual(std::span<const double> state) {
+std::vector<double> DeviceElementAssembly::residual(std::span<const double> state) {
   set_state(state);
   run_residual();
-  return download(residual_, n_values(), "DeviceProblem::residual");
+  return download(residual_, n_values(), "DeviceElementAssembly::residual");
 }
 
-mesh::BlockCsr<double> DeviceProblem::hessian(std::span<const double> state,
+mesh::BlockCsr<double> DeviceElementAssembly::hessian(std::span<const double> state,
                                               mesh::Symmetry symmetry) {
   set_state(state);
   run_hessian(symmetry);
   const PatternData& pd = hessians_.at(symmetry);
   auto m = mesh::BlockCsr<double>::zeros(*pd.pattern, problem_.block_size(), problem_.block_size());
-  m.values = download(pd.values, static_cast<int64_t>(m.values.size()), "DeviceProblem::hessian");
+  m.values = download(pd.values, static_cast<int64_t>(m.values.size()), "DeviceElementAssembly::hessian");
   return m;
 }
 
-mesh::BlockCsr<double> DeviceProblem::jacobian(std::span<const double> state) {
+mesh::BlockCsr<double> DeviceElementAssembly::jacobian(std::span<const double> state) {
   set_state(state);
   run_jacobian();
   auto m = mesh::BlockCsr<double>::zeros(*jacobian_.pattern, problem_.block_size(),
                                          problem_.block_size());
   m.values =
-      download(jacobian_.values, static_cast<int64_t>(m.values.size()), "DeviceProblem::jacobian");
+      download(jacobian_.values, static_cast<int64_t>(m.values.size()), "DeviceElementAssembly::jacobian");
   return m;
 }
 
-std::vector<double> DeviceProblem::element_jacobians(size_t term, std::span<const double> state,
+std::vector<double> DeviceElementAssembly::element_jacobians(size_t term, std::span<const double> state,
                                                      BlockOrder order) {
   set_state(state);
   run_element_jacobians(term, order);
   const Term& t = problem_.term(term);
   const int64_t n = t.elements.size() * t.kernel->n_outputs() * t.kernel->n_inputs();
-  return download(element_blocks_, n, "DeviceProblem::element_jacobians");
+  return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 
 }  // namespace dualjit::assembly

@@ -1,4 +1,4 @@
-// GPU assembly of Problem outputs (DeviceProblem) against the host Problem. The gather tables
+// GPU assembly of Problem outputs (DeviceElementAssembly) against the host Problem. The gather tables
 // and the assembly kernels themselves also run in CI: the kernels' host build is applied to the
 // host element results and must reproduce the host Problem; the NVRTC build must compile for
 // sm_90. The "gpu" cases skip cleanly without a device.
@@ -8,11 +8,12 @@
 #include <cstring>
 #include <random>
 
-#include "backends/assembly/device_problem.h"
+#include "backends/assembly/device_element_assembly.h"
 #include "backends/cpu/host_compiler.h"
 #include "backends/mesh/export.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::Problem;
@@ -143,10 +144,10 @@ bool bit_identical(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // The assembly kernels built for the host: the code the GPU runs, applied to the host
-// Problem's element results in the same sequence DeviceProblem launches them.
-class HostAssembly {
+// Problem's element results in the same sequence DeviceElementAssembly launches them.
+class HostFusedAssembly {
  public:
-  HostAssembly()
+  HostFusedAssembly()
       : lib_(cpu::host_compile("dualjit_assembly",
                                assembly::assembly_source(assembly::AssemblyTarget::Host),
                                cpu::HostCompileOptions{})
@@ -171,7 +172,7 @@ class HostAssembly {
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       const Term& t = p.term(ti);
       if (t.energy != energy) continue;
-      const auto local = p.element_results(ti, mode, x, v);
+      const auto local = test::serial(p).element_results(ti, mode, x, v);
       const auto& src = mode == Mode::Gradient ? local.first
                         : mode == Mode::Hvp    ? local.second
                                                : local.values;
@@ -199,7 +200,7 @@ class HostAssembly {
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       const Term& t = p.term(ti);
       if (t.energy != hessian) continue;
-      const auto local = p.element_results(ti, hessian ? Mode::Hessian : Mode::Jacobian, x);
+      const auto local = test::serial(p).element_results(ti, hessian ? Mode::Hessian : Mode::Jacobian, x);
       const auto& src = hessian ? local.second : local.first;
       const auto entries =
           hessian ? assembly::hessian_entries(t, B) : assembly::jacobian_entries(t, B);
@@ -232,7 +233,7 @@ class HostAssembly {
   double energy(Problem& p, const std::vector<double>& x) const {
     std::vector<double> totals;
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-      if (p.term(ti).energy) totals.push_back(sum(p.element_results(ti, Mode::Value, x).values));
+      if (p.term(ti).energy) totals.push_back(sum(test::serial(p).element_results(ti, Mode::Value, x).values));
     }
     return sum(totals);
   }
@@ -252,8 +253,8 @@ class HostAssembly {
   void (*transpose_)(const assembly::TransposeArgs*, long long) = nullptr;
 };
 
-const HostAssembly& host_assembly() {
-  static const HostAssembly h;
+const HostFusedAssembly& host_assembly() {
+  static const HostFusedAssembly h;
   return h;
 }
 
@@ -382,7 +383,7 @@ TEST_CASE("BSR index arrays read as cuSPARSE reads them give the host matrices")
   Problem p = energy_problem(12, 5);
   std::mt19937_64 rng(6);
   const auto x = uniform(36, -1.0, 1.0, rng);
-  const auto h = p.hessian(x);
+  const auto h = test::serial(p).hessian(x);
   const auto ix = assembly::bsr_index(p.pattern());
   CHECK(ix.row_ptr.size() == 13);
   CHECK(ix.col_idx.size() == static_cast<size_t>(p.pattern().n_blocks()));
@@ -391,7 +392,7 @@ TEST_CASE("BSR index arrays read as cuSPARSE reads them give the host matrices")
   CHECK((a - ref).norm() == 0.0);
   CHECK(ref.norm() > 1.0);
   // Upper: the stored triangle, the rest recovered by symmetry.
-  const auto hu = p.hessian(x, mesh::Symmetry::Upper);
+  const auto hu = test::serial(p).hessian(x, mesh::Symmetry::Upper);
   const auto iu = assembly::bsr_index(p.pattern(mesh::Symmetry::Upper));
   Eigen::MatrixXd u = dense_from_bsr(iu.row_ptr, iu.col_idx, hu.values, 3);
   for (int r = 0; r < 12; ++r) {
@@ -433,16 +434,16 @@ TEST_CASE("assembly kernels compile under NVRTC for sm_90 without a GPU") {
 }
 
 TEST_CASE("host build of the assembly kernels reproduces the host Problem: energy terms") {
-  const HostAssembly& k = host_assembly();
+  const HostFusedAssembly& k = host_assembly();
   Problem p = energy_problem(40, 7);
   std::mt19937_64 rng(8);
   const auto x = uniform(120, -1.0, 1.0, rng), v = uniform(120, -1.0, 1.0, rng);
-  CHECK(max_rel(k.vector(p, Mode::Gradient, x), p.gradient(x)) < 1e-13);
-  CHECK(max_rel(k.vector(p, Mode::Hvp, x, v), p.hvp(x, v)) < 1e-13);
+  CHECK(max_rel(k.vector(p, Mode::Gradient, x), test::serial(p).gradient(x)) < 1e-13);
+  CHECK(max_rel(k.vector(p, Mode::Hvp, x, v), test::serial(p).hvp(x, v)) < 1e-13);
   for (auto symmetry : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
-    CHECK(max_rel(k.matrix(p, true, symmetry, x).values, p.hessian(x, symmetry).values) < 1e-13);
+    CHECK(max_rel(k.matrix(p, true, symmetry, x).values, test::serial(p).hessian(x, symmetry).values) < 1e-13);
   }
-  const double e = p.energy(x);
+  const double e = test::serial(p).energy(x);
   CHECK(std::abs(k.energy(p, x) - e) < 1e-13 * std::max(1.0, std::abs(e)));
   // A long reduction (three levels) equals the plain sum to round-off.
   const auto many = uniform(3000000, 0.0, 1.0, rng);
@@ -452,35 +453,35 @@ TEST_CASE("host build of the assembly kernels reproduces the host Problem: energ
 }
 
 TEST_CASE("host build of the assembly kernels reproduces the host Problem: vector terms") {
-  const HostAssembly& k = host_assembly();
+  const HostFusedAssembly& k = host_assembly();
   Problem p = vector_problem(30, 9);
   const auto q = roe_state(30, 10);
-  CHECK(max_rel(k.vector(p, Mode::Value, q), p.residual(q)) < 1e-13);
+  CHECK(max_rel(k.vector(p, Mode::Value, q), test::serial(p).residual(q)) < 1e-13);
   const auto jac = k.matrix(p, false, mesh::Symmetry::General, q);
-  CHECK(max_rel(jac.values, p.jacobian(q).values) < 1e-13);
-  const auto cell = p.element_jacobians(1, q, assembly::BlockOrder::CellMajor);
+  CHECK(max_rel(jac.values, test::serial(p).jacobian(q).values) < 1e-13);
+  const auto cell = test::serial(p).element_jacobians(1, q, assembly::BlockOrder::CellMajor);
   const int64_t ne = p.term(1).elements.size();
   CHECK(k.transpose(cell, ne, 50) ==
-        p.element_jacobians(1, q, assembly::BlockOrder::ComponentMajor));
+        test::serial(p).element_jacobians(1, q, assembly::BlockOrder::ComponentMajor));
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("DeviceProblem equals the host Problem: energy, gradient, Hessian, HVP" *
+  TEST_CASE("DeviceElementAssembly equals the host Problem: energy, gradient, Hessian, HVP" *
             test::needs_gpu()) {
     Problem p = energy_problem(300, 11);
     std::mt19937_64 rng(12);
     const auto x = uniform(900, -1.0, 1.0, rng), v = uniform(900, -1.0, 1.0, rng);
-    assembly::DeviceProblem d(p);
-    const double e = p.energy(x);
+    assembly::DeviceElementAssembly d(p);
+    const double e = test::serial(p).energy(x);
     CHECK(std::abs(d.energy(x) - e) < 1e-12 * std::max(1.0, std::abs(e)));
     const auto g = d.gradient(x);
-    CHECK(max_rel(g, p.gradient(x)) < 1e-12);
+    CHECK(max_rel(g, test::serial(p).gradient(x)) < 1e-12);
     const auto hv = d.hvp(x, v);
-    CHECK(max_rel(hv, p.hvp(x, v)) < 1e-12);
+    CHECK(max_rel(hv, test::serial(p).hvp(x, v)) < 1e-12);
     const auto h = d.hessian(x);
-    CHECK(max_rel(h.values, p.hessian(x).values) < 1e-12);
+    CHECK(max_rel(h.values, test::serial(p).hessian(x).values) < 1e-12);
     const auto hu = d.hessian(x, mesh::Symmetry::Upper);
-    CHECK(max_rel(hu.values, p.hessian(x, mesh::Symmetry::Upper).values) < 1e-12);
+    CHECK(max_rel(hu.values, test::serial(p).hessian(x, mesh::Symmetry::Upper).values) < 1e-12);
     // H v from the device Hessian equals the device HVP.
     const Eigen::VectorXd Hv =
         Eigen::MatrixXd(mesh::to_eigen(h)) * Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
@@ -494,22 +495,22 @@ TEST_SUITE("gpu") {
     CHECK(bit_identical(d.hessian(x, mesh::Symmetry::Upper).values, hu.values));
   }
 
-  TEST_CASE("DeviceProblem equals the host Problem: residual, Jacobian, element Jacobians" *
+  TEST_CASE("DeviceElementAssembly equals the host Problem: residual, Jacobian, element Jacobians" *
             test::needs_gpu()) {
     Problem p = vector_problem(200, 13);
     const auto q = roe_state(200, 14);
-    assembly::DeviceProblemOptions o;
+    assembly::DeviceElementOptions o;
     o.width = 5;
     o.layout = {1, 64};
-    assembly::DeviceProblem d(p, o);
+    assembly::DeviceElementAssembly d(p, o);
     const auto r = d.residual(q);
-    CHECK(max_rel(r, p.residual(q)) < 1e-12);
+    CHECK(max_rel(r, test::serial(p).residual(q)) < 1e-12);
     const auto j = d.jacobian(q);
-    CHECK(max_rel(j.values, p.jacobian(q).values) < 1e-12);
+    CHECK(max_rel(j.values, test::serial(p).jacobian(q).values) < 1e-12);
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       for (auto order : {assembly::BlockOrder::CellMajor, assembly::BlockOrder::ComponentMajor}) {
         CAPTURE(ti);
-        CHECK(max_rel(d.element_jacobians(ti, q, order), p.element_jacobians(ti, q, order)) <
+        CHECK(max_rel(d.element_jacobians(ti, q, order), test::serial(p).element_jacobians(ti, q, order)) <
               1e-12);
       }
     }
@@ -520,11 +521,11 @@ TEST_SUITE("gpu") {
     CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
   }
 
-  TEST_CASE("DeviceProblem: device BSR export multiplies like cuSPARSE bsrmv" * test::needs_gpu()) {
+  TEST_CASE("DeviceElementAssembly: device BSR export multiplies like cuSPARSE bsrmv" * test::needs_gpu()) {
     Problem p = energy_problem(150, 15);
     std::mt19937_64 rng(16);
     const auto x = uniform(450, -1.0, 1.0, rng), v = uniform(450, -1.0, 1.0, rng);
-    assembly::DeviceProblem d(p);
+    assembly::DeviceElementAssembly d(p);
     d.set_state(x);
     d.run_hessian();
     const assembly::DeviceBsr m = d.hessian_bsr();
@@ -558,7 +559,7 @@ extern "C" __global__ void bsr_spmv(int mb, int dim, const int* row_ptr, const i
                  0, args);
     cuda::check_last("bsr_spmv");
     const auto y = dy.to_vector<double>();
-    const Eigen::VectorXd ref = Eigen::MatrixXd(mesh::to_eigen(p.hessian(x))) *
+    const Eigen::VectorXd ref = Eigen::MatrixXd(mesh::to_eigen(test::serial(p).hessian(x))) *
                                 Eigen::Map<const Eigen::VectorXd>(v.data(), v.size());
     CHECK((Eigen::Map<const Eigen::VectorXd>(y.data(), y.size()) - ref).norm() <
           1e-12 * ref.norm());
@@ -568,9 +569,9 @@ extern "C" __global__ void bsr_spmv(int mb, int dim, const int* row_ptr, const i
     CHECK(d.jacobian_bsr().nnzb == p.pattern().n_blocks());
   }
 
-  TEST_CASE("DeviceProblem: bad input names what is wrong" * test::needs_gpu()) {
+  TEST_CASE("DeviceElementAssembly: bad input names what is wrong" * test::needs_gpu()) {
     Problem p = energy_problem(20, 17);
-    assembly::DeviceProblem d(p);
+    assembly::DeviceElementAssembly d(p);
     CHECK_THROWS_WITH_AS(d.gradient(std::vector<double>(59, 0.0)), doctest::Contains("expected 60"),
                          assembly::ProblemError);
     CHECK_THROWS_AS(d.run_element_jacobians(7), assembly::ProblemError);

@@ -2,7 +2,7 @@
 // full or upper), Hessian-vector products without forming the Hessian, residual, general
 // block-CSR Jacobian and dense per-element Jacobians.
 //
-// Each term's element kernel (jit/lowering.h, the options of Problem::element_lowering) writes
+// Each term's element kernel (jit/lowering.h, the options of element_lowering) writes
 // element-major local results on the device; small library kernels (assembly_source()) then sum
 // them by gather, never by atomics: per node row over the node's incident (element, local vertex)
 // pairs, per matrix block over the (element, a, b) pairs that land in it, both in a fixed order
@@ -144,7 +144,7 @@ struct FillArgs {
 // block_dim x block_dim, each block ROW-MAJOR (CUSPARSE_ORDER_ROW / CUSPARSE_DIRECTION_ROW),
 // block i at values + i * block_dim^2. With Symmetry::Upper only blocks with col >= row are
 // stored (diagonal blocks whole): hand it to cuSPARSE as a symmetric/upper matrix, or use the
-// General pattern for plain bsrmv. Pointers are device memory owned by the DeviceProblem and
+// General pattern for plain bsrmv. Pointers are device memory owned by the DeviceElementAssembly and
 // valid until its next run of the same output.
 struct DeviceBsr {
   int mb = 0, nb = 0, nnzb = 0, block_dim = 0;
@@ -155,16 +155,16 @@ struct DeviceBsr {
   static constexpr bool row_major_blocks = true;
 };
 
-struct DeviceProblemOptions {
-  int width = 0;  // element kernels' dual width W; <= 0: Problem::element_lowering's choice
+struct DeviceElementOptions {
+  int width = 0;  // element kernels' dual width W; <= 0: all directions in one chunk
   jit::LaunchLayout layout;
 };
 
-class DeviceProblem {
+class DeviceElementAssembly {
  public:
   // Uploads connectivity, params and incidence of every term; builds no pattern yet. Terms
   // added to `problem` afterwards are not seen (runs throw). `problem` must outlive this.
-  explicit DeviceProblem(Problem& problem, DeviceProblemOptions options = {});
+  explicit DeviceElementAssembly(Problem& problem, DeviceElementOptions options = {});
 
   Problem& problem() const { return problem_; }
   int64_t n_values() const { return problem_.n_nodes() * problem_.block_size(); }
@@ -173,8 +173,15 @@ class DeviceProblem {
   // written directly (e.g. by a solver), in stream order before a run.
   void set_state(std::span<const double> state);
   void set_direction(std::span<const double> direction);
-  double* state_device() const { return ptr(state_); }
-  double* direction_device() const { return ptr(direction_); }
+  double* state_device() const { return state_in_ ? state_in_ : ptr(state_); }
+  double* direction_device() const { return direction_in_ ? direction_in_ : ptr(direction_); }
+  // Reads the state and direction from these device arrays (n_nodes x B each) instead of its
+  // own, so that several assemblies of one problem share their inputs (set_state and
+  // set_direction then still write its own); null: its own.
+  void bind_inputs(double* state, double* direction) {
+    state_in_ = state;
+    direction_in_ = direction;
+  }
 
   // Runs on the device, asynchronous on `stream`; results stay there (pointers below).
   void run_energy(CUstream stream = nullptr);    // energy terms
@@ -248,12 +255,14 @@ class DeviceProblem {
   static void ensure(cuda::DeviceBuffer& b, size_t bytes);
 
   Problem& problem_;
-  DeviceProblemOptions options_;
+  DeviceElementOptions options_;
   size_t n_terms_;
   std::unique_ptr<cuda::SourceModule> module_;
   std::vector<TermData> terms_;
   std::map<mesh::Symmetry, PatternData> hessians_;
   PatternData jacobian_;
+  double* state_in_ = nullptr;
+  double* direction_in_ = nullptr;
   cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, partials_,
       element_blocks_;
 };

@@ -1,0 +1,407 @@
+#include "backends/assembly/assembler.h"
+
+#include <type_traits>
+
+#include "backends/assembly/host_element_assembly.h"
+
+namespace dualjit::assembly {
+
+std::string_view backend_name(Backend b) {
+  return b == Backend::Cuda ? "cuda" : b == Backend::Cpu ? "cpu" : "auto";
+}
+
+Backend resolve_backend(Backend b) {
+  if (b != Backend::Auto) return b;
+  return cuda::driver_available() ? Backend::Cuda : Backend::Cpu;
+}
+
+// The CUDA backend's pieces, each built on first use: one state and direction for all.
+struct Assembler::Cuda {
+  cuda::DeviceBuffer state, direction;
+  std::unique_ptr<DeviceFusedAssembly<float>> split32, residual32;
+  std::unique_ptr<DeviceFusedAssembly<double>> split64;
+  std::unique_ptr<DeviceElementAssembly> element;
+  cuda::DeviceBuffer off_row_ptr, off_col_idx;  // the off-diagonal pattern's BSR index
+};
+
+// The CPU backend's pieces.
+struct Assembler::Cpu {
+  std::unique_ptr<HostFusedAssembly<float>> split32, residual32;
+  std::unique_ptr<HostFusedAssembly<double>> split64;
+  std::unique_ptr<HostElementAssembly> element;
+};
+
+Assembler::Assembler(Problem& problem, AssemblerOptions options)
+    : problem_(problem),
+      options_(std::move(options)),
+      backend_(resolve_backend(options_.backend)),
+      n_terms_(problem.n_terms()) {
+  if (backend_ == Backend::Cuda) {
+    cuda_ = std::make_unique<Cuda>();
+    const size_t bytes = static_cast<size_t>(problem.n_nodes()) * problem.block_size() * 8;
+    cuda_->state = cuda::DeviceBuffer(bytes);
+    cuda_->direction = cuda::DeviceBuffer(bytes);
+  } else {
+    cpu_ = std::make_unique<Cpu>();
+  }
+}
+
+Assembler::~Assembler() = default;
+
+namespace {
+
+template <class Fused>
+void add_kernels(const Fused* f, std::vector<KernelInfo>& out) {
+  if (!f) return;
+  for (const auto& k : f->kernels()) {
+    KernelInfo i;
+    i.symbol = k->lowered().symbol;
+    i.compiled_now = k->compiled_now();
+    i.flops = k->lowered().ops.flops();
+    if constexpr (std::is_same_v<std::decay_t<decltype(*k)>, cuda::CudaKernel>) {
+      const auto attr = k->attributes();
+      i.registers = attr.registers;
+      i.spill_bytes = attr.local_bytes;
+    }
+    out.push_back(std::move(i));
+  }
+}
+
+}  // namespace
+
+std::vector<KernelInfo> Assembler::kernels() const {
+  std::vector<KernelInfo> out;
+  if (cuda_) {
+    add_kernels(cuda_->split32.get(), out);
+    add_kernels(cuda_->split64.get(), out);
+    add_kernels(cuda_->residual32.get(), out);
+  }
+  if (cpu_) {
+    add_kernels(cpu_->split32.get(), out);
+    add_kernels(cpu_->split64.get(), out);
+    add_kernels(cpu_->residual32.get(), out);
+  }
+  return out;
+}
+
+void Assembler::check_terms(const char* call) const {
+  if (problem_.n_terms() != n_terms_) {
+    throw ProblemError(std::string("Assembler::") + call + ": the problem has " +
+                       std::to_string(problem_.n_terms()) + " terms, " + std::to_string(n_terms_) +
+                       " when the assembler was built");
+  }
+}
+
+Assembler::Cuda& Assembler::cuda(const char* call) {
+  check_terms(call);
+  if (!cuda_) {
+    throw ProblemError(std::string("Assembler::") + call +
+                       ": device memory needs the CUDA backend (this assembler runs on the CPU)");
+  }
+  return *cuda_;
+}
+
+Assembler::Cpu& Assembler::cpu() {
+  return *cpu_;
+}
+
+namespace {
+
+template <class T>
+T* dptr(const cuda::DeviceBuffer& b) {
+  return reinterpret_cast<T*>(static_cast<uintptr_t>(b.get()));
+}
+
+FusedOptions with_jacobian(FusedOptions o, bool jacobian) {
+  o.jacobian = jacobian;
+  return o;
+}
+
+}  // namespace
+
+// --- Device memory ---------------------------------------------------------------------------
+
+void Assembler::set_state(std::span<const double> state) {
+  Cuda& c = cuda("set_state");
+  problem_.check_values(state, "state");
+  if (!state.empty()) c.state.upload(state.data(), c.state.bytes());
+}
+
+void Assembler::set_direction(std::span<const double> direction) {
+  Cuda& c = cuda("set_direction");
+  problem_.check_values(direction, "HVP direction");
+  if (!direction.empty()) c.direction.upload(direction.data(), c.direction.bytes());
+}
+
+double* Assembler::state_device() {
+  return dptr<double>(cuda("state_device").state);
+}
+
+double* Assembler::direction_device() {
+  return dptr<double>(cuda("direction_device").direction);
+}
+
+const double* Assembler::run_residual(CUstream stream) {
+  Cuda& c = cuda("run_residual");
+  if (!c.residual32) {
+    c.residual32 =
+        std::make_unique<DeviceFusedAssembly<float>>(problem_, with_jacobian(options_.fused, false));
+  }
+  c.residual32->run(dptr<double>(c.state), stream);
+  return c.residual32->residual_device();
+}
+
+template <class OffT>
+DeviceSplitJacobian<OffT> Assembler::run_jacobian_split(CUstream stream) {
+  Cuda& c = cuda("run_jacobian_split");
+  auto& slot = [&]() -> std::unique_ptr<DeviceFusedAssembly<OffT>>& {
+    if constexpr (std::is_same_v<OffT, float>) {
+      return c.split32;
+    } else {
+      return c.split64;
+    }
+  }();
+  if (!slot) {
+    slot = std::make_unique<DeviceFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
+  }
+  if (c.off_row_ptr.bytes() == 0) {
+    const mesh::BlockPattern& off = problem_.off_pattern();
+    c.off_row_ptr = cuda::DeviceBuffer::from(off.row_ptr32());
+    if (off.n_blocks() > 0) c.off_col_idx = cuda::DeviceBuffer::from(off.col_idx());
+  }
+  slot->run(dptr<double>(c.state), stream);
+  DeviceSplitJacobian<OffT> j;
+  j.residual = slot->residual_device();
+  j.diag = slot->diag_device();
+  j.off = slot->off_device();
+  j.off_row_ptr = dptr<int32_t>(c.off_row_ptr);
+  j.off_col_idx = dptr<int32_t>(c.off_col_idx);
+  j.n_off_blocks = problem_.off_pattern().n_blocks();
+  j.block_dim = problem_.block_size();
+  return j;
+}
+
+template DeviceSplitJacobian<float> Assembler::run_jacobian_split<float>(CUstream);
+template DeviceSplitJacobian<double> Assembler::run_jacobian_split<double>(CUstream);
+
+namespace {
+
+DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
+                                  std::unique_ptr<DeviceElementAssembly>& slot,
+                                  cuda::DeviceBuffer& state, cuda::DeviceBuffer& direction) {
+  if (!slot) {
+    slot = std::make_unique<DeviceElementAssembly>(
+        p, DeviceElementOptions{o.element_width, o.element_layout});
+    slot->bind_inputs(dptr<double>(state), dptr<double>(direction));
+  }
+  return *slot;
+}
+
+}  // namespace
+
+const double* Assembler::run_energy(CUstream stream) {
+  Cuda& c = cuda("run_energy");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_energy(stream);
+  return e.energy_device();
+}
+
+const double* Assembler::run_gradient(CUstream stream) {
+  Cuda& c = cuda("run_gradient");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_gradient(stream);
+  return e.gradient_device();
+}
+
+const double* Assembler::run_hvp(CUstream stream) {
+  Cuda& c = cuda("run_hvp");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_hvp(stream);
+  return e.hvp_device();
+}
+
+DeviceBsr Assembler::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
+  Cuda& c = cuda("run_hessian");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_hessian(symmetry, stream);
+  return e.hessian_bsr(symmetry);
+}
+
+DeviceBsr Assembler::run_jacobian(CUstream stream) {
+  Cuda& c = cuda("run_jacobian");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_jacobian(stream);
+  return e.jacobian_bsr();
+}
+
+const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstream stream) {
+  Cuda& c = cuda("run_element_blocks");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_element_jacobians(term, order, stream);
+  return e.element_jacobians_device();
+}
+
+// --- Host memory -------------------------------------------------------------------------------
+
+namespace {
+
+// Waits for the legacy stream, surfacing kernel errors under `what`, then copies n doubles.
+std::vector<double> download(const double* p, int64_t n, const char* what) {
+  cuda::check_last(what);
+  std::vector<double> out(n);
+  if (n > 0) cuda::download(out.data(), p, n * sizeof(double));
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> Assembler::residual(std::span<const double> state) {
+  problem_.check_values(state, "state");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    return download(run_residual(), int64_t(state.size()), "Assembler::residual");
+  }
+  check_terms("residual");
+  Cpu& c = cpu();
+  if (!c.residual32) {
+    c.residual32 =
+        std::make_unique<HostFusedAssembly<float>>(problem_, with_jacobian(options_.fused, false));
+  }
+  std::vector<double> r(state.size(), 0.0);
+  mesh::SplitBlockCsr<float> unused;
+  c.residual32->run(state, r, unused);
+  return r;
+}
+
+template <class OffT>
+mesh::SplitBlockCsr<OffT> Assembler::jacobian_split(std::span<const double> state,
+                                                    std::vector<double>* residual) {
+  problem_.check_values(state, "state");
+  const int B = problem_.block_size();
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    const DeviceSplitJacobian<OffT> d = run_jacobian_split<OffT>();
+    cuda::check_last("Assembler::jacobian_split");
+    auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
+    if (!m.diag.empty()) cuda::download(m.diag.data(), d.diag, m.diag.size() * sizeof(double));
+    if (!m.off.values.empty())
+      cuda::download(m.off.values.data(), d.off, m.off.values.size() * sizeof(OffT));
+    if (residual) *residual = download(d.residual, int64_t(state.size()), "Assembler::jacobian_split");
+    return m;
+  }
+  check_terms("jacobian_split");
+  Cpu& c = cpu();
+  auto& slot = [&]() -> std::unique_ptr<HostFusedAssembly<OffT>>& {
+    if constexpr (std::is_same_v<OffT, float>) {
+      return c.split32;
+    } else {
+      return c.split64;
+    }
+  }();
+  if (!slot) {
+    slot = std::make_unique<HostFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
+  }
+  std::vector<double> r(state.size(), 0.0);
+  auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
+  slot->run(state, r, m);
+  if (residual) *residual = std::move(r);
+  return m;
+}
+
+template mesh::SplitBlockCsr<float> Assembler::jacobian_split<float>(std::span<const double>,
+                                                                     std::vector<double>*);
+template mesh::SplitBlockCsr<double> Assembler::jacobian_split<double>(std::span<const double>,
+                                                                       std::vector<double>*);
+
+namespace {
+
+HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
+                                  std::unique_ptr<HostElementAssembly>& slot) {
+  if (!slot) slot = std::make_unique<HostElementAssembly>(p, o.element_width);
+  return *slot;
+}
+
+mesh::BlockCsr<double> download_bsr(const DeviceBsr& d, const mesh::BlockPattern& pattern, int B,
+                                    const char* what) {
+  cuda::check_last(what);
+  auto m = mesh::BlockCsr<double>::zeros(pattern, B, B);
+  if (!m.values.empty()) cuda::download(m.values.data(), d.values, m.values.size() * sizeof(double));
+  return m;
+}
+
+}  // namespace
+
+mesh::BlockCsr<double> Assembler::jacobian(std::span<const double> state) {
+  problem_.check_values(state, "state");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    const DeviceBsr d = run_jacobian();
+    return download_bsr(d, problem_.pattern(), problem_.block_size(), "Assembler::jacobian");
+  }
+  check_terms("jacobian");
+  return host_element(problem_, options_, cpu().element).jacobian(state);
+}
+
+double Assembler::energy(std::span<const double> state) {
+  problem_.check_values(state, "state");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    return download(run_energy(), 1, "Assembler::energy")[0];
+  }
+  check_terms("energy");
+  return host_element(problem_, options_, cpu().element).energy(state);
+}
+
+std::vector<double> Assembler::gradient(std::span<const double> state) {
+  problem_.check_values(state, "state");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    return download(run_gradient(), int64_t(state.size()), "Assembler::gradient");
+  }
+  check_terms("gradient");
+  return host_element(problem_, options_, cpu().element).gradient(state);
+}
+
+mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::Symmetry symmetry) {
+  problem_.check_values(state, "state");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    const DeviceBsr d = run_hessian(symmetry);
+    return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(),
+                        "Assembler::hessian");
+  }
+  check_terms("hessian");
+  return host_element(problem_, options_, cpu().element).hessian(state, symmetry);
+}
+
+std::vector<double> Assembler::hvp(std::span<const double> state,
+                                   std::span<const double> direction) {
+  problem_.check_values(state, "state");
+  problem_.check_values(direction, "HVP direction");
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    set_direction(direction);
+    return download(run_hvp(), int64_t(state.size()), "Assembler::hvp");
+  }
+  check_terms("hvp");
+  return host_element(problem_, options_, cpu().element).hvp(state, direction);
+}
+
+std::vector<double> Assembler::element_blocks(size_t term, std::span<const double> state,
+                                              BlockOrder order) {
+  problem_.check_values(state, "state");
+  if (term >= problem_.n_terms()) {
+    throw ProblemError("Assembler::element_blocks: term #" + std::to_string(term) + " of " +
+                       std::to_string(problem_.n_terms()));
+  }
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    const Term& t = problem_.term(term);
+    const int64_t n = t.elements.size() * t.kernel->n_outputs() * t.kernel->n_inputs();
+    return download(run_element_blocks(term, order), n, "Assembler::element_blocks");
+  }
+  check_terms("element_blocks");
+  return host_element(problem_, options_, cpu().element).element_jacobians(term, state, order);
+}
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,140 @@
+// The one way to assemble a Problem (problem.h): built from the problem and options (backend,
+// strategy, precision), it produces everything a solver consumes, on the GPU or the CPU:
+//   vector terms:  residual; Jacobian, FUN3D split (Adiag fp64, Aoff fp32 or fp64) or general
+//                  block CSR; dense per-element Jacobians (cell- or component-major)
+//   energy terms:  energy, gradient, Hessian (general or upper block CSR), Hessian-vector
+//                  product without forming the Hessian
+// Host calls take and return host memory and are synchronous. On the CUDA backend the device
+// calls read the state from device memory and leave results there, enqueued on a stream the
+// caller gives.
+//
+// How each output is computed is a strategy: the residual and the split Jacobian by one of the
+// FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU), everything else
+// by element-local results summed by a deterministic gather (device_element_assembly.h on the
+// GPU, host_element_assembly.h on the CPU). Kernels are compiled (or loaded from the cache) on
+// first use of an output, and structure (patterns, incidences, uploads) is built once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cuda.h>
+
+#include "backends/assembly/device_element_assembly.h"
+#include "backends/assembly/fused_assembly.h"
+#include "backends/assembly/problem.h"
+#include "backends/mesh/block_csr.h"
+
+namespace dualjit::assembly {
+
+enum class Backend { Auto, Cuda, Cpu };
+std::string_view backend_name(Backend b);  // "auto", "cuda", "cpu"
+// Auto is CUDA when a driver and a device are usable, else the CPU.
+Backend resolve_backend(Backend b);
+
+struct AssemblerOptions {
+  Backend backend = Backend::Auto;
+  // The residual and split Jacobian of the vector terms: strategy and configuration
+  // (FusedOptions::jacobian is set per call). On the CPU a CUDA-only strategy runs its host
+  // form. The tuner's choice for a problem comes from tuning::choose_fused_options.
+  FusedOptions fused;
+  // The element kernels of the other outputs: dual width (0: all directions in one chunk) and,
+  // on the GPU, layout.
+  int element_width = 0;
+  jit::LaunchLayout element_layout;
+};
+
+// The FUN3D split Jacobian on the device: Adiag (n_nodes blocks, fp64, node-major, each row-
+// major) and Aoff's values over the problem's off-diagonal pattern (fp32 or fp64), with the
+// pattern's BSR index arrays (int32, on the device).
+template <class OffT>
+struct DeviceSplitJacobian {
+  const double* residual = nullptr;  // n_nodes x B
+  const double* diag = nullptr;
+  const OffT* off = nullptr;
+  const int32_t* off_row_ptr = nullptr;  // n_nodes + 1
+  const int32_t* off_col_idx = nullptr;  // n_off_blocks
+  int64_t n_off_blocks = 0;
+  int block_dim = 0;
+};
+
+// A kernel an assembler has built, for reports.
+struct KernelInfo {
+  std::string symbol;
+  int registers = -1, spill_bytes = -1;  // CUDA; -1 on the CPU
+  bool compiled_now = false;             // compiled rather than loaded from the cache
+  int flops = 0;                         // per element (jit/op_counts.h)
+};
+
+class Assembler {
+ public:
+  // `problem` must outlive the assembler; terms added afterwards are refused (runs throw).
+  explicit Assembler(Problem& problem, AssemblerOptions options = {});
+  ~Assembler();
+  Assembler(const Assembler&) = delete;
+  Assembler& operator=(const Assembler&) = delete;
+
+  Backend backend() const { return backend_; }
+  Problem& problem() const { return problem_; }
+  const AssemblerOptions& options() const { return options_; }
+  // The residual and split-Jacobian kernels built so far.
+  std::vector<KernelInfo> kernels() const;
+
+  // --- Host memory, synchronous ---------------------------------------------------------------
+  std::vector<double> residual(std::span<const double> state);
+  // FUN3D split Jacobian; the residual of the same state too, when asked for (same kernels).
+  template <class OffT>
+  mesh::SplitBlockCsr<OffT> jacobian_split(std::span<const double> state,
+                                           std::vector<double>* residual = nullptr);
+  mesh::BlockCsr<double> jacobian(std::span<const double> state);  // general, diagonal inside
+  double energy(std::span<const double> state);
+  std::vector<double> gradient(std::span<const double> state);
+  mesh::BlockCsr<double> hessian(std::span<const double> state,
+                                 mesh::Symmetry symmetry = mesh::Symmetry::General);
+  std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
+  // Dense Jacobian of each element of one vector term (n_out x n_in): [e][r][c] cell-major,
+  // [r][c][e] component-major.
+  std::vector<double> element_blocks(size_t term, std::span<const double> state,
+                                     BlockOrder order = BlockOrder::CellMajor);
+
+  // --- Device memory (CUDA backend; throws ProblemError naming the call on the CPU) ----------
+  // Inputs: n_nodes x B doubles, uploaded here or written directly through the pointers.
+  void set_state(std::span<const double> state);
+  void set_direction(std::span<const double> direction);
+  double* state_device();
+  double* direction_device();
+  // Each enqueues on `stream` and returns device pointers valid until the next run of the same
+  // output; synchronize the stream before reading them.
+  const double* run_residual(CUstream stream = nullptr);
+  template <class OffT>
+  DeviceSplitJacobian<OffT> run_jacobian_split(CUstream stream = nullptr);
+  const double* run_energy(CUstream stream = nullptr);  // one double
+  const double* run_gradient(CUstream stream = nullptr);
+  const double* run_hvp(CUstream stream = nullptr);
+  // Hessian or general Jacobian values over the pattern's BSR (device_element_assembly.h).
+  DeviceBsr run_hessian(mesh::Symmetry symmetry = mesh::Symmetry::General,
+                        CUstream stream = nullptr);
+  DeviceBsr run_jacobian(CUstream stream = nullptr);
+  const double* run_element_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
+                                   CUstream stream = nullptr);
+
+ private:
+  struct Cuda;
+  struct Cpu;
+  Cuda& cuda(const char* call);
+  Cpu& cpu();
+  void check_terms(const char* call) const;
+
+  Problem& problem_;
+  AssemblerOptions options_;
+  Backend backend_;
+  size_t n_terms_;
+  std::unique_ptr<Cuda> cuda_;
+  std::unique_ptr<Cpu> cpu_;
+};
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,63 @@
+// Element-local results assembled on the host: each term's element kernel runs on the CPU
+// backend and writes every element's values and derivatives to memory (the element-local
+// driver), then the host adds them up serially, in element order: deterministic, and the
+// reference the other assembly paths are checked against. Produces every output of a Problem
+// (assembler.h uses it for the CPU backend's energy, gradient, Hessian, HVP, general Jacobian
+// and element blocks).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/assembly/problem.h"
+#include "backends/cpu/cpu_kernel.h"
+#include "backends/mesh/block_csr.h"
+
+namespace dualjit::assembly {
+
+// Lowering options of a term's element kernel in a mode (W = width; 0: one chunk).
+jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0);
+
+// Element-major results of one term (values, first, second as jit/lowering.h lays them out).
+struct ElementResults {
+  std::vector<double> values, first, second;
+};
+
+class HostElementAssembly {
+ public:
+  // `problem` must outlive this; terms added later are seen.
+  explicit HostElementAssembly(Problem& problem, int width = 0) : p_(problem), width_(width) {}
+
+  std::vector<double> residual(std::span<const double> state);
+  mesh::BlockCsr<double> jacobian(std::span<const double> state);
+  template <class OffT>
+  mesh::SplitBlockCsr<OffT> jacobian_split(std::span<const double> state);
+  double energy(std::span<const double> state);
+  std::vector<double> gradient(std::span<const double> state);
+  mesh::BlockCsr<double> hessian(std::span<const double> state,
+                                 mesh::Symmetry symmetry = mesh::Symmetry::General);
+  std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
+  // Dense per-element Jacobians of one vector term (n_out x n_in each): cell-major
+  // [e][r][c], or component-major [r][c][e].
+  std::vector<double> element_jacobians(size_t term, std::span<const double> state,
+                                        BlockOrder order = BlockOrder::CellMajor);
+  ElementResults element_results(size_t term, Mode mode, std::span<const double> state,
+                                 std::span<const double> direction = {});
+
+ private:
+  using Local = ElementResults;
+  Local run(size_t term, Mode mode, std::span<const double> state,
+            std::span<const double> direction = {});
+  const cpu::CpuKernel& kernel_for(size_t term, Mode mode);
+  // (k B) x (k B) element matrices of a term, row-major, for mesh::add_element_blocks.
+  std::vector<double> jacobian_element_matrices(size_t term, const Local& local) const;
+  std::vector<double> hessian_element_matrices(size_t term, const Local& local) const;
+
+  Problem& p_;
+  int width_;
+  std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
+};
+
+}  // namespace dualjit::assembly
