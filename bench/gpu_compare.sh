@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# One device call that measures this tree against an earlier one on the same GPU, alternating
-# runs so that clock drift affects both alike: the Roe FUN3D assembly (default configuration
-# and the gathers, bench/assembly_strategies), the tuned-vs-default choice (dualjit bench) and
-# the energy terms on the 1 M-vertex spring grid (bench/device_problem_bench). The earlier tree
-# is a source copy at $BEFORE (default .dev/before, e.g. `git archive REV | tar -x -C
+# One device call that measures this tree against other trees on the same GPU, alternating
+# runs so that clock drift affects all alike: the Roe FUN3D assembly (default configuration
+# and the gathers, bench/assembly_strategies) and the energy terms on the 1 M-vertex spring
+# grid (bench/device_problem_bench). The other trees are source copies named in $TREES as
+# name:path pairs (default "before:.dev/before"; make one with `git archive REV | tar -x -C
 # .dev/before`). Stages: build, test (the whole suite with DUALJIT_REQUIRE_GPU=1), compare,
-# tune. Usage: bench/gpu_compare.sh [stages...] (default: build test compare)
+# kernels (per-kernel times of the energy terms under ncu), tune (autotune, bench, demo cold
+# and warm). Usage: bench/gpu_compare.sh [stages...] (default: build test compare)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
-before=${BEFORE:-.dev/before}
+trees=${TREES:-before:.dev/before}
+names=""
+for t in $trees; do names+=" ${t%%:*}"; done
 mkdir -p "$out"
 stages=${*:-build test compare}
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -17,10 +20,12 @@ if has build; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
   cmake --build build-gpu -j16 > "$out/build.log" 2>&1 || { grep -m20 -A3 error "$out/build.log"; exit 1; }
-  if [[ -d $before ]]; then
-    cmake -S "$before" -B build-before -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=OFF > "$out/cmake_before.log" 2>&1 || { tail -30 "$out/cmake_before.log"; exit 1; }
-    cmake --build build-before -j16 --target assembly_strategies device_problem_bench dualjit_cli > "$out/build_before.log" 2>&1 || { grep -m20 -A3 error "$out/build_before.log"; exit 1; }
-  fi
+  for t in $trees; do
+    name=${t%%:*} src=${t#*:}
+    [[ -d $src ]] || continue
+    cmake -S "$src" -B build-$name -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=OFF > "$out/cmake_$name.log" 2>&1 || { tail -30 "$out/cmake_$name.log"; exit 1; }
+    cmake --build build-$name -j16 --target assembly_strategies device_problem_bench > "$out/build_$name.log" 2>&1 || { grep -m20 -A3 error "$out/build_$name.log"; exit 1; }
+  done
   echo "built"
 fi
 if has test; then
@@ -34,8 +39,8 @@ if has compare; then
   export DJ_ORDERINGS=natural
   # Case 5: staged scatter W10 1x64 (the default); 32: staged gather W5 1x64; 40: the
   # warp-specialised gather (case numbers of bench/assembly_strategies.cpp, equal in both trees).
-  for round in 1 2 3; do
-    for tree in before gpu; do
+  for round in 1 2; do
+    for tree in $names gpu; do
       [[ -x build-$tree/bench/assembly_strategies ]] || continue
       DJ_CASES=5,32,40 CUDA_CACHE_DISABLE=1 DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache \
         ./build-$tree/bench/assembly_strategies 96 2>&1 | grep -E "^dj_|copy bandwidth|floor" \
@@ -43,11 +48,22 @@ if has compare; then
     done
   done
   for round in 1 2; do
-    for tree in before gpu; do
+    for tree in $names gpu; do
       [[ -x build-$tree/bench/device_problem_bench ]] || continue
       DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache ./build-$tree/bench/device_problem_bench \
         --grid 100 --reps 20 2>&1 | tail -9 | sed "s/^/[$tree $round] /" | tee -a "$out/compare_energy.log"
     done
+  done
+fi
+if has kernels; then
+  for tree in $names gpu; do
+    [[ -x build-$tree/bench/device_problem_bench ]] || continue
+    DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache ncu --metrics gpu__time_duration.sum \
+      --launch-count 120 ./build-$tree/bench/device_problem_bench --grid 100 \
+      --reps 3 > "$out/ncu_$tree.log" 2>&1
+    echo "== $tree"
+    grep -E "^  [a-z_]+.*\(|gpu__time_duration" "$out/ncu_$tree.log" | paste - - \
+      | awk '{print $1, $(NF)}' | sort | uniq -c | head -20
   done
 fi
 if has tune; then
