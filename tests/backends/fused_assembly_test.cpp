@@ -13,6 +13,7 @@
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
 #include "jit/launch_args.h"
+#include "support/golden.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
 #include "support/assembly.h"
@@ -224,6 +225,31 @@ TEST_CASE("single-writer detection: a tet edge mesh has one block per off slot, 
   CHECK_FALSE(assembly::off_blocks_single_writer(twice));
   Problem random = roe_edges(50, 400, 47);  // repeats pairs (both orientations)
   CHECK_FALSE(assembly::off_blocks_single_writer(random));
+}
+
+TEST_CASE("golden sources of every assembly strategy's driver, CUDA entry and host form") {
+  // The edge term of the Roe problem (tet edges: direct Aoff stores where a strategy uses
+  // them) and its far-field term (k = 1), Jacobian and residual only; element chunk functions
+  // have their own goldens (tests/jit/golden).
+  const auto dir = std::filesystem::path(DUALJIT_SOURCE_DIR) / "tests/backends/golden";
+  Problem p = tiny_roe();
+  for (const std::string& name : assembly::fused_strategy_names()) {
+    for (bool jac : {true, false}) {
+      FusedOptions o;
+      o.strategy = name;
+      o.jacobian = jac;
+      const auto fused = assembly::fused_kernels(p, o, true, /*gpu=*/true);
+      for (size_t ti = 0; ti < fused.size(); ++ti) {
+        const jit::LoweredKernel& lk = fused[ti].lowered;
+        const std::string stem = name + (jac ? "_jacobian" : "_residual") + "_term" +
+                                 std::to_string(ti);
+        test::check_golden(dir / (stem + ".cu"), test::golden_text(lk, lk.cuda_source, true));
+        if (!lk.host_source.empty() && ti == 0)
+          test::check_golden(dir / (stem + "_host.cpp"),
+                             test::golden_text(lk, lk.host_source, true));
+      }
+    }
+  }
 }
 
 TEST_CASE("staged scatter kernels compile for sm_90 in every variant; misuse is refused") {

@@ -4,18 +4,7 @@
 DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }
 DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }
 
-struct DjArgs_dj_spring_hessian_w3_t1_b128_nm {
-  long long n_elements;
-  const int* conn;
-  long long vertices_per_element;
-  const double* field[2];
-  const double* direction[2];
-  const double* params;
-  double* values;
-  double* first;
-  double* second;
-  double uniform[1];
-};
+// (argument block: the driver's field table)
 
 DJ_FN void dj_spring_hessian_w3_t1_b128_nm_c0(const double* __restrict__ x, const double* __restrict__ v,
     const double* __restrict__ p, const double* __restrict__ u,
