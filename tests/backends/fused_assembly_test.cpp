@@ -436,9 +436,9 @@ TEST_SUITE("gpu") {
         o.width = variant / 2 == 2 ? 1 : 5 * (1 + variant / 2 % 2);
         o.layout = variant / 2 == 2 ? jit::LaunchLayout{10, 32} : jit::LaunchLayout{2, 64, 1};
         test::GpuSplit<double> d64(p, o);
-        CAPTURE(d64.kernels()[0].symbol);
         d64.set_state(q);
         d64.run();
+        CAPTURE(d64.kernels()[0].symbol);
         d64.run();  // a second run must not accumulate onto the first (zeroing / direct stores)
         const auto j64 = d64.jacobian();
         CHECK(max_rel(d64.residual(), ref_r) < 1e-12);
@@ -520,10 +520,10 @@ TEST_SUITE("gpu") {
           o.layout = {1, tile};
           o.single_tangents = single;
           test::GpuSplit<double> d(p, o);
-          CAPTURE(d.kernels()[0].symbol);
-          CHECK(d.kernels()[0].symbol.find("sdo") != std::string::npos);
           d.set_state(q);
           d.run();
+          CAPTURE(d.kernels()[0].symbol);
+          CHECK(d.kernels()[0].symbol.find("sdo") != std::string::npos);
           d.run();  // stored rows and Aoff: a second run must not accumulate
           const auto j = d.jacobian();
           const double tol = single ? 2e-5 : 1e-12;
@@ -589,9 +589,9 @@ TEST_SUITE("gpu") {
       o.strategy = "staged-gather";
       o.layout = {1, tile};
       test::GpuSplit<double> d(p, o);
-      CAPTURE(d.kernels()[1].symbol);
       d.set_state(q);
       d.run();
+      CAPTURE(d.kernels()[1].symbol);
       d.run();
       const auto j = d.jacobian();
       CHECK(max_rel(d.residual(), ref_r) < 1e-12);
@@ -641,9 +641,9 @@ TEST_SUITE("gpu") {
                                  : "warp-specialized-gather";
         g.layout = {1, tile};
         test::GpuSplit<double> d(p, g);
-        CAPTURE(d.kernels()[0].symbol);
         d.set_state(q);
         d.run();
+        CAPTURE(d.kernels()[0].symbol);
         gpu.push_back(all_of(d.residual(), d.jacobian()));
         CHECK(same_bits(gpu.back(), gpu.front()));
         // Off by round-off at most, if not the same bits (then the message says how far).
