@@ -9,6 +9,8 @@ namespace dualjit::jit {
 ArgTable& ArgTable::add(ArgField field) {
   if (find(field.name)) throw std::logic_error("argument table: field '" + field.name + "' twice");
   if (field.count < 1) field.count = 1;
+  if (field.kind == ArgKind::Int64 && field.count > 1)
+    throw std::logic_error("argument table: field '" + field.name + "': Int64 fields are scalars");
   fields_.push_back(std::move(field));
   return *this;
 }
