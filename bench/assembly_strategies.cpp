@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     // The paper's layouts (width x threads per edge: 1x10, 1x5, 1x2, 5x2, 10x1) are rows
     // 2, 5, 8, 9 and 10; min_blocks > 0 caps registers at 65536 / (threads * min_blocks).
     std::vector<Case> cases = {
-        {"scatter-atomic", true, false, 5, 2, 64, 0},   // 0: plain atomics
+        {"scatter-atomic", true, false, 5, 2, 64, 0},    // 0: plain atomics
         {"gather-by-column", true, false, 5, 1, 64, 0},  // 1: atomic-free
         {"staged-scatter", true, false, 5, 2, 64, 0},    // 2..: staged; 5x2
         {"staged-scatter", true, true, 5, 2, 64, 0},

@@ -1,6 +1,6 @@
-// GPU assembly of a mass-spring energy (assembly::Assembler): energy, gradient, Hessian (general and
-// upper block CSR) and Hessian-vector product on an n^3 grid spring network (axis springs plus a
-// per-vertex inertia term; n = 100 gives 1 M vertices, 2.97 M springs), timed with CUDA events
+// GPU assembly of a mass-spring energy (assembly::Assembler): energy, gradient, Hessian (general
+// and upper block CSR) and Hessian-vector product on an n^3 grid spring network (axis springs plus
+// a per-vertex inertia term; n = 100 gives 1 M vertices, 2.97 M springs), timed with CUDA events
 // after warm-up, medians of repeated runs. Also checks that repeated runs are bit-identical.
 //
 //   device_problem_bench [--grid N] [--reps R] [--width W]

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
-#include "jit/element_driver.h"
 #include "backends/tuning/timing.h"
 #include "examples/cfd/roe_flux.h"
+#include "jit/element_driver.h"
 
 using namespace dualjit;
 

@@ -33,7 +33,6 @@ std::string bounds_min(const DriverSpec& s) {
   return s.layout.min_blocks > 0 ? ", " + std::to_string(s.layout.min_blocks) : "";
 }
 
-
 std::string emit_element_loads(const DriverSpec& s) {
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
@@ -62,9 +61,6 @@ std::string emit_element_loads(const DriverSpec& s) {
   return os.str();
 }
 
-
-
-
 std::vector<ArgField> common_fields(const DriverSpec& s) {
   const int ns = std::max<int>(static_cast<int>(s.slot_size.size()), 1);
   return {
@@ -78,8 +74,8 @@ std::vector<ArgField> common_fields(const DriverSpec& s) {
 }
 
 ArgField uniform_field(const DriverSpec& s) {
-  return {"uniform", ArgKind::Doubles, "", std::max(s.n_uniforms, 1), s.n_uniforms > 0,
-          "uniforms", true};
+  return {"uniform",        ArgKind::Doubles, "",  std::max(s.n_uniforms, 1),
+          s.n_uniforms > 0, "uniforms",       true};
 }
 
 std::string chunk_call(const DriverSpec& s, int c) {

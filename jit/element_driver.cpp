@@ -12,10 +12,10 @@ class ElementLocalDriver : public Driver {
   std::string suffix() const override { return {}; }
 
   std::vector<ArgField> fields(const DriverSpec& s) const override {
-    return {{"values", ArgKind::Pointer, "double*", 1, s.n_outputs > 0, "values array"},
-            {"first", ArgKind::Pointer, "double*", 1, s.first_size > 0, "first-derivative array"},
-            {"second", ArgKind::Pointer, "double*", 1, s.second_size > 0,
-             "second-derivative array"}};
+    return {
+        {"values", ArgKind::Pointer, "double*", 1, s.n_outputs > 0, "values array"},
+        {"first", ArgKind::Pointer, "double*", 1, s.first_size > 0, "first-derivative array"},
+        {"second", ArgKind::Pointer, "double*", 1, s.second_size > 0, "second-derivative array"}};
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {

@@ -106,8 +106,8 @@ std::vector<uint64_t> pack_args(const ArgTable& table, const ArgValues& values,
           if (!p) fail(what + " takes pointers");
           ptrs = *p;
         }
-        if (ptrs.size() > static_cast<size_t>(f.count) || (f.count > 1 && !ptrs.empty() &&
-                                                           ptrs.size() != static_cast<size_t>(f.count)))
+        if (ptrs.size() > static_cast<size_t>(f.count) ||
+            (f.count > 1 && !ptrs.empty() && ptrs.size() != static_cast<size_t>(f.count)))
           fail("expected " + std::to_string(f.count) + " " + what + ", got " +
                std::to_string(ptrs.size()));
         for (int i = 0; i < f.count; ++i) {

@@ -26,7 +26,7 @@ struct ArgField {
   // Pointers: must be non-null whenever the launch has work. Doubles: exactly `count` values
   // must be given (else none: a kernel without uniforms still has one word).
   bool required = false;
-  std::string what;  // what it holds, for error messages ("off-diagonal block values")
+  std::string what;    // what it holds, for error messages ("off-diagonal block values")
   bool array = false;  // declared as an array (indexed in the text) even when count is 1
 };
 

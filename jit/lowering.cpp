@@ -122,8 +122,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                "_b" + std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
-               (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               driver.suffix();
+               (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") + driver.suffix();
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   const IrDumper dump(options.dump_dir, out.symbol);

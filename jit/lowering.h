@@ -62,9 +62,9 @@ struct LoweredKernel {
   std::string cuda_source_sha256, host_source_sha256;
   DerivativePlan plan;
   LoweringOptions options;
-  ArgTable args;          // the argument block, from the driver (jit/kernel_args.h)
-  LaunchPolicy launch;    // how the CUDA entry is launched
-  CompileFlags compile;   // what the driver needs from the compiler
+  ArgTable args;                    // the argument block, from the driver (jit/kernel_args.h)
+  LaunchPolicy launch;              // how the CUDA entry is launched
+  CompileFlags compile;             // what the driver needs from the compiler
   std::vector<int> input_vertex;    // resolved binding
   std::vector<int> slot_size;       // per active input slot
   std::vector<OpCounts> chunk_ops;  // per chunk
@@ -72,8 +72,8 @@ struct LoweredKernel {
   int max_live = 0;                 // largest over chunks
   size_t statements = 0;            // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
-  std::string report() const;       // op counts, chunks, liveness
-  const Driver& driver() const;     // options.driver, or the element-local driver
+  std::string report() const;    // op counts, chunks, liveness
+  const Driver& driver() const;  // options.driver, or the element-local driver
 };
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);

@@ -144,8 +144,8 @@ double* Assembler::direction_device() {
 const double* Assembler::run_residual(CUstream stream) {
   Cuda& c = cuda("run_residual");
   if (!c.residual32) {
-    c.residual32 =
-        std::make_unique<DeviceFusedAssembly<float>>(problem_, with_jacobian(options_.fused, false));
+    c.residual32 = std::make_unique<DeviceFusedAssembly<float>>(
+        problem_, with_jacobian(options_.fused, false));
   }
   c.residual32->run(dptr<double>(c.state), stream);
   return c.residual32->residual_device();
@@ -162,7 +162,8 @@ DeviceSplitJacobian<OffT> Assembler::run_jacobian_split(CUstream stream) {
     }
   }();
   if (!slot) {
-    slot = std::make_unique<DeviceFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
+    slot =
+        std::make_unique<DeviceFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
   }
   if (c.off_row_ptr.bytes() == 0) {
     const mesh::BlockPattern& off = problem_.off_pattern();
@@ -286,7 +287,8 @@ mesh::SplitBlockCsr<OffT> Assembler::jacobian_split(std::span<const double> stat
     if (!m.diag.empty()) cuda::download(m.diag.data(), d.diag, m.diag.size() * sizeof(double));
     if (!m.off.values.empty())
       cuda::download(m.off.values.data(), d.off, m.off.values.size() * sizeof(OffT));
-    if (residual) *residual = download(d.residual, int64_t(state.size()), "Assembler::jacobian_split");
+    if (residual)
+      *residual = download(d.residual, int64_t(state.size()), "Assembler::jacobian_split");
     return m;
   }
   check_terms("jacobian_split");
@@ -325,7 +327,8 @@ mesh::BlockCsr<double> download_bsr(const DeviceBsr& d, const mesh::BlockPattern
                                     const char* what) {
   cuda::check_last(what);
   auto m = mesh::BlockCsr<double>::zeros(pattern, B, B);
-  if (!m.values.empty()) cuda::download(m.values.data(), d.values, m.values.size() * sizeof(double));
+  if (!m.values.empty())
+    cuda::download(m.values.data(), d.values, m.values.size() * sizeof(double));
   return m;
 }
 
@@ -367,8 +370,7 @@ mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::S
   if (backend_ == Backend::Cuda) {
     set_state(state);
     const DeviceBsr d = run_hessian(symmetry);
-    return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(),
-                        "Assembler::hessian");
+    return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(), "Assembler::hessian");
   }
   check_terms("hessian");
   return host_element(problem_, options_, cpu().element).hessian(state, symmetry);

@@ -316,7 +316,8 @@ std::string assembly_source(AssemblyTarget target) {
   return os.str();
 }
 
-// --- DeviceElementAssembly ------------------------------------------------------------------------------
+// --- DeviceElementAssembly
+// ------------------------------------------------------------------------------
 
 DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOptions options)
     : problem_(problem), options_(options), n_terms_(problem.n_terms()) {
@@ -396,7 +397,8 @@ const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode) {
   return *k;
 }
 
-void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out) {
+void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
+                                        double* first_out) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
   const cuda::CudaKernel& ck = kernel(term, mode);
@@ -425,12 +427,13 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   }
 }
 
-void DeviceElementAssembly::launch(const char* entry, const void* args, int64_t threads, CUstream stream) {
+void DeviceElementAssembly::launch(const char* entry, const void* args, int64_t threads,
+                                   CUstream stream) {
   if (threads <= 0) return;
   const int64_t blocks = (threads + kThreadsPerBlock - 1) / kThreadsPerBlock;
   if (blocks > std::numeric_limits<int32_t>::max()) {
-    throw ProblemError(std::string("DeviceElementAssembly: ") + entry + ": " + std::to_string(threads) +
-                       " threads exceed one grid");
+    throw ProblemError(std::string("DeviceElementAssembly: ") + entry + ": " +
+                       std::to_string(threads) + " threads exceed one grid");
   }
   void* params[] = {const_cast<void*>(args), &threads};
   cuda::launch(module_->function(entry), cuda::Dim3{static_cast<unsigned>(blocks)},
@@ -442,8 +445,8 @@ void DeviceElementAssembly::fill_zero(double* out, int64_t n, CUstream stream) {
   launch(kFillEntry, &a, n, stream);
 }
 
-void DeviceElementAssembly::gather_rows(size_t term, const double* local, double* out, bool accumulate,
-                                CUstream stream) {
+void DeviceElementAssembly::gather_rows(size_t term, const double* local, double* out,
+                                        bool accumulate, CUstream stream) {
   const TermData& d = terms_[term];
   const GatherRowsArgs a{as_ptr<int64_t>(d.inc_ptr),
                          as_ptr<int64_t>(d.inc_element),
@@ -459,7 +462,8 @@ void DeviceElementAssembly::gather_rows(size_t term, const double* local, double
   launch(kRowsEntry, &a, n_values(), stream);
 }
 
-DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Symmetry symmetry, bool hessian) {
+DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Symmetry symmetry,
+                                                                        bool hessian) {
   PatternData& pd = hessian ? hessians_[symmetry] : jacobian_;
   if (pd.pattern) return pd;
   const mesh::BlockPattern& pattern = problem_.pattern(symmetry);
@@ -478,7 +482,7 @@ DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Sy
 }
 
 void DeviceElementAssembly::gather_blocks(size_t term, PatternData& pd, const double* local,
-                                  bool accumulate, CUstream stream) {
+                                          bool accumulate, CUstream stream) {
   const TermData& d = terms_[term];
   const auto& [slot_ptr, slot_item] = pd.slots.at(term);
   const int k = problem_.term(term).elements.k;
@@ -498,7 +502,7 @@ void DeviceElementAssembly::gather_blocks(size_t term, PatternData& pd, const do
 }
 
 void DeviceElementAssembly::reduce(const double* in, int64_t n, double* out, double* scratch,
-                           CUstream stream) {
+                                   CUstream stream) {
   const std::vector<int64_t> levels = reduction_levels(n);
   const double* src = in;
   int64_t count = n;
@@ -609,8 +613,8 @@ void DeviceElementAssembly::run_jacobian(CUstream stream) {
 void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order, CUstream stream) {
   check_terms("run_element_jacobians");
   if (term >= n_terms_) {
-    throw ProblemError("DeviceElementAssembly::run_element_jacobians: term #" + std::to_string(term) +
-                       " of " + std::to_string(n_terms_));
+    throw ProblemError("DeviceElementAssembly::run_element_jacobians: term #" +
+                       std::to_string(term) + " of " + std::to_string(n_terms_));
   }
   const Term& t = problem_.term(term);
   const int64_t ne = t.elements.size();
@@ -677,7 +681,7 @@ std::vector<double> DeviceElementAssembly::gradient(std::span<const double> stat
 }
 
 std::vector<double> DeviceElementAssembly::hvp(std::span<const double> state,
-                                       std::span<const double> direction) {
+                                               std::span<const double> direction) {
   set_state(state);
   set_direction(direction);
   run_hvp();
@@ -691,12 +695,13 @@ std::vector<double> DeviceElementAssembly::residual(std::span<const double> stat
 }
 
 mesh::BlockCsr<double> DeviceElementAssembly::hessian(std::span<const double> state,
-                                              mesh::Symmetry symmetry) {
+                                                      mesh::Symmetry symmetry) {
   set_state(state);
   run_hessian(symmetry);
   const PatternData& pd = hessians_.at(symmetry);
   auto m = mesh::BlockCsr<double>::zeros(*pd.pattern, problem_.block_size(), problem_.block_size());
-  m.values = download(pd.values, static_cast<int64_t>(m.values.size()), "DeviceElementAssembly::hessian");
+  m.values =
+      download(pd.values, static_cast<int64_t>(m.values.size()), "DeviceElementAssembly::hessian");
   return m;
 }
 
@@ -705,13 +710,14 @@ mesh::BlockCsr<double> DeviceElementAssembly::jacobian(std::span<const double> s
   run_jacobian();
   auto m = mesh::BlockCsr<double>::zeros(*jacobian_.pattern, problem_.block_size(),
                                          problem_.block_size());
-  m.values =
-      download(jacobian_.values, static_cast<int64_t>(m.values.size()), "DeviceElementAssembly::jacobian");
+  m.values = download(jacobian_.values, static_cast<int64_t>(m.values.size()),
+                      "DeviceElementAssembly::jacobian");
   return m;
 }
 
-std::vector<double> DeviceElementAssembly::element_jacobians(size_t term, std::span<const double> state,
-                                                     BlockOrder order) {
+std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
+                                                             std::span<const double> state,
+                                                             BlockOrder order) {
   set_state(state);
   run_element_jacobians(term, order);
   const Term& t = problem_.term(term);

@@ -144,8 +144,8 @@ struct FillArgs {
 // block_dim x block_dim, each block ROW-MAJOR (CUSPARSE_ORDER_ROW / CUSPARSE_DIRECTION_ROW),
 // block i at values + i * block_dim^2. With Symmetry::Upper only blocks with col >= row are
 // stored (diagonal blocks whole): hand it to cuSPARSE as a symmetric/upper matrix, or use the
-// General pattern for plain bsrmv. Pointers are device memory owned by the DeviceElementAssembly and
-// valid until its next run of the same output.
+// General pattern for plain bsrmv. Pointers are device memory owned by the DeviceElementAssembly
+// and valid until its next run of the same output.
 struct DeviceBsr {
   int mb = 0, nb = 0, nnzb = 0, block_dim = 0;
   const int32_t* row_ptr = nullptr;  // mb + 1

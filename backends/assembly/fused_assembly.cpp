@@ -101,7 +101,8 @@ struct HostFusedAssembly<OffT>::Term {
 };
 
 template <class OffT>
-HostFusedAssembly<OffT>::HostFusedAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+HostFusedAssembly<OffT>::HostFusedAssembly(Problem& p, const FusedOptions& o)
+    : problem_(p), options_(o) {
   const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
   size_t k = 0;
@@ -119,7 +120,7 @@ HostFusedAssembly<OffT>::~HostFusedAssembly() = default;
 
 template <class OffT>
 void HostFusedAssembly<OffT>::run(std::span<const double> state, std::vector<double>& residual,
-                             mesh::SplitBlockCsr<OffT>& jacobian) const {
+                                  mesh::SplitBlockCsr<OffT>& jacobian) const {
   Problem& p = problem_;
   const int64_t B = p.block_size(), n = p.n_nodes();
   const auto expect = [&](const char* what, size_t got, size_t want) {
@@ -163,7 +164,8 @@ struct DeviceFusedAssembly<OffT>::Term {
 };
 
 template <class OffT>
-DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o) : problem_(p), options_(o) {
+DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o)
+    : problem_(p), options_(o) {
   const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
   // The first kernel may store every node's rows; all share the decision on Aoff.

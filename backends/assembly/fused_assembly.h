@@ -35,10 +35,10 @@ struct FusedOptions {
 bool off_blocks_single_writer(Problem& p);
 
 // The strategy and lowered kernel of each of p's vector terms, in term order, exactly as the
-// GPU path (DeviceFusedAssembly) or the host path (HostFusedAssembly) builds them under `o`: the one place
-// that decides the host form, direct Aoff stores (staged Jacobians of single-writer meshes) and
-// which term stores the rows, so that cache warming and emitting produce the kernels a run
-// loads. Throws std::invalid_argument naming the strategy when it does not suit the problem.
+// GPU path (DeviceFusedAssembly) or the host path (HostFusedAssembly) builds them under `o`: the
+// one place that decides the host form, direct Aoff stores (staged Jacobians of single-writer
+// meshes) and which term stores the rows, so that cache warming and emitting produce the kernels a
+// run loads. Throws std::invalid_argument naming the strategy when it does not suit the problem.
 struct FusedKernel {
   std::shared_ptr<const FusedStrategy> strategy;
   jit::LoweredKernel lowered;

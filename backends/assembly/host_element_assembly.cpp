@@ -24,8 +24,8 @@ jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width) {
 }
 
 ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
-                                                 std::span<const double> state,
-                                                 std::span<const double> direction) {
+                                                    std::span<const double> state,
+                                                    std::span<const double> direction) {
   if (term >= p_.n_terms()) {
     throw ProblemError("element results: term #" + std::to_string(term) + " of " +
                        std::to_string(p_.n_terms()));
@@ -35,8 +35,9 @@ ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
   return run(term, mode, state, direction);
 }
 
-HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode, std::span<const double> state,
-                            std::span<const double> direction) {
+HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
+                                                    std::span<const double> state,
+                                                    std::span<const double> direction) {
   const Term& t = p_.term(term);
   const cpu::CpuKernel& ck = kernel_for(term, mode);
   const auto& l = ck.lowered();
@@ -81,7 +82,8 @@ std::vector<double> HostElementAssembly::residual(std::span<const double> state)
   return r;
 }
 
-std::vector<double> HostElementAssembly::jacobian_element_matrices(size_t ti, const Local& l) const {
+std::vector<double> HostElementAssembly::jacobian_element_matrices(size_t ti,
+                                                                   const Local& l) const {
   const Term& t = p_.term(ti);
   const int B = p_.block_size(), k = t.elements.k;
   const int n_in = t.kernel->n_inputs(), kb = k * B;
@@ -129,8 +131,10 @@ mesh::SplitBlockCsr<OffT> HostElementAssembly::jacobian_split(std::span<const do
   return m;
 }
 
-template mesh::SplitBlockCsr<float> HostElementAssembly::jacobian_split<float>(std::span<const double>);
-template mesh::SplitBlockCsr<double> HostElementAssembly::jacobian_split<double>(std::span<const double>);
+template mesh::SplitBlockCsr<float> HostElementAssembly::jacobian_split<float>(
+    std::span<const double>);
+template mesh::SplitBlockCsr<double> HostElementAssembly::jacobian_split<double>(
+    std::span<const double>);
 
 double HostElementAssembly::energy(std::span<const double> state) {
   p_.check_values(state, "state");
@@ -152,9 +156,10 @@ std::vector<double> HostElementAssembly::gradient(std::span<const double> state)
     const int n_in = t.kernel->n_inputs(), k = t.elements.k;
     for (int64_t e = 0; e < t.elements.size(); ++e) {
       for (size_t s = 0; s < t.input_vertex.size(); ++s) {
-        double* row =
-            g.data() + static_cast<int64_t>(t.elements.conn[e * k + t.input_vertex[s]]) * p_.block_size();
-        for (int c = 0; c < p_.block_size(); ++c) row[c] += l.first[e * n_in + s * p_.block_size() + c];
+        double* row = g.data() + static_cast<int64_t>(t.elements.conn[e * k + t.input_vertex[s]]) *
+                                     p_.block_size();
+        for (int c = 0; c < p_.block_size(); ++c)
+          row[c] += l.first[e * n_in + s * p_.block_size() + c];
       }
     }
   }
@@ -186,7 +191,8 @@ std::vector<double> HostElementAssembly::hessian_element_matrices(size_t ti, con
   return m;
 }
 
-mesh::BlockCsr<double> HostElementAssembly::hessian(std::span<const double> state, mesh::Symmetry symmetry) {
+mesh::BlockCsr<double> HostElementAssembly::hessian(std::span<const double> state,
+                                                    mesh::Symmetry symmetry) {
   p_.check_values(state, "state");
   auto m = mesh::BlockCsr<double>::zeros(p_.pattern(symmetry), p_.block_size(), p_.block_size());
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
@@ -196,7 +202,8 @@ mesh::BlockCsr<double> HostElementAssembly::hessian(std::span<const double> stat
   return m;
 }
 
-std::vector<double> HostElementAssembly::hvp(std::span<const double> state, std::span<const double> direction) {
+std::vector<double> HostElementAssembly::hvp(std::span<const double> state,
+                                             std::span<const double> direction) {
   p_.check_values(state, "state");
   p_.check_values(direction, "HVP direction");
   std::vector<double> hv(state.size(), 0.0);
@@ -207,17 +214,19 @@ std::vector<double> HostElementAssembly::hvp(std::span<const double> state, std:
     const int n_in = t.kernel->n_inputs(), k = t.elements.k;
     for (int64_t e = 0; e < t.elements.size(); ++e) {
       for (size_t s = 0; s < t.input_vertex.size(); ++s) {
-        double* row =
-            hv.data() + static_cast<int64_t>(t.elements.conn[e * k + t.input_vertex[s]]) * p_.block_size();
-        for (int c = 0; c < p_.block_size(); ++c) row[c] += l.second[e * n_in + s * p_.block_size() + c];
+        double* row = hv.data() + static_cast<int64_t>(t.elements.conn[e * k + t.input_vertex[s]]) *
+                                      p_.block_size();
+        for (int c = 0; c < p_.block_size(); ++c)
+          row[c] += l.second[e * n_in + s * p_.block_size() + c];
       }
     }
   }
   return hv;
 }
 
-std::vector<double> HostElementAssembly::element_jacobians(size_t term, std::span<const double> state,
-                                               BlockOrder order) {
+std::vector<double> HostElementAssembly::element_jacobians(size_t term,
+                                                           std::span<const double> state,
+                                                           BlockOrder order) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
   const Local l = run(term, Mode::Jacobian, state);
@@ -230,6 +239,5 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term, std::spa
   }
   return out;
 }
-
 
 }  // namespace dualjit::assembly

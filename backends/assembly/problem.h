@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "dsl/kernel.h"
 #include "backends/mesh/block_csr.h"
 #include "backends/mesh/element_set.h"
+#include "dsl/kernel.h"
 
 namespace dualjit::assembly {
 

@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 
 namespace dualjit::cpu {
 namespace {

@@ -62,8 +62,8 @@ void CudaKernel::launch(const jit::ArgValues& args, CUstream stream) const {
   }
   int64_t grid = blocks;
   if (policy.blocks_per_sm > 0) {
-    grid = std::min<int64_t>(grid,
-                             int64_t(policy.blocks_per_sm) * Context::primary().device().multiprocessors);
+    grid = std::min<int64_t>(
+        grid, int64_t(policy.blocks_per_sm) * Context::primary().device().multiprocessors);
   }
   ::dualjit::cuda::launch(function_, Dim3{static_cast<unsigned>(grid)},
                           Dim3{static_cast<unsigned>(policy.block_threads)},

@@ -696,8 +696,9 @@ void download(void* dst, const void* device_src, size_t bytes) {
   if (bytes == 0) return;
   const Api& a = api("cuda::download");
   ContextScope scope(a, current_or_primary(a));
-  check(a.memcpy_dtoh(dst, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_src)), bytes),
-        "cuda::download of " + std::to_string(bytes) + " bytes");
+  check(
+      a.memcpy_dtoh(dst, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_src)), bytes),
+      "cuda::download of " + std::to_string(bytes) + " bytes");
 }
 
 }  // namespace dualjit::cuda

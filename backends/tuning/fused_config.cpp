@@ -57,7 +57,8 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
     const bool staged = bool_field(c, "staged", false);
     const bool warp = bool_field(c, "warp_specialized", false);
     o.strategy = it->second;
-    if (c.count("staged") && it->second == "scatter-atomic" && staged) o.strategy = "staged-scatter";
+    if (c.count("staged") && it->second == "scatter-atomic" && staged)
+      o.strategy = "staged-scatter";
     if (c.count("staged") && it->second == "gather-by-column" && staged)
       o.strategy = warp ? "warp-specialized-gather" : "staged-gather";
     const auto& names = assembly::fused_strategy_names();

@@ -8,8 +8,8 @@
 #include "backends/assembly/problem.h"
 #include "backends/mesh/export.h"
 #include "dsl/reference_evaluator.h"
-#include "support/test_kernels.h"
 #include "support/assembly.h"
+#include "support/test_kernels.h"
 
 using namespace dualjit;
 using assembly::Problem;
@@ -155,7 +155,8 @@ TEST_CASE("energy terms: energy, gradient, Hessian, HVP, symmetric storage") {
   for (double& c : v) c = pos(rng);
   const auto g = test::serial(p).gradient(x);
   const Eigen::MatrixXd fd_g = fd_jacobian(
-      [&](const std::vector<double>& y) { return std::vector<double>{test::serial(p).energy(y)}; }, x);
+      [&](const std::vector<double>& y) { return std::vector<double>{test::serial(p).energy(y)}; },
+      x);
   CHECK(rel_diff(Eigen::Map<const Eigen::MatrixXd>(g.data(), 1, g.size()), fd_g) < 1e-7);
 
   const Eigen::MatrixXd H = dense(test::serial(p).hessian(x));
@@ -242,6 +243,6 @@ TEST_CASE("bad input is rejected naming the term and the first offending element
   t.params.clear();
   CHECK_NOTHROW(p.add_term(t));
   CHECK(test::serial(p).residual(std::vector<double>(25, 1.0)) == std::vector<double>(25, 0.0));
-  CHECK_THROWS_WITH_AS(test::serial(p).residual(std::vector<double>(24, 1.0)), doctest::Contains("expected 25"),
-                       assembly::ProblemError);
+  CHECK_THROWS_WITH_AS(test::serial(p).residual(std::vector<double>(24, 1.0)),
+                       doctest::Contains("expected 25"), assembly::ProblemError);
 }

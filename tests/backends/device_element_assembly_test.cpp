@@ -1,6 +1,6 @@
-// GPU assembly of Problem outputs (DeviceElementAssembly) against the host Problem. The gather tables
-// and the assembly kernels themselves also run in CI: the kernels' host build is applied to the
-// host element results and must reproduce the host Problem; the NVRTC build must compile for
+// GPU assembly of Problem outputs (DeviceElementAssembly) against the host Problem. The gather
+// tables and the assembly kernels themselves also run in CI: the kernels' host build is applied to
+// the host element results and must reproduce the host Problem; the NVRTC build must compile for
 // sm_90. The "gpu" cases skip cleanly without a device.
 #include <doctest/doctest.h>
 
@@ -11,9 +11,9 @@
 #include "backends/assembly/device_element_assembly.h"
 #include "backends/cpu/host_compiler.h"
 #include "backends/mesh/export.h"
+#include "support/assembly.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
-#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::Problem;
@@ -200,7 +200,8 @@ class HostFusedAssembly {
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       const Term& t = p.term(ti);
       if (t.energy != hessian) continue;
-      const auto local = test::serial(p).element_results(ti, hessian ? Mode::Hessian : Mode::Jacobian, x);
+      const auto local =
+          test::serial(p).element_results(ti, hessian ? Mode::Hessian : Mode::Jacobian, x);
       const auto& src = hessian ? local.second : local.first;
       const auto entries =
           hessian ? assembly::hessian_entries(t, B) : assembly::jacobian_entries(t, B);
@@ -233,7 +234,8 @@ class HostFusedAssembly {
   double energy(Problem& p, const std::vector<double>& x) const {
     std::vector<double> totals;
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-      if (p.term(ti).energy) totals.push_back(sum(test::serial(p).element_results(ti, Mode::Value, x).values));
+      if (p.term(ti).energy)
+        totals.push_back(sum(test::serial(p).element_results(ti, Mode::Value, x).values));
     }
     return sum(totals);
   }
@@ -441,7 +443,8 @@ TEST_CASE("host build of the assembly kernels reproduces the host Problem: energ
   CHECK(max_rel(k.vector(p, Mode::Gradient, x), test::serial(p).gradient(x)) < 1e-13);
   CHECK(max_rel(k.vector(p, Mode::Hvp, x, v), test::serial(p).hvp(x, v)) < 1e-13);
   for (auto symmetry : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
-    CHECK(max_rel(k.matrix(p, true, symmetry, x).values, test::serial(p).hessian(x, symmetry).values) < 1e-13);
+    CHECK(max_rel(k.matrix(p, true, symmetry, x).values,
+                  test::serial(p).hessian(x, symmetry).values) < 1e-13);
   }
   const double e = test::serial(p).energy(x);
   CHECK(std::abs(k.energy(p, x) - e) < 1e-13 * std::max(1.0, std::abs(e)));
@@ -510,8 +513,8 @@ TEST_SUITE("gpu") {
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       for (auto order : {assembly::BlockOrder::CellMajor, assembly::BlockOrder::ComponentMajor}) {
         CAPTURE(ti);
-        CHECK(max_rel(d.element_jacobians(ti, q, order), test::serial(p).element_jacobians(ti, q, order)) <
-              1e-12);
+        CHECK(max_rel(d.element_jacobians(ti, q, order),
+                      test::serial(p).element_jacobians(ti, q, order)) < 1e-12);
       }
     }
     CHECK(bit_identical(d.residual(q), r));
@@ -521,7 +524,8 @@ TEST_SUITE("gpu") {
     CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
   }
 
-  TEST_CASE("DeviceElementAssembly: device BSR export multiplies like cuSPARSE bsrmv" * test::needs_gpu()) {
+  TEST_CASE("DeviceElementAssembly: device BSR export multiplies like cuSPARSE bsrmv" *
+            test::needs_gpu()) {
     Problem p = energy_problem(150, 15);
     std::mt19937_64 rng(16);
     const auto x = uniform(450, -1.0, 1.0, rng), v = uniform(450, -1.0, 1.0, rng);

@@ -13,10 +13,10 @@
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
 #include "jit/launch_args.h"
+#include "support/assembly.h"
 #include "support/golden.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
-#include "support/assembly.h"
 
 using namespace dualjit;
 using assembly::FusedOptions;
@@ -241,11 +241,11 @@ TEST_CASE("golden sources of every assembly strategy's driver, CUDA entry and ho
       const auto fused = assembly::fused_kernels(p, o, true, /*gpu=*/true);
       for (size_t ti = 0; ti < fused.size(); ++ti) {
         const jit::LoweredKernel& lk = fused[ti].lowered;
-        const std::string stem = name + (jac ? "_jacobian" : "_residual") + "_term" +
-                                 std::to_string(ti);
+        const std::string stem =
+            name + (jac ? "_jacobian" : "_residual") + "_term" + std::to_string(ti);
         test::check_golden(dir / (stem + ".cu"), test::golden_text(lk, lk.cuda_source, true));
         if (!lk.host_source.empty() && ti == 0)
-          test::check_golden(dir / (stem + "_host.cpp"),
+          test::check_golden(dir / (stem + "_host.txt"),
                              test::golden_text(lk, lk.host_source, true));
       }
     }
@@ -364,8 +364,7 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
   }
   FusedOptions two = gather_options(true);
   two.layout = {2, 32};  // staged gather runs one element per thread
-  CHECK_THROWS_WITH_AS(gpu_kernels(p, two), doctest::Contains("layout 1xT"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gpu_kernels(p, two), doctest::Contains("layout 1xT"), std::invalid_argument);
   FusedOptions big = gather_options(true);
   big.layout = {1, 128};  // 128 staged Roe Jacobians: over 48 KiB of shared memory
   CHECK_THROWS_WITH_AS(gpu_kernels(p, big), doctest::Contains("48 KiB"), std::invalid_argument);
@@ -469,8 +468,9 @@ TEST_SUITE("gpu") {
     // gather, which is deterministic only with one writer: see the next case).
     for (int variant = 0; variant < 3; ++variant) {
       FusedOptions o;
-      o.strategy = variant == 0 ? "staged-scatter" : variant == 1 ? "gather-by-column"
-                                                                  : "staged-gather";
+      o.strategy = variant == 0   ? "staged-scatter"
+                   : variant == 1 ? "gather-by-column"
+                                  : "staged-gather";
       CAPTURE(o.strategy);
       test::GpuSplit<double> d64(p, o);
       d64.set_state(q);

@@ -11,8 +11,8 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "jit/cuda_image.h"
-#include "support/gpu.h"
 #include "support/assembly.h"
+#include "support/gpu.h"
 
 using namespace dualjit;
 using assembly::FusedOptions;

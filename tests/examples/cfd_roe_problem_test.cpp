@@ -15,8 +15,8 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_flux.h"
 #include "examples/cfd/roe_problem.h"
-#include "support/gpu.h"
 #include "support/assembly.h"
+#include "support/gpu.h"
 
 using namespace dualjit;
 

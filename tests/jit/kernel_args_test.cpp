@@ -67,17 +67,17 @@ TEST_CASE("argument table: misuse names the kernel and the field") {
                        std::invalid_argument);
   v = good();
   v.set("out", static_cast<const void*>(nullptr));
-  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true), doctest::Contains("output ('out') is null"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true),
+                       doctest::Contains("output ('out') is null"), std::invalid_argument);
   CHECK_NOTHROW(pack_args(t, v, "kernel 'k'", false));  // no work: null outputs are fine
   v = good();
   v.set("field", std::vector<const void*>{&x});
-  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true), doctest::Contains("expected 2 input field"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true),
+                       doctest::Contains("expected 2 input field"), std::invalid_argument);
   v = good();
   v.set_doubles("uniform", {1.0});
-  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true), doctest::Contains("expected 2 uniforms"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true),
+                       doctest::Contains("expected 2 uniforms"), std::invalid_argument);
   v = good();
   v.set("n", &x);
   CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true), doctest::Contains("takes an integer"),

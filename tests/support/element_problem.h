@@ -81,7 +81,7 @@ struct HostOutputs {
 
 // Outputs poisoned with NaN, so that an unwritten entry can never pass.
 inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::LoweredKernel& l,
-                                 HostOutputs& out) {
+                                    HostOutputs& out) {
   const double nan = std::nan("");
   out.values.assign(pr.n_elements * l.plan.n_outputs, nan);
   out.first.assign(pr.n_elements * l.first_size, nan);

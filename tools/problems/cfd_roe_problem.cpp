@@ -86,8 +86,8 @@ class RoeInstance : public ProblemInstance {
     assembly::FusedOptions o = tuning::fused_options(config);
     o.jacobian = mode == Mode::Jacobian;
     std::vector<jit::LoweredKernel> out;
-    for (auto& f : assembly::fused_kernels(*problem_, o, /*off_single=*/true,
-                                           target == Target::Cuda))
+    for (auto& f :
+         assembly::fused_kernels(*problem_, o, /*off_single=*/true, target == Target::Cuda))
       out.push_back(std::move(f.lowered));
     return out;
   }

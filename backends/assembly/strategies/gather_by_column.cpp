@@ -149,8 +149,8 @@ class GatherByColumn : public FusedStrategy {
   TermStructure structure(const TermContext& t) const override {
     TermStructure out;
     if (spec().jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
-    const mesh::Incidence inc = mesh::build_incidence(t.problem.n_nodes(),
-                                                      t.problem.term(t.term).elements);
+    const mesh::Incidence inc =
+        mesh::build_incidence(t.problem.n_nodes(), t.problem.term(t.term).elements);
     out.add("inc_ptr", inc.ptr);
     out.add("inc_element", inc.element);
     out.add("inc_vertex", inc.local_vertex);
@@ -167,14 +167,13 @@ class GatherByColumn : public FusedStrategy {
   }
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
     using jit::ArgKind;
-    return {{"slots", ArgKind::Pointer, "const long long*", 1, spec().jacobian,
-             "element block slots"},
-            {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
-            {"inc_element", ArgKind::Pointer, "const long long*", 1, true,
-             "node incidence elements"},
-            {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,
-             "node incidence local vertices"},
-            {"n_nodes", ArgKind::Int64, "", 1, false, "node count"}};
+    return {
+        {"slots", ArgKind::Pointer, "const long long*", 1, spec().jacobian, "element block slots"},
+        {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
+        {"inc_element", ArgKind::Pointer, "const long long*", 1, true, "node incidence elements"},
+        {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,
+         "node incidence local vertices"},
+        {"n_nodes", ArgKind::Int64, "", 1, false, "node count"}};
   }
 };
 

@@ -66,20 +66,19 @@ TermStructure gather_tile_structure(const TermContext& t, const FusedSpec& a) {
   return out;
 }
 
-
 GatherTile::GatherTile(const jit::DriverSpec& spec, const FusedSpec& as)
-      : s(spec),
-        a(as),
-        T(spec.layout.block_threads()),
-        K(as.vertices),
-        B(as.block),
-        BB(as.block * as.block),
-        nodes(gather_max_nodes(T)),
-        ks(std::max(K - 1, 1)),
-        d1_stride(static_cast<int>(spec.first_size) | 1),  // as in gather_shared
-        out_stride(std::max(spec.n_outputs, 1) | 1),
-        mem(gather_shared(spec, as)),
-        sides(K) {
+    : s(spec),
+      a(as),
+      T(spec.layout.block_threads()),
+      K(as.vertices),
+      B(as.block),
+      BB(as.block * as.block),
+      nodes(gather_max_nodes(T)),
+      ks(std::max(K - 1, 1)),
+      d1_stride(static_cast<int>(spec.first_size) | 1),  // as in gather_shared
+      out_stride(std::max(spec.n_outputs, 1) | 1),
+      mem(gather_shared(spec, as)),
+      sides(K) {
   for (int lv = 0; lv < K; ++lv) {
     Side& sd = sides[lv];
     sd.slot = a.jacobian ? slot_of_vertex(s, lv) : -1;
@@ -115,8 +114,8 @@ GatherTile::GatherTile(const jit::DriverSpec& spec, const FusedSpec& as)
 
 std::string GatherTile::node_block(const std::string& nb, const std::string& in) const {
   std::ostringstream os;
-  os << in << "const long long n0 = a.node_blocks[2 * " << nb << "], n1 = a.node_blocks[2 * "
-     << nb << " + 1];\n"
+  os << in << "const long long n0 = a.node_blocks[2 * " << nb << "], n1 = a.node_blocks[2 * " << nb
+     << " + 1];\n"
      << in << "const int nn = (int)(n1 - n0);\n"
      << in << "long long n_tiles = 0;\n";
   for (int lv = 0; lv < K; ++lv) {
@@ -131,11 +130,12 @@ std::string GatherTile::node_block(const std::string& nb, const std::string& in)
   return os.str();
 }
 
-std::string GatherTile::zero_sums(const std::string& tid, int threads, const std::string& in) const {
+std::string GatherTile::zero_sums(const std::string& tid, int threads,
+                                  const std::string& in) const {
   std::ostringstream os;
   for (int lv = 0; lv < K; ++lv) {
-    os << in << "for (int i = " << tid << "; i < nn * " << B << "; i += " << threads
-       << ") dj_racc[" << lv * nodes * B << " + i] = 0.0;\n";
+    os << in << "for (int i = " << tid << "; i < nn * " << B << "; i += " << threads << ") dj_racc["
+       << lv * nodes * B << " + i] = 0.0;\n";
     if (a.jacobian)
       os << in << "for (int i = " << tid << "; i < nn * " << BB << "; i += " << threads
          << ") dj_dacc[" << lv * nodes * BB << " + i] = 0.0;\n";
@@ -155,7 +155,8 @@ std::string GatherTile::tile_range(const std::string& in) const {
   return os.str();
 }
 
-std::string GatherTile::runs_and_slots(const std::string& tid, int threads, const std::string& in) const {
+std::string GatherTile::runs_and_slots(const std::string& tid, int threads,
+                                       const std::string& in) const {
   std::ostringstream os;
   for (int lv = 0; lv < K; ++lv) {
     const std::string l = std::to_string(lv);
@@ -165,9 +166,9 @@ std::string GatherTile::runs_and_slots(const std::string& tid, int threads, cons
        << " ? here" << l << " : r);\n"
        << in << "}\n";
     if (!sides[lv].offs.empty()) {
-      os << in << "for (int i = " << tid << "; i < here" << l << " * " << ks
-         << "; i += " << threads << ") dj_slot[" << lv * T * ks << " + i] = a.side_slot[base" << l
-         << " * " << ks << " + i];\n";
+      os << in << "for (int i = " << tid << "; i < here" << l << " * " << ks << "; i += " << threads
+         << ") dj_slot[" << lv * T * ks << " + i] = a.side_slot[base" << l << " * " << ks
+         << " + i];\n";
     }
   }
   return os.str();
@@ -182,13 +183,14 @@ std::string GatherTile::run_side(int lv, const std::string& f) const {
          ");\n";
 }
 
-std::string GatherTile::write_out(const std::string& tid, int threads, const std::string& in) const {
+std::string GatherTile::write_out(const std::string& tid, int threads,
+                                  const std::string& in) const {
   std::ostringstream os;
   for (int lv = 0; lv < K; ++lv) {
     if (sides[lv].offs.empty()) continue;
     os << in << "#pragma unroll 4\n"
-       << in << "for (int i = " << tid << "; i < here" << lv << " * " << BB
-       << "; i += " << threads << ") {\n"
+       << in << "for (int i = " << tid << "; i < here" << lv << " * " << BB << "; i += " << threads
+       << ") {\n"
        << in << "  const int f = i / " << BB << ", q = i - f * " << BB << ";\n"
        << in << "  const int row = q / " << B << ", col = q - row * " << B << ";\n"
        << sides[lv].offs << in << "}\n";
@@ -214,8 +216,7 @@ std::string GatherTile::reduce(const std::string& tid, int threads, const std::s
       body << " }\n" << in << "    " << side_acc << " = s; }\n";
     }
     if (body.str().empty()) continue;
-    os << in << "for (int i = " << tid << "; i < nn * " << width << "; i += " << threads
-       << ") {\n"
+    os << in << "for (int i = " << tid << "; i < nn * " << width << "; i += " << threads << ") {\n"
        << in << "  const int m = i / " << width << ", q = i - m * " << width << ";\n";
     if (blocks) os << in << "  const int row = q / " << B << ", col = q - row * " << B << ";\n";
     os << body.str() << in << "}\n";
@@ -223,7 +224,8 @@ std::string GatherTile::reduce(const std::string& tid, int threads, const std::s
   return os.str();
 }
 
-std::string GatherTile::store_rows(const std::string& tid, int threads, const std::string& in) const {
+std::string GatherTile::store_rows(const std::string& tid, int threads,
+                                   const std::string& in) const {
   const auto total = [&](bool blocks) {
     const int width = blocks ? BB : B;
     const std::string acc = blocks ? "dj_dacc" : "dj_racc";

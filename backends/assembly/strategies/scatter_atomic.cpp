@@ -55,8 +55,8 @@ class ScatterAtomic : public FusedStrategy {
           for (size_t o = 0; o < a.output_scatter.size(); ++o) {
             for (const auto& [va, sign] : a.output_scatter[o]) {
               for (int i = 0; i < B; ++i) {
-                const std::string value = jit::c_literal(sign) + " * d1[" +
-                                          std::to_string((o * B + i) * n_in + j) + "]";
+                const std::string value =
+                    jit::c_literal(sign) + " * d1[" + std::to_string((o * B + i) * n_in + j) + "]";
                 if (va == vb) {
                   os << "        dj_atomic_add(&a.diag[" << node_of(va) << " * " << B * B << " + "
                      << i * B + cj << "], " << value << ");\n";
@@ -78,8 +78,8 @@ class ScatterAtomic : public FusedStrategy {
   std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
     const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
     std::ostringstream os;
-    os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << jit::bounds_min(s)
-       << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
+    os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << jit::bounds_min(s) << ") "
+       << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
        << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
        << ") * 32 + lane;\n"

@@ -115,8 +115,8 @@ std::string reduced_loop(const jit::DriverSpec& s, const FusedSpec& a,
   std::string sum;
   for (const StagedUnit& u : units) {
     if (u.block != blocks || !u.diag() || u.va != 0) continue;
-    sum +=
-        " + " + jit::c_literal(u.sign) + " * " + staged_source(u, "g", B, n_in, d1_stride, out_stride);
+    sum += " + " + jit::c_literal(u.sign) + " * " +
+           staged_source(u, "g", B, n_in, d1_stride, out_stride);
   }
   if (sum.empty()) return {};
   std::ostringstream os;
@@ -191,8 +191,8 @@ std::string staged_scatter_entry(const jit::DriverSpec& s, const FusedSpec& a) {
     }
   }
   std::ostringstream os;
-  os << "extern \"C\" __global__ void __launch_bounds__(" << tb << jit::bounds_min(s) << ") " << s.symbol
-     << "(const " << s.args_type() << " a) {\n"
+  os << "extern \"C\" __global__ void __launch_bounds__(" << tb << jit::bounds_min(s) << ") "
+     << s.symbol << "(const " << s.args_type() << " a) {\n"
      << "  __shared__ double dj_val[" << b * out_stride << "];\n";
   if (a.jacobian) {
     os << "  __shared__ double dj_d1[" << b * d1_stride << "];\n"
@@ -226,7 +226,6 @@ std::string staged_scatter_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   os << "}\n";
   return os.str();
 }
-
 
 class StagedScatter : public FusedStrategy {
  public:

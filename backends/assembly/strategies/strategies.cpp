@@ -32,8 +32,8 @@ std::shared_ptr<const FusedStrategy> make_fused_strategy(std::string_view name, 
   }
   std::string known;
   for (const Unit& u : units_list()) known += (known.empty() ? "" : ", ") + u.name;
-  throw std::invalid_argument("unknown assembly strategy '" + std::string(name) + "' (known: " +
-                              known + ")");
+  throw std::invalid_argument("unknown assembly strategy '" + std::string(name) +
+                              "' (known: " + known + ")");
 }
 
 const std::vector<std::string>& fused_strategy_names() {

@@ -40,12 +40,12 @@ size_t dynamic_shared_bytes(const jit::DriverSpec& s, const FusedSpec& a) {
   return 8 * size_t(2 * g.staging() + g.racc + g.dacc) + 4 * size_t(g.runs + g.slots);
 }
 
-// The kernel: persistent blocks of two warpgroups. The compute warpgroup takes the registers the element needs (setmaxnreg) and
-// stages tile k into buffer k % 2 while the write-out warpgroup, with few registers, writes tile
-// k - 1's off-diagonal blocks and sums its rows from the other buffer, so the element arithmetic
-// of one tile runs under the memory traffic of the previous one. Named barriers: 1 + b "buffer
-// b staged", 3 + b "buffer b free", 5 the write-out warpgroup alone. Same tiles, same order of
-// every sum as staged_gather_entry: the same bits.
+// The kernel: persistent blocks of two warpgroups. The compute warpgroup takes the registers the
+// element needs (setmaxnreg) and stages tile k into buffer k % 2 while the write-out warpgroup,
+// with few registers, writes tile k - 1's off-diagonal blocks and sums its rows from the other
+// buffer, so the element arithmetic of one tile runs under the memory traffic of the previous one.
+// Named barriers: 1 + b "buffer b staged", 3 + b "buffer b free", 5 the write-out warpgroup alone.
+// Same tiles, same order of every sum as staged_gather_entry: the same bits.
 std::string warp_specialized_gather_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   const GatherTile g(s, a);
   const int T = g.T, K = g.K, buf = g.mem.staging();
@@ -140,8 +140,7 @@ class WarpSpecializedGather : public FusedStrategy {
  protected:
   std::string prefix() const override { return "_gc"; }
   std::string letters() const override {
-    return std::string("s") + (spec().off_direct ? "d" : "") + (spec().store_rows ? "o" : "") +
-           "w";
+    return std::string("s") + (spec().off_direct ? "d" : "") + (spec().store_rows ? "o" : "") + "w";
   }
   void check_strategy(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
                       const std::string& kernel) const override {
@@ -149,12 +148,11 @@ class WarpSpecializedGather : public FusedStrategy {
     if (s.layout.threads_per_element != 1)
       fail(kernel, "the staged gather runs one element per thread (layout 1xT)");
     if (dynamic_shared_bytes(s, spec()) > kWarpSpecializedSharedMax) {
-      fail(kernel, "staging " + std::to_string(s.layout.elements_per_block) +
-                       " elements per side twice needs " +
-                       std::to_string(dynamic_shared_bytes(s, spec())) +
-                       " bytes of shared memory, over " +
-                       std::to_string(kWarpSpecializedSharedMax) +
-                       ": use fewer elements per block");
+      fail(kernel,
+           "staging " + std::to_string(s.layout.elements_per_block) +
+               " elements per side twice needs " + std::to_string(dynamic_shared_bytes(s, spec())) +
+               " bytes of shared memory, over " + std::to_string(kWarpSpecializedSharedMax) +
+               ": use fewer elements per block");
     }
   }
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
