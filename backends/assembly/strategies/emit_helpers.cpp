@@ -66,6 +66,20 @@ void check_gather(const FusedStrategy& st, const jit::DriverSpec& s,
   }
 }
 
+jit::ArgField slots_field(const FusedSpec& a) {
+  return {"slots", jit::ArgKind::Pointer, "const long long*", 1, a.jacobian, "element block slots"};
+}
+
+TermStructure slots_structure(const TermContext& t, const FusedSpec& a) {
+  TermStructure out;
+  if (a.jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
+  return out;
+}
+
+int scatter_default_width(int vertices, int block) {
+  return vertices * block <= 10 ? vertices * block : block;
+}
+
 std::string staged_source(const StagedUnit& u, const std::string& f, int B, int n_in, int d1_stride,
                           int out_stride, const std::string& val_base) {
   if (!u.block)

@@ -27,6 +27,14 @@ void check_gather(const FusedStrategy& st, const jit::DriverSpec& s,
 // The gathers' plan: each node runs only its own vertex's chunk, so every chunk writes values.
 void every_chunk_writes_values(jit::DerivativePlan& plan);
 
+// The per-element block slots (mesh::BlockPattern::element_slots) that the scatters and the
+// unstaged gather read for the Jacobian: their argument field and their structure.
+jit::ArgField slots_field(const FusedSpec& a);
+TermStructure slots_structure(const TermContext& t, const FusedSpec& a);
+// The scatters' default W: all of an element's directions in one chunk while they are at
+// most 10 (the Roe edge: W = 10 measured best on an H100, bench/RESULTS.md), else B.
+int scatter_default_width(int vertices, int block);
+
 // One unit of staged write-out: a B-wide residual row or a B x B Jacobian block of one
 // element, going to a node's residual row, a node's diagonal block or an off-diagonal slot.
 struct StagedUnit {

@@ -147,8 +147,7 @@ class GatherByColumn : public FusedStrategy {
   jit::CompileFlags compile_flags() const override { return {false, ""}; }
 
   TermStructure structure(const TermContext& t) const override {
-    TermStructure out;
-    if (spec().jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
+    TermStructure out = slots_structure(t, spec());
     const mesh::Incidence inc =
         mesh::build_incidence(t.problem.n_nodes(), t.problem.term(t.term).elements);
     out.add("inc_ptr", inc.ptr);
@@ -168,7 +167,7 @@ class GatherByColumn : public FusedStrategy {
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
     using jit::ArgKind;
     return {
-        {"slots", ArgKind::Pointer, "const long long*", 1, spec().jacobian, "element block slots"},
+        slots_field(spec()),
         {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
         {"inc_element", ArgKind::Pointer, "const long long*", 1, true, "node incidence elements"},
         {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,

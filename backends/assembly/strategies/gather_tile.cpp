@@ -10,6 +10,24 @@
 
 namespace dualjit::assembly::emit {
 
+FusedSpec TiledGatherStrategy::normalised(FusedSpec s) {
+  s.off_direct = s.single_writer && s.jacobian;
+  s.store_rows = s.first_term;
+  s.pre_reduce = false;
+  return s;
+}
+
+std::string TiledGatherStrategy::tile_letters() const {
+  return std::string("s") + (spec().off_direct ? "d" : "") + (spec().store_rows ? "o" : "");
+}
+
+void TiledGatherStrategy::check_tile(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
+                                     const std::string& kernel) const {
+  check_gather(*this, s, plan, kernel);
+  if (s.layout.threads_per_element != 1)
+    fail(kernel, "the staged gather runs one element per thread (layout 1xT)");
+}
+
 GatherShared gather_shared(const jit::DriverSpec& s, const FusedSpec& a) {
   const int T = s.layout.elements_per_block, k = a.vertices, B = a.block;
   const int nodes = gather_max_nodes(T), ks = std::max(k - 1, 1);

@@ -39,6 +39,36 @@ std::string side_function(const jit::DriverSpec& s, const jit::DerivativePlan& p
 std::vector<jit::ArgField> gather_tile_fields(const FusedSpec& a);
 TermStructure gather_tile_structure(const TermContext& t, const FusedSpec& a);
 
+// What the two staged gathers share besides their kernels: node-owned blocks that store the
+// rows of the first term and, with one writer per slot, Aoff (no zeroing); every chunk writes
+// values; one element per thread; CUDA only (the host form is gather-by-column); the side
+// incidence and node blocks as structure.
+class TiledGatherStrategy : public FusedStrategy {
+ public:
+  explicit TiledGatherStrategy(FusedSpec s) : FusedStrategy(normalised(std::move(s))) {}
+  static FusedSpec normalised(FusedSpec s);
+  std::string_view host_form() const override { return "gather-by-column"; }
+  void adapt(jit::DerivativePlan& plan) const override { every_chunk_writes_values(plan); }
+  std::string host_entry(const jit::DriverSpec&, const jit::DerivativePlan&) const override {
+    return {};
+  }
+  bool runs_on_host() const override { return false; }
+  TermStructure structure(const TermContext& t) const override {
+    return gather_tile_structure(t, spec());
+  }
+
+ protected:
+  std::string prefix() const override { return "_gc"; }
+  // "s", then "d" (direct Aoff stores) and "o" (owned rows) where they apply.
+  std::string tile_letters() const;
+  // The gathers' checks and one element per thread.
+  void check_tile(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
+                  const std::string& kernel) const;
+  std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
+    return gather_tile_fields(spec());
+  }
+};
+
 struct GatherTile {
   // Per side: its input slot, the summands of its residual rows and diagonal blocks (added one
   // at a time in this order) and its off-diagonal block writes (f: the element's place in the

@@ -103,13 +103,11 @@ class ScatterAtomic : public FusedStrategy {
   }
 
   int default_width(int vertices, int block) const override {
-    return vertices * block <= 10 ? vertices * block : block;
+    return scatter_default_width(vertices, block);
   }
 
   TermStructure structure(const TermContext& t) const override {
-    TermStructure out;
-    if (spec().jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
-    return out;
+    return slots_structure(t, spec());
   }
 
  protected:
@@ -118,8 +116,7 @@ class ScatterAtomic : public FusedStrategy {
   void check_strategy(const jit::DriverSpec&, const jit::DerivativePlan&,
                       const std::string&) const override {}
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
-    return {{"slots", jit::ArgKind::Pointer, "const long long*", 1, spec().jacobian,
-             "element block slots"}};
+    return {slots_field(spec())};
   }
 };
 

@@ -64,55 +64,31 @@ std::string staged_gather_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   return os.str();
 }
 
-class StagedGather : public FusedStrategy {
+class StagedGather : public TiledGatherStrategy {
  public:
-  explicit StagedGather(FusedSpec s) : FusedStrategy(normalised(std::move(s))) {}
-  static FusedSpec normalised(FusedSpec s) {
-    s.off_direct = s.single_writer && s.jacobian;
-    s.store_rows = s.first_term;
-    s.pre_reduce = false;
-    return s;
-  }
+  using TiledGatherStrategy::TiledGatherStrategy;
   std::string_view name() const override { return "staged-gather"; }
-  std::string_view host_form() const override { return "gather-by-column"; }
-  void adapt(jit::DerivativePlan& plan) const override { every_chunk_writes_values(plan); }
 
   std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
     return side_function(s, plan, spec()) + staged_gather_entry(s, spec());
   }
-  std::string host_entry(const jit::DriverSpec&, const jit::DerivativePlan&) const override {
-    return {};
-  }
-  bool runs_on_host() const override { return false; }
-
   // One block per node block.
   jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
     return {"n_node_blocks", 1, s.layout.block_threads(), 0, 0};
   }
   jit::CompileFlags compile_flags() const override { return {false, ""}; }
-  TermStructure structure(const TermContext& t) const override {
-    return gather_tile_structure(t, spec());
-  }
 
  protected:
-  std::string prefix() const override { return "_gc"; }
-  std::string letters() const override {
-    return std::string("s") + (spec().off_direct ? "d" : "") + (spec().store_rows ? "o" : "");
-  }
+  std::string letters() const override { return tile_letters(); }
   void check_strategy(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
                       const std::string& kernel) const override {
-    check_gather(*this, s, plan, kernel);
-    if (s.layout.threads_per_element != 1)
-      fail(kernel, "the staged gather runs one element per thread (layout 1xT)");
+    check_tile(s, plan, kernel);
     if (staged_gather_shared_bytes(s, spec()) > kStaticSharedMax) {
       fail(kernel, "staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
                        std::to_string(staged_gather_shared_bytes(s, spec())) +
                        " bytes of shared memory, over the 48 KiB static limit: use fewer "
                        "elements per block");
     }
-  }
-  std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
-    return gather_tile_fields(spec());
   }
 };
 

@@ -251,13 +251,11 @@ class StagedScatter : public FusedStrategy {
   }
 
   int default_width(int vertices, int block) const override {
-    return vertices * block <= 10 ? vertices * block : block;
+    return scatter_default_width(vertices, block);
   }
 
   TermStructure structure(const TermContext& t) const override {
-    TermStructure out;
-    if (spec().jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
-    return out;
+    return slots_structure(t, spec());
   }
 
  protected:
@@ -275,8 +273,7 @@ class StagedScatter : public FusedStrategy {
     }
   }
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
-    return {{"slots", jit::ArgKind::Pointer, "const long long*", 1, spec().jacobian,
-             "element block slots"}};
+    return {slots_field(spec())};
   }
 };
 
