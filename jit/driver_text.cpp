@@ -78,10 +78,6 @@ ArgField uniform_field(const DriverSpec& s) {
           s.n_uniforms > 0, "uniforms",       true};
 }
 
-std::string entry_parameter(const DriverSpec& s) {
-  return "const __grid_constant__ " + s.args_type() + " a";
-}
-
 std::string chunk_call(const DriverSpec& s, int c) {
   return s.symbol + "_c" + std::to_string(c) + "(x, v, p, u, val, d1, d2);\n";
 }

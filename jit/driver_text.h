@@ -20,11 +20,6 @@ std::string emit_element_loads(const DriverSpec& spec);
 // and the one it ends with: uniform[max(n_uniforms, 1)].
 std::vector<ArgField> common_fields(const DriverSpec& spec);
 ArgField uniform_field(const DriverSpec& spec);
-// The CUDA entry's parameter: the argument block by value, as a grid constant (read in place
-// in parameter space, never copied). Without it NVVM loads a small block's fields up front and
-// reorders the element's global loads; on the spring gradient that measured 14% slower
-// (bench/RESULTS.md).
-std::string entry_parameter(const DriverSpec& spec);
 // "<symbol>_c<c>(x, v, p, u, val, d1, d2);\n"
 std::string chunk_call(const DriverSpec& spec, int chunk);
 

@@ -124,7 +124,7 @@ class GatherByColumn : public FusedStrategy {
     const int b = s.layout.elements_per_block;
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << b << jit::bounds_min(s) << ") "
-       << s.symbol << "(" << jit::entry_parameter(s) << ") {\n"
+       << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const long long i = (long long)blockIdx.x * " << b << " + threadIdx.x;\n"
        << "  if (i >= a.n_nodes) return;\n"
        << gather_node_body(s, spec(), "i", "  ") << "}\n";

@@ -79,7 +79,7 @@ class ScatterAtomic : public FusedStrategy {
     const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << jit::bounds_min(s) << ") "
-       << s.symbol << "(" << jit::entry_parameter(s) << ") {\n"
+       << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
        << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
        << ") * 32 + lane;\n"

@@ -40,7 +40,7 @@ std::string staged_gather_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   const int T = g.T;
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << T << jit::bounds_min(s) << ") "
-     << s.symbol << "(" << jit::entry_parameter(s) << ") {\n"
+     << s.symbol << "(const " << s.args_type() << " a) {\n"
      << "  __shared__ double dj_val[" << g.mem.values << "];\n"
      << "  __shared__ double dj_racc[" << g.mem.racc << "];\n"
      << "  __shared__ int dj_run[" << g.mem.runs << "];\n";

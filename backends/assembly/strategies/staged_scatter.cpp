@@ -192,7 +192,7 @@ std::string staged_scatter_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   }
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << tb << jit::bounds_min(s) << ") "
-     << s.symbol << "(" << jit::entry_parameter(s) << ") {\n"
+     << s.symbol << "(const " << s.args_type() << " a) {\n"
      << "  __shared__ double dj_val[" << b * out_stride << "];\n";
   if (a.jacobian) {
     os << "  __shared__ double dj_d1[" << b * d1_stride << "];\n"

@@ -52,7 +52,7 @@ std::string warp_specialized_gather_entry(const jit::DriverSpec& s, const FusedS
   const std::string values = std::to_string(g.mem.values);
   std::ostringstream os;
   os << "extern \"C\" __global__ void __launch_bounds__(" << 2 * kWarpgroup << ", 2) " << s.symbol
-     << "(" << jit::entry_parameter(s) << ") {\n"
+     << "(const " << s.args_type() << " a) {\n"
      << "  extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots\n"
      << "  double* const dj_racc = dj_shared + " << 2 * buf << ";\n";
   if (a.jacobian) os << "  double* const dj_dacc = dj_shared + " << 2 * buf + g.mem.racc << ";\n";

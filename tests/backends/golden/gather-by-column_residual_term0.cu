@@ -57,7 +57,7 @@ DJ_FN void dj_roe_flux_value_w5_t1_b64_df_gc32_gather(const DjArgs_dj_roe_flux_v
   }
 }
 
-extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_value_w5_t1_b64_df_gc32(const __grid_constant__ DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32 a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_value_w5_t1_b64_df_gc32(const DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32 a) {
   const long long i = (long long)blockIdx.x * 64 + threadIdx.x;
   if (i >= a.n_nodes) return;
   double rsum[5], dsum[25], rside[5], dside[25];

@@ -71,7 +71,7 @@ DJ_FN void dj_roe_farfield_jacobian_w5_t1_b64_df_sa32_assemble(const DjArgs_dj_r
   }
 }
 
-extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_sa32(const __grid_constant__ DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_sa32 a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_sa32(const DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_sa32 a) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const long long e = (long long)blockIdx.x * 64 + (warp / 1) * 32 + lane;
   if (e >= a.n_elements) return;

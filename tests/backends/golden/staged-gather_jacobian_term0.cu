@@ -42,7 +42,7 @@ DJ_FN void dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdo_side(const DjArgs_dj_roe_fl
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdo(const __grid_constant__ DjArgs_dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdo a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdo(const DjArgs_dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdo a) {
   __shared__ double dj_val[640];
   __shared__ double dj_racc[320];
   __shared__ int dj_run[66];

@@ -36,7 +36,7 @@ DJ_FN void dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sd_side(const DjArgs_dj_roe
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sd(const __grid_constant__ DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sd a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sd(const DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sd a) {
   __shared__ double dj_val[320];
   __shared__ double dj_racc[160];
   __shared__ int dj_run[33];

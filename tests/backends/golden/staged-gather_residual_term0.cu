@@ -42,7 +42,7 @@ DJ_FN void dj_roe_flux_value_w5_t1_b64_df_gc32so_side(const DjArgs_dj_roe_flux_v
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_value_w5_t1_b64_df_gc32so(const __grid_constant__ DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32so a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_flux_value_w5_t1_b64_df_gc32so(const DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32so a) {
   __shared__ double dj_val[640];
   __shared__ double dj_racc[320];
   __shared__ int dj_run[66];

@@ -36,7 +36,7 @@ DJ_FN void dj_roe_farfield_value_w5_t1_b64_df_gc32s_side(const DjArgs_dj_roe_far
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_value_w5_t1_b64_df_gc32s(const __grid_constant__ DjArgs_dj_roe_farfield_value_w5_t1_b64_df_gc32s a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_value_w5_t1_b64_df_gc32s(const DjArgs_dj_roe_farfield_value_w5_t1_b64_df_gc32s a) {
   __shared__ double dj_val[320];
   __shared__ double dj_racc[160];
   __shared__ int dj_run[33];

@@ -38,7 +38,7 @@ DJ_FN void dj_roe_farfield_jacobian_w5_t1_b64_df_sa32sd_stage(const DjArgs_dj_ro
     }
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_sa32sd(const __grid_constant__ DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_sa32sd a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_jacobian_w5_t1_b64_df_sa32sd(const DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_sa32sd a) {
   __shared__ double dj_val[320];
   __shared__ double dj_d1[1600];
   __shared__ long long dj_slot[64];

@@ -38,7 +38,7 @@ DJ_FN void dj_roe_farfield_value_w5_t1_b64_df_sa32s_stage(const DjArgs_dj_roe_fa
     }
   }
 }
-extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_value_w5_t1_b64_df_sa32s(const __grid_constant__ DjArgs_dj_roe_farfield_value_w5_t1_b64_df_sa32s a) {
+extern "C" __global__ void __launch_bounds__(64) dj_roe_farfield_value_w5_t1_b64_df_sa32s(const DjArgs_dj_roe_farfield_value_w5_t1_b64_df_sa32s a) {
   __shared__ double dj_val[320];
   __shared__ long long dj_node[64];
   float* off = (float*)a.off;

@@ -42,7 +42,7 @@ DJ_FN void dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdow_side(const DjArgs_dj_roe_f
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdow(const __grid_constant__ DjArgs_dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdow a) {
+extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdow(const DjArgs_dj_roe_flux_jacobian_w5_t1_b64_df_gc32sdow a) {
   extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots
   double* const dj_racc = dj_shared + 7808;
   double* const dj_dacc = dj_shared + 8128;

@@ -36,7 +36,7 @@ DJ_FN void dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sdw_side(const DjArgs_dj_ro
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sdw(const __grid_constant__ DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sdw a) {
+extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sdw(const DjArgs_dj_roe_farfield_jacobian_w5_t1_b64_df_gc32sdw a) {
   extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots
   double* const dj_racc = dj_shared + 3840;
   double* const dj_dacc = dj_shared + 4000;

@@ -42,7 +42,7 @@ DJ_FN void dj_roe_flux_value_w5_t1_b64_df_gc32sow_side(const DjArgs_dj_roe_flux_
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_flux_value_w5_t1_b64_df_gc32sow(const __grid_constant__ DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32sow a) {
+extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_flux_value_w5_t1_b64_df_gc32sow(const DjArgs_dj_roe_flux_value_w5_t1_b64_df_gc32sow a) {
   extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots
   double* const dj_racc = dj_shared + 1280;
   int* const dj_run = (int*)(dj_shared + 1600);

@@ -36,7 +36,7 @@ DJ_FN void dj_roe_farfield_value_w5_t1_b64_df_gc32sw_side(const DjArgs_dj_roe_fa
       break;
   }
 }
-extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_farfield_value_w5_t1_b64_df_gc32sw(const __grid_constant__ DjArgs_dj_roe_farfield_value_w5_t1_b64_df_gc32sw a) {
+extern "C" __global__ void __launch_bounds__(256, 2) dj_roe_farfield_value_w5_t1_b64_df_gc32sw(const DjArgs_dj_roe_farfield_value_w5_t1_b64_df_gc32sw a) {
   extern __shared__ double dj_shared[];  // 2 staging buffers, sums, runs, slots
   double* const dj_racc = dj_shared + 640;
   int* const dj_run = (int*)(dj_shared + 800);

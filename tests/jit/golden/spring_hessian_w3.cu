@@ -324,7 +324,7 @@ DJ_FN void dj_spring_hessian_w3_t1_b128_nm_element(const DjArgs_dj_spring_hessia
   }
 }
 
-extern "C" __global__ void __launch_bounds__(128) dj_spring_hessian_w3_t1_b128_nm(const __grid_constant__ DjArgs_dj_spring_hessian_w3_t1_b128_nm a) {
+extern "C" __global__ void __launch_bounds__(128) dj_spring_hessian_w3_t1_b128_nm(const DjArgs_dj_spring_hessian_w3_t1_b128_nm a) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const long long e = (long long)blockIdx.x * 128 + (warp / 1) * 32 + lane;
   if (e >= a.n_elements) return;

@@ -186,7 +186,7 @@ DJ_FN void dj_spring_hvp_w6_t2_b64_df_element(const DjArgs_dj_spring_hvp_w6_t2_b
   dj_spring_hvp_w6_t2_b64_df_c0(x, v, p, u, val, d1, d2);
 }
 
-extern "C" __global__ void __launch_bounds__(128) dj_spring_hvp_w6_t2_b64_df(const __grid_constant__ DjArgs_dj_spring_hvp_w6_t2_b64_df a) {
+extern "C" __global__ void __launch_bounds__(128) dj_spring_hvp_w6_t2_b64_df(const DjArgs_dj_spring_hvp_w6_t2_b64_df a) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const long long e = (long long)blockIdx.x * 64 + (warp / 2) * 32 + lane;
   if (e >= a.n_elements) return;
