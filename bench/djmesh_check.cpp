@@ -5,8 +5,8 @@
 // confirmed equal to dualjit's (bench/peers/summarize.py compares the lines).
 //
 // Usage: djmesh_check MESH.bin[:label] [...] [--path serial|fused|both] [--print-edge E]
-//   serial: assembly::Problem::residual and jacobian_split<float> (the reference assembly);
-//   fused:  assembly::assemble_on_host, gather by column (generated in-place assembly);
+//   serial: assembly::HostElementAssembly residual and jacobian_split<float> (the reference);
+//   fused:  assembly::Assembler on the CPU, gather by column (generated in-place assembly);
 //   both:   both, and their largest differences.
 // --print-edge E prints edge E's flux and local Jacobians dF/dQL, dF/dQR as the hand-written
 // peer's --print-edge does (EDGE lines), from the reference evaluator.

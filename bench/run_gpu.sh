@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call: build, run the whole suite (GPU cases included), then the GPU benchmarks:
-# compile/cache latency, element throughput, the fused assembly strategies, DeviceProblem
+# compile/cache latency, element throughput, the fused assembly strategies, the Assembler
 # (energy terms), and the dualjit command (demo cold and warm, autotune, bench) on the CFD
 # problem. Writes logs under $OUT (or ./gpu-out). Usage: bench/run_gpu.sh [edges] [cells]
 set -uo pipefail

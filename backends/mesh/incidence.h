@@ -12,7 +12,8 @@ namespace dualjit::mesh {
 // (element, local vertex) pair, sorted by local vertex ("side") then element. Every (element,
 // local vertex) of the set appears exactly once, so a per-node gather writes each output once;
 // the side-major order is the summation order of the deterministic assembly (per side, then
-// side by side: jit/assembly_spec.h), the same on every backend and launch layout.
+// side by side: backends/assembly/strategies/gather_by_column.cpp), the same on every backend
+// and launch layout.
 struct Incidence {
   std::vector<int64_t> ptr;          // n_nodes + 1
   std::vector<int64_t> element;      // n_elements * k

@@ -80,7 +80,7 @@ std::string gather_node_body(const jit::DriverSpec& s, const FusedSpec& a, const
                              const std::string& indent) {
   const int B = a.block;
   // The incidence is side-major (mesh::Incidence): each side's run is summed on its own, then
-  // the runs side by side, the order the staged GPU gather sums in (assembly_spec.h).
+  // the runs side by side, the order the staged GPU gathers sum in (the comment at the top of this file).
   std::ostringstream os;
   os << indent << "double rsum[" << B << "], dsum[" << B * B << "], rside[" << B << "], dside["
      << B * B << "];\n"
