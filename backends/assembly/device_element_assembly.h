@@ -1,3 +1,4 @@
+// Internal to assembly::Assembler (assembler.h), which is the way to use it.
 // A Problem's outputs computed on the GPU: total energy, gradient, Hessian (symmetric block CSR,
 // full or upper), Hessian-vector products without forming the Hessian, residual, general
 // block-CSR Jacobian and dense per-element Jacobians.

@@ -1,5 +1,6 @@
 // The residual and FUN3D-style Jacobian of a Problem's vector terms assembled in place by one
 // of the strategies of backends/assembly/strategies/, on the host (CPU backend) or on the GPU.
+// Internal to assembly::Assembler (assembler.h), which is the way to use them.
 #pragma once
 
 #include <memory>
@@ -36,9 +37,10 @@ bool off_blocks_single_writer(Problem& p);
 
 // The strategy and lowered kernel of each of p's vector terms, in term order, exactly as the
 // GPU path (DeviceFusedAssembly) or the host path (HostFusedAssembly) builds them under `o`: the
-// one place that decides the host form, direct Aoff stores (staged Jacobians of single-writer
-// meshes) and which term stores the rows, so that cache warming and emitting produce the kernels a
-// run loads. Throws std::invalid_argument naming the strategy when it does not suit the problem.
+// one place that picks the host form and gives each strategy the facts it decides from (every
+// off slot has one writer; the term is the first), so that cache warming and emitting produce
+// the kernels a run loads. Throws std::invalid_argument naming the strategy when it does not
+// suit the problem.
 struct FusedKernel {
   std::shared_ptr<const FusedStrategy> strategy;
   jit::LoweredKernel lowered;

@@ -3,7 +3,7 @@
 // driver), then the host adds them up serially, in element order: deterministic, and the
 // reference the other assembly paths are checked against. Produces every output of a Problem
 // (assembler.h uses it for the CPU backend's energy, gradient, Hessian, HVP, general Jacobian
-// and element blocks).
+// and element blocks); used directly only as the tests' reference.
 #pragma once
 
 #include <map>
