@@ -1,5 +1,6 @@
 // The one way to assemble a Problem (problem.h): built from the problem and options (backend,
-// strategy, precision), it produces everything a solver consumes, on the GPU or the CPU:
+// strategy and its configuration), it produces everything a solver consumes, on the GPU or the
+// CPU (the off-diagonal precision of a split Jacobian is the call's type parameter):
 //   vector terms:  residual; Jacobian, FUN3D split (Adiag fp64, Aoff fp32 or fp64) or general
 //                  block CSR; dense per-element Jacobians (cell- or component-major)
 //   energy terms:  energy, gradient, Hessian (general or upper block CSR), Hessian-vector
