@@ -28,13 +28,13 @@ size_t staged_gather_shared_bytes(const jit::DriverSpec& s, const FusedSpec& a) 
   return 8 * size_t(g.staging() + g.racc + g.dacc) + 4 * size_t(g.runs + g.slots);
 }
 
-// The kernel: the block owns
-// nodes [n0, n1); in each tile thread t runs the t-th element of every side of those nodes
-// (one chunk per side, every lane of a warp differentiating with respect to the same vertex),
-// then the block writes the tile's off-diagonal blocks of its columns and sums its residual
-// rows and diagonal blocks per node into shared accumulators, written once at the end. One
-// barrier-to-barrier phase per tile for all sides: at 8 warps per SM a phase per side
-// measured 3.18 ms against a per-side loop (bench/RESULTS.md, fifth session).
+// The kernel: the block owns nodes [n0, n1); in each tile thread t runs the t-th element of
+// every side of those nodes (one chunk per side, every lane of a warp differentiating with
+// respect to the same vertex), then the block writes the tile's off-diagonal blocks of its
+// columns and sums its residual rows and diagonal blocks per node into shared accumulators,
+// written once at the end. One barrier-to-barrier phase per tile for all sides, because at 8
+// warps per SM each phase adds its own latency that no other warp hides: one phase per tile
+// measured about 2.98 ms against 3.18 ms for a phase per side (bench/RESULTS.md).
 std::string staged_gather_entry(const jit::DriverSpec& s, const FusedSpec& a) {
   const GatherTile g(s, a);
   const int T = g.T;
