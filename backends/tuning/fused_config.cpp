@@ -6,9 +6,6 @@
 namespace dualjit::tuning {
 namespace {
 
-// Largest number of directions the GPU heuristic puts into one chunk.
-constexpr int kOneChunkMax = 10;
-
 int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
   const auto it = c.find(name);
   if (it == c.end()) return fallback;
@@ -112,7 +109,8 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
   // comparison. 128 staged elements of a Roe edge exceed 48 KiB of shared memory: 96 is the
   // largest block that fits.
   std::vector<int> widths = {B, 2 * B};
-  if (k * B <= kOneChunkMax && k * B != B && k * B != 2 * B) widths.push_back(k * B);
+  const int one_chunk = assembly::make_fused_strategy("staged-scatter", {})->default_width(k, B);
+  if (one_chunk != B && one_chunk != 2 * B) widths.push_back(one_chunk);
   for (int w : widths) {
     for (int b : {64, 32, 96}) add("staged-scatter", w, 1, b, 0);
     // A register cap that binds at 64 threads (65536 / (64 * 5) -> 168): more warps per SM
@@ -150,11 +148,11 @@ assembly::FusedOptions fused_heuristic(Target target, int block, int vertices, b
     o.layout = {1, 128, 0};
     return o;
   }
-  // Measured on an H100 (bench/RESULTS.md): staged scatter, one thread per element, 64
-  // elements per block, all of an element's directions in one chunk while they are few (Roe
-  // edge, W = 10: 2.29-2.32 ms against 2.54-2.60 at W = 5), else W = B; pre-reduction was
-  // slower there.
-  if (jacobian && vertices * block <= kOneChunkMax) o.width = vertices * block;
+  // The staged scatter with its own default width (FusedStrategy::default_width), one thread
+  // per element, 64 elements per block, no pre-reduction: the Roe Jacobian's best on an H100
+  // and an H200 (bench/RESULTS.md).
+  if (jacobian)
+    o.width = assembly::make_fused_strategy(o.strategy, {})->default_width(vertices, block);
   o.layout = {1, 64, 0};
   o.pre_reduce = false;
   return o;

@@ -34,9 +34,9 @@ std::vector<assembly::FusedOptions> fused_candidates(Target target, int block, i
 
 // The heuristic without a record.
 //   cuda: staged scatter (direct Aoff stores where each slot has one writer), no
-//         pre-reduction, W = B (one vertex's directions per chunk), one thread per element,
-//         64 elements per block, no min_blocks: the Roe Jacobian's best on an H100 (2.7 ms
-//         for 6.3 M edges against 9.1 ms unstaged; bench/RESULTS.md).
+//         pre-reduction, the strategy's default W (all of an element's directions in one chunk
+//         while they are at most 10, else B), one thread per element, 64 elements per block,
+//         no min_blocks: the Roe Jacobian's best on an H100 and an H200 (bench/RESULTS.md).
 //   cpu:  scatter, W = B (each chunk one vertex's directions; no GPU layout).
 assembly::FusedOptions fused_heuristic(Target target, int block, int vertices,
                                        bool jacobian = true);
