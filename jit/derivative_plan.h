@@ -1,6 +1,6 @@
 // Which derivatives each chunk of an element computes. The n input directions are split
-// into ceil(n/W) chunks of at most W, as equal as n allows; a chunk carries first-order directions (seeds) and, for second
-// order, the pairs of them whose second derivative it needs.
+// into ceil(n/W) chunks of at most W, as equal as n allows; a chunk carries first-order directions
+// (seeds) and, for second order, the pairs of them whose second derivative it needs.
 #pragma once
 
 #include <string>

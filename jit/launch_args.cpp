@@ -10,7 +10,7 @@ int64_t launch_items(const LoweredKernel& k, const ArgValues& values) {
 }
 
 std::vector<uint64_t> pack_launch(const LoweredKernel& k, const ArgValues& values) {
-  const std::string label = "kernel '" + k.kernel_name + "' (" + k.symbol + ")";
+  const std::string& label = k.label;  // built once in lower(): launches allocate no text
   const int64_t items = launch_items(k, values);
   if (items < 0 || values.int64("n_elements") < 0) {
     throw std::invalid_argument(label + ": negative " + k.launch.items);

@@ -123,6 +123,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") + driver.suffix();
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   const IrDumper dump(options.dump_dir, out.symbol);

@@ -53,6 +53,7 @@ struct LoweringOptions {
 struct LoweredKernel {
   std::string kernel_name;
   std::string symbol;          // base name of the emitted entry points
+  std::string label;           // "kernel '<name>' (<symbol>)", for error messages
   std::string cuda_entry;      // extern "C" __global__ symbol
   std::string host_entry;      // extern "C" host loop symbol
   std::string element_source;  // target-neutral element functions and driver
