@@ -1,11 +1,14 @@
 // GPU assembly of a mass-spring energy (assembly::Assembler): energy, gradient, Hessian (general
 // and upper block CSR) and Hessian-vector product on an n^3 grid spring network (axis springs plus
 // a per-vertex inertia term; n = 100 gives 1 M vertices, 2.97 M springs), timed with CUDA events
-// after warm-up, medians of repeated runs. Also checks that repeated runs are bit-identical.
+// after warm-up, medians of repeated runs, for each element strategy (element-gather,
+// element-scatter) in the same run. Checks that the gather's repeated runs are bit-identical and
+// that the scatter agrees with it to round-off; exits 1 otherwise.
 //
 //   device_problem_bench [--grid N] [--reps R] [--width W]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -120,23 +123,6 @@ int main(int argc, char** argv) {
   }
   problem.add_term(std::move(inertia));
 
-  assembly::AssemblerOptions options;
-  options.backend = assembly::Backend::Cuda;
-  options.element_width = width;
-  assembly::Assembler d(problem, options);
-  d.set_state(x);
-  d.set_direction(v);
-  const double setup_s = seconds_since(t_setup);
-  // First runs: compile or load every element kernel, build and upload the patterns.
-  const auto t_first = std::chrono::steady_clock::now();
-  d.run_energy();
-  d.run_gradient();
-  d.run_hvp();
-  d.run_hessian(mesh::Symmetry::General);
-  d.run_hessian(mesh::Symmetry::Upper);
-  cuda::check_last("first runs");
-  const double first_s = seconds_since(t_first);
-
   const auto& dev = cuda::Context::primary().device();
   std::printf("device: %s (%s)\n", dev.name.c_str(), dev.arch().c_str());
   std::printf(
@@ -145,34 +131,82 @@ int main(int argc, char** argv) {
       n, static_cast<long long>(nv), static_cast<long long>(n_springs),
       static_cast<long long>(problem.pattern().n_blocks()),
       static_cast<long long>(problem.pattern(mesh::Symmetry::Upper).n_blocks()));
-  std::printf("setup %.2f s (host problem and uploads), first runs %.2f s (kernels, patterns)\n",
-              setup_s, first_s);
-  std::printf("median of %d runs after warm-up, CUDA events, element kernels + gather assembly:\n",
-              reps);
-  const double e_ms = time_ms([&] { d.run_energy(); }, reps);
-  const double g_ms = time_ms([&] { d.run_gradient(); }, reps);
-  const double hv_ms = time_ms([&] { d.run_hvp(); }, reps);
-  const double h_ms = time_ms([&] { d.run_hessian(mesh::Symmetry::General); }, reps);
-  const double hu_ms = time_ms([&] { d.run_hessian(mesh::Symmetry::Upper); }, reps);
-  const double gh_ms = time_ms(
-      [&] {
-        d.run_gradient();
-        d.run_hessian(mesh::Symmetry::General);
-      },
-      reps);
-  std::printf("  energy              %8.3f ms\n", e_ms);
-  std::printf("  gradient            %8.3f ms\n", g_ms);
-  std::printf("  HVP                 %8.3f ms\n", hv_ms);
-  std::printf("  Hessian (general)   %8.3f ms\n", h_ms);
-  std::printf("  Hessian (upper)     %8.3f ms\n", hu_ms);
-  std::printf("  gradient + Hessian  %8.3f ms\n", gh_ms);
+  std::printf("setup %.2f s (host problem and patterns)\n", seconds_since(t_setup));
 
-  // Determinism: repeated runs give the same bits.
-  const auto g1 = d.gradient(x), g2 = d.gradient(x);
-  const auto h1 = d.hessian(x).values, h2 = d.hessian(x).values;
-  const auto hv1 = d.hvp(x, v), hv2 = d.hvp(x, v);
-  const double e1 = d.energy(x), e2 = d.energy(x);
-  const bool same = same_bits(g1, g2) && same_bits(h1, h2) && same_bits(hv1, hv2) && e1 == e2;
-  std::printf("energy %.17g; repeated runs bit-identical: %s\n", e1, same ? "yes" : "NO");
-  return same ? 0 : 1;
+  // Each element strategy on the same problem and state, one after the other: the same
+  // outputs, then their times (median of `reps` runs after warm-up, CUDA events).
+  struct Outputs {
+    std::vector<double> g, hv, h, hu;
+    double e = 0;
+  };
+  const auto outputs = [&](assembly::Assembler& d) {
+    Outputs o;
+    o.e = d.energy(x);
+    o.g = d.gradient(x);
+    o.hv = d.hvp(x, v);
+    o.h = d.hessian(x).values;
+    o.hu = d.hessian(x, mesh::Symmetry::Upper).values;
+    return o;
+  };
+  const auto max_rel = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double w = 0, scale = 1;
+    for (double y : b) scale = std::max(scale, std::abs(y));
+    for (size_t i = 0; i < a.size(); ++i) w = std::max(w, std::abs(a[i] - b[i]) / scale);
+    return a.size() == b.size() ? w : INFINITY;
+  };
+  bool ok = true;
+  Outputs reference;
+  std::printf("%-16s %9s %9s %9s %9s %9s %9s %7s  %s\n", "strategy", "energy", "gradient", "HVP",
+              "H(gen)", "H(upper)", "grad+H", "first", "outputs");
+  for (auto strategy : {assembly::ElementStrategy::Gather, assembly::ElementStrategy::Scatter}) {
+    assembly::AssemblerOptions options;
+    options.backend = assembly::Backend::Cuda;
+    options.element_width = width;
+    options.element_strategy = strategy;
+    assembly::Assembler d(problem, options);
+    d.set_state(x);
+    d.set_direction(v);
+    // First runs: compile or load every element kernel, upload the patterns.
+    const auto t_first = std::chrono::steady_clock::now();
+    d.run_energy();
+    d.run_gradient();
+    d.run_hvp();
+    d.run_hessian(mesh::Symmetry::General);
+    d.run_hessian(mesh::Symmetry::Upper);
+    cuda::check_last("first runs");
+    const double first_s = seconds_since(t_first);
+    const double e_ms = time_ms([&] { d.run_energy(); }, reps);
+    const double g_ms = time_ms([&] { d.run_gradient(); }, reps);
+    const double hv_ms = time_ms([&] { d.run_hvp(); }, reps);
+    const double h_ms = time_ms([&] { d.run_hessian(mesh::Symmetry::General); }, reps);
+    const double hu_ms = time_ms([&] { d.run_hessian(mesh::Symmetry::Upper); }, reps);
+    const double gh_ms = time_ms(
+        [&] {
+          d.run_gradient();
+          d.run_hessian(mesh::Symmetry::General);
+        },
+        reps);
+    // Gather: repeated runs give the same bits. Scatter: equal to the gather to round-off.
+    const Outputs o1 = outputs(d), o2 = outputs(d);
+    std::string check;
+    if (strategy == assembly::ElementStrategy::Gather) {
+      const bool same = same_bits(o1.g, o2.g) && same_bits(o1.h, o2.h) && same_bits(o1.hv, o2.hv) &&
+                        same_bits(o1.hu, o2.hu) && o1.e == o2.e;
+      check = same ? "bit-identical repeats" : "REPEATS DIFFER";
+      ok = ok && same;
+      reference = o1;
+    } else {
+      const double err = std::max({max_rel(o1.g, reference.g), max_rel(o1.hv, reference.hv),
+                                   max_rel(o1.h, reference.h), max_rel(o1.hu, reference.hu)});
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "max rel. diff. to gather %.1e", err);
+      check = buf;
+      ok = ok && err < 1e-12;
+    }
+    std::printf("%-16s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6.2fs  %s\n",
+                std::string(assembly::element_strategy_name(strategy)).c_str(), e_ms, g_ms, hv_ms,
+                h_ms, hu_ms, gh_ms, first_s, check.c_str());
+  }
+  std::printf("times in ms; energy %.17g\n", reference.e);
+  return ok ? 0 : 1;
 }

@@ -51,7 +51,7 @@ if has compare; then
     for tree in $names gpu; do
       [[ -x build-$tree/bench/device_problem_bench ]] || continue
       DUALJIT_CACHE_DIR=$PWD/build-$tree/cmp-cache ./build-$tree/bench/device_problem_bench \
-        --grid 100 --reps 20 2>&1 | tail -9 | sed "s/^/[$tree $round] /" | tee -a "$out/compare_energy.log"
+        --grid 100 --reps 20 2>&1 | tail -12 | sed "s/^/[$tree $round] /" | tee -a "$out/compare_energy.log"
     done
   done
 fi

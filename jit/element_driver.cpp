@@ -79,7 +79,7 @@ class ElementLocalDriver : public Driver {
 
 }  // namespace
 
-ArgValues ElementLaunch::args() const {
+ArgValues ElementLaunch::inputs() const {
   ArgValues a;
   a.set("n_elements", n_elements);
   a.set("conn", conn);
@@ -89,6 +89,11 @@ ArgValues ElementLaunch::args() const {
     a.set("direction", std::vector<const void*>(directions.begin(), directions.end()));
   a.set("params", params);
   a.set_doubles("uniform", uniforms);
+  return a;
+}
+
+ArgValues ElementLaunch::args() const {
+  ArgValues a = inputs();
   a.set("values", values);
   a.set("first", first);
   a.set("second", second);

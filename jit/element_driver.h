@@ -26,7 +26,10 @@ struct ElementLaunch {
   double* values = nullptr;  // n_elements x n_outputs
   double* first = nullptr;   // n_elements x first_size
   double* second = nullptr;  // n_elements x second_size
-  ArgValues args() const;    // by argument field name, for CudaKernel::launch / CpuKernel::run
+  // By argument field name, for CudaKernel::launch / CpuKernel::run: the inputs alone (for
+  // drivers with outputs of their own), or with the element-local outputs.
+  ArgValues inputs() const;
+  ArgValues args() const;
 };
 
 }  // namespace dualjit::jit

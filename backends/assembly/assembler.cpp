@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "backends/assembly/host_element_assembly.h"
+#include "backends/assembly/host_element_scatter.h"
 
 namespace dualjit::assembly {
 
@@ -29,6 +30,7 @@ struct Assembler::Cpu {
   std::unique_ptr<HostFusedAssembly<float>> split32, residual32;
   std::unique_ptr<HostFusedAssembly<double>> split64;
   std::unique_ptr<HostElementAssembly> element;
+  std::unique_ptr<HostElementScatter> scatter;
 };
 
 Assembler::Assembler(Problem& problem, AssemblerOptions options)
@@ -192,8 +194,8 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
                                   cuda::DeviceBuffer& state, cuda::DeviceBuffer& direction) {
   if (!slot) {
     slot = std::make_unique<DeviceElementAssembly>(
-        p, DeviceElementOptions{o.element_width, o.element_layout});
-    slot->bind_inputs(dptr<double>(state), dptr<double>(direction));
+        p, DeviceElementOptions{o.element_width, o.element_layout, o.element_strategy,
+                                dptr<double>(state), dptr<double>(direction)});
   }
   return *slot;
 }
@@ -323,6 +325,14 @@ HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
   return *slot;
 }
 
+// The CPU's element-scatter, or null under element-gather (the serial host adds).
+HostElementScatter* host_scatter(Problem& p, const AssemblerOptions& o,
+                                 std::unique_ptr<HostElementScatter>& slot) {
+  if (o.element_strategy != ElementStrategy::Scatter) return nullptr;
+  if (!slot) slot = std::make_unique<HostElementScatter>(p, o.element_width);
+  return slot.get();
+}
+
 mesh::BlockCsr<double> download_bsr(const DeviceBsr& d, const mesh::BlockPattern& pattern, int B,
                                     const char* what) {
   cuda::check_last(what);
@@ -342,6 +352,9 @@ mesh::BlockCsr<double> Assembler::jacobian(std::span<const double> state) {
     return download_bsr(d, problem_.pattern(), problem_.block_size(), "Assembler::jacobian");
   }
   check_terms("jacobian");
+  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+    return h->jacobian(state);
+  }
   return host_element(problem_, options_, cpu().element).jacobian(state);
 }
 
@@ -362,6 +375,9 @@ std::vector<double> Assembler::gradient(std::span<const double> state) {
     return download(run_gradient(), int64_t(state.size()), "Assembler::gradient");
   }
   check_terms("gradient");
+  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+    return h->gradient(state);
+  }
   return host_element(problem_, options_, cpu().element).gradient(state);
 }
 
@@ -373,6 +389,9 @@ mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::S
     return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(), "Assembler::hessian");
   }
   check_terms("hessian");
+  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+    return h->hessian(state, symmetry);
+  }
   return host_element(problem_, options_, cpu().element).hessian(state, symmetry);
 }
 
@@ -386,6 +405,9 @@ std::vector<double> Assembler::hvp(std::span<const double> state,
     return download(run_hvp(), int64_t(state.size()), "Assembler::hvp");
   }
   check_terms("hvp");
+  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+    return h->hvp(state, direction);
+  }
   return host_element(problem_, options_, cpu().element).hvp(state, direction);
 }
 

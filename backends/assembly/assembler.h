@@ -10,10 +10,13 @@
 // caller gives.
 //
 // How each output is computed is a strategy: the residual and the split Jacobian by one of the
-// FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU), everything else
-// by element-local results summed by a deterministic gather (device_element_assembly.h on the
-// GPU, host_element_assembly.h on the CPU). Kernels are compiled (or loaded from the cache) on
-// first use of an output, and structure (patterns, incidences, uploads) is built once.
+// FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU); the gradient,
+// H v, Hessian and general Jacobian by an element strategy (element_rules.h: element-scatter,
+// atomics in one pass, by default; element-gather, element-local results summed in a fixed order,
+// bit-identical from run to run); the energy and element blocks by element-local results
+// (device_element_assembly.h on the GPU, host_element_assembly.h on the CPU). Kernels are compiled
+// (or loaded from the cache) on first use of an output, and structure (patterns, incidences,
+// uploads) is built once.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,8 @@ struct AssemblerOptions {
   // on the GPU, layout.
   int element_width = 0;
   jit::LaunchLayout element_layout;
+  // How the gradient, H v, Hessian and general Jacobian sum their elements (element_rules.h).
+  ElementStrategy element_strategy = ElementStrategy::Scatter;
 };
 
 // The FUN3D split Jacobian on the device: Adiag (n_nodes blocks, fp64, node-major, each row-

@@ -2,6 +2,7 @@
 
 #include "backends/assembly/host_element_assembly.h"
 
+#include "backends/assembly/strategies/element_scatter.h"
 #include "jit/element_driver.h"
 
 #include <algorithm>
@@ -21,28 +22,8 @@ std::string term_label(const Term& t) {
   return "term '" + t.name + "'";
 }
 
-std::vector<int> resolved_input_vertex(const Term& t) {
-  if (!t.input_vertex.empty()) return t.input_vertex;
-  std::vector<int> v(t.kernel->slots_of(SlotKind::Input).size());
-  for (size_t s = 0; s < v.size(); ++s) v[s] = static_cast<int>(s);
-  return v;
-}
-
-// Input slot bound to local vertex a, or -1 (input_vertex is injective, Problem::add_term).
-int slot_of_vertex(const std::vector<int>& input_vertex, int a) {
-  const auto it = std::find(input_vertex.begin(), input_vertex.end(), a);
-  return it == input_vertex.end() ? -1 : static_cast<int>(it - input_vertex.begin());
-}
-
-int32_t narrow_offset(int64_t offset, const Term& t) {
-  if (offset > std::numeric_limits<int32_t>::max()) {
-    throw ProblemError(term_label(t) + ": element-local arrays too large for int32 offsets");
-  }
-  return static_cast<int32_t>(offset);
-}
-
 // Kernel source shared by both targets: argument blocks (mirroring the C++ structs in
-// device_problem.h) and one function per thread.
+// device_element_assembly.h) and one function per thread.
 const char* kThreadBodies = R"(
 struct DjGatherRows {
   const long long* inc_ptr;
@@ -156,95 +137,6 @@ const T* as_ptr(const cuda::DeviceBuffer& b) {
 
 }  // namespace
 
-RowGather input_rows(const Term& t, int block) {
-  const std::vector<int> iv = resolved_input_vertex(t);
-  RowGather g;
-  g.stride = t.kernel->n_inputs();
-  g.ptr.push_back(0);
-  for (int a = 0; a < t.elements.k; ++a) {
-    const int s = slot_of_vertex(iv, a);
-    if (s >= 0) {
-      g.offset.push_back(narrow_offset(int64_t(s) * block, t));
-      g.sign.push_back(1.0);
-    }
-    g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
-  }
-  return g;
-}
-
-RowGather residual_rows(const Term& t, int block) {
-  RowGather g;
-  g.stride = t.kernel->n_outputs();
-  g.ptr.push_back(0);
-  for (int a = 0; a < t.elements.k; ++a) {
-    for (size_t o = 0; o < t.output_scatter.size(); ++o) {
-      for (const Scatter& sc : t.output_scatter[o]) {
-        if (sc.vertex != a) continue;
-        g.offset.push_back(narrow_offset(int64_t(o) * block, t));
-        g.sign.push_back(sc.sign);
-      }
-    }
-    g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
-  }
-  return g;
-}
-
-EntryGather hessian_entries(const Term& t, int block) {
-  const std::vector<int> iv = resolved_input_vertex(t);
-  const int k = t.elements.k, n = t.kernel->n_inputs(), B = block;
-  EntryGather g;
-  g.stride = static_cast<int64_t>(second_size(Mode::Hessian, n));
-  g.ptr.reserve(int64_t(k) * k * B * B + 1);
-  g.ptr.push_back(0);
-  for (int a = 0; a < k; ++a) {
-    for (int b = 0; b < k; ++b) {
-      const int sa = slot_of_vertex(iv, a), sb = slot_of_vertex(iv, b);
-      for (int i = 0; i < B; ++i) {
-        for (int j = 0; j < B; ++j) {
-          if (sa >= 0 && sb >= 0) {
-            const int gi = sa * B + i, gj = sb * B + j;
-            g.offset.push_back(narrow_offset(
-                static_cast<int64_t>(packed_upper_index(n, std::min(gi, gj), std::max(gi, gj))),
-                t));
-            g.sign.push_back(1.0);
-          }
-          g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
-        }
-      }
-    }
-  }
-  return g;
-}
-
-EntryGather jacobian_entries(const Term& t, int block) {
-  const std::vector<int> iv = resolved_input_vertex(t);
-  const int k = t.elements.k, n_in = t.kernel->n_inputs(), B = block;
-  EntryGather g;
-  g.stride = int64_t(t.kernel->n_outputs()) * n_in;
-  g.ptr.reserve(int64_t(k) * k * B * B + 1);
-  g.ptr.push_back(0);
-  for (int a = 0; a < k; ++a) {
-    for (int b = 0; b < k; ++b) {
-      const int s = slot_of_vertex(iv, b);
-      for (int i = 0; i < B; ++i) {
-        for (int j = 0; j < B; ++j) {
-          // The order of Problem's element matrices: output slot, then its scatter rules.
-          for (size_t o = 0; o < t.output_scatter.size() && s >= 0; ++o) {
-            for (const Scatter& sc : t.output_scatter[o]) {
-              if (sc.vertex != a) continue;
-              g.offset.push_back(
-                  narrow_offset((int64_t(o) * B + i) * n_in + int64_t(s) * B + j, t));
-              g.sign.push_back(sc.sign);
-            }
-          }
-          g.ptr.push_back(static_cast<int32_t>(g.offset.size()));
-        }
-      }
-    }
-  }
-  return g;
-}
-
 SlotGather slot_gather(const mesh::BlockPattern& pattern, size_t set_index) {
   if (!pattern.has_diagonal()) {
     throw mesh::MeshError("slot_gather: element set '" + pattern.set_name(set_index) +
@@ -329,6 +221,10 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     TermData d;
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
     d.params = cuda::DeviceBuffer::from(t.params);
+    if (options_.strategy == ElementStrategy::Scatter) {  // the kernels carry the rules
+      terms_.push_back(std::move(d));
+      continue;
+    }
     const mesh::Incidence inc = mesh::build_incidence(problem.n_nodes(), t.elements);
     d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
@@ -346,8 +242,8 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     terms_.push_back(std::move(d));
   }
   const size_t bytes = static_cast<size_t>(n_values()) * sizeof(double);
-  state_ = cuda::DeviceBuffer(bytes);
-  direction_ = cuda::DeviceBuffer(bytes);
+  if (!options_.state) state_ = cuda::DeviceBuffer(bytes);
+  if (!options_.direction) direction_ = cuda::DeviceBuffer(bytes);
   energy_ = cuda::DeviceBuffer(sizeof(double));
 }
 
@@ -374,12 +270,12 @@ void DeviceElementAssembly::ensure(cuda::DeviceBuffer& b, size_t bytes) {
 
 void DeviceElementAssembly::set_state(std::span<const double> state) {
   check_values(state, "state");
-  if (!state.empty()) state_.upload(state.data(), state_.bytes());
+  cuda::upload(state_device(), state.data(), state.size() * sizeof(double));
 }
 
 void DeviceElementAssembly::set_direction(std::span<const double> direction) {
   check_values(direction, "HVP direction");
-  if (!direction.empty()) direction_.upload(direction.data(), direction_.bytes());
+  cuda::upload(direction_device(), direction.data(), direction.size() * sizeof(double));
 }
 
 const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode) {
@@ -397,6 +293,22 @@ const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode) {
   return *k;
 }
 
+jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
+                                                         const jit::LoweredKernel& l) const {
+  const Term& t = problem_.term(term);
+  const TermData& d = terms_[term];
+  jit::ElementLaunch a;
+  a.n_elements = t.elements.size();
+  a.conn = as_ptr<int32_t>(d.conn);
+  a.vertices_per_element = t.elements.k;
+  const size_t n_slots = l.input_vertex.size();
+  a.fields.assign(n_slots, state_device());
+  if (mode == Mode::Hvp) a.directions.assign(n_slots, direction_device());
+  a.params = ptr(d.params);
+  a.uniforms = t.uniforms;
+  return a;
+}
+
 void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
                                         double* first_out) {
   const Term& t = problem_.term(term);
@@ -404,18 +316,10 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   const cuda::CudaKernel& ck = kernel(term, mode);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
-  const size_t n_slots = l.input_vertex.size();
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
-  jit::ElementLaunch a;
-  a.n_elements = ne;
-  a.conn = as_ptr<int32_t>(d.conn);
-  a.vertices_per_element = t.elements.k;
-  a.fields.assign(n_slots, state_device());
-  if (mode == Mode::Hvp) a.directions.assign(n_slots, direction_device());
-  a.params = ptr(d.params);
-  a.uniforms = t.uniforms;
+  jit::ElementLaunch a = element_inputs(term, mode, l);
   a.values = ptr(d.local.values);
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
@@ -425,6 +329,57 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +
                        "): " + e.what());
   }
+}
+
+void DeviceElementAssembly::run_scatter(size_t term, Mode mode, double* out, const int32_t* slots,
+                                        CUstream stream) {
+  const Term& t = problem_.term(term);
+  auto& k = terms_[term].scatters[mode];
+  try {
+    if (!k) {
+      k = std::make_unique<cuda::CudaKernel>(jit::lower(
+          *t.kernel, element_scatter_lowering(t, mode, problem_.block_size(), options_.width,
+                                              options_.layout.elements_per_block)));
+    }
+    k->launch(element_scatter_args(element_inputs(term, mode, k->lowered()), out, slots), stream);
+  } catch (const ProblemError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ProblemError(term_label(t) + ": element-scatter kernel (" + std::string(mode_name(mode)) +
+                       "): " + e.what());
+  }
+}
+
+void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool first,
+                                     CUstream stream) {
+  if (options_.strategy == ElementStrategy::Scatter) {
+    if (first) fill_zero(out, n_values(), stream);
+    run_scatter(term, mode, out, nullptr, stream);
+    return;
+  }
+  run_element(term, mode, stream);
+  const Local& l = terms_[term].local;
+  const double* local = ptr(mode == Mode::Value      ? l.values
+                            : mode == Mode::Gradient ? l.first
+                                                     : l.second);
+  gather_rows(term, local, out, !first, stream);
+}
+
+void DeviceElementAssembly::sum_blocks(size_t term, Mode mode, PatternData& pd, bool first,
+                                       CUstream stream) {
+  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+  if (options_.strategy == ElementStrategy::Scatter) {
+    if (first) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+    auto& slots = pd.stored_slots[term];
+    if (slots.bytes() == 0) {
+      slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
+    }
+    run_scatter(term, mode, ptr(pd.values), as_ptr<int32_t>(slots), stream);
+    return;
+  }
+  run_element(term, mode, stream);
+  const Local& l = terms_[term].local;
+  gather_blocks(term, pd, ptr(mode == Mode::Jacobian ? l.first : l.second), !first, stream);
 }
 
 void DeviceElementAssembly::launch(const char* entry, const void* args, int64_t threads,
@@ -473,7 +428,9 @@ DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Sy
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
   pd.values = cuda::DeviceBuffer(std::max<int64_t>(pattern.n_blocks(), 1) * bb * sizeof(double));
   for (size_t ti = 0; ti < n_terms_; ++ti) {
-    if (problem_.term(ti).energy != hessian) continue;
+    if (problem_.term(ti).energy != hessian || options_.strategy != ElementStrategy::Gather) {
+      continue;
+    }
     const SlotGather g = slot_gather(pattern, ti);
     pd.slots[ti] = {cuda::DeviceBuffer::from(g.ptr), cuda::DeviceBuffer::from(g.item)};
   }
@@ -549,8 +506,7 @@ void DeviceElementAssembly::run_gradient(CUstream stream) {
   bool accumulate = false;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (!problem_.term(ti).energy) continue;
-    run_element(ti, Mode::Gradient, stream);
-    gather_rows(ti, ptr(terms_[ti].local.first), ptr(gradient_), accumulate, stream);
+    sum_rows(ti, Mode::Gradient, ptr(gradient_), !accumulate, stream);
     accumulate = true;
   }
   if (!accumulate) fill_zero(ptr(gradient_), n_values(), stream);
@@ -562,8 +518,7 @@ void DeviceElementAssembly::run_hvp(CUstream stream) {
   bool accumulate = false;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (!problem_.term(ti).energy) continue;
-    run_element(ti, Mode::Hvp, stream);
-    gather_rows(ti, ptr(terms_[ti].local.second), ptr(hvp_), accumulate, stream);
+    sum_rows(ti, Mode::Hvp, ptr(hvp_), !accumulate, stream);
     accumulate = true;
   }
   if (!accumulate) fill_zero(ptr(hvp_), n_values(), stream);
@@ -575,8 +530,7 @@ void DeviceElementAssembly::run_hessian(mesh::Symmetry symmetry, CUstream stream
   bool accumulate = false;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (!problem_.term(ti).energy) continue;
-    run_element(ti, Mode::Hessian, stream);
-    gather_blocks(ti, pd, ptr(terms_[ti].local.second), accumulate, stream);
+    sum_blocks(ti, Mode::Hessian, pd, !accumulate, stream);
     accumulate = true;
   }
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
@@ -589,8 +543,7 @@ void DeviceElementAssembly::run_residual(CUstream stream) {
   bool accumulate = false;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (problem_.term(ti).energy) continue;
-    run_element(ti, Mode::Value, stream);
-    gather_rows(ti, ptr(terms_[ti].local.values), ptr(residual_), accumulate, stream);
+    sum_rows(ti, Mode::Value, ptr(residual_), !accumulate, stream);
     accumulate = true;
   }
   if (!accumulate) fill_zero(ptr(residual_), n_values(), stream);
@@ -602,8 +555,7 @@ void DeviceElementAssembly::run_jacobian(CUstream stream) {
   bool accumulate = false;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (problem_.term(ti).energy) continue;
-    run_element(ti, Mode::Jacobian, stream);
-    gather_blocks(ti, pd, ptr(terms_[ti].local.first), accumulate, stream);
+    sum_blocks(ti, Mode::Jacobian, pd, !accumulate, stream);
     accumulate = true;
   }
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();

@@ -3,13 +3,16 @@
 // full or upper), Hessian-vector products without forming the Hessian, residual, general
 // block-CSR Jacobian and dense per-element Jacobians.
 //
-// Each term's element kernel (jit/lowering.h, the options of element_lowering) writes
-// element-major local results on the device; small library kernels (assembly_source()) then sum
-// them by gather, never by atomics: per node row over the node's incident (element, local vertex)
-// pairs, per matrix block over the (element, a, b) pairs that land in it, both in a fixed order
-// precomputed on the host; the energy by a fixed sequence of strided partial sums. Results are
-// therefore bit-identical from run to run. They agree with the host Problem to round-off (the
-// order of additions differs where several terms or outputs meet).
+// With ElementStrategy::Gather (element_rules.h), each term's element kernel (jit/lowering.h,
+// the options of element_lowering) writes element-major local results on the device; small
+// library kernels (assembly_source()) then sum them by gather, never by atomics: per node row
+// over the node's incident (element, local vertex) pairs, per matrix block over the (element,
+// a, b) pairs that land in it, both in a fixed order precomputed on the host; the energy by a
+// fixed sequence of strided partial sums. Results are therefore bit-identical from run to run.
+// With ElementStrategy::Scatter the residual, gradient, H v, Hessian and Jacobian are summed
+// by the element kernels themselves with atomics (strategies/element_scatter.h); the energy and
+// the element blocks are computed as with Gather. Both agree with the host reference to
+// round-off (the order of additions differs).
 #pragma once
 
 #include <cstdint>
@@ -19,42 +22,17 @@
 #include <string>
 #include <vector>
 
+#include "backends/assembly/element_rules.h"
 #include "backends/assembly/problem.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/source_module.h"
 #include "backends/mesh/incidence.h"
+#include "jit/element_driver.h"
 
 namespace dualjit::assembly {
 
 // --- Gather tables, built on the host once per term and pattern (public for tests) ----------
-
-// How the node rows of a vector (residual, gradient, H v) sum a term's element-local array:
-// the row of the element's local vertex a gets, component c, sign[r] * local[e * stride +
-// offset[r] + c] for r in [ptr[a], ptr[a + 1]).
-struct RowGather {
-  std::vector<int32_t> ptr;  // k + 1
-  std::vector<int32_t> offset;
-  std::vector<double> sign;
-  int64_t stride = 0;  // doubles per element in the local array
-};
-// Gradient and H v of an energy term: input slot s is row input_vertex[s], offset s * B.
-RowGather input_rows(const Term& term, int block);
-// Residual of a vector term: output slot o goes to each of its Term::output_scatter rules.
-RowGather residual_rows(const Term& term, int block);
-
-// How entry (a, b, i, j) of the (k B) x (k B) element matrix, index q = ((a k + b) B + i) B + j,
-// sums a term's element-local array: sign[r] * local[e * stride + offset[r]] for r in
-// [ptr[q], ptr[q + 1]), sources in the order Problem's element matrices add them.
-struct EntryGather {
-  std::vector<int32_t> ptr;  // k^2 B^2 + 1
-  std::vector<int32_t> offset;
-  std::vector<double> sign;
-  int64_t stride = 0;
-};
-// Hessian blocks of an energy term, from the packed upper triangle (Mode::Hessian second).
-EntryGather hessian_entries(const Term& term, int block);
-// Jacobian blocks of a vector term (Mode::Jacobian first, n_out x n_in) with scatter signs.
-EntryGather jacobian_entries(const Term& term, int block);
+// (RowGather and EntryGather: element_rules.h)
 
 // The inverse of BlockPattern::element_slots for one element set: block `slot` sums the element
 // pairs item[ptr[slot] .. ptr[slot + 1]), each item = (e k + a) k + b, ascending (element, then
@@ -159,6 +137,11 @@ struct DeviceBsr {
 struct DeviceElementOptions {
   int width = 0;  // element kernels' dual width W; <= 0: all directions in one chunk
   jit::LaunchLayout layout;
+  ElementStrategy strategy = ElementStrategy::Gather;
+  // Device arrays (n_nodes x B) to read the state and the direction from, so that several
+  // assemblies of one problem share their inputs; null: arrays of its own.
+  double* state = nullptr;
+  double* direction = nullptr;
 };
 
 class DeviceElementAssembly {
@@ -170,18 +153,14 @@ class DeviceElementAssembly {
   Problem& problem() const { return problem_; }
   int64_t n_values() const { return problem_.n_nodes() * problem_.block_size(); }
 
-  // Inputs on the device: node-major n_nodes x B doubles. The device pointers may also be
-  // written directly (e.g. by a solver), in stream order before a run.
+  // Inputs on the device: node-major n_nodes x B doubles (DeviceElementOptions::state and
+  // direction when given). The device pointers may also be written directly (e.g. by a
+  // solver), in stream order before a run.
   void set_state(std::span<const double> state);
   void set_direction(std::span<const double> direction);
-  double* state_device() const { return state_in_ ? state_in_ : ptr(state_); }
-  double* direction_device() const { return direction_in_ ? direction_in_ : ptr(direction_); }
-  // Reads the state and direction from these device arrays (n_nodes x B each) instead of its
-  // own, so that several assemblies of one problem share their inputs (set_state and
-  // set_direction then still write its own); null: its own.
-  void bind_inputs(double* state, double* direction) {
-    state_in_ = state;
-    direction_in_ = direction;
+  double* state_device() const { return options_.state ? options_.state : ptr(state_); }
+  double* direction_device() const {
+    return options_.direction ? options_.direction : ptr(direction_);
   }
 
   // Runs on the device, asynchronous on `stream`; results stay there (pointers below).
@@ -226,12 +205,14 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
-    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;
+    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;   // element-local
+    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> scatters;  // element-scatter
   };
   struct PatternData {  // one symmetry's pattern, on the device
     const mesh::BlockPattern* pattern = nullptr;
     cuda::DeviceBuffer row_ptr, col_idx;
     std::map<size_t, std::pair<cuda::DeviceBuffer, cuda::DeviceBuffer>> slots;  // per term
+    std::map<size_t, cuda::DeviceBuffer> stored_slots;  // per term, for element-scatter
     cuda::DeviceBuffer values;  // the Hessian's, or the Jacobian's (General)
   };
   template <class T>
@@ -245,6 +226,12 @@ class DeviceElementAssembly {
   const cuda::CudaKernel& kernel(size_t term, Mode mode);
   // Runs term's element kernel; first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr);
+  jit::ElementLaunch element_inputs(size_t term, Mode mode, const jit::LoweredKernel& l) const;
+  // Adds term's rows (mode Value, Gradient or Hvp) into out (n_values) or its blocks (Hessian,
+  // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.
+  void sum_rows(size_t term, Mode mode, double* out, bool first, CUstream stream);
+  void sum_blocks(size_t term, Mode mode, PatternData& pd, bool first, CUstream stream);
+  void run_scatter(size_t term, Mode mode, double* out, const int32_t* slots, CUstream stream);
   PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
   void gather_rows(size_t term, const double* local, double* out, bool accumulate, CUstream stream);
   void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,
@@ -262,8 +249,6 @@ class DeviceElementAssembly {
   std::vector<TermData> terms_;
   std::map<mesh::Symmetry, PatternData> hessians_;
   PatternData jacobian_;
-  double* state_in_ = nullptr;
-  double* direction_in_ = nullptr;
   cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, partials_,
       element_blocks_;
 };

@@ -701,4 +701,13 @@ void download(void* dst, const void* device_src, size_t bytes) {
       "cuda::download of " + std::to_string(bytes) + " bytes");
 }
 
+void upload(void* device_dst, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  const Api& a = api("cuda::upload");
+  ContextScope scope(a, current_or_primary(a));
+  check(
+      a.memcpy_htod(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_dst)), src, bytes),
+      "cuda::upload of " + std::to_string(bytes) + " bytes");
+}
+
 }  // namespace dualjit::cuda

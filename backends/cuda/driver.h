@@ -200,5 +200,7 @@ void check_last(const char* what);
 // Copies `bytes` from device memory at `device_src` to the host (synchronous; waits for the
 // legacy stream only).
 void download(void* dst, const void* device_src, size_t bytes);
+// Copies `bytes` from the host to device memory at `device_dst` (synchronous).
+void upload(void* device_dst, const void* src, size_t bytes);
 
 }  // namespace dualjit::cuda

@@ -1,0 +1,121 @@
+// The element-scatter strategy (backends/assembly/strategies/element_scatter.h) on the CPU
+// backend, where its emitted text runs with OpenMP atomics: every output against the serial
+// reference on problems with several terms, partial input bindings and scatter signs; the
+// emitted driver (golden files, one atomic per stored entry); misuse named. The GPU runs of the
+// same text are in device_element_assembly_test.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "backends/assembly/assembler.h"
+#include "backends/assembly/strategies/element_scatter.h"
+#include "support/assembly.h"
+#include "support/element_problems.h"
+#include "support/golden.h"
+
+using namespace dualjit;
+using assembly::ElementStrategy;
+using assembly::Problem;
+
+namespace {
+
+assembly::AssemblerOptions cpu_with(ElementStrategy s, int width = 0) {
+  assembly::AssemblerOptions o = test::on_cpu();
+  o.element_strategy = s;
+  o.element_width = width;
+  return o;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("element strategies: names parse back, unknown names list the choices") {
+  for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter})
+    CHECK(assembly::parse_element_strategy(assembly::element_strategy_name(s)) == s);
+  CHECK_THROWS_WITH_AS(assembly::parse_element_strategy("scatter"),
+                       doctest::Contains("element-gather, element-scatter"), std::invalid_argument);
+}
+
+TEST_CASE("element-scatter (CPU): gradient, H v and Hessian equal the serial reference") {
+  Problem p = test::energy_problem(60, 31);
+  std::mt19937_64 rng(32);
+  const auto x = test::uniform(180, -1.0, 1.0, rng), v = test::uniform(180, -1.0, 1.0, rng);
+  auto ref = test::serial(p);
+  for (int width : {0, 2}) {  // one chunk; three chunks per element, summed before the atomics
+    CAPTURE(width);
+    assembly::Assembler a(p, cpu_with(ElementStrategy::Scatter, width));
+    CHECK(test::max_rel(a.gradient(x), ref.gradient(x)) < 1e-13);
+    CHECK(test::max_rel(a.hvp(x, v), ref.hvp(x, v)) < 1e-13);
+    for (auto sym : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
+      CAPTURE(static_cast<int>(sym));
+      const auto h = a.hessian(x, sym), hr = ref.hessian(x, sym);
+      CHECK(h.pattern == hr.pattern);
+      CHECK(test::max_rel(h.values, hr.values) < 1e-13);
+    }
+    // The energy is not an element-scatter output: the same serial sum as the reference.
+    CHECK(a.energy(x) == ref.energy(x));
+  }
+  // element-gather on the CPU is the serial reference itself.
+  assembly::Assembler g(p, cpu_with(ElementStrategy::Gather));
+  CHECK(g.gradient(x) == ref.gradient(x));
+  CHECK(g.hessian(x).values == ref.hessian(x).values);
+}
+
+TEST_CASE("element-scatter (CPU): general Jacobian of vector terms with scatter signs") {
+  Problem p = test::vector_problem(40, 33);
+  const auto q = test::roe_state(40, 34);
+  auto ref = test::serial(p);
+  for (int width : {0, 5}) {
+    CAPTURE(width);
+    assembly::Assembler a(p, cpu_with(ElementStrategy::Scatter, width));
+    CHECK(test::max_rel(a.jacobian(q).values, ref.jacobian(q).values) < 1e-13);
+  }
+}
+
+TEST_CASE("element-scatter: the emitted driver adds each stored entry once, nothing to memory") {
+  Problem p = test::energy_problem(10, 35);
+  const assembly::Term& springs = p.term(0);    // two vertices, both bound
+  const assembly::Term& diagonals = p.term(1);  // three vertices, vertex 1 unbound
+  const auto lower = [&](const assembly::Term& t, Mode m) {
+    return jit::lower(*t.kernel, assembly::element_scatter_lowering(t, m, 3, 0, 128));
+  };
+  const auto grad = lower(springs, Mode::Gradient);
+  CHECK(count(grad.cuda_source, "dj_atomic_add(r") == 6);
+  CHECK(grad.args.find("out") != nullptr);
+  CHECK(grad.args.find("first") == nullptr);  // no element-local arrays
+  CHECK(grad.launch.block_threads == 128);
+  CHECK(count(lower(springs, Mode::Hessian).cuda_source, "dj_atomic_add(m + ") == 4 * 9);
+  // Vertex 1 of a diagonal has no input: no row and no block of it is touched.
+  CHECK(count(lower(diagonals, Mode::Hvp).cuda_source, "dj_atomic_add(r") == 6);
+  CHECK(count(lower(diagonals, Mode::Hessian).cuda_source, "dj_atomic_add(m + ") == 4 * 9);
+  const auto dir = std::filesystem::path(DUALJIT_SOURCE_DIR) / "tests/backends/golden";
+  for (Mode m : {Mode::Gradient, Mode::Hvp, Mode::Hessian}) {
+    const auto k = lower(diagonals, m);
+    const std::string stem = "element-scatter_" + std::string(mode_name(m));
+    test::check_golden(dir / (stem + ".cu"), test::golden_text(k, k.cuda_source, true));
+  }
+  Problem vp = test::vector_problem(10, 36);
+  const auto jac = lower(vp.term(1), Mode::Jacobian);
+  test::check_golden(dir / "element-scatter_jacobian.cu",
+                     test::golden_text(jac, jac.cuda_source, true));
+}
+
+TEST_CASE("element-scatter: a mode that does not fit the term is named") {
+  Problem e = test::energy_problem(10, 37);
+  Problem v = test::vector_problem(10, 38);
+  CHECK_THROWS_WITH_AS(assembly::element_scatter_lowering(e.term(0), Mode::Value, 3, 0, 128),
+                       doctest::Contains("term 'springs': element-scatter value"),
+                       assembly::ProblemError);
+  CHECK_THROWS_WITH_AS(assembly::element_scatter_lowering(v.term(0), Mode::Hessian, 5, 0, 128),
+                       doctest::Contains("term 'edges'"), assembly::ProblemError);
+  auto o = assembly::element_scatter_lowering(e.term(0), Mode::Gradient, 3, 0, 128);
+  o.layout = {2, 64};
+  CHECK_THROWS_WITH_AS(jit::lower(*e.term(0).kernel, o),
+                       doctest::Contains("one thread per element"), std::invalid_argument);
+}
