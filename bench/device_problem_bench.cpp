@@ -12,28 +12,15 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <string>
 
 #include "backends/assembly/assembler.h"
 #include "backends/tuning/timing.h"
-#include "examples/mesh_energy/spring_energy.h"
+#include "examples/mesh_energy/spring_grid.h"
 
 using namespace dualjit;
 
 namespace {
-
-// Inertia of an implicit Euler step plus gravity: m/(2h^2) |x - x_pred|^2 + m g z.
-Kernel inertia_kernel() {
-  return Kernel("inertia", [](KernelBuilder& kb) {
-    auto x = kb.input_vec<3>("x");
-    auto pred = kb.param("predicted", 3);
-    auto mass = kb.param("mass", 1);
-    Expr inv_h2 = kb.uniform("inv_h2");
-    Expr d0 = x[0] - pred[0], d1 = x[1] - pred[1], d2 = x[2] - pred[2];
-    kb.output("energy", mass[0] * (0.5 * inv_h2 * (d0 * d0 + d1 * d1 + d2 * d2) + 9.81 * x[2]));
-  });
-}
 
 // Median milliseconds of `run` on the null stream (CUDA events), after 3 untimed runs.
 double time_ms(const std::function<void()>& run, int reps) {
@@ -71,58 +58,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto t_setup = std::chrono::steady_clock::now();
-  const int64_t nv = int64_t(n) * n * n;
-  const auto id = [n](int i, int j, int k) {
-    return static_cast<int32_t>((int64_t(i) * n + j) * n + k);
-  };
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> jitter(-0.05, 0.05);
-  std::vector<double> x(nv * 3), v(nv * 3);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      for (int k = 0; k < n; ++k) {
-        double* p = x.data() + int64_t(id(i, j, k)) * 3;
-        p[0] = i + jitter(rng), p[1] = j + jitter(rng), p[2] = k + jitter(rng);
-      }
-    }
-  }
-  for (double& c : v) c = jitter(rng) * 20;
-
-  assembly::Problem problem(nv, 3);
-  assembly::Term springs;
-  springs.name = "springs";
-  springs.kernel = std::make_shared<Kernel>(mesh_energy::spring_energy_kernel());
-  springs.elements = {"edges", 2, {}};
-  springs.energy = true;
-  springs.uniforms = {100.0};
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      for (int k = 0; k < n; ++k) {
-        const int32_t a = id(i, j, k);
-        for (int32_t b : {i + 1 < n ? id(i + 1, j, k) : -1, j + 1 < n ? id(i, j + 1, k) : -1,
-                          k + 1 < n ? id(i, j, k + 1) : -1}) {
-          if (b < 0) continue;
-          springs.elements.conn.insert(springs.elements.conn.end(), {a, b});
-          springs.params.push_back(1.0);
-        }
-      }
-    }
-  }
-  const int64_t n_springs = springs.elements.size();
-  problem.add_term(std::move(springs));
-  assembly::Term inertia;
-  inertia.name = "inertia";
-  inertia.kernel = std::make_shared<Kernel>(inertia_kernel());
-  inertia.elements = {"vertices", 1, {}};
-  inertia.energy = true;
-  inertia.uniforms = {1e4};
-  inertia.elements.conn.resize(nv);
-  for (int64_t i = 0; i < nv; ++i) {
-    inertia.elements.conn[i] = static_cast<int32_t>(i);
-    inertia.params.insert(inertia.params.end(), {x[i * 3], x[i * 3 + 1], x[i * 3 + 2] - 0.01, 1.0});
-  }
-  problem.add_term(std::move(inertia));
-
+  mesh_energy::SpringGrid grid = mesh_energy::spring_grid(n);
+  assembly::Problem& problem = grid.problem;
+  const std::vector<double>&x = grid.x, &v = grid.v;
+  const int64_t nv = problem.n_nodes(), n_springs = problem.term(0).elements.size();
   const auto& dev = cuda::Context::primary().device();
   std::printf("device: %s (%s)\n", dev.name.c_str(), dev.arch().c_str());
   std::printf(

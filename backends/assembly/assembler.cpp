@@ -4,6 +4,7 @@
 
 #include "backends/assembly/host_element_assembly.h"
 #include "backends/assembly/host_element_scatter.h"
+#include "backends/assembly/strategies/element_scatter.h"
 
 namespace dualjit::assembly {
 
@@ -32,6 +33,20 @@ struct Assembler::Cpu {
   std::unique_ptr<HostElementAssembly> element;
   std::unique_ptr<HostElementScatter> scatter;
 };
+
+jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode mode,
+                                             const AssemblerOptions& o) {
+  const Term& t = p.term(term);
+  const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
+  if (o.element_strategy == ElementStrategy::Scatter && mode != Mode::Value) {
+    // HostElementScatter compiles the GPU's default block size (the same source).
+    return element_scatter_lowering(t, mode, p.block_size(), o.element_width,
+                                    cuda ? o.element_layout.elements_per_block : 128);
+  }
+  jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
+  if (cuda) l.layout = o.element_layout;
+  return l;
+}
 
 Assembler::Assembler(Problem& problem, AssemblerOptions options)
     : problem_(problem),
@@ -77,11 +92,14 @@ std::vector<KernelInfo> Assembler::kernels() const {
     add_kernels(cuda_->split32.get(), out);
     add_kernels(cuda_->split64.get(), out);
     add_kernels(cuda_->residual32.get(), out);
+    add_kernels(cuda_->element.get(), out);
   }
   if (cpu_) {
     add_kernels(cpu_->split32.get(), out);
     add_kernels(cpu_->split64.get(), out);
     add_kernels(cpu_->residual32.get(), out);
+    add_kernels(cpu_->scatter.get(), out);
+    add_kernels(cpu_->element.get(), out);
   }
   return out;
 }

@@ -54,6 +54,12 @@ struct AssemblerOptions {
   ElementStrategy element_strategy = ElementStrategy::Scatter;
 };
 
+// The lowering options of the element kernel an assembler under `o` runs for term `term` in
+// `mode` (Value: an energy term's energy; Gradient, Hvp, Hessian: energy terms; Jacobian:
+// vector terms' general Jacobian), for emitting and cache warming.
+jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode mode,
+                                             const AssemblerOptions& o);
+
 // The FUN3D split Jacobian on the device: Adiag (n_nodes blocks, fp64, node-major, each row-
 // major) and Aoff's values over the problem's off-diagonal pattern (fp32 or fp64), with the
 // pattern's BSR index arrays (int32, on the device).
@@ -87,7 +93,7 @@ class Assembler {
   Backend backend() const { return backend_; }
   Problem& problem() const { return problem_; }
   const AssemblerOptions& options() const { return options_; }
-  // The residual and split-Jacobian kernels built so far.
+  // Every kernel built so far (the fused ones, then the element kernels).
   std::vector<KernelInfo> kernels() const;
 
   // --- Host memory, synchronous ---------------------------------------------------------------

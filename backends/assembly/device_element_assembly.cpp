@@ -247,6 +247,16 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
   energy_ = cuda::DeviceBuffer(sizeof(double));
 }
 
+std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
+  std::vector<const cuda::CudaKernel*> out;
+  for (const TermData& d : terms_) {
+    for (const auto* m : {&d.kernels, &d.scatters})
+      for (const auto& [mode, k] : *m)
+        if (k) out.push_back(k.get());
+  }
+  return out;
+}
+
 void DeviceElementAssembly::check_terms(const char* what) const {
   if (problem_.n_terms() != n_terms_) {
     throw ProblemError(std::string("DeviceElementAssembly::") + what + ": the problem has " +

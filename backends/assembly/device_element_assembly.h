@@ -151,6 +151,8 @@ class DeviceElementAssembly {
   explicit DeviceElementAssembly(Problem& problem, DeviceElementOptions options = {});
 
   Problem& problem() const { return problem_; }
+  // The element kernels built so far (element-local and element-scatter).
+  std::vector<const cuda::CudaKernel*> kernels() const;
   int64_t n_values() const { return problem_.n_nodes() * problem_.block_size(); }
 
   // Inputs on the device: node-major n_nodes x B doubles (DeviceElementOptions::state and

@@ -15,6 +15,13 @@ const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode) {
   return *k;
 }
 
+std::vector<const cpu::CpuKernel*> HostElementAssembly::kernels() const {
+  std::vector<const cpu::CpuKernel*> out;
+  for (const auto& [key, k] : kernels_)
+    if (k) out.push_back(k.get());
+  return out;
+}
+
 jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width) {
   jit::LoweringOptions o;
   o.mode = mode;

@@ -43,6 +43,7 @@ class HostElementAssembly {
   // [e][r][c], or component-major [r][c][e].
   std::vector<double> element_jacobians(size_t term, std::span<const double> state,
                                         BlockOrder order = BlockOrder::CellMajor);
+  std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
   ElementResults element_results(size_t term, Mode mode, std::span<const double> state,
                                  std::span<const double> direction = {});
 

@@ -9,6 +9,13 @@ HostElementScatter::HostElementScatter(Problem& problem, int width) : p_(problem
 
 HostElementScatter::~HostElementScatter() = default;
 
+std::vector<const cpu::CpuKernel*> HostElementScatter::kernels() const {
+  std::vector<const cpu::CpuKernel*> out;
+  for (const auto& [key, k] : kernels_)
+    if (k) out.push_back(k.get());
+  return out;
+}
+
 const cpu::CpuKernel& HostElementScatter::kernel(size_t term, Mode mode) {
   auto& k = kernels_[{term, mode}];
   if (!k) {

@@ -21,6 +21,7 @@ class HostElementScatter {
   // `problem` must outlive this. W = width (0: one chunk).
   explicit HostElementScatter(Problem& problem, int width = 0);
   ~HostElementScatter();
+  std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
 
   std::vector<double> gradient(std::span<const double> state);
   std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);

@@ -224,3 +224,32 @@ TEST_CASE("a problem's baselines: listed, prepared by name and checked; unknown 
   CHECK_THROWS_WITH_AS(spring->prepare_baseline("two-pass", Mode::Hessian, tools::Target::Cpu),
                        doctest::Contains("none registered"), std::invalid_argument);
 }
+
+TEST_CASE("spring-grid: every candidate of every mode runs through the Assembler and checks") {
+  tools::register_builtin_problems();
+  auto grid = tools::find_problem("spring-grid").build(200);
+  CHECK(grid->summary().find("vertices") != std::string::npos);
+  const auto candidates = grid->candidates(Mode::Gradient, tools::Target::Cpu);
+  std::set<std::string> strategies;
+  for (const auto& c : candidates) strategies.insert(c.config.at("element_strategy"));
+  CHECK(strategies == std::set<std::string>{"element-gather", "element-scatter"});
+  const auto heuristic = grid->heuristic(Mode::Hessian, tools::Target::Cpu);
+  CHECK(heuristic.config.at("element_strategy") == "element-scatter");
+  for (Mode mode : {Mode::Hessian, Mode::Gradient, Mode::Hvp, Mode::Value}) {
+    for (const auto& c : candidates) {
+      CAPTURE(mode_name(mode));
+      CAPTURE(c.label);
+      auto run = grid->prepare(mode, c.config, tools::Target::Cpu);
+      run->run();
+      CHECK(!run->stats().kernels.empty());
+      for (const auto& r : run->check(20)) {
+        CAPTURE(r.what);
+        CHECK(r.checked > 0);
+        CHECK(r.ok());
+      }
+    }
+  }
+  CHECK_THROWS_WITH_AS(
+      grid->prepare(Mode::Gradient, {{"element_strategy", "atomic"}}, tools::Target::Cpu),
+      doctest::Contains("element_strategy"), std::invalid_argument);
+}

@@ -9,6 +9,7 @@ void register_builtin_problems() {
   std::call_once(once, [] {
     register_problem(cfd_roe_recipe());
     register_problem(spring_recipe());
+    register_problem(spring_grid_recipe());
   });
 }
 

@@ -9,8 +9,10 @@ namespace dualjit::tools {
 ProblemRecipe cfd_roe_recipe();
 // spring: a random mass-spring network's energy, gradient and Hessian per spring.
 ProblemRecipe spring_recipe();
+// spring-grid: the cloth step's energy, gradient, H v and Hessian assembled by the Assembler.
+ProblemRecipe spring_grid_recipe();
 
-// Registers both; idempotent.
+// Registers them all; idempotent.
 void register_builtin_problems();
 
 }  // namespace dualjit::tools
