@@ -5,8 +5,8 @@
 # grid (bench/device_problem_bench). The other trees are source copies named in $TREES as
 # name:path pairs (default "before:.dev/before"; make one with `git archive REV | tar -x -C
 # .dev/before`). Stages: build, test (the whole suite with DUALJIT_REQUIRE_GPU=1), compare,
-# kernels (per-kernel times of the energy terms under ncu), tune (autotune, bench, demo cold
-# and warm). Usage: bench/gpu_compare.sh [stages...] (default: build test compare)
+# kernels (per-kernel times of the energy terms under ncu), energy (autotune of the spring
+# grid's modes through the CLI), tune (autotune, bench, demo cold and warm). Usage: bench/gpu_compare.sh [stages...] (default: build test compare)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -64,6 +64,16 @@ if has kernels; then
     echo "== $tree"
     grep -E "^  [a-z_]+.*\(|gpu__time_duration" "$out/ncu_$tree.log" | paste - - \
       | awk '{print $1, $(NF)}' | sort | uniq -c | head -20
+  done
+fi
+if has energy; then
+  # The spring grid through the CLI: autotune each mode (element strategy x W x layout), then
+  # bench the tuned choice against the heuristic.
+  export DUALJIT_CACHE_DIR=$PWD/build-gpu/tune-cache
+  for mode in gradient hvp hessian value; do
+    ./build-gpu/tools/dualjit autotune spring-grid --mode $mode --budget "${AUTOTUNE_BUDGET:-60}" \
+      > "$out/autotune_grid_$mode.log" 2>&1; echo "autotune rc=$?" >> "$out/autotune_grid_$mode.log"
+    grep -v "^\[" "$out/autotune_grid_$mode.log" | grep -E "^[ *] |winner|rc=" | head -30
   done
 fi
 if has tune; then

@@ -3,8 +3,9 @@
 #include <type_traits>
 
 #include "backends/assembly/host_element_assembly.h"
-#include "backends/assembly/host_element_scatter.h"
+#include "backends/assembly/host_in_place_assembly.h"
 #include "backends/assembly/strategies/element_scatter.h"
+#include "backends/assembly/strategies/node_gather.h"
 
 namespace dualjit::assembly {
 
@@ -31,17 +32,20 @@ struct Assembler::Cpu {
   std::unique_ptr<HostFusedAssembly<float>> split32, residual32;
   std::unique_ptr<HostFusedAssembly<double>> split64;
   std::unique_ptr<HostElementAssembly> element;
-  std::unique_ptr<HostElementScatter> scatter;
+  std::unique_ptr<HostInPlaceAssembly> in_place;
 };
 
 jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode mode,
                                              const AssemblerOptions& o) {
   const Term& t = p.term(term);
   const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
+  // HostInPlaceAssembly compiles the GPU's default block size (the same source).
+  const int per_block = cuda ? o.element_layout.elements_per_block : 128;
   if (o.element_strategy == ElementStrategy::Scatter && mode != Mode::Value) {
-    // HostElementScatter compiles the GPU's default block size (the same source).
-    return element_scatter_lowering(t, mode, p.block_size(), o.element_width,
-                                    cuda ? o.element_layout.elements_per_block : 128);
+    return element_scatter_lowering(t, mode, p.block_size(), o.element_width, per_block);
+  }
+  if (o.element_strategy == ElementStrategy::NodeGather && mode != Mode::Value) {
+    return node_gather_lowering(t, mode, p.block_size(), o.element_width, per_block);
   }
   jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
   if (cuda) l.layout = o.element_layout;
@@ -98,7 +102,7 @@ std::vector<KernelInfo> Assembler::kernels() const {
     add_kernels(cpu_->split32.get(), out);
     add_kernels(cpu_->split64.get(), out);
     add_kernels(cpu_->residual32.get(), out);
-    add_kernels(cpu_->scatter.get(), out);
+    add_kernels(cpu_->in_place.get(), out);
     add_kernels(cpu_->element.get(), out);
   }
   return out;
@@ -343,11 +347,11 @@ HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
   return *slot;
 }
 
-// The CPU's element-scatter, or null under element-gather (the serial host adds).
-HostElementScatter* host_scatter(Problem& p, const AssemblerOptions& o,
-                                 std::unique_ptr<HostElementScatter>& slot) {
-  if (o.element_strategy != ElementStrategy::Scatter) return nullptr;
-  if (!slot) slot = std::make_unique<HostElementScatter>(p, o.element_width);
+// The CPU's in-place element strategy, or null under element-gather (the serial host adds).
+HostInPlaceAssembly* host_in_place(Problem& p, const AssemblerOptions& o,
+                                   std::unique_ptr<HostInPlaceAssembly>& slot) {
+  if (o.element_strategy == ElementStrategy::Gather) return nullptr;
+  if (!slot) slot = std::make_unique<HostInPlaceAssembly>(p, o.element_strategy, o.element_width);
   return slot.get();
 }
 
@@ -370,7 +374,7 @@ mesh::BlockCsr<double> Assembler::jacobian(std::span<const double> state) {
     return download_bsr(d, problem_.pattern(), problem_.block_size(), "Assembler::jacobian");
   }
   check_terms("jacobian");
-  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
     return h->jacobian(state);
   }
   return host_element(problem_, options_, cpu().element).jacobian(state);
@@ -393,7 +397,7 @@ std::vector<double> Assembler::gradient(std::span<const double> state) {
     return download(run_gradient(), int64_t(state.size()), "Assembler::gradient");
   }
   check_terms("gradient");
-  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
     return h->gradient(state);
   }
   return host_element(problem_, options_, cpu().element).gradient(state);
@@ -407,7 +411,7 @@ mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::S
     return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(), "Assembler::hessian");
   }
   check_terms("hessian");
-  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
     return h->hessian(state, symmetry);
   }
   return host_element(problem_, options_, cpu().element).hessian(state, symmetry);
@@ -423,7 +427,7 @@ std::vector<double> Assembler::hvp(std::span<const double> state,
     return download(run_hvp(), int64_t(state.size()), "Assembler::hvp");
   }
   check_terms("hvp");
-  if (HostElementScatter* h = host_scatter(problem_, options_, cpu().scatter)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
     return h->hvp(state, direction);
   }
   return host_element(problem_, options_, cpu().element).hvp(state, direction);

@@ -12,11 +12,11 @@
 // How each output is computed is a strategy: the residual and the split Jacobian by one of the
 // FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU); the gradient,
 // H v, Hessian and general Jacobian by an element strategy (element_rules.h: element-scatter,
-// atomics in one pass, by default; element-gather, element-local results summed in a fixed order,
-// bit-identical from run to run); the energy and element blocks by element-local results
-// (device_element_assembly.h on the GPU, host_element_assembly.h on the CPU). Kernels are compiled
-// (or loaded from the cache) on first use of an output, and structure (patterns, incidences,
-// uploads) is built once.
+// atomics in one pass, by default; node-gather, one pass per node over its elements, and
+// element-gather, element-local results summed in a fixed order, both bit-identical from run
+// to run); the energy and element blocks by element-local results (device_element_assembly.h
+// on the GPU, host_element_assembly.h on the CPU). Kernels are compiled (or loaded from the
+// cache) on first use of an output, and structure (patterns, incidences, uploads) is built once.
 #pragma once
 
 #include <cstdint>

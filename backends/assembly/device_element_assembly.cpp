@@ -3,6 +3,7 @@
 #include "backends/assembly/host_element_assembly.h"
 
 #include "backends/assembly/strategies/element_scatter.h"
+#include "backends/assembly/strategies/node_gather.h"
 #include "jit/element_driver.h"
 
 #include <algorithm>
@@ -229,6 +230,10 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
     d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
+    if (options_.strategy == ElementStrategy::NodeGather) {  // the kernels carry the rules
+      terms_.push_back(std::move(d));
+      continue;
+    }
     const RowGather rows = t.energy ? input_rows(t, B) : residual_rows(t, B);
     d.row_ptr = cuda::DeviceBuffer::from(rows.ptr);
     d.row_offset = cuda::DeviceBuffer::from(rows.offset);
@@ -250,7 +255,7 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
 std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
   std::vector<const cuda::CudaKernel*> out;
   for (const TermData& d : terms_) {
-    for (const auto* m : {&d.kernels, &d.scatters})
+    for (const auto* m : {&d.kernels, &d.scatters, &d.node_gathers})
       for (const auto& [mode, k] : *m)
         if (k) out.push_back(k.get());
   }
@@ -360,8 +365,43 @@ void DeviceElementAssembly::run_scatter(size_t term, Mode mode, double* out, con
   }
 }
 
+void DeviceElementAssembly::run_node_gather(size_t term, Mode mode, double* out, bool first,
+                                            const PatternData* pd, CUstream stream) {
+  const Term& t = problem_.term(term);
+  const TermData& d = terms_[term];
+  auto& k = terms_[term].node_gathers[mode];
+  try {
+    if (!k) {
+      k = std::make_unique<cuda::CudaKernel>(
+          jit::lower(*t.kernel, node_gather_lowering(t, mode, problem_.block_size(), options_.width,
+                                                     options_.layout.elements_per_block)));
+    }
+    NodeGatherTarget g;
+    g.n_nodes = problem_.n_nodes();
+    g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
+    g.inc_element = as_ptr<int64_t>(d.inc_element);
+    g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
+    g.out = out;
+    g.accumulate = !first;
+    if (pd) {
+      g.row_ptr = as_ptr<int32_t>(pd->row_ptr);
+      g.slots = as_ptr<int32_t>(pd->stored_slots.at(term));
+    }
+    k->launch(node_gather_args(element_inputs(term, mode, k->lowered()), g), stream);
+  } catch (const ProblemError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ProblemError(term_label(t) + ": node-gather kernel (" + std::string(mode_name(mode)) +
+                       "): " + e.what());
+  }
+}
+
 void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool first,
                                      CUstream stream) {
+  if (options_.strategy == ElementStrategy::NodeGather) {
+    run_node_gather(term, mode, out, first, nullptr, stream);
+    return;
+  }
   if (options_.strategy == ElementStrategy::Scatter) {
     if (first) fill_zero(out, n_values(), stream);
     run_scatter(term, mode, out, nullptr, stream);
@@ -378,12 +418,21 @@ void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool f
 void DeviceElementAssembly::sum_blocks(size_t term, Mode mode, PatternData& pd, bool first,
                                        CUstream stream) {
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
-  if (options_.strategy == ElementStrategy::Scatter) {
-    if (first) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+  if (options_.strategy != ElementStrategy::Gather) {
     auto& slots = pd.stored_slots[term];
     if (slots.bytes() == 0) {
       slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
     }
+  }
+  if (options_.strategy == ElementStrategy::NodeGather) {
+    // Each node zeroes its own row when first; a node no element of this term touches still
+    // runs (its row is zeroed or kept).
+    run_node_gather(term, mode, ptr(pd.values), first, &pd, stream);
+    return;
+  }
+  if (options_.strategy == ElementStrategy::Scatter) {
+    if (first) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+    auto& slots = pd.stored_slots[term];
     run_scatter(term, mode, ptr(pd.values), as_ptr<int32_t>(slots), stream);
     return;
   }

@@ -10,9 +10,10 @@
 // a, b) pairs that land in it, both in a fixed order precomputed on the host; the energy by a
 // fixed sequence of strided partial sums. Results are therefore bit-identical from run to run.
 // With ElementStrategy::Scatter the residual, gradient, H v, Hessian and Jacobian are summed
-// by the element kernels themselves with atomics (strategies/element_scatter.h); the energy and
-// the element blocks are computed as with Gather. Both agree with the host reference to
-// round-off (the order of additions differs).
+// by the element kernels themselves with atomics (strategies/element_scatter.h); with
+// NodeGather by one thread per node over its incident elements (strategies/node_gather.h,
+// bit-identical repeats); the energy and the element blocks are computed as with Gather. All
+// agree with the host reference to round-off (the order of additions differs).
 #pragma once
 
 #include <cstdint>
@@ -209,6 +210,7 @@ class DeviceElementAssembly {
     Local local;
     std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;   // element-local
     std::map<Mode, std::unique_ptr<cuda::CudaKernel>> scatters;  // element-scatter
+    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> node_gathers;
   };
   struct PatternData {  // one symmetry's pattern, on the device
     const mesh::BlockPattern* pattern = nullptr;
@@ -234,6 +236,9 @@ class DeviceElementAssembly {
   void sum_rows(size_t term, Mode mode, double* out, bool first, CUstream stream);
   void sum_blocks(size_t term, Mode mode, PatternData& pd, bool first, CUstream stream);
   void run_scatter(size_t term, Mode mode, double* out, const int32_t* slots, CUstream stream);
+  // pd: the blocks' pattern (Hessian, Jacobian); null for rows.
+  void run_node_gather(size_t term, Mode mode, double* out, bool first, const PatternData* pd,
+                       CUstream stream);
   PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
   void gather_rows(size_t term, const double* local, double* out, bool accumulate, CUstream stream);
   void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,

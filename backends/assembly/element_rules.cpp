@@ -38,15 +38,23 @@ int32_t narrow_offset(int64_t offset, const Term& t) {
 }  // namespace
 
 std::string_view element_strategy_name(ElementStrategy s) {
-  return s == ElementStrategy::Scatter ? "element-scatter" : "element-gather";
+  switch (s) {
+    case ElementStrategy::Scatter:
+      return "element-scatter";
+    case ElementStrategy::NodeGather:
+      return "node-gather";
+    default:
+      return "element-gather";
+  }
 }
 
 ElementStrategy parse_element_strategy(std::string_view name) {
-  for (ElementStrategy s : {ElementStrategy::Gather, ElementStrategy::Scatter}) {
+  for (ElementStrategy s :
+       {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
     if (name == element_strategy_name(s)) return s;
   }
   throw std::invalid_argument("unknown element strategy '" + std::string(name) +
-                              "' (element-gather, element-scatter)");
+                              "' (element-gather, element-scatter, node-gather)");
 }
 
 RowGather input_rows(const Term& t, int block) {

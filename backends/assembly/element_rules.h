@@ -20,9 +20,11 @@ namespace dualjit::assembly {
 // Gather, element-local results written to memory and summed by a gather in a fixed order
 // (bit-identical from run to run; device_element_assembly.h, and serially on the CPU); Scatter,
 // each element adds its own results with atomics in the same kernel (strategies/
-// element_scatter.h).
-enum class ElementStrategy { Gather, Scatter };
-std::string_view element_strategy_name(ElementStrategy s);  // "element-gather", "element-scatter"
+// element_scatter.h); NodeGather, each node evaluates its incident elements and sums its own
+// row in one pass, bit-identical from run to run (strategies/node_gather.h).
+enum class ElementStrategy { Gather, Scatter, NodeGather };
+// "element-gather", "element-scatter", "node-gather"
+std::string_view element_strategy_name(ElementStrategy s);
 // Throws std::invalid_argument listing the names.
 ElementStrategy parse_element_strategy(std::string_view name);
 

@@ -59,7 +59,8 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
   std::vector<int> widths = {0};
   if (block > 0 && block < n_inputs) widths.push_back(block);
   std::vector<assembly::AssemblerOptions> out;
-  for (auto s : {assembly::ElementStrategy::Scatter, assembly::ElementStrategy::Gather}) {
+  for (auto s : {assembly::ElementStrategy::Scatter, assembly::ElementStrategy::NodeGather,
+                 assembly::ElementStrategy::Gather}) {
     for (int w : widths) {
       for (int b :
            target == Target::Cuda ? std::vector<int>{128, 64, 256} : std::vector<int>{128}) {

@@ -412,15 +412,20 @@ TEST_SUITE("gpu") {
     CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
   }
 
-  TEST_CASE("DeviceElementAssembly, element-scatter: every output equals the host Problem" *
+  TEST_CASE("DeviceElementAssembly, in place: every output equals the host Problem" *
             test::needs_gpu()) {
+    using assembly::ElementStrategy;
     Problem p = energy_problem(300, 21);
     std::mt19937_64 rng(22);
     const auto x = uniform(900, -1.0, 1.0, rng), v = uniform(900, -1.0, 1.0, rng);
-    for (int width : {0, 2}) {
+    for (auto [strategy, width] : {std::pair{ElementStrategy::Scatter, 0},
+                                   {ElementStrategy::Scatter, 2},
+                                   {ElementStrategy::NodeGather, 0},
+                                   {ElementStrategy::NodeGather, 2}}) {
+      CAPTURE(assembly::element_strategy_name(strategy));
       CAPTURE(width);
       assembly::DeviceElementOptions o;
-      o.strategy = assembly::ElementStrategy::Scatter;
+      o.strategy = strategy;
       o.width = width;
       assembly::DeviceElementAssembly d(p, o);
       CHECK(max_rel(d.gradient(x), test::serial(p).gradient(x)) < 1e-12);
@@ -430,18 +435,26 @@ TEST_SUITE("gpu") {
       }
       // A second output after the first: the outputs are zeroed, not accumulated.
       CHECK(max_rel(d.gradient(x), test::serial(p).gradient(x)) < 1e-12);
+      if (strategy == ElementStrategy::NodeGather) {  // one writer per row: repeats agree
+        CHECK(bit_identical(d.gradient(x), d.gradient(x)));
+        CHECK(bit_identical(d.hvp(x, v), d.hvp(x, v)));
+        CHECK(bit_identical(d.hessian(x).values, d.hessian(x).values));
+      }
     }
     Problem vp = vector_problem(200, 23);
     const auto q = roe_state(200, 24);
-    assembly::DeviceElementOptions o;
-    o.strategy = assembly::ElementStrategy::Scatter;
-    o.width = 5;
-    o.layout = {1, 64};
-    assembly::DeviceElementAssembly d(vp, o);
-    CHECK(max_rel(d.residual(q), test::serial(vp).residual(q)) < 1e-12);
-    CHECK(max_rel(d.jacobian(q).values, test::serial(vp).jacobian(q).values) < 1e-12);
-    CHECK(max_rel(d.jacobian(q).values, test::serial(vp).jacobian(q).values) < 1e-12);
-    CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));  // no energy terms
+    for (auto strategy : {ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
+      CAPTURE(assembly::element_strategy_name(strategy));
+      assembly::DeviceElementOptions o;
+      o.strategy = strategy;
+      o.width = 5;
+      o.layout = {1, 64};
+      assembly::DeviceElementAssembly d(vp, o);
+      CHECK(max_rel(d.residual(q), test::serial(vp).residual(q)) < 1e-12);
+      CHECK(max_rel(d.jacobian(q).values, test::serial(vp).jacobian(q).values) < 1e-12);
+      CHECK(max_rel(d.jacobian(q).values, test::serial(vp).jacobian(q).values) < 1e-12);
+      CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));  // no energy terms
+    }
   }
 
   TEST_CASE("Assembler (GPU): both element strategies agree with the host reference" *
@@ -449,7 +462,8 @@ TEST_SUITE("gpu") {
     Problem p = energy_problem(200, 25);
     std::mt19937_64 rng(26);
     const auto x = uniform(600, -1.0, 1.0, rng), v = uniform(600, -1.0, 1.0, rng);
-    for (auto s : {assembly::ElementStrategy::Gather, assembly::ElementStrategy::Scatter}) {
+    for (auto s : {assembly::ElementStrategy::Gather, assembly::ElementStrategy::Scatter,
+                   assembly::ElementStrategy::NodeGather}) {
       CAPTURE(assembly::element_strategy_name(s));
       assembly::AssemblerOptions o = test::on_gpu();
       o.element_strategy = s;

@@ -232,7 +232,7 @@ TEST_CASE("spring-grid: every candidate of every mode runs through the Assembler
   const auto candidates = grid->candidates(Mode::Gradient, tools::Target::Cpu);
   std::set<std::string> strategies;
   for (const auto& c : candidates) strategies.insert(c.config.at("element_strategy"));
-  CHECK(strategies == std::set<std::string>{"element-gather", "element-scatter"});
+  CHECK(strategies == std::set<std::string>{"element-gather", "element-scatter", "node-gather"});
   const auto heuristic = grid->heuristic(Mode::Hessian, tools::Target::Cpu);
   CHECK(heuristic.config.at("element_strategy") == "element-scatter");
   for (Mode mode : {Mode::Hessian, Mode::Gradient, Mode::Hvp, Mode::Value}) {

@@ -4,28 +4,14 @@
 #include <sstream>
 #include <string>
 
+#include "backends/assembly/strategies/emit_helpers.h"
 #include "jit/driver_text.h"
 #include "jit/emit_element.h"
 
 namespace dualjit::assembly {
 namespace {
 
-// One output entry: the signed sum of `source` entries (a rule list of element_rules.h).
-std::string signed_sum(const std::string& source, const std::vector<int32_t>& offset,
-                       const std::vector<double>& sign, int32_t begin, int32_t end, int shift) {
-  std::string out;
-  for (int32_t r = begin; r < end; ++r) {
-    const std::string term = source + "[" + std::to_string(offset[r] + shift) + "]";
-    if (sign[r] == 1.0) {
-      out += out.empty() ? term : " + " + term;
-    } else if (sign[r] == -1.0) {
-      out += out.empty() ? "-" + term : " - " + term;
-    } else {
-      out += (out.empty() ? "" : " + ") + jit::c_literal(sign[r]) + " * " + term;
-    }
-  }
-  return out;
-}
+using emit::signed_sum;
 
 class ElementScatter : public jit::Driver {
  public:

@@ -1,5 +1,7 @@
 #include "backends/assembly/strategies/emit_helpers.h"
 
+#include "jit/emit_element.h"
+
 #include <algorithm>
 
 namespace dualjit::assembly::emit {
@@ -87,6 +89,22 @@ std::string staged_source(const StagedUnit& u, const std::string& f, int B, int 
            std::to_string(u.o * B) + " + q]";
   return "dj_d1[" + f + " * " + std::to_string(d1_stride) + " + (" + std::to_string(u.o * B) +
          " + row) * " + std::to_string(n_in) + " + " + std::to_string(u.sl * B) + " + col]";
+}
+
+std::string signed_sum(const std::string& source, const std::vector<int32_t>& offset,
+                       const std::vector<double>& sign, int32_t begin, int32_t end, int shift) {
+  std::string out;
+  for (int32_t r = begin; r < end; ++r) {
+    const std::string term = source + "[" + std::to_string(offset[r] + shift) + "]";
+    if (sign[r] == 1.0) {
+      out += out.empty() ? term : " + " + term;
+    } else if (sign[r] == -1.0) {
+      out += out.empty() ? "-" + term : " - " + term;
+    } else {
+      out += (out.empty() ? "" : " + ") + jit::c_literal(sign[r]) + " * " + term;
+    }
+  }
+  return out;
 }
 
 }  // namespace dualjit::assembly::emit

@@ -49,6 +49,11 @@ struct StagedUnit {
 std::string staged_source(const StagedUnit& u, const std::string& f, int B, int n_in, int d1_stride,
                           int out_stride, const std::string& val_base = "");
 
+// One output entry as C: the signed sum of `source`[offset[r] + shift] over rules r in
+// [begin, end) (the rule lists of element_rules.h), signs of +-1 written as + and -.
+std::string signed_sum(const std::string& source, const std::vector<int32_t>& offset,
+                       const std::vector<double>& sign, int32_t begin, int32_t end, int shift);
+
 // Static shared memory above which a kernel needs dynamic shared memory instead.
 inline constexpr size_t kStaticSharedMax = 48 * 1024;
 

@@ -1,8 +1,8 @@
-// The element-scatter strategy (strategies/element_scatter.h) on the CPU backend: each term's
-// kernel, compiled by the host compiler, adds its rows or blocks with OpenMP atomics over all
-// cores. Internal to assembly::Assembler (assembler.h), which uses it for the gradient, H v,
-// Hessian and general Jacobian of its CPU backend under
-// ElementStrategy::Scatter.
+// The strategies that assemble element terms in place (element-scatter with OpenMP atomics,
+// node-gather with one OpenMP iteration per node: strategies/) on the CPU backend: each term's
+// kernel, compiled by the host compiler, adds its rows or blocks over all cores. Internal to
+// assembly::Assembler (assembler.h), which uses it for the gradient, H v, Hessian and general
+// Jacobian of its CPU backend under ElementStrategy::Scatter or NodeGather.
 #pragma once
 
 #include <map>
@@ -10,17 +10,19 @@
 #include <span>
 #include <vector>
 
+#include "backends/assembly/element_rules.h"
 #include "backends/assembly/problem.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/mesh/block_csr.h"
+#include "backends/mesh/incidence.h"
 
 namespace dualjit::assembly {
 
-class HostElementScatter {
+class HostInPlaceAssembly {
  public:
-  // `problem` must outlive this. W = width (0: one chunk).
-  explicit HostElementScatter(Problem& problem, int width = 0);
-  ~HostElementScatter();
+  // `problem` must outlive this. `strategy`: Scatter or NodeGather. W = width (0: one chunk).
+  HostInPlaceAssembly(Problem& problem, ElementStrategy strategy, int width = 0);
+  ~HostInPlaceAssembly();
   std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
 
   std::vector<double> gradient(std::span<const double> state);
@@ -30,17 +32,20 @@ class HostElementScatter {
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
 
  private:
-  // Adds every energy (or vector) term's rows in `mode` into out.
+  // Adds every energy (or vector) term's rows or blocks in `mode` into out.
   void rows(Mode mode, bool energy, std::span<const double> state,
             std::span<const double> direction, std::vector<double>& out);
   void blocks(Mode mode, bool energy, std::span<const double> state, mesh::Symmetry symmetry,
               std::vector<double>& out);
   const cpu::CpuKernel& kernel(size_t term, Mode mode);
+  const mesh::Incidence& incidence(size_t term);
 
   Problem& p_;
+  ElementStrategy strategy_;
   int width_;
   std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
+  std::map<size_t, mesh::Incidence> incidence_;
 };
 
 }  // namespace dualjit::assembly

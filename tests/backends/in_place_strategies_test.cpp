@@ -1,8 +1,8 @@
-// The element-scatter strategy (backends/assembly/strategies/element_scatter.h) on the CPU
-// backend, where its emitted text runs with OpenMP atomics: every output against the serial
-// reference on problems with several terms, partial input bindings and scatter signs; the
-// emitted driver (golden files, one atomic per stored entry); misuse named. The GPU runs of the
-// same text are in device_element_assembly_test.
+// The strategies that assemble element terms in place (backends/assembly/strategies/
+// element_scatter.h, node_gather.h) on the CPU backend, where their emitted text runs over
+// OpenMP: every output against the serial reference on problems with several terms, partial
+// input bindings and scatter signs; the emitted drivers (golden files); misuse named. The GPU
+// runs of the same text are in device_element_assembly_test.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -10,6 +10,7 @@
 
 #include "backends/assembly/assembler.h"
 #include "backends/assembly/strategies/element_scatter.h"
+#include "backends/assembly/strategies/node_gather.h"
 #include "support/assembly.h"
 #include "support/element_problems.h"
 #include "support/golden.h"
@@ -36,20 +37,26 @@ size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("element strategies: names parse back, unknown names list the choices") {
-  for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter})
+  for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather})
     CHECK(assembly::parse_element_strategy(assembly::element_strategy_name(s)) == s);
   CHECK_THROWS_WITH_AS(assembly::parse_element_strategy("scatter"),
-                       doctest::Contains("element-gather, element-scatter"), std::invalid_argument);
+                       doctest::Contains("element-gather, element-scatter, node-gather"),
+                       std::invalid_argument);
 }
 
-TEST_CASE("element-scatter (CPU): gradient, H v and Hessian equal the serial reference") {
+TEST_CASE("in place (CPU): gradient, H v and Hessian equal the serial reference") {
   Problem p = test::energy_problem(60, 31);
   std::mt19937_64 rng(32);
   const auto x = test::uniform(180, -1.0, 1.0, rng), v = test::uniform(180, -1.0, 1.0, rng);
   auto ref = test::serial(p);
-  for (int width : {0, 2}) {  // one chunk; three chunks per element, summed before the atomics
+  for (auto [strategy, width] : {std::pair{ElementStrategy::Scatter, 0},
+                                 {ElementStrategy::Scatter, 2},
+                                 {ElementStrategy::NodeGather, 0},
+                                 {ElementStrategy::NodeGather, 2}}) {
+    // Width 2: three chunks per element, all run before the element's entries are added.
+    CAPTURE(assembly::element_strategy_name(strategy));
     CAPTURE(width);
-    assembly::Assembler a(p, cpu_with(ElementStrategy::Scatter, width));
+    assembly::Assembler a(p, cpu_with(strategy, width));
     CHECK(test::max_rel(a.gradient(x), ref.gradient(x)) < 1e-13);
     CHECK(test::max_rel(a.hvp(x, v), ref.hvp(x, v)) < 1e-13);
     for (auto sym : {mesh::Symmetry::General, mesh::Symmetry::Upper}) {
@@ -58,8 +65,12 @@ TEST_CASE("element-scatter (CPU): gradient, H v and Hessian equal the serial ref
       CHECK(h.pattern == hr.pattern);
       CHECK(test::max_rel(h.values, hr.values) < 1e-13);
     }
-    // The energy is not an element-scatter output: the same serial sum as the reference.
+    // The energy is not an in-place output: the same serial sum as the reference.
     CHECK(a.energy(x) == ref.energy(x));
+    if (strategy == ElementStrategy::NodeGather) {  // one writer per row: the same bits again
+      CHECK(a.gradient(x) == a.gradient(x));
+      CHECK(a.hessian(x).values == a.hessian(x).values);
+    }
   }
   // element-gather on the CPU is the serial reference itself.
   assembly::Assembler g(p, cpu_with(ElementStrategy::Gather));
@@ -67,14 +78,17 @@ TEST_CASE("element-scatter (CPU): gradient, H v and Hessian equal the serial ref
   CHECK(g.hessian(x).values == ref.hessian(x).values);
 }
 
-TEST_CASE("element-scatter (CPU): general Jacobian of vector terms with scatter signs") {
+TEST_CASE("in place (CPU): general Jacobian of vector terms with scatter signs") {
   Problem p = test::vector_problem(40, 33);
   const auto q = test::roe_state(40, 34);
   auto ref = test::serial(p);
-  for (int width : {0, 5}) {
-    CAPTURE(width);
-    assembly::Assembler a(p, cpu_with(ElementStrategy::Scatter, width));
-    CHECK(test::max_rel(a.jacobian(q).values, ref.jacobian(q).values) < 1e-13);
+  for (auto strategy : {ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
+    for (int width : {0, 5}) {
+      CAPTURE(assembly::element_strategy_name(strategy));
+      CAPTURE(width);
+      assembly::Assembler a(p, cpu_with(strategy, width));
+      CHECK(test::max_rel(a.jacobian(q).values, ref.jacobian(q).values) < 1e-13);
+    }
   }
 }
 
@@ -104,6 +118,35 @@ TEST_CASE("element-scatter: the emitted driver adds each stored entry once, noth
   const auto jac = lower(vp.term(1), Mode::Jacobian);
   test::check_golden(dir / "element-scatter_jacobian.cu",
                      test::golden_text(jac, jac.cuda_source, true));
+}
+
+TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no atomics") {
+  Problem p = test::energy_problem(10, 39);
+  const assembly::Term& diagonals = p.term(1);  // three vertices, vertex 1 unbound
+  const auto lower = [&](const assembly::Term& t, Mode m) {
+    return jit::lower(*t.kernel, assembly::node_gather_lowering(t, m, 3, 0, 128));
+  };
+  const auto grad = lower(diagonals, Mode::Gradient);
+  CHECK(count(grad.cuda_source, "acc[") == 1 + 2 * 3 + 3 * 2);  // decl, two vertices, store
+  CHECK(count(grad.cuda_source, "atomic_add(") == 2);           // the prelude's only
+  CHECK(grad.launch.items == "n_nodes");
+  CHECK(grad.args.find("inc_ptr") != nullptr);
+  const auto hess = lower(diagonals, Mode::Hessian);
+  CHECK(count(hess.cuda_source, "] += d2[") == 4 * 9);
+  CHECK(hess.args.find("row_ptr") != nullptr);
+  const auto dir = std::filesystem::path(DUALJIT_SOURCE_DIR) / "tests/backends/golden";
+  for (Mode m : {Mode::Gradient, Mode::Hessian}) {
+    const auto k = lower(diagonals, m);
+    test::check_golden(dir / ("node-gather_" + std::string(mode_name(m)) + ".cu"),
+                       test::golden_text(k, k.cuda_source, true));
+  }
+  Problem vp = test::vector_problem(10, 40);
+  const auto jac = lower(vp.term(1), Mode::Jacobian);
+  test::check_golden(dir / "node-gather_jacobian.cu",
+                     test::golden_text(jac, jac.cuda_source, true));
+  CHECK_THROWS_WITH_AS(assembly::node_gather_lowering(p.term(0), Mode::Jacobian, 3, 0, 128),
+                       doctest::Contains("term 'springs': node-gather jacobian"),
+                       assembly::ProblemError);
 }
 
 TEST_CASE("element-scatter: a mode that does not fit the term is named") {

@@ -1,0 +1,148 @@
+#include "backends/assembly/host_in_place_assembly.h"
+
+#include "backends/assembly/strategies/element_scatter.h"
+#include "backends/assembly/strategies/node_gather.h"
+
+namespace dualjit::assembly {
+
+// The GPU's default block size in the lowering, so that both backends compile the same source.
+constexpr int kItemsPerBlock = 128;
+
+HostInPlaceAssembly::HostInPlaceAssembly(Problem& problem, ElementStrategy strategy, int width)
+    : p_(problem), strategy_(strategy), width_(width) {
+  if (strategy == ElementStrategy::Gather) {
+    throw std::invalid_argument("HostInPlaceAssembly: element-gather is not an in-place strategy");
+  }
+}
+
+HostInPlaceAssembly::~HostInPlaceAssembly() = default;
+
+std::vector<const cpu::CpuKernel*> HostInPlaceAssembly::kernels() const {
+  std::vector<const cpu::CpuKernel*> out;
+  for (const auto& [key, k] : kernels_)
+    if (k) out.push_back(k.get());
+  return out;
+}
+
+const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode) {
+  auto& k = kernels_[{term, mode}];
+  if (!k) {
+    const Term& t = p_.term(term);
+    const bool scatter = strategy_ == ElementStrategy::Scatter;
+    try {
+      k = std::make_unique<cpu::CpuKernel>(jit::lower(
+          *t.kernel,
+          scatter ? element_scatter_lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)
+                  : node_gather_lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)));
+    } catch (const ProblemError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ProblemError("term '" + t.name + "': " + std::string(element_strategy_name(strategy_)) +
+                         " kernel (" + std::string(mode_name(mode)) + "): " + e.what());
+    }
+  }
+  return *k;
+}
+
+const mesh::Incidence& HostInPlaceAssembly::incidence(size_t term) {
+  auto it = incidence_.find(term);
+  if (it == incidence_.end()) {
+    it =
+        incidence_.emplace(term, mesh::build_incidence(p_.n_nodes(), p_.term(term).elements)).first;
+  }
+  return it->second;
+}
+
+namespace {
+
+jit::ElementLaunch inputs(const Term& t, const jit::LoweredKernel& l, Mode mode,
+                          std::span<const double> state, std::span<const double> direction) {
+  jit::ElementLaunch a;
+  a.n_elements = t.elements.size();
+  a.conn = t.elements.conn.data();
+  a.vertices_per_element = t.elements.k;
+  a.fields.assign(l.input_vertex.size(), state.data());
+  if (mode == Mode::Hvp) a.directions.assign(l.input_vertex.size(), direction.data());
+  a.params = t.params.empty() ? nullptr : t.params.data();
+  a.uniforms = t.uniforms;
+  return a;
+}
+
+}  // namespace
+
+void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> state,
+                               std::span<const double> direction, std::vector<double>& out) {
+  p_.check_values(state, "state");
+  if (mode == Mode::Hvp) p_.check_values(direction, "HVP direction");
+  out.assign(state.size(), 0.0);
+  bool first = true;
+  for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
+    const Term& t = p_.term(ti);
+    if (t.energy != energy) continue;
+    const cpu::CpuKernel& k = kernel(ti, mode);
+    const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, direction);
+    if (strategy_ == ElementStrategy::Scatter) {
+      k.run(element_scatter_args(in, out.data()));
+      continue;
+    }
+    const mesh::Incidence& inc = incidence(ti);
+    NodeGatherTarget g{p_.n_nodes(), inc.ptr.data(), inc.element.data(), inc.local_vertex.data(),
+                       out.data(),   !first};
+    k.run(node_gather_args(in, g));
+    first = false;
+  }
+}
+
+void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double> state,
+                                 mesh::Symmetry symmetry, std::vector<double>& out) {
+  p_.check_values(state, "state");
+  const mesh::BlockPattern& pattern = p_.pattern(symmetry);
+  const std::vector<int32_t> row_ptr =
+      strategy_ == ElementStrategy::NodeGather ? pattern.row_ptr32() : std::vector<int32_t>{};
+  bool first = true;
+  for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
+    const Term& t = p_.term(ti);
+    if (t.energy != energy) continue;
+    auto& slots = slots_[{ti, symmetry}];
+    if (slots.empty()) slots = stored_block_slots(pattern, ti);
+    const cpu::CpuKernel& k = kernel(ti, mode);
+    const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, {});
+    if (strategy_ == ElementStrategy::Scatter) {
+      k.run(element_scatter_args(in, out.data(), slots.data()));
+      continue;
+    }
+    const mesh::Incidence& inc = incidence(ti);
+    NodeGatherTarget g{p_.n_nodes(), inc.ptr.data(), inc.element.data(), inc.local_vertex.data(),
+                       out.data(),   !first,         row_ptr.data(),     slots.data()};
+    k.run(node_gather_args(in, g));
+    first = false;
+  }
+}
+
+std::vector<double> HostInPlaceAssembly::gradient(std::span<const double> state) {
+  std::vector<double> g;
+  rows(Mode::Gradient, true, state, {}, g);
+  return g;
+}
+
+std::vector<double> HostInPlaceAssembly::hvp(std::span<const double> state,
+                                             std::span<const double> direction) {
+  std::vector<double> h;
+  rows(Mode::Hvp, true, state, direction, h);
+  return h;
+}
+
+mesh::BlockCsr<double> HostInPlaceAssembly::hessian(std::span<const double> state,
+                                                    mesh::Symmetry symmetry) {
+  auto m = mesh::BlockCsr<double>::zeros(p_.pattern(symmetry), p_.block_size(), p_.block_size());
+  blocks(Mode::Hessian, true, state, symmetry, m.values);
+  return m;
+}
+
+mesh::BlockCsr<double> HostInPlaceAssembly::jacobian(std::span<const double> state) {
+  auto m = mesh::BlockCsr<double>::zeros(p_.pattern(), p_.block_size(), p_.block_size());
+  blocks(Mode::Jacobian, false, state, mesh::Symmetry::General, m.values);
+  return m;
+}
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,204 @@
+#include "backends/assembly/strategies/node_gather.h"
+
+#include <sstream>
+#include <string>
+
+#include "backends/assembly/strategies/emit_helpers.h"
+#include "jit/driver_text.h"
+
+namespace dualjit::assembly {
+namespace {
+
+using emit::signed_sum;
+
+class NodeGather : public jit::Driver {
+ public:
+  // Rows: `rows` set, `entries` empty; blocks the other way round.
+  NodeGather(std::string source, int block, int vertices, RowGather rows, EntryGather entries)
+      : source_(std::move(source)),
+        block_(block),
+        vertices_(vertices),
+        rows_(std::move(rows)),
+        entries_(std::move(entries)) {}
+
+  bool blocks() const { return !entries_.ptr.empty(); }
+
+  std::string suffix() const override { return blocks() ? "_ngb" : "_ngr"; }
+
+  void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
+             const std::string& kernel) const override {
+    if (s.layout.threads_per_element != 1) {
+      throw std::invalid_argument(kernel + ": node-gather runs one thread per node (" +
+                                  s.layout.describe() + ")");
+    }
+  }
+
+  std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
+    std::vector<jit::ArgField> f = {
+        {"n_nodes", jit::ArgKind::Int64, "", 1, false, "node count"},
+        {"inc_ptr", jit::ArgKind::Pointer, "const long long*", 1, true, "incidence pointer"},
+        {"inc_element", jit::ArgKind::Pointer, "const long long*", 1, true, "incident elements"},
+        {"inc_vertex", jit::ArgKind::Pointer, "const signed char*", 1, true,
+         "incident local vertices"},
+        {"out", jit::ArgKind::Pointer, "double*", 1, true, blocks() ? "block values" : "node rows"},
+        {"accumulate", jit::ArgKind::Int64, "", 1, false, "accumulate flag"}};
+    if (blocks()) {
+      f.push_back({"row_ptr", jit::ArgKind::Pointer, "const int*", 1, true, "BSR row pointer"});
+      f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots"});
+    }
+    return f;
+  }
+
+  std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
+    const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
+    const int B = block_, k = vertices_, BB = B * B;
+    std::ostringstream os;
+    os << "DJ_FN void " << s.symbol << "_node(const " << s.args_type()
+       << "& a, long long node) {\n";
+    if (!blocks()) {
+      os << "  double acc[" << B << "] = {0};\n";
+    } else {
+      os << "  if (!a.accumulate) {\n"
+         << "    for (long long i = (long long)a.row_ptr[node] * " << BB
+         << "; i < (long long)a.row_ptr[node + 1] * " << BB << "; ++i) a.out[i] = 0.0;\n  }\n";
+    }
+    os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
+       << "    const long long e = a.inc_element[q];\n"
+       << "    const int lv = a.inc_vertex[q];\n";
+    // The element loads and chunk calls, indented one level.
+    std::istringstream loads(jit::emit_element_loads(s));
+    for (std::string line; std::getline(loads, line);) os << "  " << line << '\n';
+    os << "    double val[" << dim(s.n_outputs) << "], d1[" << dim(s.first_size) << "], d2["
+       << dim(s.second_size) << "];\n";
+    for (int c = 0; c < s.n_chunks; ++c) os << "    " << jit::chunk_call(s, c);
+    os << "    switch (lv) {\n";
+    for (int v = 0; v < k; ++v) {
+      std::ostringstream body;
+      if (!blocks()) {
+        if (rows_.ptr[v] == rows_.ptr[v + 1]) continue;
+        for (int c = 0; c < B; ++c) {
+          body << "        acc[" << c << "] += "
+               << signed_sum(source_, rows_.offset, rows_.sign, rows_.ptr[v], rows_.ptr[v + 1], c)
+               << ";\n";
+        }
+      } else {
+        for (int vb = 0; vb < k; ++vb) {
+          const int64_t q0 = int64_t(v * k + vb) * BB;
+          if (entries_.ptr[q0] == entries_.ptr[q0 + BB]) continue;
+          body << "        {\n          const int s = a.slots[(e * " << k << " + " << v << ") * "
+               << k << " + " << vb << "];\n          if (s >= 0) {\n"
+               << "            double* m = a.out + (long long)s * " << BB << ";\n";
+          for (int ij = 0; ij < BB; ++ij) {
+            const int32_t b = entries_.ptr[q0 + ij], end = entries_.ptr[q0 + ij + 1];
+            if (b == end) continue;
+            body << "            m[" << ij
+                 << "] += " << signed_sum(source_, entries_.offset, entries_.sign, b, end, 0)
+                 << ";\n";
+          }
+          body << "          }\n        }\n";
+        }
+      }
+      if (body.str().empty()) continue;
+      os << "      case " << v << ": {\n" << body.str() << "        break;\n      }\n";
+    }
+    os << "    }\n  }\n";
+    if (!blocks()) {
+      os << "  double* r = a.out + node * " << B << ";\n";
+      for (int c = 0; c < B; ++c) {
+        os << "  r[" << c << "] = a.accumulate ? r[" << c << "] + acc[" << c << "] : acc[" << c
+           << "];\n";
+      }
+    }
+    os << "}\n";
+    return os.str();
+  }
+
+  std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
+    std::ostringstream os;
+    os << "extern \"C\" __global__ void __launch_bounds__(" << s.layout.elements_per_block
+       << jit::bounds_min(s) << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
+       << "  const long long node = (long long)blockIdx.x * " << s.layout.elements_per_block
+       << " + threadIdx.x;\n"
+       << "  if (node < a.n_nodes) " << s.symbol << "_node(a, node);\n}\n";
+    return os.str();
+  }
+
+  std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
+    std::ostringstream os;
+    os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
+       << "  const " << s.args_type() << "& a = *ap;\n"
+       << "#pragma omp parallel for schedule(dynamic, 256)\n"
+       << "  for (long long node = 0; node < a.n_nodes; ++node) " << s.symbol
+       << "_node(a, node);\n}\n";
+    return os.str();
+  }
+
+  jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
+    jit::LaunchPolicy p;
+    p.items = "n_nodes";
+    p.items_per_block = s.layout.elements_per_block;
+    p.block_threads = s.layout.elements_per_block;
+    return p;
+  }
+
+ private:
+  std::string source_;
+  int block_, vertices_;
+  RowGather rows_;
+  EntryGather entries_;
+};
+
+}  // namespace
+
+jit::LoweringOptions node_gather_lowering(const Term& t, Mode mode, int block, int width,
+                                          int nodes_per_block) {
+  jit::LoweringOptions o;
+  o.mode = mode;
+  o.width = width;
+  o.input_vertex = t.input_vertex;
+  o.layout = {1, nodes_per_block};
+  const int k = t.elements.k;
+  const auto wrong = [&](const char* what) {
+    return ProblemError("term '" + t.name + "': node-gather " + std::string(mode_name(mode)) +
+                        ": " + what);
+  };
+  switch (mode) {
+    case Mode::Value:
+      if (t.energy) throw wrong("an energy term has no residual rows");
+      o.driver =
+          std::make_shared<NodeGather>("val", block, k, residual_rows(t, block), EntryGather{});
+      break;
+    case Mode::Gradient:
+    case Mode::Hvp:
+      if (!t.energy) throw wrong("only energy terms have gradient rows");
+      o.driver = std::make_shared<NodeGather>(mode == Mode::Gradient ? "d1" : "d2", block, k,
+                                              input_rows(t, block), EntryGather{});
+      break;
+    case Mode::Hessian:
+      if (!t.energy) throw wrong("only energy terms have Hessian blocks");
+      o.driver =
+          std::make_shared<NodeGather>("d2", block, k, RowGather{}, hessian_entries(t, block));
+      break;
+    case Mode::Jacobian:
+      if (t.energy) throw wrong("an energy term has no Jacobian blocks");
+      o.driver =
+          std::make_shared<NodeGather>("d1", block, k, RowGather{}, jacobian_entries(t, block));
+      break;
+  }
+  return o;
+}
+
+jit::ArgValues node_gather_args(const jit::ElementLaunch& in, const NodeGatherTarget& t) {
+  jit::ArgValues a = in.inputs();
+  a.set("n_nodes", t.n_nodes);
+  a.set("inc_ptr", t.inc_ptr);
+  a.set("inc_element", t.inc_element);
+  a.set("inc_vertex", t.inc_vertex);
+  a.set("out", t.out);
+  a.set("accumulate", int64_t(t.accumulate ? 1 : 0));
+  if (t.row_ptr) a.set("row_ptr", t.row_ptr);
+  if (t.slots) a.set("slots", t.slots);
+  return a;
+}
+
+}  // namespace dualjit::assembly
