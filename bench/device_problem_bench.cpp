@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     assembly::AssemblerOptions options;
     options.backend = assembly::Backend::Cuda;
     options.element_width = width;
-    options.element_strategy = strategy;
+    options.vector_strategy = options.matrix_strategy = strategy;
     assembly::Assembler d(problem, options);
     d.set_state(x);
     d.set_direction(v);

@@ -41,10 +41,11 @@ jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode
   const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
   // HostInPlaceAssembly compiles the GPU's default block size (the same source).
   const int per_block = cuda ? o.element_layout.elements_per_block : 128;
-  if (o.element_strategy == ElementStrategy::Scatter && mode != Mode::Value) {
+  const ElementStrategy s = o.element_strategy(mode);
+  if (s == ElementStrategy::Scatter && mode != Mode::Value) {
     return element_scatter_lowering(t, mode, p.block_size(), o.element_width, per_block);
   }
-  if (o.element_strategy == ElementStrategy::NodeGather && mode != Mode::Value) {
+  if (s == ElementStrategy::NodeGather && mode != Mode::Value) {
     return node_gather_lowering(t, mode, p.block_size(), o.element_width, per_block);
   }
   jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
@@ -216,8 +217,8 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
                                   cuda::DeviceBuffer& state, cuda::DeviceBuffer& direction) {
   if (!slot) {
     slot = std::make_unique<DeviceElementAssembly>(
-        p, DeviceElementOptions{o.element_width, o.element_layout, o.element_strategy,
-                                dptr<double>(state), dptr<double>(direction)});
+        p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
+                                o.matrix_strategy, dptr<double>(state), dptr<double>(direction)});
   }
   return *slot;
 }
@@ -347,11 +348,15 @@ HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
   return *slot;
 }
 
-// The CPU's in-place element strategy, or null under element-gather (the serial host adds).
-HostInPlaceAssembly* host_in_place(Problem& p, const AssemblerOptions& o,
+// The CPU's in-place element strategies, or null where `mode` is summed by element-gather (the
+// serial host adds).
+HostInPlaceAssembly* host_in_place(Problem& p, const AssemblerOptions& o, Mode mode,
                                    std::unique_ptr<HostInPlaceAssembly>& slot) {
-  if (o.element_strategy == ElementStrategy::Gather) return nullptr;
-  if (!slot) slot = std::make_unique<HostInPlaceAssembly>(p, o.element_strategy, o.element_width);
+  if (o.element_strategy(mode) == ElementStrategy::Gather) return nullptr;
+  if (!slot) {
+    slot = std::make_unique<HostInPlaceAssembly>(p, o.vector_strategy, o.matrix_strategy,
+                                                 o.element_width);
+  }
   return slot.get();
 }
 
@@ -374,7 +379,7 @@ mesh::BlockCsr<double> Assembler::jacobian(std::span<const double> state) {
     return download_bsr(d, problem_.pattern(), problem_.block_size(), "Assembler::jacobian");
   }
   check_terms("jacobian");
-  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, Mode::Jacobian, cpu().in_place)) {
     return h->jacobian(state);
   }
   return host_element(problem_, options_, cpu().element).jacobian(state);
@@ -397,7 +402,7 @@ std::vector<double> Assembler::gradient(std::span<const double> state) {
     return download(run_gradient(), int64_t(state.size()), "Assembler::gradient");
   }
   check_terms("gradient");
-  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, Mode::Gradient, cpu().in_place)) {
     return h->gradient(state);
   }
   return host_element(problem_, options_, cpu().element).gradient(state);
@@ -411,7 +416,7 @@ mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::S
     return download_bsr(d, problem_.pattern(symmetry), problem_.block_size(), "Assembler::hessian");
   }
   check_terms("hessian");
-  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, Mode::Hessian, cpu().in_place)) {
     return h->hessian(state, symmetry);
   }
   return host_element(problem_, options_, cpu().element).hessian(state, symmetry);
@@ -427,7 +432,7 @@ std::vector<double> Assembler::hvp(std::span<const double> state,
     return download(run_hvp(), int64_t(state.size()), "Assembler::hvp");
   }
   check_terms("hvp");
-  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, cpu().in_place)) {
+  if (HostInPlaceAssembly* h = host_in_place(problem_, options_, Mode::Hvp, cpu().in_place)) {
     return h->hvp(state, direction);
   }
   return host_element(problem_, options_, cpu().element).hvp(state, direction);

@@ -12,11 +12,12 @@
 // How each output is computed is a strategy: the residual and the split Jacobian by one of the
 // FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU); the gradient,
 // H v, Hessian and general Jacobian by an element strategy (element_rules.h: element-scatter,
-// atomics in one pass, by default; node-gather, one pass per node over its elements, and
-// element-gather, element-local results summed in a fixed order, both bit-identical from run
-// to run); the energy and element blocks by element-local results (device_element_assembly.h
-// on the GPU, host_element_assembly.h on the CPU). Kernels are compiled (or loaded from the
-// cache) on first use of an output, and structure (patterns, incidences, uploads) is built once.
+// atomics in one pass, by default for matrices; node-gather, one pass per node over its
+// elements, by default for vectors; element-gather, element-local results summed in a fixed
+// order; the gathers are bit-identical from run to run); the energy and element blocks by
+// element-local results (device_element_assembly.h on the GPU, host_element_assembly.h on the CPU).
+// Kernels are compiled (or loaded from the cache) on first use of an output, and structure
+// (patterns, incidences, uploads) is built once.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +51,15 @@ struct AssemblerOptions {
   // on the GPU, layout.
   int element_width = 0;
   jit::LaunchLayout element_layout;
-  // How the gradient, H v, Hessian and general Jacobian sum their elements (element_rules.h).
-  ElementStrategy element_strategy = ElementStrategy::Scatter;
+  // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
+  // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
+  // spring grid on an H100 (bench/RESULTS.md); element-gather or node-gather for both gives
+  // bit-identical repeats. The tuner's choice per mode: tuning/element_assembly_config.h.
+  ElementStrategy vector_strategy = ElementStrategy::NodeGather;
+  ElementStrategy matrix_strategy = ElementStrategy::Scatter;
+  ElementStrategy element_strategy(Mode mode) const {
+    return mode_is_matrix(mode) ? matrix_strategy : vector_strategy;
+  }
 };
 
 // The lowering options of the element kernel an assembler under `o` runs for term `term` in

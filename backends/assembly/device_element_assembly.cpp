@@ -222,15 +222,18 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     TermData d;
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
     d.params = cuda::DeviceBuffer::from(t.params);
-    if (options_.strategy == ElementStrategy::Scatter) {  // the kernels carry the rules
-      terms_.push_back(std::move(d));
+    const auto uses = [&](ElementStrategy s) {
+      return options_.vector_strategy == s || options_.matrix_strategy == s;
+    };
+    if (!uses(ElementStrategy::Gather) && !uses(ElementStrategy::NodeGather)) {
+      terms_.push_back(std::move(d));  // the scatter kernels carry the rules
       continue;
     }
     const mesh::Incidence inc = mesh::build_incidence(problem.n_nodes(), t.elements);
     d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
     d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
-    if (options_.strategy == ElementStrategy::NodeGather) {  // the kernels carry the rules
+    if (!uses(ElementStrategy::Gather)) {  // the in-place kernels carry the rules
       terms_.push_back(std::move(d));
       continue;
     }
@@ -398,11 +401,11 @@ void DeviceElementAssembly::run_node_gather(size_t term, Mode mode, double* out,
 
 void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool first,
                                      CUstream stream) {
-  if (options_.strategy == ElementStrategy::NodeGather) {
+  if (options_.vector_strategy == ElementStrategy::NodeGather) {
     run_node_gather(term, mode, out, first, nullptr, stream);
     return;
   }
-  if (options_.strategy == ElementStrategy::Scatter) {
+  if (options_.vector_strategy == ElementStrategy::Scatter) {
     if (first) fill_zero(out, n_values(), stream);
     run_scatter(term, mode, out, nullptr, stream);
     return;
@@ -418,19 +421,19 @@ void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool f
 void DeviceElementAssembly::sum_blocks(size_t term, Mode mode, PatternData& pd, bool first,
                                        CUstream stream) {
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
-  if (options_.strategy != ElementStrategy::Gather) {
+  if (options_.matrix_strategy != ElementStrategy::Gather) {
     auto& slots = pd.stored_slots[term];
     if (slots.bytes() == 0) {
       slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
     }
   }
-  if (options_.strategy == ElementStrategy::NodeGather) {
+  if (options_.matrix_strategy == ElementStrategy::NodeGather) {
     // Each node zeroes its own row when first; a node no element of this term touches still
     // runs (its row is zeroed or kept).
     run_node_gather(term, mode, ptr(pd.values), first, &pd, stream);
     return;
   }
-  if (options_.strategy == ElementStrategy::Scatter) {
+  if (options_.matrix_strategy == ElementStrategy::Scatter) {
     if (first) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
     auto& slots = pd.stored_slots[term];
     run_scatter(term, mode, ptr(pd.values), as_ptr<int32_t>(slots), stream);
@@ -487,7 +490,8 @@ DeviceElementAssembly::PatternData& DeviceElementAssembly::pattern_data(mesh::Sy
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
   pd.values = cuda::DeviceBuffer(std::max<int64_t>(pattern.n_blocks(), 1) * bb * sizeof(double));
   for (size_t ti = 0; ti < n_terms_; ++ti) {
-    if (problem_.term(ti).energy != hessian || options_.strategy != ElementStrategy::Gather) {
+    if (problem_.term(ti).energy != hessian ||
+        options_.matrix_strategy != ElementStrategy::Gather) {
       continue;
     }
     const SlotGather g = slot_gather(pattern, ti);

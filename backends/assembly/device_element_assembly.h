@@ -138,7 +138,9 @@ struct DeviceBsr {
 struct DeviceElementOptions {
   int width = 0;  // element kernels' dual width W; <= 0: all directions in one chunk
   jit::LaunchLayout layout;
-  ElementStrategy strategy = ElementStrategy::Gather;
+  // Node vectors (residual, gradient, H v) and block matrices (Hessian, Jacobian).
+  ElementStrategy vector_strategy = ElementStrategy::Gather;
+  ElementStrategy matrix_strategy = ElementStrategy::Gather;
   // Device arrays (n_nodes x B) to read the state and the direction from, so that several
   // assemblies of one problem share their inputs; null: arrays of its own.
   double* state = nullptr;

@@ -57,6 +57,10 @@ ElementStrategy parse_element_strategy(std::string_view name) {
                               "' (element-gather, element-scatter, node-gather)");
 }
 
+bool mode_is_matrix(Mode mode) {
+  return mode == Mode::Hessian || mode == Mode::Jacobian;
+}
+
 RowGather input_rows(const Term& t, int block) {
   const std::vector<int> iv = resolved_input_vertex(t);
   RowGather g;

@@ -13,6 +13,7 @@
 
 #include "backends/assembly/problem.h"
 #include "backends/mesh/block_pattern.h"
+#include "dsl/mode.h"
 
 namespace dualjit::assembly {
 
@@ -27,6 +28,9 @@ enum class ElementStrategy { Gather, Scatter, NodeGather };
 std::string_view element_strategy_name(ElementStrategy s);
 // Throws std::invalid_argument listing the names.
 ElementStrategy parse_element_strategy(std::string_view name);
+// Whether a mode's output is a block matrix (Hessian, Jacobian) rather than node vectors
+// (residual rows, gradient, H v): the two kinds take separate strategy choices.
+bool mode_is_matrix(Mode mode);
 
 // How the node rows of a vector (residual, gradient, H v) sum a term's element-local array:
 // the row of the element's local vertex a gets, component c, sign[r] * local[e * stride +

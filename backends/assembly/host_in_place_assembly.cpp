@@ -8,11 +8,20 @@ namespace dualjit::assembly {
 // The GPU's default block size in the lowering, so that both backends compile the same source.
 constexpr int kItemsPerBlock = 128;
 
-HostInPlaceAssembly::HostInPlaceAssembly(Problem& problem, ElementStrategy strategy, int width)
-    : p_(problem), strategy_(strategy), width_(width) {
-  if (strategy == ElementStrategy::Gather) {
-    throw std::invalid_argument("HostInPlaceAssembly: element-gather is not an in-place strategy");
+HostInPlaceAssembly::HostInPlaceAssembly(Problem& problem, ElementStrategy vector_strategy,
+                                         ElementStrategy matrix_strategy, int width)
+    : p_(problem),
+      vector_strategy_(vector_strategy),
+      matrix_strategy_(matrix_strategy),
+      width_(width) {}
+
+ElementStrategy HostInPlaceAssembly::strategy(Mode mode) const {
+  const ElementStrategy s = mode_is_matrix(mode) ? matrix_strategy_ : vector_strategy_;
+  if (s == ElementStrategy::Gather) {
+    throw std::invalid_argument("HostInPlaceAssembly (" + std::string(mode_name(mode)) +
+                                "): element-gather is not an in-place strategy");
   }
+  return s;
 }
 
 HostInPlaceAssembly::~HostInPlaceAssembly() = default;
@@ -28,7 +37,7 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode) {
   auto& k = kernels_[{term, mode}];
   if (!k) {
     const Term& t = p_.term(term);
-    const bool scatter = strategy_ == ElementStrategy::Scatter;
+    const bool scatter = strategy(mode) == ElementStrategy::Scatter;
     try {
       k = std::make_unique<cpu::CpuKernel>(jit::lower(
           *t.kernel,
@@ -37,8 +46,9 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode) {
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
-      throw ProblemError("term '" + t.name + "': " + std::string(element_strategy_name(strategy_)) +
-                         " kernel (" + std::string(mode_name(mode)) + "): " + e.what());
+      throw ProblemError("term '" + t.name +
+                         "': " + std::string(element_strategy_name(strategy(mode))) + " kernel (" +
+                         std::string(mode_name(mode)) + "): " + e.what());
     }
   }
   return *k;
@@ -81,7 +91,7 @@ void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> s
     if (t.energy != energy) continue;
     const cpu::CpuKernel& k = kernel(ti, mode);
     const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, direction);
-    if (strategy_ == ElementStrategy::Scatter) {
+    if (strategy(mode) == ElementStrategy::Scatter) {
       k.run(element_scatter_args(in, out.data()));
       continue;
     }
@@ -98,7 +108,7 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
   p_.check_values(state, "state");
   const mesh::BlockPattern& pattern = p_.pattern(symmetry);
   const std::vector<int32_t> row_ptr =
-      strategy_ == ElementStrategy::NodeGather ? pattern.row_ptr32() : std::vector<int32_t>{};
+      strategy(mode) == ElementStrategy::NodeGather ? pattern.row_ptr32() : std::vector<int32_t>{};
   bool first = true;
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
     const Term& t = p_.term(ti);
@@ -107,7 +117,7 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
     if (slots.empty()) slots = stored_block_slots(pattern, ti);
     const cpu::CpuKernel& k = kernel(ti, mode);
     const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, {});
-    if (strategy_ == ElementStrategy::Scatter) {
+    if (strategy(mode) == ElementStrategy::Scatter) {
       k.run(element_scatter_args(in, out.data(), slots.data()));
       continue;
     }

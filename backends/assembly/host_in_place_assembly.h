@@ -20,8 +20,11 @@ namespace dualjit::assembly {
 
 class HostInPlaceAssembly {
  public:
-  // `problem` must outlive this. `strategy`: Scatter or NodeGather. W = width (0: one chunk).
-  HostInPlaceAssembly(Problem& problem, ElementStrategy strategy, int width = 0);
+  // `problem` must outlive this. The strategies of node vectors and block matrices (an output
+  // whose strategy is Gather is refused: that is host_element_assembly.h). W = width (0: one
+  // chunk).
+  HostInPlaceAssembly(Problem& problem, ElementStrategy vector_strategy,
+                      ElementStrategy matrix_strategy, int width = 0);
   ~HostInPlaceAssembly();
   std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
 
@@ -41,7 +44,8 @@ class HostInPlaceAssembly {
   const mesh::Incidence& incidence(size_t term);
 
   Problem& p_;
-  ElementStrategy strategy_;
+  ElementStrategy strategy(Mode mode) const;  // refuses Gather
+  ElementStrategy vector_strategy_, matrix_strategy_;
   int width_;
   std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;

@@ -20,18 +20,21 @@ int int_field(const jit::TuningConfig& c, const std::string& name, int fallback)
 
 }  // namespace
 
-jit::TuningConfig element_assembly_config(const assembly::AssemblerOptions& o) {
-  return {{"element_strategy", std::string(assembly::element_strategy_name(o.element_strategy))},
-          {"width", std::to_string(o.element_width)},
-          {"threads_per_element", std::to_string(o.element_layout.threads_per_element)},
-          {"elements_per_block", std::to_string(o.element_layout.elements_per_block)},
-          {"min_blocks", std::to_string(o.element_layout.min_blocks)}};
+jit::TuningConfig element_assembly_config(const assembly::AssemblerOptions& o, Mode mode) {
+  return {
+      {"element_strategy", std::string(assembly::element_strategy_name(o.element_strategy(mode)))},
+      {"width", std::to_string(o.element_width)},
+      {"threads_per_element", std::to_string(o.element_layout.threads_per_element)},
+      {"elements_per_block", std::to_string(o.element_layout.elements_per_block)},
+      {"min_blocks", std::to_string(o.element_layout.min_blocks)}};
 }
 
-void apply_element_assembly_config(const jit::TuningConfig& c, assembly::AssemblerOptions& o) {
+void apply_element_assembly_config(const jit::TuningConfig& c, Mode mode,
+                                   assembly::AssemblerOptions& o) {
   if (const auto it = c.find("element_strategy"); it != c.end()) {
     try {
-      o.element_strategy = assembly::parse_element_strategy(it->second);
+      (assembly::mode_is_matrix(mode) ? o.matrix_strategy : o.vector_strategy) =
+          assembly::parse_element_strategy(it->second);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("element assembly configuration: field 'element_strategy': " +
                                   std::string(e.what()));
@@ -45,8 +48,8 @@ void apply_element_assembly_config(const jit::TuningConfig& c, assembly::Assembl
   o.element_layout.min_blocks = int_field(c, "min_blocks", o.element_layout.min_blocks);
 }
 
-std::string describe_element_assembly(const assembly::AssemblerOptions& o) {
-  std::string s = std::string(assembly::element_strategy_name(o.element_strategy)) + " W" +
+std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode mode) {
+  std::string s = std::string(assembly::element_strategy_name(o.element_strategy(mode))) + " W" +
                   std::to_string(o.element_width) + " " +
                   std::to_string(o.element_layout.threads_per_element) + "x" +
                   std::to_string(o.element_layout.elements_per_block);
@@ -54,8 +57,8 @@ std::string describe_element_assembly(const assembly::AssemblerOptions& o) {
   return s;
 }
 
-std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, int n_inputs,
-                                                                    int block) {
+std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,
+                                                                    int n_inputs, int block) {
   std::vector<int> widths = {0};
   if (block > 0 && block < n_inputs) widths.push_back(block);
   std::vector<assembly::AssemblerOptions> out;
@@ -65,7 +68,7 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
       for (int b :
            target == Target::Cuda ? std::vector<int>{128, 64, 256} : std::vector<int>{128}) {
         assembly::AssemblerOptions o;
-        o.element_strategy = s;
+        (assembly::mode_is_matrix(mode) ? o.matrix_strategy : o.vector_strategy) = s;
         o.element_width = w;
         o.element_layout = {1, b, 0};
         out.push_back(o);
@@ -77,7 +80,6 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
 
 assembly::AssemblerOptions element_assembly_heuristic(Target) {
   assembly::AssemblerOptions o;
-  o.element_strategy = assembly::ElementStrategy::Scatter;
   o.element_width = 0;
   o.element_layout = {1, 128, 0};
   return o;

@@ -1,6 +1,7 @@
-// How an Assembler sums its element terms' gradient, H v, Hessian and general Jacobian
-// (AssemblerOptions' element fields: element strategy, dual width, GPU layout) as tuning-
-// database fields, the candidates the autotuner times and the documented heuristic.
+// How an Assembler sums its element terms' outputs in one mode (AssemblerOptions' element
+// fields: the strategy of the mode's kind, node vectors or block matrices, the dual width and
+// the GPU layout) as tuning-database fields, the candidates the autotuner times and the
+// documented heuristic.
 #pragma once
 
 #include <string>
@@ -11,24 +12,24 @@
 
 namespace dualjit::tuning {
 
-// The element fields of `o`, and back onto `into` (other fields kept). Missing fields keep
-// AssemblerOptions' defaults; a bad value throws std::invalid_argument naming the field.
-jit::TuningConfig element_assembly_config(const assembly::AssemblerOptions& o);
-void apply_element_assembly_config(const jit::TuningConfig& config,
+// The element fields of `o` that `mode` uses, and back onto `into` (other fields kept).
+// Missing fields keep `into`'s values; a bad value throws std::invalid_argument naming the
+// field.
+jit::TuningConfig element_assembly_config(const assembly::AssemblerOptions& o, Mode mode);
+void apply_element_assembly_config(const jit::TuningConfig& config, Mode mode,
                                    assembly::AssemblerOptions& into);
-// "element-scatter W6 1x128".
-std::string describe_element_assembly(const assembly::AssemblerOptions& o);
+// "node-gather W0 1x128".
+std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode mode);
 
 // For elements of n_inputs directions over a B-wide field, in tie-break order.
 //   cuda: {element-scatter, node-gather, element-gather} x W {0 (one chunk), B (when B < n)} x
 //         elements (or nodes) per block {128, 64, 256}, one thread per element (or node);
 //   cpu:  {element-scatter, node-gather, element-gather} x W {0, B}.
-std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, int n_inputs,
-                                                                    int block);
+std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,
+                                                                    int n_inputs, int block);
 
-// Without a record: element-scatter, all directions in one chunk (W = 0), one thread per
-// element, 128 elements per block: the fastest gradient, H v and Hessian of the spring grid
-// on an H100 (bench/RESULTS.md).
+// Without a record: AssemblerOptions' defaults (node-gather for vectors, element-scatter for
+// matrices), all directions in one chunk (W = 0), one thread per element, 128 per block.
 assembly::AssemblerOptions element_assembly_heuristic(Target target);
 
 }  // namespace dualjit::tuning

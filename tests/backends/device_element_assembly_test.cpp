@@ -425,7 +425,7 @@ TEST_SUITE("gpu") {
       CAPTURE(assembly::element_strategy_name(strategy));
       CAPTURE(width);
       assembly::DeviceElementOptions o;
-      o.strategy = strategy;
+      o.vector_strategy = o.matrix_strategy = strategy;
       o.width = width;
       assembly::DeviceElementAssembly d(p, o);
       CHECK(max_rel(d.gradient(x), test::serial(p).gradient(x)) < 1e-12);
@@ -446,7 +446,7 @@ TEST_SUITE("gpu") {
     for (auto strategy : {ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
       CAPTURE(assembly::element_strategy_name(strategy));
       assembly::DeviceElementOptions o;
-      o.strategy = strategy;
+      o.vector_strategy = o.matrix_strategy = strategy;
       o.width = 5;
       o.layout = {1, 64};
       assembly::DeviceElementAssembly d(vp, o);
@@ -466,7 +466,7 @@ TEST_SUITE("gpu") {
                    assembly::ElementStrategy::NodeGather}) {
       CAPTURE(assembly::element_strategy_name(s));
       assembly::AssemblerOptions o = test::on_gpu();
-      o.element_strategy = s;
+      o.vector_strategy = o.matrix_strategy = s;
       assembly::Assembler a(p, o);
       CHECK(max_rel(a.gradient(x), test::serial(p).gradient(x)) < 1e-12);
       CHECK(max_rel(a.hvp(x, v), test::serial(p).hvp(x, v)) < 1e-12);

@@ -23,7 +23,7 @@ namespace {
 
 assembly::AssemblerOptions cpu_with(ElementStrategy s, int width = 0) {
   assembly::AssemblerOptions o = test::on_cpu();
-  o.element_strategy = s;
+  o.vector_strategy = o.matrix_strategy = s;
   o.element_width = width;
   return o;
 }

@@ -233,8 +233,10 @@ TEST_CASE("spring-grid: every candidate of every mode runs through the Assembler
   std::set<std::string> strategies;
   for (const auto& c : candidates) strategies.insert(c.config.at("element_strategy"));
   CHECK(strategies == std::set<std::string>{"element-gather", "element-scatter", "node-gather"});
-  const auto heuristic = grid->heuristic(Mode::Hessian, tools::Target::Cpu);
-  CHECK(heuristic.config.at("element_strategy") == "element-scatter");
+  CHECK(grid->heuristic(Mode::Hessian, tools::Target::Cpu).config.at("element_strategy") ==
+        "element-scatter");
+  CHECK(grid->heuristic(Mode::Hvp, tools::Target::Cpu).config.at("element_strategy") ==
+        "node-gather");
   for (Mode mode : {Mode::Hessian, Mode::Gradient, Mode::Hvp, Mode::Value}) {
     for (const auto& c : candidates) {
       CAPTURE(mode_name(mode));

@@ -57,20 +57,21 @@ class GridInstance : public ProblemInstance {
   std::vector<const Kernel*> kernels() const override {
     return {grid_.problem.term(0).kernel.get(), grid_.problem.term(1).kernel.get()};
   }
-  std::vector<tuning::TuningCandidate> candidates(Mode, Target target) const override {
+  std::vector<tuning::TuningCandidate> candidates(Mode mode, Target target) const override {
     std::vector<tuning::TuningCandidate> out;
-    for (const auto& o : tuning::element_assembly_candidates(target, 2 * kBlock, kBlock)) {
-      out.push_back({tuning::describe_element_assembly(o), tuning::element_assembly_config(o)});
+    for (const auto& o : tuning::element_assembly_candidates(target, mode, 2 * kBlock, kBlock)) {
+      out.push_back(
+          {tuning::describe_element_assembly(o, mode), tuning::element_assembly_config(o, mode)});
     }
     return out;
   }
-  tuning::TuningCandidate heuristic(Mode, Target target) const override {
+  tuning::TuningCandidate heuristic(Mode mode, Target target) const override {
     const auto o = tuning::element_assembly_heuristic(target);
-    return {tuning::describe_element_assembly(o), tuning::element_assembly_config(o)};
+    return {tuning::describe_element_assembly(o, mode), tuning::element_assembly_config(o, mode)};
   }
   std::vector<jit::LoweredKernel> lower(Mode mode, const jit::TuningConfig& config,
                                         Target target) override {
-    const assembly::AssemblerOptions o = options(config, target);
+    const assembly::AssemblerOptions o = options(config, mode, target);
     std::vector<jit::LoweredKernel> out;
     for (size_t ti = 0; ti < grid_.problem.n_terms(); ++ti) {
       out.push_back(jit::lower(*grid_.problem.term(ti).kernel,
@@ -80,13 +81,14 @@ class GridInstance : public ProblemInstance {
   }
   std::unique_ptr<ProblemRun> prepare(Mode mode, const jit::TuningConfig& config,
                                       Target target) override {
-    return std::make_unique<GridRun>(*this, mode, options(config, target));
+    return std::make_unique<GridRun>(*this, mode, options(config, mode, target));
   }
 
-  static assembly::AssemblerOptions options(const jit::TuningConfig& config, Target target) {
+  static assembly::AssemblerOptions options(const jit::TuningConfig& config, Mode mode,
+                                            Target target) {
     assembly::AssemblerOptions o;
     o.backend = target == Target::Cuda ? assembly::Backend::Cuda : assembly::Backend::Cpu;
-    tuning::apply_element_assembly_config(config, o);
+    tuning::apply_element_assembly_config(config, mode, o);
     return o;
   }
   assembly::Problem& problem() { return grid_.problem; }
