@@ -4,8 +4,7 @@
 
 #include "backends/assembly/host_element_assembly.h"
 #include "backends/assembly/host_in_place_assembly.h"
-#include "backends/assembly/strategies/element_scatter.h"
-#include "backends/assembly/strategies/node_gather.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 
 namespace dualjit::assembly {
 
@@ -42,11 +41,8 @@ jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode
   // HostInPlaceAssembly compiles the GPU's default block size (the same source).
   const int per_block = cuda ? o.element_layout.elements_per_block : 128;
   const ElementStrategy s = o.element_strategy(mode);
-  if (s == ElementStrategy::Scatter && mode != Mode::Value) {
-    return element_scatter_lowering(t, mode, p.block_size(), o.element_width, per_block);
-  }
-  if (s == ElementStrategy::NodeGather && mode != Mode::Value) {
-    return node_gather_lowering(t, mode, p.block_size(), o.element_width, per_block);
+  if (s != ElementStrategy::Gather && mode != Mode::Value) {
+    return in_place_strategy(s).lowering(t, mode, p.block_size(), o.element_width, per_block);
   }
   jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
   if (cuda) l.layout = o.element_layout;

@@ -2,8 +2,7 @@
 
 #include "backends/assembly/host_element_assembly.h"
 
-#include "backends/assembly/strategies/element_scatter.h"
-#include "backends/assembly/strategies/node_gather.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 #include "jit/element_driver.h"
 
 #include <algorithm>
@@ -258,9 +257,10 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
 std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
   std::vector<const cuda::CudaKernel*> out;
   for (const TermData& d : terms_) {
-    for (const auto* m : {&d.kernels, &d.scatters, &d.node_gathers})
-      for (const auto& [mode, k] : *m)
-        if (k) out.push_back(k.get());
+    for (const auto& [mode, k] : d.kernels)
+      if (k) out.push_back(k.get());
+    for (const auto& [key, k] : d.in_place)
+      if (k) out.push_back(k.get());
   }
   return out;
 }
@@ -349,65 +349,49 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   }
 }
 
-void DeviceElementAssembly::run_scatter(size_t term, Mode mode, double* out, const int32_t* slots,
-                                        CUstream stream) {
-  const Term& t = problem_.term(term);
-  auto& k = terms_[term].scatters[mode];
-  try {
-    if (!k) {
-      k = std::make_unique<cuda::CudaKernel>(jit::lower(
-          *t.kernel, element_scatter_lowering(t, mode, problem_.block_size(), options_.width,
-                                              options_.layout.elements_per_block)));
-    }
-    k->launch(element_scatter_args(element_inputs(term, mode, k->lowered()), out, slots), stream);
-  } catch (const ProblemError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw ProblemError(term_label(t) + ": element-scatter kernel (" + std::string(mode_name(mode)) +
-                       "): " + e.what());
-  }
-}
-
-void DeviceElementAssembly::run_node_gather(size_t term, Mode mode, double* out, bool first,
-                                            const PatternData* pd, CUstream stream) {
+void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, Mode mode,
+                                         double* out, bool first, const PatternData* pd,
+                                         CUstream stream) {
+  const InPlaceStrategy& st = in_place_strategy(strategy);
   const Term& t = problem_.term(term);
   const TermData& d = terms_[term];
-  auto& k = terms_[term].node_gathers[mode];
+  if (first && st.adds_to_output()) {
+    const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
+    fill_zero(out, pd ? pd->pattern->n_blocks() * bb : n_values(), stream);
+  }
+  auto& k = terms_[term].in_place[{strategy, mode}];
   try {
     if (!k) {
       k = std::make_unique<cuda::CudaKernel>(
-          jit::lower(*t.kernel, node_gather_lowering(t, mode, problem_.block_size(), options_.width,
-                                                     options_.layout.elements_per_block)));
+          jit::lower(*t.kernel, st.lowering(t, mode, problem_.block_size(), options_.width,
+                                            options_.layout.elements_per_block)));
     }
-    NodeGatherTarget g;
+    InPlaceTarget g;
     g.n_nodes = problem_.n_nodes();
-    g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
-    g.inc_element = as_ptr<int64_t>(d.inc_element);
-    g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
+    if (st.needs_incidence()) {
+      g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
+      g.inc_element = as_ptr<int64_t>(d.inc_element);
+      g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
+    }
     g.out = out;
     g.accumulate = !first;
     if (pd) {
       g.row_ptr = as_ptr<int32_t>(pd->row_ptr);
       g.slots = as_ptr<int32_t>(pd->stored_slots.at(term));
     }
-    k->launch(node_gather_args(element_inputs(term, mode, k->lowered()), g), stream);
+    k->launch(st.args(element_inputs(term, mode, k->lowered()), g), stream);
   } catch (const ProblemError&) {
     throw;
   } catch (const std::exception& e) {
-    throw ProblemError(term_label(t) + ": node-gather kernel (" + std::string(mode_name(mode)) +
-                       "): " + e.what());
+    throw ProblemError(term_label(t) + ": " + std::string(element_strategy_name(strategy)) +
+                       " kernel (" + std::string(mode_name(mode)) + "): " + e.what());
   }
 }
 
 void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool first,
                                      CUstream stream) {
-  if (options_.vector_strategy == ElementStrategy::NodeGather) {
-    run_node_gather(term, mode, out, first, nullptr, stream);
-    return;
-  }
-  if (options_.vector_strategy == ElementStrategy::Scatter) {
-    if (first) fill_zero(out, n_values(), stream);
-    run_scatter(term, mode, out, nullptr, stream);
+  if (options_.vector_strategy != ElementStrategy::Gather) {
+    run_in_place(options_.vector_strategy, term, mode, out, first, nullptr, stream);
     return;
   }
   run_element(term, mode, stream);
@@ -420,23 +404,12 @@ void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool f
 
 void DeviceElementAssembly::sum_blocks(size_t term, Mode mode, PatternData& pd, bool first,
                                        CUstream stream) {
-  const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
   if (options_.matrix_strategy != ElementStrategy::Gather) {
     auto& slots = pd.stored_slots[term];
     if (slots.bytes() == 0) {
       slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
     }
-  }
-  if (options_.matrix_strategy == ElementStrategy::NodeGather) {
-    // Each node zeroes its own row when first; a node no element of this term touches still
-    // runs (its row is zeroed or kept).
-    run_node_gather(term, mode, ptr(pd.values), first, &pd, stream);
-    return;
-  }
-  if (options_.matrix_strategy == ElementStrategy::Scatter) {
-    if (first) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
-    auto& slots = pd.stored_slots[term];
-    run_scatter(term, mode, ptr(pd.values), as_ptr<int32_t>(slots), stream);
+    run_in_place(options_.matrix_strategy, term, mode, ptr(pd.values), first, &pd, stream);
     return;
   }
   run_element(term, mode, stream);

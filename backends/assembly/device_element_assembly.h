@@ -210,9 +210,8 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
-    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;   // element-local
-    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> scatters;  // element-scatter
-    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> node_gathers;
+    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;  // element-local
+    std::map<std::pair<ElementStrategy, Mode>, std::unique_ptr<cuda::CudaKernel>> in_place;
   };
   struct PatternData {  // one symmetry's pattern, on the device
     const mesh::BlockPattern* pattern = nullptr;
@@ -237,10 +236,10 @@ class DeviceElementAssembly {
   // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.
   void sum_rows(size_t term, Mode mode, double* out, bool first, CUstream stream);
   void sum_blocks(size_t term, Mode mode, PatternData& pd, bool first, CUstream stream);
-  void run_scatter(size_t term, Mode mode, double* out, const int32_t* slots, CUstream stream);
-  // pd: the blocks' pattern (Hessian, Jacobian); null for rows.
-  void run_node_gather(size_t term, Mode mode, double* out, bool first, const PatternData* pd,
-                       CUstream stream);
+  // Runs term's kernel of an in-place strategy (strategies/in_place_strategy.h) into out;
+  // pd: the blocks' pattern (Hessian, Jacobian), null for rows.
+  void run_in_place(ElementStrategy strategy, size_t term, Mode mode, double* out, bool first,
+                    const PatternData* pd, CUstream stream);
   PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
   void gather_rows(size_t term, const double* local, double* out, bool accumulate, CUstream stream);
   void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,

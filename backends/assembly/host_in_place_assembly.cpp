@@ -1,7 +1,6 @@
 #include "backends/assembly/host_in_place_assembly.h"
 
-#include "backends/assembly/strategies/element_scatter.h"
-#include "backends/assembly/strategies/node_gather.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 
 namespace dualjit::assembly {
 
@@ -37,12 +36,10 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode) {
   auto& k = kernels_[{term, mode}];
   if (!k) {
     const Term& t = p_.term(term);
-    const bool scatter = strategy(mode) == ElementStrategy::Scatter;
+    const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
-      k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          *t.kernel,
-          scatter ? element_scatter_lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)
-                  : node_gather_lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)));
+      k = std::make_unique<cpu::CpuKernel>(
+          jit::lower(*t.kernel, st.lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
@@ -80,25 +77,33 @@ jit::ElementLaunch inputs(const Term& t, const jit::LoweredKernel& l, Mode mode,
 
 }  // namespace
 
+void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> state,
+                              std::span<const double> direction, InPlaceTarget target) {
+  const Term& t = p_.term(term);
+  const InPlaceStrategy& st = in_place_strategy(strategy(mode));
+  const cpu::CpuKernel& k = kernel(term, mode);
+  target.n_nodes = p_.n_nodes();
+  if (st.needs_incidence()) {
+    const mesh::Incidence& inc = incidence(term);
+    target.inc_ptr = inc.ptr.data();
+    target.inc_element = inc.element.data();
+    target.inc_vertex = inc.local_vertex.data();
+  }
+  k.run(st.args(inputs(t, k.lowered(), mode, state, direction), target));
+}
+
 void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> state,
                                std::span<const double> direction, std::vector<double>& out) {
   p_.check_values(state, "state");
   if (mode == Mode::Hvp) p_.check_values(direction, "HVP direction");
-  out.assign(state.size(), 0.0);
+  out.assign(state.size(), 0.0);  // what adds_to_output() strategies start from
   bool first = true;
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
-    const Term& t = p_.term(ti);
-    if (t.energy != energy) continue;
-    const cpu::CpuKernel& k = kernel(ti, mode);
-    const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, direction);
-    if (strategy(mode) == ElementStrategy::Scatter) {
-      k.run(element_scatter_args(in, out.data()));
-      continue;
-    }
-    const mesh::Incidence& inc = incidence(ti);
-    NodeGatherTarget g{p_.n_nodes(), inc.ptr.data(), inc.element.data(), inc.local_vertex.data(),
-                       out.data(),   !first};
-    k.run(node_gather_args(in, g));
+    if (p_.term(ti).energy != energy) continue;
+    InPlaceTarget target;
+    target.out = out.data();
+    target.accumulate = !first;
+    run(ti, mode, state, direction, target);
     first = false;
   }
 }
@@ -107,24 +112,18 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
                                  mesh::Symmetry symmetry, std::vector<double>& out) {
   p_.check_values(state, "state");
   const mesh::BlockPattern& pattern = p_.pattern(symmetry);
-  const std::vector<int32_t> row_ptr =
-      strategy(mode) == ElementStrategy::NodeGather ? pattern.row_ptr32() : std::vector<int32_t>{};
-  bool first = true;
+  const std::vector<int32_t> row_ptr = pattern.row_ptr32();
+  bool first = true;  // out comes zeroed (BlockCsr::zeros)
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
-    const Term& t = p_.term(ti);
-    if (t.energy != energy) continue;
+    if (p_.term(ti).energy != energy) continue;
     auto& slots = slots_[{ti, symmetry}];
     if (slots.empty()) slots = stored_block_slots(pattern, ti);
-    const cpu::CpuKernel& k = kernel(ti, mode);
-    const jit::ElementLaunch in = inputs(t, k.lowered(), mode, state, {});
-    if (strategy(mode) == ElementStrategy::Scatter) {
-      k.run(element_scatter_args(in, out.data(), slots.data()));
-      continue;
-    }
-    const mesh::Incidence& inc = incidence(ti);
-    NodeGatherTarget g{p_.n_nodes(), inc.ptr.data(), inc.element.data(), inc.local_vertex.data(),
-                       out.data(),   !first,         row_ptr.data(),     slots.data()};
-    k.run(node_gather_args(in, g));
+    InPlaceTarget target;
+    target.out = out.data();
+    target.accumulate = !first;
+    target.row_ptr = row_ptr.data();
+    target.slots = slots.data();
+    run(ti, mode, state, {}, target);
     first = false;
   }
 }

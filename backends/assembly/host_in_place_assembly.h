@@ -12,6 +12,7 @@
 
 #include "backends/assembly/element_rules.h"
 #include "backends/assembly/problem.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/mesh/block_csr.h"
 #include "backends/mesh/incidence.h"
@@ -41,6 +42,9 @@ class HostInPlaceAssembly {
   void blocks(Mode mode, bool energy, std::span<const double> state, mesh::Symmetry symmetry,
               std::vector<double>& out);
   const cpu::CpuKernel& kernel(size_t term, Mode mode);
+  // One launch of term's kernel into target (its incidence filled in when needed).
+  void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
+           InPlaceTarget target);
   const mesh::Incidence& incidence(size_t term);
 
   Problem& p_;

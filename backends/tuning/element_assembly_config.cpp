@@ -78,9 +78,9 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
   return out;
 }
 
-assembly::AssemblerOptions element_assembly_heuristic(Target) {
+assembly::AssemblerOptions element_assembly_heuristic(Target, Mode mode, int block) {
   assembly::AssemblerOptions o;
-  o.element_width = 0;
+  o.element_width = mode == Mode::Hvp ? block : 0;
   o.element_layout = {1, 128, 0};
   return o;
 }

@@ -9,8 +9,7 @@
 #include <random>
 
 #include "backends/assembly/assembler.h"
-#include "backends/assembly/strategies/element_scatter.h"
-#include "backends/assembly/strategies/node_gather.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 #include "support/assembly.h"
 #include "support/element_problems.h"
 #include "support/golden.h"
@@ -34,11 +33,28 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+jit::LoweringOptions scatter_lowering(const assembly::Term& t, Mode m, int block, int width,
+                                      int per_block) {
+  return assembly::in_place_strategy(ElementStrategy::Scatter)
+      .lowering(t, m, block, width, per_block);
+}
+
+jit::LoweringOptions node_gather_lowering(const assembly::Term& t, Mode m, int block, int width,
+                                          int per_block) {
+  return assembly::in_place_strategy(ElementStrategy::NodeGather)
+      .lowering(t, m, block, width, per_block);
+}
+
 }  // namespace
 
 TEST_CASE("element strategies: names parse back, unknown names list the choices") {
   for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather})
     CHECK(assembly::parse_element_strategy(assembly::element_strategy_name(s)) == s);
+  CHECK_THROWS_WITH_AS(assembly::in_place_strategy(ElementStrategy::Gather),
+                       doctest::Contains("element-gather does not assemble in place"),
+                       std::invalid_argument);
+  CHECK(assembly::in_place_strategy(ElementStrategy::NodeGather).kind() ==
+        ElementStrategy::NodeGather);
   CHECK_THROWS_WITH_AS(assembly::parse_element_strategy("scatter"),
                        doctest::Contains("element-gather, element-scatter, node-gather"),
                        std::invalid_argument);
@@ -97,7 +113,7 @@ TEST_CASE("element-scatter: the emitted driver adds each stored entry once, noth
   const assembly::Term& springs = p.term(0);    // two vertices, both bound
   const assembly::Term& diagonals = p.term(1);  // three vertices, vertex 1 unbound
   const auto lower = [&](const assembly::Term& t, Mode m) {
-    return jit::lower(*t.kernel, assembly::element_scatter_lowering(t, m, 3, 0, 128));
+    return jit::lower(*t.kernel, scatter_lowering(t, m, 3, 0, 128));
   };
   const auto grad = lower(springs, Mode::Gradient);
   CHECK(count(grad.cuda_source, "dj_atomic_add(r") == 6);
@@ -124,7 +140,7 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
   Problem p = test::energy_problem(10, 39);
   const assembly::Term& diagonals = p.term(1);  // three vertices, vertex 1 unbound
   const auto lower = [&](const assembly::Term& t, Mode m) {
-    return jit::lower(*t.kernel, assembly::node_gather_lowering(t, m, 3, 0, 128));
+    return jit::lower(*t.kernel, node_gather_lowering(t, m, 3, 0, 128));
   };
   const auto grad = lower(diagonals, Mode::Gradient);
   CHECK(count(grad.cuda_source, "acc[") == 1 + 2 * 3 + 3 * 2);  // decl, two vertices, store
@@ -144,7 +160,7 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
   const auto jac = lower(vp.term(1), Mode::Jacobian);
   test::check_golden(dir / "node-gather_jacobian.cu",
                      test::golden_text(jac, jac.cuda_source, true));
-  CHECK_THROWS_WITH_AS(assembly::node_gather_lowering(p.term(0), Mode::Jacobian, 3, 0, 128),
+  CHECK_THROWS_WITH_AS(node_gather_lowering(p.term(0), Mode::Jacobian, 3, 0, 128),
                        doctest::Contains("term 'springs': node-gather jacobian"),
                        assembly::ProblemError);
 }
@@ -152,12 +168,12 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
 TEST_CASE("element-scatter: a mode that does not fit the term is named") {
   Problem e = test::energy_problem(10, 37);
   Problem v = test::vector_problem(10, 38);
-  CHECK_THROWS_WITH_AS(assembly::element_scatter_lowering(e.term(0), Mode::Value, 3, 0, 128),
+  CHECK_THROWS_WITH_AS(scatter_lowering(e.term(0), Mode::Value, 3, 0, 128),
                        doctest::Contains("term 'springs': element-scatter value"),
                        assembly::ProblemError);
-  CHECK_THROWS_WITH_AS(assembly::element_scatter_lowering(v.term(0), Mode::Hessian, 5, 0, 128),
+  CHECK_THROWS_WITH_AS(scatter_lowering(v.term(0), Mode::Hessian, 5, 0, 128),
                        doctest::Contains("term 'edges'"), assembly::ProblemError);
-  auto o = assembly::element_scatter_lowering(e.term(0), Mode::Gradient, 3, 0, 128);
+  auto o = scatter_lowering(e.term(0), Mode::Gradient, 3, 0, 128);
   o.layout = {2, 64};
   CHECK_THROWS_WITH_AS(jit::lower(*e.term(0).kernel, o),
                        doctest::Contains("one thread per element"), std::invalid_argument);

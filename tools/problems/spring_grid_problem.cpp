@@ -66,7 +66,7 @@ class GridInstance : public ProblemInstance {
     return out;
   }
   tuning::TuningCandidate heuristic(Mode mode, Target target) const override {
-    const auto o = tuning::element_assembly_heuristic(target);
+    const auto o = tuning::element_assembly_heuristic(target, mode, kBlock);
     return {tuning::describe_element_assembly(o, mode), tuning::element_assembly_config(o, mode)};
   }
   std::vector<jit::LoweredKernel> lower(Mode mode, const jit::TuningConfig& config,

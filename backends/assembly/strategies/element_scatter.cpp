@@ -1,4 +1,14 @@
-#include "backends/assembly/strategies/element_scatter.h"
+// element-scatter: a term's element kernel adds its own results into the node rows (residual,
+// gradient, H v) or the stored blocks (Hessian, general Jacobian) with atomics, one element per
+// thread, in one pass: nothing element-local goes to memory and no gather follows. Where each
+// entry goes (element_rules.h) is emitted as code, not read from tables. Sums are in atomic
+// order, so the last bits vary from run to run; the element-local gather
+// (device_element_assembly.h) is the deterministic alternative. On the CPU backend the
+// atomics are OpenMP's.
+#include <memory>
+
+#include "backends/assembly/strategies/in_place_strategy.h"
+#include "backends/assembly/strategies/units.h"
 
 #include <algorithm>
 #include <sstream>
@@ -15,13 +25,12 @@ using emit::signed_sum;
 
 class ElementScatter : public jit::Driver {
  public:
-  // Rows: `rows` set, `entries` empty; blocks the other way round.
-  ElementScatter(std::string source, int block, int vertices, RowGather rows, EntryGather entries)
-      : source_(std::move(source)),
+  ElementScatter(InPlaceRules r, int block, int vertices)
+      : source_(std::move(r.source)),
         block_(block),
         vertices_(vertices),
-        rows_(std::move(rows)),
-        entries_(std::move(entries)) {}
+        rows_(std::move(r.rows)),
+        entries_(std::move(r.entries)) {}
 
   bool blocks() const { return !entries_.ptr.empty(); }
 
@@ -138,52 +147,30 @@ class ElementScatter : public jit::Driver {
   EntryGather entries_;
 };
 
+class ElementScatterUnit : public InPlaceStrategy {
+ public:
+  ElementStrategy kind() const override { return ElementStrategy::Scatter; }
+  jit::LoweringOptions lowering(const Term& t, Mode mode, int block, int width,
+                                int items_per_block) const override {
+    jit::LoweringOptions o = in_place_lowering(t, mode, width, items_per_block);
+    o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, block, "element-scatter"),
+                                                block, t.elements.k);
+    return o;
+  }
+  bool adds_to_output() const override { return true; }
+  bool needs_incidence() const override { return false; }
+  jit::ArgValues args(const jit::ElementLaunch& in, const InPlaceTarget& t) const override {
+    jit::ArgValues a = in.inputs();
+    a.set("out", t.out);
+    if (t.slots) a.set("slots", t.slots);
+    return a;
+  }
+};
+
 }  // namespace
 
-jit::LoweringOptions element_scatter_lowering(const Term& t, Mode mode, int block, int width,
-                                              int elements_per_block) {
-  jit::LoweringOptions o;
-  o.mode = mode;
-  o.width = width;
-  o.input_vertex = t.input_vertex;
-  o.layout = {1, elements_per_block};
-  const int k = t.elements.k;
-  const auto wrong = [&](const char* what) {
-    return ProblemError("term '" + t.name + "': element-scatter " + std::string(mode_name(mode)) +
-                        ": " + what);
-  };
-  switch (mode) {
-    case Mode::Value:
-      if (t.energy) throw wrong("an energy term has no residual rows");
-      o.driver =
-          std::make_shared<ElementScatter>("val", block, k, residual_rows(t, block), EntryGather{});
-      break;
-    case Mode::Gradient:
-    case Mode::Hvp:
-      if (!t.energy) throw wrong("only energy terms have gradient rows");
-      o.driver = std::make_shared<ElementScatter>(mode == Mode::Gradient ? "d1" : "d2", block, k,
-                                                  input_rows(t, block), EntryGather{});
-      break;
-    case Mode::Hessian:
-      if (!t.energy) throw wrong("only energy terms have Hessian blocks");
-      o.driver =
-          std::make_shared<ElementScatter>("d2", block, k, RowGather{}, hessian_entries(t, block));
-      break;
-    case Mode::Jacobian:
-      if (t.energy) throw wrong("an energy term has no Jacobian blocks");
-      o.driver =
-          std::make_shared<ElementScatter>("d1", block, k, RowGather{}, jacobian_entries(t, block));
-      break;
-  }
-  return o;
-}
-
-jit::ArgValues element_scatter_args(const jit::ElementLaunch& in, double* out,
-                                    const int32_t* slots) {
-  jit::ArgValues a = in.inputs();
-  a.set("out", out);
-  if (slots) a.set("slots", slots);
-  return a;
+std::shared_ptr<const InPlaceStrategy> units::element_scatter() {
+  return std::make_shared<ElementScatterUnit>();
 }
 
 }  // namespace dualjit::assembly

@@ -1,4 +1,15 @@
-#include "backends/assembly/strategies/node_gather.h"
+// node-gather: one thread per node walks the node's incident elements (mesh::Incidence),
+// evaluates each of them whole and adds the rows of the node's local vertex: into registers
+// for the node's row of the residual, gradient or H v (stored once), or into the node's own row
+// of blocks for the Hessian and the general Jacobian (each row has one writer, so plain adds).
+// No atomics and a fixed order: bit-identical from run to run, like element-gather, but in
+// one pass with nothing element-local in memory. The price is recomputation: each element is
+// evaluated once per vertex (k times), so it suits cheap elements (springs, triangles) more
+// than expensive ones; the tuner decides. The CPU backend runs the same text over OpenMP.
+#include <memory>
+
+#include "backends/assembly/strategies/in_place_strategy.h"
+#include "backends/assembly/strategies/units.h"
 
 #include <sstream>
 #include <string>
@@ -13,13 +24,12 @@ using emit::signed_sum;
 
 class NodeGather : public jit::Driver {
  public:
-  // Rows: `rows` set, `entries` empty; blocks the other way round.
-  NodeGather(std::string source, int block, int vertices, RowGather rows, EntryGather entries)
-      : source_(std::move(source)),
+  NodeGather(InPlaceRules r, int block, int vertices)
+      : source_(std::move(r.source)),
         block_(block),
         vertices_(vertices),
-        rows_(std::move(rows)),
-        entries_(std::move(entries)) {}
+        rows_(std::move(r.rows)),
+        entries_(std::move(r.entries)) {}
 
   bool blocks() const { return !entries_.ptr.empty(); }
 
@@ -148,57 +158,36 @@ class NodeGather : public jit::Driver {
   EntryGather entries_;
 };
 
+class NodeGatherUnit : public InPlaceStrategy {
+ public:
+  ElementStrategy kind() const override { return ElementStrategy::NodeGather; }
+  jit::LoweringOptions lowering(const Term& t, Mode mode, int block, int width,
+                                int items_per_block) const override {
+    jit::LoweringOptions o = in_place_lowering(t, mode, width, items_per_block);
+    o.driver = std::make_shared<NodeGather>(in_place_rules(t, mode, block, "node-gather"), block,
+                                            t.elements.k);
+    return o;
+  }
+  bool adds_to_output() const override { return false; }
+  bool needs_incidence() const override { return true; }
+  jit::ArgValues args(const jit::ElementLaunch& in, const InPlaceTarget& t) const override {
+    jit::ArgValues a = in.inputs();
+    a.set("n_nodes", t.n_nodes);
+    a.set("inc_ptr", t.inc_ptr);
+    a.set("inc_element", t.inc_element);
+    a.set("inc_vertex", t.inc_vertex);
+    a.set("out", t.out);
+    a.set("accumulate", int64_t(t.accumulate ? 1 : 0));
+    if (t.row_ptr) a.set("row_ptr", t.row_ptr);
+    if (t.slots) a.set("slots", t.slots);
+    return a;
+  }
+};
+
 }  // namespace
 
-jit::LoweringOptions node_gather_lowering(const Term& t, Mode mode, int block, int width,
-                                          int nodes_per_block) {
-  jit::LoweringOptions o;
-  o.mode = mode;
-  o.width = width;
-  o.input_vertex = t.input_vertex;
-  o.layout = {1, nodes_per_block};
-  const int k = t.elements.k;
-  const auto wrong = [&](const char* what) {
-    return ProblemError("term '" + t.name + "': node-gather " + std::string(mode_name(mode)) +
-                        ": " + what);
-  };
-  switch (mode) {
-    case Mode::Value:
-      if (t.energy) throw wrong("an energy term has no residual rows");
-      o.driver =
-          std::make_shared<NodeGather>("val", block, k, residual_rows(t, block), EntryGather{});
-      break;
-    case Mode::Gradient:
-    case Mode::Hvp:
-      if (!t.energy) throw wrong("only energy terms have gradient rows");
-      o.driver = std::make_shared<NodeGather>(mode == Mode::Gradient ? "d1" : "d2", block, k,
-                                              input_rows(t, block), EntryGather{});
-      break;
-    case Mode::Hessian:
-      if (!t.energy) throw wrong("only energy terms have Hessian blocks");
-      o.driver =
-          std::make_shared<NodeGather>("d2", block, k, RowGather{}, hessian_entries(t, block));
-      break;
-    case Mode::Jacobian:
-      if (t.energy) throw wrong("an energy term has no Jacobian blocks");
-      o.driver =
-          std::make_shared<NodeGather>("d1", block, k, RowGather{}, jacobian_entries(t, block));
-      break;
-  }
-  return o;
-}
-
-jit::ArgValues node_gather_args(const jit::ElementLaunch& in, const NodeGatherTarget& t) {
-  jit::ArgValues a = in.inputs();
-  a.set("n_nodes", t.n_nodes);
-  a.set("inc_ptr", t.inc_ptr);
-  a.set("inc_element", t.inc_element);
-  a.set("inc_vertex", t.inc_vertex);
-  a.set("out", t.out);
-  a.set("accumulate", int64_t(t.accumulate ? 1 : 0));
-  if (t.row_ptr) a.set("row_ptr", t.row_ptr);
-  if (t.slots) a.set("slots", t.slots);
-  return a;
+std::shared_ptr<const InPlaceStrategy> units::node_gather() {
+  return std::make_shared<NodeGatherUnit>();
 }
 
 }  // namespace dualjit::assembly

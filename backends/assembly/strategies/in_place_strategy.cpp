@@ -1,0 +1,56 @@
+#include "backends/assembly/strategies/in_place_strategy.h"
+
+#include <stdexcept>
+
+#include "backends/assembly/strategies/units.h"
+
+namespace dualjit::assembly {
+
+const InPlaceStrategy& in_place_strategy(ElementStrategy s) {
+  // The one list of in-place units.
+  static const auto scatter = units::element_scatter();
+  static const auto node_gather = units::node_gather();
+  switch (s) {
+    case ElementStrategy::Scatter:
+      return *scatter;
+    case ElementStrategy::NodeGather:
+      return *node_gather;
+    default:
+      throw std::invalid_argument("in_place_strategy: " + std::string(element_strategy_name(s)) +
+                                  " does not assemble in place");
+  }
+}
+
+InPlaceRules in_place_rules(const Term& t, Mode mode, int block, const std::string& strategy) {
+  const auto wrong = [&](const char* what) {
+    return ProblemError("term '" + t.name + "': " + strategy + " " + std::string(mode_name(mode)) +
+                        ": " + what);
+  };
+  switch (mode) {
+    case Mode::Value:
+      if (t.energy) throw wrong("an energy term has no residual rows");
+      return {"val", residual_rows(t, block), {}};
+    case Mode::Gradient:
+    case Mode::Hvp:
+      if (!t.energy) throw wrong("only energy terms have gradient rows");
+      return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}};
+    case Mode::Hessian:
+      if (!t.energy) throw wrong("only energy terms have Hessian blocks");
+      return {"d2", {}, hessian_entries(t, block)};
+    case Mode::Jacobian:
+      if (t.energy) throw wrong("an energy term has no Jacobian blocks");
+      return {"d1", {}, jacobian_entries(t, block)};
+  }
+  throw wrong("unknown mode");
+}
+
+jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, int width, int items_per_block) {
+  jit::LoweringOptions o;
+  o.mode = mode;
+  o.width = width;
+  o.input_vertex = t.input_vertex;
+  o.layout = {1, items_per_block};
+  return o;
+}
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,65 @@
+// The strategies that sum element terms' outputs in place, inside the element kernel (every
+// ElementStrategy of element_rules.h but Gather): node rows of the residual, gradient and H v,
+// and stored blocks of the Hessian and the general Jacobian. One unit per file
+// (element_scatter.cpp, node_gather.cpp), listed in in_place_strategy.cpp; the assemblies
+// (device_element_assembly.h, host_in_place_assembly.h) run any of them through this interface.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backends/assembly/element_rules.h"
+#include "dsl/mode.h"
+#include "jit/element_driver.h"
+#include "jit/lowering.h"
+
+namespace dualjit::assembly {
+
+// Where one launch sums to, and the structure it may read.
+struct InPlaceTarget {
+  int64_t n_nodes = 0;
+  // The term's mesh::Incidence (when the strategy needs_incidence()).
+  const int64_t* inc_ptr = nullptr;
+  const int64_t* inc_element = nullptr;
+  const int8_t* inc_vertex = nullptr;
+  double* out = nullptr;  // n_nodes x B rows, or the pattern's block values
+  // An earlier term has summed into out (else out holds whatever adds_to_output() asks).
+  bool accumulate = false;
+  const int32_t* row_ptr = nullptr;  // blocks: the pattern's BSR row pointer
+  const int32_t* slots = nullptr;    // blocks: stored_block_slots of the term's element set
+};
+
+class InPlaceStrategy {
+ public:
+  virtual ~InPlaceStrategy() = default;
+  virtual ElementStrategy kind() const = 0;
+  // Lowering options of term's kernel in `mode`: Value (a vector term's residual rows),
+  // Gradient or Hvp (an energy term's rows), Hessian (an energy term's blocks), Jacobian (a
+  // vector term's blocks). W = width (0: one chunk); items_per_block threads per block. Throws
+  // ProblemError naming the term and the strategy for a mode that does not fit the term.
+  virtual jit::LoweringOptions lowering(const Term& term, Mode mode, int block, int width,
+                                        int items_per_block) const = 0;
+  // True: the kernel adds to out, which must be zeroed before the first term. False: the first
+  // term (accumulate false) stores every entry itself.
+  virtual bool adds_to_output() const = 0;
+  virtual bool needs_incidence() const = 0;
+  virtual jit::ArgValues args(const jit::ElementLaunch& inputs, const InPlaceTarget& t) const = 0;
+};
+
+// Throws std::invalid_argument for ElementStrategy::Gather (not in place).
+const InPlaceStrategy& in_place_strategy(ElementStrategy s);
+
+// What the units share: the array a mode's entries come from ("val", "d1", "d2") and the rules
+// of element_rules.h for the term (rows, or entries for blocks; the other left empty). Throws
+// ProblemError "term '<name>': <strategy> <mode>: ..." for a mode that does not fit the term.
+struct InPlaceRules {
+  std::string source;
+  RowGather rows;
+  EntryGather entries;
+  bool blocks() const { return !entries.ptr.empty(); }
+};
+InPlaceRules in_place_rules(const Term& term, Mode mode, int block, const std::string& strategy);
+// Lowering options common to the units (mode, width, binding, one thread per item).
+jit::LoweringOptions in_place_lowering(const Term& term, Mode mode, int width, int items_per_block);
+
+}  // namespace dualjit::assembly
