@@ -22,6 +22,20 @@ std::vector<const cpu::CpuKernel*> HostElementAssembly::kernels() const {
   return out;
 }
 
+jit::ElementLaunch host_element_inputs(const Term& t, const jit::LoweredKernel& l, Mode mode,
+                                       std::span<const double> state,
+                                       std::span<const double> direction) {
+  jit::ElementLaunch a;
+  a.n_elements = t.elements.size();
+  a.conn = t.elements.conn.data();
+  a.vertices_per_element = t.elements.k;
+  a.fields.assign(l.input_vertex.size(), state.data());
+  if (mode == Mode::Hvp) a.directions.assign(l.input_vertex.size(), direction.data());
+  a.params = t.params.empty() ? nullptr : t.params.data();
+  a.uniforms = t.uniforms;
+  return a;
+}
+
 jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width) {
   jit::LoweringOptions o;
   o.mode = mode;
@@ -53,14 +67,7 @@ HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
   out.values.resize(ne * l.plan.n_outputs);
   out.first.resize(ne * l.first_size);
   out.second.resize(ne * l.second_size);
-  jit::ElementLaunch a;
-  a.n_elements = ne;
-  a.conn = t.elements.conn.data();
-  a.vertices_per_element = t.elements.k;
-  a.fields.assign(t.input_vertex.size(), state.data());
-  if (mode == Mode::Hvp) a.directions.assign(t.input_vertex.size(), direction.data());
-  a.params = t.params.empty() ? nullptr : t.params.data();
-  a.uniforms = t.uniforms;
+  jit::ElementLaunch a = host_element_inputs(t, l, mode, state, direction);
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();

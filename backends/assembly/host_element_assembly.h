@@ -14,11 +14,18 @@
 #include "backends/assembly/problem.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/mesh/block_csr.h"
+#include "jit/element_driver.h"
 
 namespace dualjit::assembly {
 
 // Lowering options of a term's element kernel in a mode (W = width; 0: one chunk).
 jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0);
+
+// The inputs of one host launch of term's kernel `l` (its outputs unset): host arrays of the
+// term and the node-major state (and, for Hvp, direction).
+jit::ElementLaunch host_element_inputs(const Term& term, const jit::LoweredKernel& l, Mode mode,
+                                       std::span<const double> state,
+                                       std::span<const double> direction);
 
 // Element-major results of one term (values, first, second as jit/lowering.h lays them out).
 struct ElementResults {

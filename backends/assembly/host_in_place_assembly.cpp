@@ -1,5 +1,6 @@
 #include "backends/assembly/host_in_place_assembly.h"
 
+#include "backends/assembly/host_element_assembly.h"
 #include "backends/assembly/strategies/in_place_strategy.h"
 
 namespace dualjit::assembly {
@@ -60,23 +61,6 @@ const mesh::Incidence& HostInPlaceAssembly::incidence(size_t term) {
   return it->second;
 }
 
-namespace {
-
-jit::ElementLaunch inputs(const Term& t, const jit::LoweredKernel& l, Mode mode,
-                          std::span<const double> state, std::span<const double> direction) {
-  jit::ElementLaunch a;
-  a.n_elements = t.elements.size();
-  a.conn = t.elements.conn.data();
-  a.vertices_per_element = t.elements.k;
-  a.fields.assign(l.input_vertex.size(), state.data());
-  if (mode == Mode::Hvp) a.directions.assign(l.input_vertex.size(), direction.data());
-  a.params = t.params.empty() ? nullptr : t.params.data();
-  a.uniforms = t.uniforms;
-  return a;
-}
-
-}  // namespace
-
 void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> state,
                               std::span<const double> direction, InPlaceTarget target) {
   const Term& t = p_.term(term);
@@ -89,7 +73,7 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
     target.inc_element = inc.element.data();
     target.inc_vertex = inc.local_vertex.data();
   }
-  k.run(st.args(inputs(t, k.lowered(), mode, state, direction), target));
+  k.run(st.args(host_element_inputs(t, k.lowered(), mode, state, direction), target));
 }
 
 void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> state,

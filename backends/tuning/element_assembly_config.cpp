@@ -2,21 +2,12 @@
 
 #include <stdexcept>
 
+#include "backends/tuning/config_fields.h"
+
 namespace dualjit::tuning {
 namespace {
 
-int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
-  const auto it = c.find(name);
-  if (it == c.end()) return fallback;
-  try {
-    size_t used = 0;
-    const int v = std::stoi(it->second, &used);
-    if (used == it->second.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("element assembly configuration: field '" + name + "' = '" +
-                              it->second + "' is not an integer");
-}
+const std::string kWhat = "element assembly configuration";
 
 }  // namespace
 
@@ -40,12 +31,12 @@ void apply_element_assembly_config(const jit::TuningConfig& c, Mode mode,
                                   std::string(e.what()));
     }
   }
-  o.element_width = int_field(c, "width", o.element_width);
+  o.element_width = int_field(c, "width", o.element_width, kWhat);
   o.element_layout.threads_per_element =
-      int_field(c, "threads_per_element", o.element_layout.threads_per_element);
+      int_field(c, "threads_per_element", o.element_layout.threads_per_element, kWhat);
   o.element_layout.elements_per_block =
-      int_field(c, "elements_per_block", o.element_layout.elements_per_block);
-  o.element_layout.min_blocks = int_field(c, "min_blocks", o.element_layout.min_blocks);
+      int_field(c, "elements_per_block", o.element_layout.elements_per_block, kWhat);
+  o.element_layout.min_blocks = int_field(c, "min_blocks", o.element_layout.min_blocks, kWhat);
 }
 
 std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode mode) {

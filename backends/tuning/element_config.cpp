@@ -3,21 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backends/tuning/config_fields.h"
+
 namespace dualjit::tuning {
 namespace {
 
-int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
-  const auto it = c.find(name);
-  if (it == c.end()) return fallback;
-  try {
-    size_t used = 0;
-    const int v = std::stoi(it->second, &used);
-    if (used == it->second.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("element configuration: field '" + name + "' = '" + it->second +
-                              "' is not an integer");
-}
+const std::string kWhat = "element configuration";
 
 int ceil_div(int a, int b) {
   return (a + b - 1) / b;
@@ -34,10 +25,10 @@ jit::TuningConfig element_config_fields(const ElementConfig& c) {
 
 ElementConfig element_config(const jit::TuningConfig& f) {
   ElementConfig c;
-  c.width = int_field(f, "width", c.width);
-  c.layout.threads_per_element = int_field(f, "threads_per_element", 1);
-  c.layout.elements_per_block = int_field(f, "elements_per_block", 128);
-  c.layout.min_blocks = int_field(f, "min_blocks", 0);
+  c.width = int_field(f, "width", c.width, kWhat);
+  c.layout.threads_per_element = int_field(f, "threads_per_element", 1, kWhat);
+  c.layout.elements_per_block = int_field(f, "elements_per_block", 128, kWhat);
+  c.layout.min_blocks = int_field(f, "min_blocks", 0, kWhat);
   return c;
 }
 

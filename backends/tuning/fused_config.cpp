@@ -3,31 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backends/tuning/config_fields.h"
+
 namespace dualjit::tuning {
 namespace {
 
-int int_field(const jit::TuningConfig& c, const std::string& name, int fallback) {
-  const auto it = c.find(name);
-  if (it == c.end()) return fallback;
-  try {
-    size_t used = 0;
-    const int v = std::stoi(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument("trailing text");
-    return v;
-  } catch (const std::exception&) {
-    throw std::invalid_argument("fused configuration: field '" + name + "' = '" + it->second +
-                                "' is not an integer");
-  }
-}
-
-bool bool_field(const jit::TuningConfig& c, const std::string& name, bool fallback) {
-  const auto it = c.find(name);
-  if (it == c.end()) return fallback;
-  if (it->second == "1" || it->second == "true") return true;
-  if (it->second == "0" || it->second == "false") return false;
-  throw std::invalid_argument("fused configuration: field '" + name + "' = '" + it->second +
-                              "' is not 0 or 1");
-}
+const std::string kWhat = "fused configuration";
 
 }  // namespace
 
@@ -51,8 +32,8 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
   if (const auto it = c.find("strategy"); it != c.end()) {
     // Records written before strategies had names of their own spell the staged and
     // warp-specialised forms as flags of the two families.
-    const bool staged = bool_field(c, "staged", false);
-    const bool warp = bool_field(c, "warp_specialized", false);
+    const bool staged = bool_field(c, "staged", false, kWhat);
+    const bool warp = bool_field(c, "warp_specialized", false, kWhat);
     o.strategy = it->second;
     if (c.count("staged") && it->second == "scatter-atomic" && staged)
       o.strategy = "staged-scatter";
@@ -62,13 +43,15 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
     if (std::find(names.begin(), names.end(), o.strategy) == names.end())
       throw std::invalid_argument("fused configuration: unknown strategy '" + it->second + "'");
   }
-  o.jacobian = bool_field(c, "jacobian", o.jacobian);
-  o.width = int_field(c, "width", o.width);
-  o.layout.threads_per_element = int_field(c, "threads_per_element", o.layout.threads_per_element);
-  o.layout.elements_per_block = int_field(c, "elements_per_block", o.layout.elements_per_block);
-  o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks);
-  o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce);
-  o.single_tangents = bool_field(c, "single_tangents", o.single_tangents);
+  o.jacobian = bool_field(c, "jacobian", o.jacobian, kWhat);
+  o.width = int_field(c, "width", o.width, kWhat);
+  o.layout.threads_per_element =
+      int_field(c, "threads_per_element", o.layout.threads_per_element, kWhat);
+  o.layout.elements_per_block =
+      int_field(c, "elements_per_block", o.layout.elements_per_block, kWhat);
+  o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks, kWhat);
+  o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce, kWhat);
+  o.single_tangents = bool_field(c, "single_tangents", o.single_tangents, kWhat);
   return o;
 }
 

@@ -6,43 +6,22 @@
 // (device_element_assembly.h) is the deterministic alternative. On the CPU backend the
 // atomics are OpenMP's.
 #include <memory>
-
-#include "backends/assembly/strategies/in_place_strategy.h"
-#include "backends/assembly/strategies/units.h"
-
-#include <algorithm>
 #include <sstream>
 #include <string>
 
-#include "backends/assembly/strategies/emit_helpers.h"
-#include "jit/driver_text.h"
-#include "jit/emit_element.h"
+#include "backends/assembly/strategies/in_place_driver.h"
+#include "backends/assembly/strategies/units.h"
 
 namespace dualjit::assembly {
 namespace {
 
-using emit::signed_sum;
-
-class ElementScatter : public jit::Driver {
+class ElementScatter : public InPlaceDriver {
  public:
   ElementScatter(InPlaceRules r, int block, int vertices)
-      : source_(std::move(r.source)),
-        block_(block),
-        vertices_(vertices),
-        rows_(std::move(r.rows)),
-        entries_(std::move(r.entries)) {}
-
-  bool blocks() const { return !entries_.ptr.empty(); }
+      : InPlaceDriver("element-scatter", {"n_elements", "scatter", "e", "element", "static"},
+                      std::move(r), block, vertices) {}
 
   std::string suffix() const override { return blocks() ? "_esb" : "_esr"; }
-
-  void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
-             const std::string& kernel) const override {
-    if (s.layout.threads_per_element != 1) {
-      throw std::invalid_argument(kernel + ": element-scatter runs one thread per element (" +
-                                  s.layout.describe() + ")");
-    }
-  }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
     std::vector<jit::ArgField> f = {{"out", jit::ArgKind::Pointer, "double*", 1, true,
@@ -54,13 +33,9 @@ class ElementScatter : public jit::Driver {
   }
 
   std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
-    const int B = block_, k = vertices_;
+    const int B = block(), k = vertices();
     std::ostringstream os;
-    os << "DJ_FN void " << s.symbol << "_scatter(const " << s.args_type() << "& a, long long e) {\n"
-       << jit::emit_element_loads(s) << "  double val[" << dim(s.n_outputs) << "], d1["
-       << dim(s.first_size) << "], d2[" << dim(s.second_size) << "];\n";
-    for (int c = 0; c < s.n_chunks; ++c) os << "  " << jit::chunk_call(s, c);
+    os << function_head(s) << element_results(s, "  ");
     const auto node = [](int v) {
       return "(a.conn ? (long long)a.conn[e * a.vertices_per_element + " + std::to_string(v) +
              "] : e)";
@@ -68,23 +43,16 @@ class ElementScatter : public jit::Driver {
     // Every destination is read before the first atomic: the atomics' stores could alias the
     // connectivity and slots for all the compiler knows, which would force reloads after them.
     if (!blocks()) {
-      const auto has_row = [&](int v) { return rows_.ptr[v] != rows_.ptr[v + 1]; };
       for (int v = 0; v < k; ++v) {
         if (has_row(v)) os << "  double* r" << v << " = a.out + " << node(v) << " * " << B << ";\n";
       }
       for (int v = 0; v < k; ++v) {
         if (!has_row(v)) continue;
         for (int c = 0; c < B; ++c) {
-          os << "  dj_atomic_add(r" << v << " + " << c << ", "
-             << signed_sum(source_, rows_.offset, rows_.sign, rows_.ptr[v], rows_.ptr[v + 1], c)
-             << ");\n";
+          os << "  dj_atomic_add(r" << v << " + " << c << ", " << row_sum(v, c) << ");\n";
         }
       }
     } else {
-      const auto has_block = [&](int va, int vb) {
-        const int64_t q0 = int64_t(va * k + vb) * B * B;
-        return entries_.ptr[q0] != entries_.ptr[q0 + B * B];
-      };
       for (int va = 0; va < k; ++va) {
         for (int vb = 0; vb < k; ++vb) {
           if (!has_block(va, vb)) continue;
@@ -100,10 +68,8 @@ class ElementScatter : public jit::Driver {
              << B * B << ";\n";
           const int64_t q0 = int64_t(va * k + vb) * B * B;
           for (int ij = 0; ij < B * B; ++ij) {
-            const int32_t b = entries_.ptr[q0 + ij], end = entries_.ptr[q0 + ij + 1];
-            if (b == end) continue;
-            os << "    dj_atomic_add(m + " << ij << ", "
-               << signed_sum(source_, entries_.offset, entries_.sign, b, end, 0) << ");\n";
+            const std::string sum = entry_sum(q0 + ij);
+            if (!sum.empty()) os << "    dj_atomic_add(m + " << ij << ", " << sum << ");\n";
           }
           os << "  }\n";
         }
@@ -112,39 +78,6 @@ class ElementScatter : public jit::Driver {
     os << "}\n";
     return os.str();
   }
-
-  std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    std::ostringstream os;
-    os << "extern \"C\" __global__ void __launch_bounds__(" << s.layout.elements_per_block
-       << jit::bounds_min(s) << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
-       << "  const long long e = (long long)blockIdx.x * " << s.layout.elements_per_block
-       << " + threadIdx.x;\n"
-       << "  if (e < a.n_elements) " << s.symbol << "_scatter(a, e);\n}\n";
-    return os.str();
-  }
-
-  std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    std::ostringstream os;
-    os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
-       << "  const " << s.args_type() << "& a = *ap;\n"
-       << "#pragma omp parallel for schedule(static)\n"
-       << "  for (long long e = 0; e < a.n_elements; ++e) " << s.symbol << "_scatter(a, e);\n}\n";
-    return os.str();
-  }
-
-  jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
-    jit::LaunchPolicy p;
-    p.items = "n_elements";
-    p.items_per_block = s.layout.elements_per_block;
-    p.block_threads = s.layout.elements_per_block;
-    return p;
-  }
-
- private:
-  std::string source_;
-  int block_, vertices_;
-  RowGather rows_;
-  EntryGather entries_;
 };
 
 class ElementScatterUnit : public InPlaceStrategy {

@@ -7,41 +7,22 @@
 // evaluated once per vertex (k times), so it suits cheap elements (springs, triangles) more
 // than expensive ones; the tuner decides. The CPU backend runs the same text over OpenMP.
 #include <memory>
-
-#include "backends/assembly/strategies/in_place_strategy.h"
-#include "backends/assembly/strategies/units.h"
-
 #include <sstream>
 #include <string>
 
-#include "backends/assembly/strategies/emit_helpers.h"
-#include "jit/driver_text.h"
+#include "backends/assembly/strategies/in_place_driver.h"
+#include "backends/assembly/strategies/units.h"
 
 namespace dualjit::assembly {
 namespace {
 
-using emit::signed_sum;
-
-class NodeGather : public jit::Driver {
+class NodeGather : public InPlaceDriver {
  public:
   NodeGather(InPlaceRules r, int block, int vertices)
-      : source_(std::move(r.source)),
-        block_(block),
-        vertices_(vertices),
-        rows_(std::move(r.rows)),
-        entries_(std::move(r.entries)) {}
-
-  bool blocks() const { return !entries_.ptr.empty(); }
+      : InPlaceDriver("node-gather", {"n_nodes", "node", "node", "node", "dynamic, 256"},
+                      std::move(r), block, vertices) {}
 
   std::string suffix() const override { return blocks() ? "_ngb" : "_ngr"; }
-
-  void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
-             const std::string& kernel) const override {
-    if (s.layout.threads_per_element != 1) {
-      throw std::invalid_argument(kernel + ": node-gather runs one thread per node (" +
-                                  s.layout.describe() + ")");
-    }
-  }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
     std::vector<jit::ArgField> f = {
@@ -60,11 +41,9 @@ class NodeGather : public jit::Driver {
   }
 
   std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
-    const int B = block_, k = vertices_, BB = B * B;
+    const int B = block(), k = vertices(), BB = B * B;
     std::ostringstream os;
-    os << "DJ_FN void " << s.symbol << "_node(const " << s.args_type()
-       << "& a, long long node) {\n";
+    os << function_head(s);
     if (!blocks()) {
       os << "  double acc[" << B << "] = {0};\n";
     } else {
@@ -74,36 +53,24 @@ class NodeGather : public jit::Driver {
     }
     os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
        << "    const long long e = a.inc_element[q];\n"
-       << "    const int lv = a.inc_vertex[q];\n";
-    // The element loads and chunk calls, indented one level.
-    std::istringstream loads(jit::emit_element_loads(s));
-    for (std::string line; std::getline(loads, line);) os << "  " << line << '\n';
-    os << "    double val[" << dim(s.n_outputs) << "], d1[" << dim(s.first_size) << "], d2["
-       << dim(s.second_size) << "];\n";
-    for (int c = 0; c < s.n_chunks; ++c) os << "    " << jit::chunk_call(s, c);
-    os << "    switch (lv) {\n";
+       << "    const int lv = a.inc_vertex[q];\n"
+       << element_results(s, "    ") << "    switch (lv) {\n";
     for (int v = 0; v < k; ++v) {
       std::ostringstream body;
       if (!blocks()) {
-        if (rows_.ptr[v] == rows_.ptr[v + 1]) continue;
-        for (int c = 0; c < B; ++c) {
-          body << "        acc[" << c << "] += "
-               << signed_sum(source_, rows_.offset, rows_.sign, rows_.ptr[v], rows_.ptr[v + 1], c)
-               << ";\n";
-        }
+        if (!has_row(v)) continue;
+        for (int c = 0; c < B; ++c)
+          body << "        acc[" << c << "] += " << row_sum(v, c) << ";\n";
       } else {
         for (int vb = 0; vb < k; ++vb) {
-          const int64_t q0 = int64_t(v * k + vb) * BB;
-          if (entries_.ptr[q0] == entries_.ptr[q0 + BB]) continue;
+          if (!has_block(v, vb)) continue;
           body << "        {\n          const int s = a.slots[(e * " << k << " + " << v << ") * "
                << k << " + " << vb << "];\n          if (s >= 0) {\n"
                << "            double* m = a.out + (long long)s * " << BB << ";\n";
+          const int64_t q0 = int64_t(v * k + vb) * BB;
           for (int ij = 0; ij < BB; ++ij) {
-            const int32_t b = entries_.ptr[q0 + ij], end = entries_.ptr[q0 + ij + 1];
-            if (b == end) continue;
-            body << "            m[" << ij
-                 << "] += " << signed_sum(source_, entries_.offset, entries_.sign, b, end, 0)
-                 << ";\n";
+            const std::string sum = entry_sum(q0 + ij);
+            if (!sum.empty()) body << "            m[" << ij << "] += " << sum << ";\n";
           }
           body << "          }\n        }\n";
         }
@@ -122,40 +89,6 @@ class NodeGather : public jit::Driver {
     os << "}\n";
     return os.str();
   }
-
-  std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    std::ostringstream os;
-    os << "extern \"C\" __global__ void __launch_bounds__(" << s.layout.elements_per_block
-       << jit::bounds_min(s) << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
-       << "  const long long node = (long long)blockIdx.x * " << s.layout.elements_per_block
-       << " + threadIdx.x;\n"
-       << "  if (node < a.n_nodes) " << s.symbol << "_node(a, node);\n}\n";
-    return os.str();
-  }
-
-  std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
-    std::ostringstream os;
-    os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
-       << "  const " << s.args_type() << "& a = *ap;\n"
-       << "#pragma omp parallel for schedule(dynamic, 256)\n"
-       << "  for (long long node = 0; node < a.n_nodes; ++node) " << s.symbol
-       << "_node(a, node);\n}\n";
-    return os.str();
-  }
-
-  jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
-    jit::LaunchPolicy p;
-    p.items = "n_nodes";
-    p.items_per_block = s.layout.elements_per_block;
-    p.block_threads = s.layout.elements_per_block;
-    return p;
-  }
-
- private:
-  std::string source_;
-  int block_, vertices_;
-  RowGather rows_;
-  EntryGather entries_;
 };
 
 class NodeGatherUnit : public InPlaceStrategy {

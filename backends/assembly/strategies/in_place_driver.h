@@ -1,0 +1,54 @@
+// What the in-place units' drivers (element_scatter.cpp, node_gather.cpp) share: the rules
+// they emit, one thread per item (an element or a node) that calls `<symbol>_<fn>(a, <var>)`,
+// on the GPU and in an OpenMP loop, and the element's result arrays with its chunk calls.
+#pragma once
+
+#include <string>
+
+#include "backends/assembly/strategies/in_place_strategy.h"
+#include "jit/driver.h"
+
+namespace dualjit::assembly {
+
+class InPlaceDriver : public jit::Driver {
+ public:
+  struct Item {
+    std::string count;     // the Int64 field counted: "n_elements", "n_nodes"
+    std::string fn;        // the per-item function's suffix: "scatter", "node"
+    std::string var;       // its index variable: "e", "node"
+    std::string what;      // for messages: "element", "node"
+    std::string schedule;  // OpenMP schedule of the host loop
+  };
+  InPlaceDriver(std::string strategy, Item item, InPlaceRules rules, int block, int vertices);
+
+  bool blocks() const { return rules_.blocks(); }
+  // Refuses more than one thread per item.
+  void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
+             const std::string& kernel) const override;
+  std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override;
+  std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override;
+  jit::LaunchPolicy launch(const jit::DriverSpec& s) const override;
+
+ protected:
+  // "DJ_FN void <symbol>_<fn>(const <args>& a, long long <var>) {\n".
+  std::string function_head(const jit::DriverSpec& s) const;
+  // The element's local val, d1, d2 arrays and its chunk calls, each line after `indent`.
+  std::string element_results(const jit::DriverSpec& s, const std::string& indent) const;
+  // One output entry: the signed sum of the source array over rules [begin, end).
+  std::string row_sum(int vertex, int component) const;
+  std::string entry_sum(int64_t q) const;  // q = ((a k + b) B + i) B + j; "" when none
+  bool has_row(int vertex) const;          // the vertex's row receives something
+  bool has_block(int a, int b) const;      // some entry of the pair's block does
+
+  const InPlaceRules& rules() const { return rules_; }
+  int block() const { return block_; }
+  int vertices() const { return vertices_; }
+
+ private:
+  std::string strategy_;
+  Item item_;
+  InPlaceRules rules_;
+  int block_, vertices_;
+};
+
+}  // namespace dualjit::assembly
