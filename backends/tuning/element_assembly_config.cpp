@@ -12,12 +12,10 @@ const std::string kWhat = "element assembly configuration";
 }  // namespace
 
 jit::TuningConfig element_assembly_config(const assembly::AssemblerOptions& o, Mode mode) {
-  return {
-      {"element_strategy", std::string(assembly::element_strategy_name(o.element_strategy(mode)))},
-      {"width", std::to_string(o.element_width)},
-      {"threads_per_element", std::to_string(o.element_layout.threads_per_element)},
-      {"elements_per_block", std::to_string(o.element_layout.elements_per_block)},
-      {"min_blocks", std::to_string(o.element_layout.min_blocks)}};
+  jit::TuningConfig c = {
+      {"element_strategy", std::string(assembly::element_strategy_name(o.element_strategy(mode)))}};
+  add_width_layout(o.element_width, o.element_layout, c);
+  return c;
 }
 
 void apply_element_assembly_config(const jit::TuningConfig& c, Mode mode,
@@ -31,21 +29,12 @@ void apply_element_assembly_config(const jit::TuningConfig& c, Mode mode,
                                   std::string(e.what()));
     }
   }
-  o.element_width = int_field(c, "width", o.element_width, kWhat);
-  o.element_layout.threads_per_element =
-      int_field(c, "threads_per_element", o.element_layout.threads_per_element, kWhat);
-  o.element_layout.elements_per_block =
-      int_field(c, "elements_per_block", o.element_layout.elements_per_block, kWhat);
-  o.element_layout.min_blocks = int_field(c, "min_blocks", o.element_layout.min_blocks, kWhat);
+  read_width_layout(c, o.element_width, o.element_layout, kWhat);
 }
 
 std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode mode) {
-  std::string s = std::string(assembly::element_strategy_name(o.element_strategy(mode))) + " W" +
-                  std::to_string(o.element_width) + " " +
-                  std::to_string(o.element_layout.threads_per_element) + "x" +
-                  std::to_string(o.element_layout.elements_per_block);
-  if (o.element_layout.min_blocks > 0) s += " mb" + std::to_string(o.element_layout.min_blocks);
-  return s;
+  return std::string(assembly::element_strategy_name(o.element_strategy(mode))) + " " +
+         describe_width_layout(o.element_width, o.element_layout);
 }
 
 std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,

@@ -17,27 +17,19 @@ int ceil_div(int a, int b) {
 }  // namespace
 
 jit::TuningConfig element_config_fields(const ElementConfig& c) {
-  return {{"width", std::to_string(c.width)},
-          {"threads_per_element", std::to_string(c.layout.threads_per_element)},
-          {"elements_per_block", std::to_string(c.layout.elements_per_block)},
-          {"min_blocks", std::to_string(c.layout.min_blocks)}};
+  jit::TuningConfig f;
+  add_width_layout(c.width, c.layout, f);
+  return f;
 }
 
 ElementConfig element_config(const jit::TuningConfig& f) {
   ElementConfig c;
-  c.width = int_field(f, "width", c.width, kWhat);
-  c.layout.threads_per_element = int_field(f, "threads_per_element", 1, kWhat);
-  c.layout.elements_per_block = int_field(f, "elements_per_block", 128, kWhat);
-  c.layout.min_blocks = int_field(f, "min_blocks", 0, kWhat);
+  read_width_layout(f, c.width, c.layout, kWhat);
   return c;
 }
 
 std::string describe_element(const ElementConfig& c) {
-  std::string s = "W" + std::to_string(c.width) + " " +
-                  std::to_string(c.layout.threads_per_element) + "x" +
-                  std::to_string(c.layout.elements_per_block);
-  if (c.layout.min_blocks > 0) s += " mb" + std::to_string(c.layout.min_blocks);
-  return s;
+  return describe_width_layout(c.width, c.layout);
 }
 
 std::vector<ElementConfig> element_candidates(Target target, int n_inputs) {

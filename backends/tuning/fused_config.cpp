@@ -17,14 +17,12 @@ std::string_view target_name(Target t) {
 }
 
 jit::TuningConfig fused_config(const assembly::FusedOptions& o) {
-  return {{"strategy", o.strategy},
-          {"jacobian", o.jacobian ? "1" : "0"},
-          {"width", std::to_string(o.width)},
-          {"threads_per_element", std::to_string(o.layout.threads_per_element)},
-          {"elements_per_block", std::to_string(o.layout.elements_per_block)},
-          {"min_blocks", std::to_string(o.layout.min_blocks)},
-          {"pre_reduce", o.pre_reduce ? "1" : "0"},
-          {"single_tangents", o.single_tangents ? "1" : "0"}};
+  jit::TuningConfig c = {{"strategy", o.strategy},
+                         {"jacobian", o.jacobian ? "1" : "0"},
+                         {"pre_reduce", o.pre_reduce ? "1" : "0"},
+                         {"single_tangents", o.single_tangents ? "1" : "0"}};
+  add_width_layout(o.width, o.layout, c);
+  return c;
 }
 
 assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
@@ -44,12 +42,7 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
       throw std::invalid_argument("fused configuration: unknown strategy '" + it->second + "'");
   }
   o.jacobian = bool_field(c, "jacobian", o.jacobian, kWhat);
-  o.width = int_field(c, "width", o.width, kWhat);
-  o.layout.threads_per_element =
-      int_field(c, "threads_per_element", o.layout.threads_per_element, kWhat);
-  o.layout.elements_per_block =
-      int_field(c, "elements_per_block", o.layout.elements_per_block, kWhat);
-  o.layout.min_blocks = int_field(c, "min_blocks", o.layout.min_blocks, kWhat);
+  read_width_layout(c, o.width, o.layout, kWhat);
   o.pre_reduce = bool_field(c, "pre_reduce", o.pre_reduce, kWhat);
   o.single_tangents = bool_field(c, "single_tangents", o.single_tangents, kWhat);
   return o;
@@ -58,9 +51,7 @@ assembly::FusedOptions fused_options(const jit::TuningConfig& c) {
 std::string describe_fused(const assembly::FusedOptions& o) {
   std::string s = o.strategy;
   if (!o.jacobian) s += " residual";
-  s += " W" + std::to_string(o.width) + " " + std::to_string(o.layout.threads_per_element) + "x" +
-       std::to_string(o.layout.elements_per_block);
-  if (o.layout.min_blocks > 0) s += " mb" + std::to_string(o.layout.min_blocks);
+  s += " " + describe_width_layout(o.width, o.layout);
   if (o.pre_reduce) s += " pre-reduced";
   if (o.single_tangents && o.jacobian) s += " fp32-tangents";
   return s;
