@@ -10,8 +10,8 @@
 // a, b) pairs that land in it, both in a fixed order precomputed on the host; the energy by a
 // fixed sequence of strided partial sums. Results are therefore bit-identical from run to run.
 // With ElementStrategy::Scatter the residual, gradient, H v, Hessian and Jacobian are summed
-// by the element kernels themselves with atomics (strategies/element_scatter.h); with
-// NodeGather by one thread per node over its incident elements (strategies/node_gather.h,
+// by the element kernels themselves with atomics (strategies/element_scatter.cpp); with
+// NodeGather by one thread per node over its incident elements (strategies/node_gather.cpp,
 // bit-identical repeats); the energy and the element blocks are computed as with Gather. All
 // agree with the host reference to round-off (the order of additions differs).
 #pragma once

@@ -2,8 +2,8 @@
 // Jacobian or Hessian arrays (dsl/mode.h) add into which node rows and which entries of its
 // vertex-pair blocks, with which signs. Built on the host once per term from its binding
 // (Term::input_vertex, Term::output_scatter); the element-local gathers
-// (device_element_assembly.h) read them as tables, the element scatter
-// (strategies/element_scatter.h) emits them as code. The host reference
+// (device_element_assembly.h) read them as tables, the in-place strategies
+// (strategies/in_place_strategy.h) emit them as code. The host reference
 // (host_element_assembly.h) follows the same rules.
 #pragma once
 
@@ -21,8 +21,8 @@ namespace dualjit::assembly {
 // Gather, element-local results written to memory and summed by a gather in a fixed order
 // (bit-identical from run to run; device_element_assembly.h, and serially on the CPU); Scatter,
 // each element adds its own results with atomics in the same kernel (strategies/
-// element_scatter.h); NodeGather, each node evaluates its incident elements and sums its own
-// row in one pass, bit-identical from run to run (strategies/node_gather.h).
+// element_scatter.cpp); NodeGather, each node evaluates its incident elements and sums its own
+// row in one pass, bit-identical from run to run (strategies/node_gather.cpp).
 enum class ElementStrategy { Gather, Scatter, NodeGather };
 // "element-gather", "element-scatter", "node-gather"
 std::string_view element_strategy_name(ElementStrategy s);

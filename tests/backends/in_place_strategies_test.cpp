@@ -1,5 +1,5 @@
 // The strategies that assemble element terms in place (backends/assembly/strategies/
-// element_scatter.h, node_gather.h) on the CPU backend, where their emitted text runs over
+// element_scatter.cpp, node_gather.cpp) on the CPU backend, where their emitted text runs over
 // OpenMP: every output against the serial reference on problems with several terms, partial
 // input bindings and scatter signs; the emitted drivers (golden files); misuse named. The GPU
 // runs of the same text are in device_element_assembly_test.
