@@ -22,14 +22,6 @@ std::string short_number(double x) {
   return buf;
 }
 
-std::string located(const std::filesystem::path& file, int64_t line, const std::string& message) {
-  // Appended piecewise: "a" + std::to_string(n) trips a false -Wrestrict in GCC 12 at -O3.
-  std::string out = file.string();
-  if (line > 0) out.append(":").append(std::to_string(line));
-  out.append(": ").append(message);
-  return out;
-}
-
 // Whitespace-separated tokens of the whole file, each with the line it sits on. Gmsh's own
 // reader is token based too, so line breaks inside a record are tolerated; records of skipped
 // elements are skipped by line (each element is one line in both formats).
@@ -103,7 +95,7 @@ class Reader {
   void expect(std::string_view keyword) {
     const std::string_view t = next();
     if (t == keyword) return;
-    std::string message = "expected '";  // appended piecewise: see located()
+    std::string message = "expected '";  // appended piecewise: a false -Wrestrict in GCC 12
     message.append(keyword).append("', found ");
     if (t.empty())
       message.append("end of file");
@@ -254,9 +246,6 @@ void read_elements_v2(Reader& in, Parsed& p) {
 }
 
 }  // namespace
-
-MeshReadError::MeshReadError(std::filesystem::path file, int64_t line, const std::string& message)
-    : std::runtime_error(located(file, line, message)), file_(std::move(file)), line_(line) {}
 
 TetMesh read_gmsh(const std::filesystem::path& file) {
   std::error_code ec;

@@ -6,22 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "backends/mesh/read_error.h"
 #include "examples/cfd/tet_mesh.h"
 
 namespace dualjit::cfd {
 
-// A malformed or unreadable mesh file. what() reads "file:line: message" (or "file: message"
-// when no line applies, e.g. a missing file); line() is 1-based, 0 when no line applies.
-class MeshReadError : public std::runtime_error {
- public:
-  MeshReadError(std::filesystem::path file, int64_t line, const std::string& message);
-  const std::filesystem::path& file() const { return file_; }
-  int64_t line() const { return line_; }
-
- private:
-  std::filesystem::path file_;
-  int64_t line_;
-};
+using mesh::MeshReadError;  // backends/mesh/read_error.h
 
 // Reads the 4-node tetrahedra (element type 4) of an ASCII Gmsh file, MSH 4.1 (entity blocks,
 // node tags in any order and possibly with gaps) or legacy MSH 2.2; other elements (points,
