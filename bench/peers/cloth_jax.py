@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""JAX peer of bench/cloth_step.cpp: the paper's cloth step (n x n spring grid, implicit Euler)
+as a JAX user writes it: energy by jit(sum of vmapped terms), gradient by jit(grad), and the
+full 3x3-block BCSR Hessian from jit(vmap(hessian(spring))) scattered with .at[].add into the
+blocks (slots precomputed with numpy, not timed) plus the inertia's m I on the diagonal. The
+same grid, parameters and perturbed configuration as the C++ program, so the energies match.
+Timing: wall clock around the call + block_until_ready, after warm-up; median.
+
+Usage: python3 cloth_jax.py [N ...] [--reps 15]
+"""
+import argparse
+import time
+
+import numpy as np
+import jax
+
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+K, H, G = 1e5, 0.01, np.array([0.0, -9.8, 0.0])
+
+
+def grid(n):
+    h = 1.0 / (n - 1)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    x = np.stack([j * h, np.zeros_like(i, dtype=float), i * h], axis=-1).reshape(-1, 3)
+    v = (i * n + j).reshape(-1)
+    springs = []
+    ii, jj = i.reshape(-1), j.reshape(-1)
+    for di, dj, off in ((0, 1, 1), (1, 0, n), (1, 1, n + 1)):
+        ok = (ii + di < n) & (jj + dj < n)
+        springs.append(np.stack([v[ok], v[ok] + off], axis=1))
+    # The C++ grid orders springs per vertex: (v, v+1), (v, v+n), (v, v+n+1); the sum is the
+    # same in any order up to round-off.
+    s = np.concatenate(springs)
+    rest = np.linalg.norm(x[s[:, 0]] - x[s[:, 1]], axis=1)
+    nv = n * n
+    xp = x + 0.2 * h * np.sin(0.7 * np.arange(nv)[:, None] + 1.3 * np.arange(3)[None, :])
+    return x, xp, s, rest
+
+
+def bcsr_slots(nv, s):
+    rows = np.concatenate([s[:, 0], s[:, 1], np.arange(nv)])
+    cols = np.concatenate([s[:, 1], s[:, 0], np.arange(nv)])
+    keys = np.unique(rows.astype(np.int64) * nv + cols)
+    def slot(r, c):
+        return np.searchsorted(keys, r.astype(np.int64) * nv + c)
+    return len(keys), slot(s[:, 0], s[:, 0]), slot(s[:, 0], s[:, 1]), slot(s[:, 1], s[:, 0]), \
+        slot(s[:, 1], s[:, 1]), slot(np.arange(nv), np.arange(nv))
+
+
+def spring_energy(xi, xj, l):
+    d = xi - xj
+    t = jnp.dot(d, d) / (l * l) - 1.0
+    return H * H * 0.5 * K * l * l * t * t
+
+
+def total_energy(x, xhat, m, s, rest):
+    e_s = jnp.sum(jax.vmap(spring_energy)(x[s[:, 0]], x[s[:, 1]], rest))
+    d = x - xhat
+    e_i = jnp.sum(0.5 * m * jnp.sum(d * d, axis=1)) - H * H * m * jnp.sum(x @ jnp.asarray(G))
+    return e_s + e_i
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sizes", nargs="*", type=int, default=[100, 500, 1000])
+    ap.add_argument("--reps", type=int, default=15)
+    args = ap.parse_args()
+    print("device", jax.devices()[0].device_kind)
+    for n in args.sizes:
+        x0, xp, s, rest = grid(n)
+        nv = n * n
+        m = 1.0 / nv
+        nblocks, s_ii, s_ij, s_ji, s_jj, s_vv = bcsr_slots(nv, s)
+        x, xhat = jnp.asarray(xp), jnp.asarray(x0)
+        sj, rj = jnp.asarray(s), jnp.asarray(rest)
+        s_ii, s_ij, s_ji, s_jj, s_vv = map(jnp.asarray, (s_ii, s_ij, s_ji, s_jj, s_vv))
+
+        energy = jax.jit(lambda x: total_energy(x, xhat, m, sj, rj))
+        gradient = jax.jit(jax.grad(lambda x: total_energy(x, xhat, m, sj, rj)))
+        local_h = jax.vmap(jax.hessian(lambda xi, xj, l: spring_energy(xi, xj, l), argnums=(0, 1)))
+
+        @jax.jit
+        def hessian(x):
+            (hii, hij), (hji, hjj) = local_h(x[sj[:, 0]], x[sj[:, 1]], rj)
+            vals = jnp.zeros((nblocks, 3, 3))
+            vals = vals.at[s_ii].add(hii).at[s_ij].add(hij).at[s_ji].add(hji).at[s_jj].add(hjj)
+            return vals.at[s_vv].add(m * jnp.eye(3))
+
+        @jax.jit
+        def step(x):
+            return energy(x), gradient(x), hessian(x)
+
+        def timed(f):
+            for _ in range(3):
+                jax.block_until_ready(f(x))
+            t = []
+            for _ in range(args.reps):
+                t0 = time.perf_counter()
+                jax.block_until_ready(f(x))
+                t.append((time.perf_counter() - t0) * 1e3)
+            return float(np.median(t))
+
+        e_ms, g_ms, h_ms, all_ms = timed(energy), timed(gradient), timed(hessian), timed(step)
+        print(f"RESULT jax n={n} vertices={nv} springs={len(s)} blocks={nblocks} "
+              f"E_ms={e_ms:.3f} g_ms={g_ms:.3f} H_ms={h_ms:.3f} EgH_ms={all_ms:.3f} "
+              f"energy={float(energy(x)):.15g}")
+
+
+if __name__ == "__main__":
+    main()
