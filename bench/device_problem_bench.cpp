@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   };
   bool ok = true;
   Outputs reference;
-  std::printf("%-16s %9s %9s %9s %9s %9s %9s %7s  %s\n", "strategy", "energy", "gradient", "HVP",
+  std::printf("%-19s %9s %9s %9s %9s %9s %9s %7s  %s\n", "strategy", "energy", "gradient", "HVP",
               "H(gen)", "H(upper)", "grad+H", "first", "outputs");
   // Each strategy for vectors and matrices alike, then AssemblerOptions' defaults.
   using S = assembly::ElementStrategy;
@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
       {"element-gather", S::Gather, S::Gather},
       {"element-scatter", S::Scatter, S::Scatter},
       {"node-gather", S::NodeGather, S::NodeGather},
+      {"staged-node-gather", S::NodeGather, S::StagedNodeGather},
       {"defaults", defaults.vector_strategy, defaults.matrix_strategy}};
   for (const Config& c : configs) {
     assembly::AssemblerOptions options;
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
       check += same ? ", bit-identical repeats" : ", REPEATS DIFFER";
       ok = ok && same;
     }
-    std::printf("%-16s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6.2fs  %s\n", c.name.c_str(), e_ms,
+    std::printf("%-19s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6.2fs  %s\n", c.name.c_str(), e_ms,
                 g_ms, hv_ms, h_ms, hu_ms, gh_ms, first_s, check.c_str());
   }
   std::printf("times in ms; energy %.17g\n", reference.e);

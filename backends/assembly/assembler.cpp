@@ -34,7 +34,7 @@ struct Assembler::Cpu {
   std::unique_ptr<HostInPlaceAssembly> in_place;
 };
 
-jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode mode,
+jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
                                              const AssemblerOptions& o) {
   const Term& t = p.term(term);
   const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
@@ -42,7 +42,9 @@ jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode
   const int per_block = cuda ? o.element_layout.elements_per_block : 128;
   const ElementStrategy s = o.element_strategy(mode);
   if (s != ElementStrategy::Gather && mode != Mode::Value) {
-    return in_place_strategy(s).lowering(t, mode, p.block_size(), o.element_width, per_block);
+    InPlaceShape shape{p.block_size(), o.element_width, per_block, nullptr};
+    if (mode_is_matrix(mode)) shape.pattern = &p.pattern();
+    return in_place_strategy(s).lowering(t, mode, shape);
   }
   jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
   if (cuda) l.layout = o.element_layout;

@@ -65,7 +65,7 @@ struct AssemblerOptions {
 // The lowering options of the element kernel an assembler under `o` runs for term `term` in
 // `mode` (Value: an energy term's energy; Gradient, Hvp, Hessian: energy terms; Jacobian:
 // vector terms' general Jacobian), for emitting and cache warming.
-jit::LoweringOptions element_kernel_lowering(const Problem& p, size_t term, Mode mode,
+jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
                                              const AssemblerOptions& o);
 
 // The FUN3D split Jacobian on the device: Adiag (n_nodes blocks, fp64, node-major, each row-

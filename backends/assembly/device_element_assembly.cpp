@@ -359,12 +359,14 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
     fill_zero(out, pd ? pd->pattern->n_blocks() * bb : n_values(), stream);
   }
-  auto& k = terms_[term].in_place[{strategy, mode}];
+  auto& k = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr}];
   try {
     if (!k) {
-      k = std::make_unique<cuda::CudaKernel>(
-          jit::lower(*t.kernel, st.lowering(t, mode, problem_.block_size(), options_.width,
-                                            options_.layout.elements_per_block)));
+      k = std::make_unique<cuda::CudaKernel>(jit::lower(
+          *t.kernel,
+          st.lowering(t, mode,
+                      {problem_.block_size(), options_.width, options_.layout.elements_per_block,
+                       pd ? pd->pattern : nullptr})));
     }
     InPlaceTarget g;
     g.n_nodes = problem_.n_nodes();

@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/assembly/element_rules.h"
@@ -211,7 +212,10 @@ class DeviceElementAssembly {
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
     std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;  // element-local
-    std::map<std::pair<ElementStrategy, Mode>, std::unique_ptr<cuda::CudaKernel>> in_place;
+    // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
+    std::map<std::tuple<ElementStrategy, Mode, const mesh::BlockPattern*>,
+             std::unique_ptr<cuda::CudaKernel>>
+        in_place;
   };
   struct PatternData {  // one symmetry's pattern, on the device
     const mesh::BlockPattern* pattern = nullptr;

@@ -43,18 +43,21 @@ std::string_view element_strategy_name(ElementStrategy s) {
       return "element-scatter";
     case ElementStrategy::NodeGather:
       return "node-gather";
+    case ElementStrategy::StagedNodeGather:
+      return "staged-node-gather";
     default:
       return "element-gather";
   }
 }
 
 ElementStrategy parse_element_strategy(std::string_view name) {
-  for (ElementStrategy s :
-       {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
+  for (ElementStrategy s : {ElementStrategy::Gather, ElementStrategy::Scatter,
+                            ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
     if (name == element_strategy_name(s)) return s;
   }
-  throw std::invalid_argument("unknown element strategy '" + std::string(name) +
-                              "' (element-gather, element-scatter, node-gather)");
+  throw std::invalid_argument(
+      "unknown element strategy '" + std::string(name) +
+      "' (element-gather, element-scatter, node-gather, staged-node-gather)");
 }
 
 bool mode_is_matrix(Mode mode) {

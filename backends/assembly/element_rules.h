@@ -22,9 +22,11 @@ namespace dualjit::assembly {
 // (bit-identical from run to run; device_element_assembly.h, and serially on the CPU); Scatter,
 // each element adds its own results with atomics in the same kernel (strategies/
 // element_scatter.cpp); NodeGather, each node evaluates its incident elements and sums its own
-// row in one pass, bit-identical from run to run (strategies/node_gather.cpp).
-enum class ElementStrategy { Gather, Scatter, NodeGather };
-// "element-gather", "element-scatter", "node-gather"
+// row in one pass, bit-identical from run to run (strategies/node_gather.cpp);
+// StagedNodeGather, node-gather whose blocks are summed in shared memory per GPU block of
+// consecutive rows and written out at once, coalesced (vectors as node-gather).
+enum class ElementStrategy { Gather, Scatter, NodeGather, StagedNodeGather };
+// "element-gather", "element-scatter", "node-gather", "staged-node-gather"
 std::string_view element_strategy_name(ElementStrategy s);
 // Throws std::invalid_argument listing the names.
 ElementStrategy parse_element_strategy(std::string_view name);

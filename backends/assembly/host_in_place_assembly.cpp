@@ -33,14 +33,15 @@ std::vector<const cpu::CpuKernel*> HostInPlaceAssembly::kernels() const {
   return out;
 }
 
-const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode) {
-  auto& k = kernels_[{term, mode}];
+const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
+                                                  const mesh::BlockPattern* pattern) {
+  auto& k = kernels_[{term, mode, pattern}];
   if (!k) {
     const Term& t = p_.term(term);
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
-      k = std::make_unique<cpu::CpuKernel>(
-          jit::lower(*t.kernel, st.lowering(t, mode, p_.block_size(), width_, kItemsPerBlock)));
+      k = std::make_unique<cpu::CpuKernel>(jit::lower(
+          *t.kernel, st.lowering(t, mode, {p_.block_size(), width_, kItemsPerBlock, pattern})));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
@@ -62,10 +63,11 @@ const mesh::Incidence& HostInPlaceAssembly::incidence(size_t term) {
 }
 
 void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> state,
-                              std::span<const double> direction, InPlaceTarget target) {
+                              std::span<const double> direction, InPlaceTarget target,
+                              const mesh::BlockPattern* pattern) {
   const Term& t = p_.term(term);
   const InPlaceStrategy& st = in_place_strategy(strategy(mode));
-  const cpu::CpuKernel& k = kernel(term, mode);
+  const cpu::CpuKernel& k = kernel(term, mode, pattern);
   target.n_nodes = p_.n_nodes();
   if (st.needs_incidence()) {
     const mesh::Incidence& inc = incidence(term);
@@ -87,7 +89,7 @@ void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> s
     InPlaceTarget target;
     target.out = out.data();
     target.accumulate = !first;
-    run(ti, mode, state, direction, target);
+    run(ti, mode, state, direction, target, nullptr);
     first = false;
   }
 }
@@ -107,7 +109,7 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
     target.accumulate = !first;
     target.row_ptr = row_ptr.data();
     target.slots = slots.data();
-    run(ti, mode, state, {}, target);
+    run(ti, mode, state, {}, target, &pattern);
     first = false;
   }
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "backends/assembly/element_rules.h"
@@ -41,17 +42,19 @@ class HostInPlaceAssembly {
             std::span<const double> direction, std::vector<double>& out);
   void blocks(Mode mode, bool energy, std::span<const double> state, mesh::Symmetry symmetry,
               std::vector<double>& out);
-  const cpu::CpuKernel& kernel(size_t term, Mode mode);
+  // pattern: the blocks' (null for rows); kernels may be sized by it.
+  const cpu::CpuKernel& kernel(size_t term, Mode mode, const mesh::BlockPattern* pattern);
   // One launch of term's kernel into target (its incidence filled in when needed).
   void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
-           InPlaceTarget target);
+           InPlaceTarget target, const mesh::BlockPattern* pattern);
   const mesh::Incidence& incidence(size_t term);
 
   Problem& p_;
   ElementStrategy strategy(Mode mode) const;  // refuses Gather
   ElementStrategy vector_strategy_, matrix_strategy_;
   int width_;
-  std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
+  std::map<std::tuple<size_t, Mode, const mesh::BlockPattern*>, std::unique_ptr<cpu::CpuKernel>>
+      kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
   std::map<size_t, mesh::Incidence> incidence_;
 };

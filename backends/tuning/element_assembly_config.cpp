@@ -41,9 +41,13 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
                                                                     int n_inputs, int block) {
   std::vector<int> widths = {0};
   if (block > 0 && block < n_inputs) widths.push_back(block);
+  using S = assembly::ElementStrategy;
+  std::vector<S> strategies = {S::Scatter, S::NodeGather, S::Gather};
+  // Staged node-gather differs from node-gather only in its blocks.
+  if (assembly::mode_is_matrix(mode))
+    strategies.insert(strategies.begin() + 2, S::StagedNodeGather);
   std::vector<assembly::AssemblerOptions> out;
-  for (auto s : {assembly::ElementStrategy::Scatter, assembly::ElementStrategy::NodeGather,
-                 assembly::ElementStrategy::Gather}) {
+  for (auto s : strategies) {
     for (int w : widths) {
       for (int b :
            target == Target::Cuda ? std::vector<int>{128, 64, 256} : std::vector<int>{128}) {

@@ -22,9 +22,10 @@ void apply_element_assembly_config(const jit::TuningConfig& config, Mode mode,
 std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode mode);
 
 // For elements of n_inputs directions over a B-wide field, in tie-break order.
-//   cuda: {element-scatter, node-gather, element-gather} x W {0 (one chunk), B (when B < n)} x
-//         elements (or nodes) per block {128, 64, 256}, one thread per element (or node);
-//   cpu:  {element-scatter, node-gather, element-gather} x W {0, B}.
+//   cuda: {element-scatter, node-gather, staged-node-gather (matrices), element-gather} x
+//         W {0 (one chunk), B (when B < n)} x elements (or nodes) per block {128, 64, 256},
+//         one thread per element (or node);
+//   cpu:  the same strategies x W {0, B}.
 std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,
                                                                     int n_inputs, int block);
 

@@ -36,19 +36,20 @@ size_t count(const std::string& text, const std::string& what) {
 jit::LoweringOptions scatter_lowering(const assembly::Term& t, Mode m, int block, int width,
                                       int per_block) {
   return assembly::in_place_strategy(ElementStrategy::Scatter)
-      .lowering(t, m, block, width, per_block);
+      .lowering(t, m, {block, width, per_block, nullptr});
 }
 
 jit::LoweringOptions node_gather_lowering(const assembly::Term& t, Mode m, int block, int width,
                                           int per_block) {
   return assembly::in_place_strategy(ElementStrategy::NodeGather)
-      .lowering(t, m, block, width, per_block);
+      .lowering(t, m, {block, width, per_block, nullptr});
 }
 
 }  // namespace
 
 TEST_CASE("element strategies: names parse back, unknown names list the choices") {
-  for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather})
+  for (auto s : {ElementStrategy::Gather, ElementStrategy::Scatter, ElementStrategy::NodeGather,
+                 ElementStrategy::StagedNodeGather})
     CHECK(assembly::parse_element_strategy(assembly::element_strategy_name(s)) == s);
   CHECK_THROWS_WITH_AS(assembly::in_place_strategy(ElementStrategy::Gather),
                        doctest::Contains("element-gather does not assemble in place"),
@@ -56,7 +57,7 @@ TEST_CASE("element strategies: names parse back, unknown names list the choices"
   CHECK(assembly::in_place_strategy(ElementStrategy::NodeGather).kind() ==
         ElementStrategy::NodeGather);
   CHECK_THROWS_WITH_AS(assembly::parse_element_strategy("scatter"),
-                       doctest::Contains("element-gather, element-scatter, node-gather"),
+                       doctest::Contains("element-gather, element-scatter, node-gather, staged"),
                        std::invalid_argument);
 }
 
@@ -68,7 +69,9 @@ TEST_CASE("in place (CPU): gradient, H v and Hessian equal the serial reference"
   for (auto [strategy, width] : {std::pair{ElementStrategy::Scatter, 0},
                                  {ElementStrategy::Scatter, 2},
                                  {ElementStrategy::NodeGather, 0},
-                                 {ElementStrategy::NodeGather, 2}}) {
+                                 {ElementStrategy::NodeGather, 2},
+                                 {ElementStrategy::StagedNodeGather, 0},
+                                 {ElementStrategy::StagedNodeGather, 2}}) {
     // Width 2: three chunks per element, all run before the element's entries are added.
     CAPTURE(assembly::element_strategy_name(strategy));
     CAPTURE(width);
@@ -83,7 +86,7 @@ TEST_CASE("in place (CPU): gradient, H v and Hessian equal the serial reference"
     }
     // The energy is not an in-place output: the same serial sum as the reference.
     CHECK(a.energy(x) == ref.energy(x));
-    if (strategy == ElementStrategy::NodeGather) {  // one writer per row: the same bits again
+    if (strategy != ElementStrategy::Scatter) {  // one writer per row: the same bits again
       CHECK(a.gradient(x) == a.gradient(x));
       CHECK(a.hessian(x).values == a.hessian(x).values);
     }
@@ -98,7 +101,8 @@ TEST_CASE("in place (CPU): general Jacobian of vector terms with scatter signs")
   Problem p = test::vector_problem(40, 33);
   const auto q = test::roe_state(40, 34);
   auto ref = test::serial(p);
-  for (auto strategy : {ElementStrategy::Scatter, ElementStrategy::NodeGather}) {
+  for (auto strategy :
+       {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
     for (int width : {0, 5}) {
       CAPTURE(assembly::element_strategy_name(strategy));
       CAPTURE(width);
@@ -163,6 +167,36 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
   CHECK_THROWS_WITH_AS(node_gather_lowering(p.term(0), Mode::Jacobian, 3, 0, 128),
                        doctest::Contains("term 'springs': node-gather jacobian"),
                        assembly::ProblemError);
+}
+
+TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without one, refused") {
+  Problem p = test::energy_problem(300, 41);
+  const auto& st = assembly::in_place_strategy(ElementStrategy::StagedNodeGather);
+  const mesh::BlockPattern& pattern = p.pattern();
+  const auto k =
+      jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Hessian, {3, 0, 64, &pattern}));
+  // The largest range of 64 consecutive rows, in 3x3 blocks of doubles.
+  int64_t tile = 0;
+  for (int64_t n0 = 0; n0 < 300; n0 += 64) {
+    tile =
+        std::max(tile, pattern.row_ptr()[std::min<int64_t>(n0 + 64, 300)] - pattern.row_ptr()[n0]);
+  }
+  CHECK(k.launch.dynamic_shared_bytes == size_t(tile) * 72);
+  CHECK(k.symbol.find("_sngb" + std::to_string(tile)) != std::string::npos);
+  CHECK(k.cuda_source.find("extern __shared__ double tile[];") != std::string::npos);
+  const auto dir = std::filesystem::path(DUALJIT_SOURCE_DIR) / "tests/backends/golden";
+  test::check_golden(dir / "staged-node-gather_hessian.cu",
+                     test::golden_text(k, k.cuda_source, true));
+  CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Hessian, {3, 0, 64, nullptr}),
+                       doctest::Contains("needs the matrix's pattern"), assembly::ProblemError);
+  CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Hessian, {3, 0, 1 << 20, &pattern}),
+                       doctest::Contains("bytes of shared memory"), assembly::ProblemError);
+  // Rows need no tile: the same kernel as node-gather's.
+  const auto rows =
+      jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Gradient, {3, 0, 64, nullptr}));
+  CHECK(rows.cuda_source ==
+        jit::lower(*p.term(0).kernel, node_gather_lowering(p.term(0), Mode::Gradient, 3, 0, 64))
+            .cuda_source);
 }
 
 TEST_CASE("element-scatter: a mode that does not fit the term is named") {

@@ -233,12 +233,16 @@ TEST_CASE("spring-grid: every candidate of every mode runs through the Assembler
   std::set<std::string> strategies;
   for (const auto& c : candidates) strategies.insert(c.config.at("element_strategy"));
   CHECK(strategies == std::set<std::string>{"element-gather", "element-scatter", "node-gather"});
+  std::set<std::string> matrix_strategies;
+  for (const auto& c : grid->candidates(Mode::Hessian, tools::Target::Cpu))
+    matrix_strategies.insert(c.config.at("element_strategy"));
+  CHECK(matrix_strategies.count("staged-node-gather") == 1);
   CHECK(grid->heuristic(Mode::Hessian, tools::Target::Cpu).config.at("element_strategy") ==
         "element-scatter");
   CHECK(grid->heuristic(Mode::Hvp, tools::Target::Cpu).config.at("element_strategy") ==
         "node-gather");
   for (Mode mode : {Mode::Hessian, Mode::Gradient, Mode::Hvp, Mode::Value}) {
-    for (const auto& c : candidates) {
+    for (const auto& c : grid->candidates(mode, tools::Target::Cpu)) {
       CAPTURE(mode_name(mode));
       CAPTURE(c.label);
       auto run = grid->prepare(mode, c.config, tools::Target::Cpu);

@@ -83,9 +83,10 @@ class ElementScatter : public InPlaceDriver {
 class ElementScatterUnit : public InPlaceStrategy {
  public:
   ElementStrategy kind() const override { return ElementStrategy::Scatter; }
-  jit::LoweringOptions lowering(const Term& t, Mode mode, int block, int width,
-                                int items_per_block) const override {
-    jit::LoweringOptions o = in_place_lowering(t, mode, width, items_per_block);
+  jit::LoweringOptions lowering(const Term& t, Mode mode,
+                                const InPlaceShape& shape) const override {
+    jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
+    const int block = shape.block;
     o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, block, "element-scatter"),
                                                 block, t.elements.k);
     return o;

@@ -10,11 +10,14 @@ const InPlaceStrategy& in_place_strategy(ElementStrategy s) {
   // The one list of in-place units.
   static const auto scatter = units::element_scatter();
   static const auto node_gather = units::node_gather();
+  static const auto staged_node_gather = units::staged_node_gather();
   switch (s) {
     case ElementStrategy::Scatter:
       return *scatter;
     case ElementStrategy::NodeGather:
       return *node_gather;
+    case ElementStrategy::StagedNodeGather:
+      return *staged_node_gather;
     default:
       throw std::invalid_argument("in_place_strategy: " + std::string(element_strategy_name(s)) +
                                   " does not assemble in place");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/assembly/element_rules.h"
+#include "backends/mesh/block_pattern.h"
 #include "dsl/mode.h"
 #include "jit/element_driver.h"
 #include "jit/lowering.h"
@@ -29,16 +30,26 @@ struct InPlaceTarget {
   const int32_t* slots = nullptr;    // blocks: stored_block_slots of the term's element set
 };
 
+// What a unit's kernel is built for besides the term and mode.
+struct InPlaceShape {
+  int block = 1;              // B, the node field's width
+  int width = 0;              // W; 0: one chunk
+  int items_per_block = 128;  // threads per GPU block (one per element or node)
+  // Blocks (Hessian, Jacobian): the matrix's pattern, for units that size shared memory by it;
+  // null for rows.
+  const mesh::BlockPattern* pattern = nullptr;
+};
+
 class InPlaceStrategy {
  public:
   virtual ~InPlaceStrategy() = default;
   virtual ElementStrategy kind() const = 0;
   // Lowering options of term's kernel in `mode`: Value (a vector term's residual rows),
   // Gradient or Hvp (an energy term's rows), Hessian (an energy term's blocks), Jacobian (a
-  // vector term's blocks). W = width (0: one chunk); items_per_block threads per block. Throws
-  // ProblemError naming the term and the strategy for a mode that does not fit the term.
-  virtual jit::LoweringOptions lowering(const Term& term, Mode mode, int block, int width,
-                                        int items_per_block) const = 0;
+  // vector term's blocks). Throws ProblemError naming the term and the strategy for a mode
+  // that does not fit the term (or a shape it cannot serve).
+  virtual jit::LoweringOptions lowering(const Term& term, Mode mode,
+                                        const InPlaceShape& shape) const = 0;
   // True: the kernel adds to out, which must be zeroed before the first term. False: the first
   // term (accumulate false) stores every entry itself.
   virtual bool adds_to_output() const = 0;

@@ -6,11 +6,13 @@
 // one pass with nothing element-local in memory. The price is recomputation: each element is
 // evaluated once per vertex (k times), so it suits cheap elements (springs, triangles) more
 // than expensive ones; the tuner decides. The CPU backend runs the same text over OpenMP.
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "backends/assembly/strategies/in_place_driver.h"
+#include "jit/driver_text.h"
 #include "backends/assembly/strategies/units.h"
 
 namespace dualjit::assembly {
@@ -18,11 +20,18 @@ namespace {
 
 class NodeGather : public InPlaceDriver {
  public:
-  NodeGather(InPlaceRules r, int block, int vertices)
-      : InPlaceDriver("node-gather", {"n_nodes", "node", "node", "node", "dynamic, 256"},
-                      std::move(r), block, vertices) {}
+  // tile_blocks > 0 (blocks only): staged, a GPU block's rows summed in shared memory of that
+  // many blocks, then written out at once.
+  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks)
+      : InPlaceDriver(tile_blocks > 0 ? "staged-node-gather" : "node-gather",
+                      {"n_nodes", "node", "node", "node", "dynamic, 256"}, std::move(r), block,
+                      vertices),
+        tile_blocks_(tile_blocks) {}
 
-  std::string suffix() const override { return blocks() ? "_ngb" : "_ngr"; }
+  bool staged() const { return tile_blocks_ > 0; }
+  std::string suffix() const override {
+    return !blocks() ? "_ngr" : staged() ? "_sngb" + std::to_string(tile_blocks_) : "_ngb";
+  }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
     std::vector<jit::ArgField> f = {
@@ -40,13 +49,78 @@ class NodeGather : public InPlaceDriver {
     return f;
   }
 
+  std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
+    if (!staged()) return InPlaceDriver::cuda_entry(s, plan);
+    const int T = s.layout.elements_per_block, BB = block() * block();
+    std::ostringstream os;
+    os << "extern \"C\" __global__ void __launch_bounds__(" << T << jit::bounds_min(s) << ") "
+       << s.symbol << "(const " << s.args_type() << " a) {\n"
+       << "  extern __shared__ double tile[];\n"
+       << "  const long long n0 = (long long)blockIdx.x * " << T << ";\n"
+       << "  const long long n1 = n0 + " << T << " < a.n_nodes ? n0 + " << T << " : a.n_nodes;\n"
+       << "  const long long first = a.row_ptr[n0];\n"
+       << "  const long long count = ((long long)a.row_ptr[n1] - first) * " << BB << ";\n"
+       << "  for (long long i = threadIdx.x; i < count; i += " << T << ") tile[i] = 0.0;\n"
+       << "  __syncthreads();\n"
+       << "  if (n0 + threadIdx.x < n1) " << s.symbol
+       << "_node(a, n0 + threadIdx.x, tile, first);\n"
+       << "  __syncthreads();\n"
+       << "  double* out = a.out + first * " << BB << ";\n"
+       << "  if (a.accumulate) {\n"
+       << "    for (long long i = threadIdx.x; i < count; i += " << T << ") out[i] += tile[i];\n"
+       << "  } else {\n"
+       << "    for (long long i = threadIdx.x; i < count; i += " << T << ") out[i] = tile[i];\n"
+       << "  }\n}\n";
+    return os.str();
+  }
+
+  std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
+    if (!staged()) return InPlaceDriver::host_entry(s, plan);
+    const int T = s.layout.elements_per_block, BB = block() * block();
+    std::ostringstream os;
+    os << "#include <stdlib.h>\n"
+       << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
+       << "  const " << s.args_type() << "& a = *ap;\n"
+       << "  const long long tiles = (a.n_nodes + " << T - 1 << ") / " << T << ";\n"
+       << "#pragma omp parallel for schedule(dynamic, 4)\n"
+       << "  for (long long b = 0; b < tiles; ++b) {\n"
+       << "    const long long n0 = b * " << T << ";\n"
+       << "    const long long n1 = n0 + " << T << " < a.n_nodes ? n0 + " << T << " : a.n_nodes;\n"
+       << "    const long long first = a.row_ptr[n0];\n"
+       << "    const long long count = ((long long)a.row_ptr[n1] - first) * " << BB << ";\n"
+       << "    double* tile = (double*)calloc(count > 0 ? count : 1, sizeof(double));\n"
+       << "    for (long long node = n0; node < n1; ++node) " << s.symbol
+       << "_node(a, node, tile, first);\n"
+       << "    double* out = a.out + first * " << BB << ";\n"
+       << "    for (long long i = 0; i < count; ++i) out[i] = a.accumulate ? out[i] + tile[i] : "
+          "tile[i];\n"
+       << "    free(tile);\n"
+       << "  }\n}\n";
+    return os.str();
+  }
+
+  jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
+    jit::LaunchPolicy p = InPlaceDriver::launch(s);
+    if (staged())
+      p.dynamic_shared_bytes = size_t(tile_blocks_) * block() * block() * sizeof(double);
+    return p;
+  }
+
   std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
     const int B = block(), k = vertices(), BB = B * B;
     std::ostringstream os;
-    os << function_head(s);
+    if (staged()) {
+      os << "DJ_FN void " << s.symbol << "_node(const " << s.args_type()
+         << "& a, long long node, double* tile, long long first) {\n";
+    } else {
+      os << function_head(s);
+    }
+    // Where a block's entries go: the node's rows in out, or in the tile.
+    const std::string blocks_at =
+        staged() ? "tile + ((long long)s - first) * " : "a.out + (long long)s * ";
     if (!blocks()) {
       os << "  double acc[" << B << "] = {0};\n";
-    } else {
+    } else if (!staged()) {
       os << "  if (!a.accumulate) {\n"
          << "    for (long long i = (long long)a.row_ptr[node] * " << BB
          << "; i < (long long)a.row_ptr[node + 1] * " << BB << "; ++i) a.out[i] = 0.0;\n  }\n";
@@ -66,7 +140,7 @@ class NodeGather : public InPlaceDriver {
           if (!has_block(v, vb)) continue;
           body << "        {\n          const int s = a.slots[(e * " << k << " + " << v << ") * "
                << k << " + " << vb << "];\n          if (s >= 0) {\n"
-               << "            double* m = a.out + (long long)s * " << BB << ";\n";
+               << "            double* m = " << blocks_at << BB << ";\n";
           const int64_t q0 = int64_t(v * k + vb) * BB;
           for (int ij = 0; ij < BB; ++ij) {
             const std::string sum = entry_sum(q0 + ij);
@@ -89,20 +163,54 @@ class NodeGather : public InPlaceDriver {
     os << "}\n";
     return os.str();
   }
+
+ private:
+  int64_t tile_blocks_;
 };
+
+// Shared memory a GPU block has at most (sm_90: 227 KB per block).
+constexpr size_t kMaxSharedBytes = 227 * 1024;
 
 class NodeGatherUnit : public InPlaceStrategy {
  public:
-  ElementStrategy kind() const override { return ElementStrategy::NodeGather; }
-  jit::LoweringOptions lowering(const Term& t, Mode mode, int block, int width,
-                                int items_per_block) const override {
-    jit::LoweringOptions o = in_place_lowering(t, mode, width, items_per_block);
-    o.driver = std::make_shared<NodeGather>(in_place_rules(t, mode, block, "node-gather"), block,
-                                            t.elements.k);
+  explicit NodeGatherUnit(bool staged) : staged_(staged) {}
+  ElementStrategy kind() const override {
+    return staged_ ? ElementStrategy::StagedNodeGather : ElementStrategy::NodeGather;
+  }
+  jit::LoweringOptions lowering(const Term& t, Mode mode,
+                                const InPlaceShape& shape) const override {
+    jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
+    const int block = shape.block;
+    const std::string name(element_strategy_name(kind()));
+    InPlaceRules rules = in_place_rules(t, mode, block, name);
+    int64_t tile = 0;
+    if (staged_ && rules.blocks()) {
+      if (!shape.pattern) {
+        throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
+                           ": needs the matrix's pattern to size its tiles");
+      }
+      // The most blocks any GPU block's consecutive rows hold.
+      const std::vector<int64_t>& rp = shape.pattern->row_ptr();
+      const int64_t n = shape.pattern->n_nodes(), T = shape.items_per_block;
+      for (int64_t n0 = 0; n0 < n; n0 += T) tile = std::max(tile, rp[std::min(n0 + T, n)] - rp[n0]);
+      tile = std::max<int64_t>(tile, 1);
+      const size_t bytes = size_t(tile) * block * block * sizeof(double);
+      if (bytes > kMaxSharedBytes) {
+        throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
+                           ": " + std::to_string(T) + " rows hold up to " + std::to_string(tile) +
+                           " blocks, " + std::to_string(bytes) +
+                           " bytes of shared memory (at most " + std::to_string(kMaxSharedBytes) +
+                           "): fewer nodes per block");
+      }
+    }
+    o.driver = std::make_shared<NodeGather>(std::move(rules), block, t.elements.k, tile);
     return o;
   }
   bool adds_to_output() const override { return false; }
   bool needs_incidence() const override { return true; }
+
+ private:
+  bool staged_;
   jit::ArgValues args(const jit::ElementLaunch& in, const InPlaceTarget& t) const override {
     jit::ArgValues a = in.inputs();
     a.set("n_nodes", t.n_nodes);
@@ -120,7 +228,11 @@ class NodeGatherUnit : public InPlaceStrategy {
 }  // namespace
 
 std::shared_ptr<const InPlaceStrategy> units::node_gather() {
-  return std::make_shared<NodeGatherUnit>();
+  return std::make_shared<NodeGatherUnit>(false);
+}
+
+std::shared_ptr<const InPlaceStrategy> units::staged_node_gather() {
+  return std::make_shared<NodeGatherUnit>(true);
 }
 
 }  // namespace dualjit::assembly

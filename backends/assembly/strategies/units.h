@@ -18,5 +18,6 @@ std::shared_ptr<const FusedStrategy> warp_specialized_gather(FusedSpec spec);
 // The in-place element strategies (in_place_strategy.h).
 std::shared_ptr<const InPlaceStrategy> element_scatter();
 std::shared_ptr<const InPlaceStrategy> node_gather();
+std::shared_ptr<const InPlaceStrategy> staged_node_gather();
 
 }  // namespace dualjit::assembly::units
