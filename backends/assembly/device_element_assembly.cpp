@@ -224,8 +224,11 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     const auto uses = [&](ElementStrategy s) {
       return options_.vector_strategy == s || options_.matrix_strategy == s;
     };
-    if (!uses(ElementStrategy::Gather) && !uses(ElementStrategy::NodeGather)) {
-      terms_.push_back(std::move(d));  // the scatter kernels carry the rules
+    const auto reads_incidence = [](ElementStrategy s) {
+      return s == ElementStrategy::Gather || in_place_strategy(s).needs_incidence();
+    };
+    if (!reads_incidence(options_.vector_strategy) && !reads_incidence(options_.matrix_strategy)) {
+      terms_.push_back(std::move(d));  // the kernels carry the rules and read no incidence
       continue;
     }
     const mesh::Incidence inc = mesh::build_incidence(problem.n_nodes(), t.elements);

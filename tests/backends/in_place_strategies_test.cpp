@@ -189,8 +189,26 @@ TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without 
                      test::golden_text(k, k.cuda_source, true));
   CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Hessian, {3, 0, 64, nullptr}),
                        doctest::Contains("needs the matrix's pattern"), assembly::ProblemError);
-  CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Hessian, {3, 0, 1 << 20, &pattern}),
-                       doctest::Contains("bytes of shared memory"), assembly::ProblemError);
+  // Too many nodes per block for shared memory: halved until the tile fits.
+  const auto big = st.lowering(p.term(0), Mode::Hessian, {3, 0, 1 << 20, &pattern});
+  CHECK(big.layout.elements_per_block < (1 << 20));
+  CHECK(jit::lower(*p.term(0).kernel, big).launch.dynamic_shared_bytes <= 227 * 1024);
+  // A complete graph on 128 nodes: 32 rows already hold 4096 blocks (295 KB); refused.
+  Problem dense(128, 3);
+  assembly::Term all = p.term(0);
+  all.elements = {"all pairs", 2, {}};
+  all.params.clear();
+  for (int32_t a = 0; a < 128; ++a) {
+    for (int32_t b = a + 1; b < 128; ++b) {
+      all.elements.conn.insert(all.elements.conn.end(), {a, b});
+      all.params.push_back(1.0);
+    }
+  }
+  dense.add_term(all);
+  CHECK_THROWS_WITH_AS(
+      st.lowering(dense.term(0), Mode::Hessian, {3, 0, 128, &dense.pattern()}),
+      doctest::Contains("bytes of shared memory (at most 232448): fewer nodes per block"),
+      assembly::ProblemError);
   // Rows need no tile: the same kernel as node-gather's.
   const auto rows =
       jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Gradient, {3, 0, 64, nullptr}));

@@ -141,6 +141,8 @@ RoeRun::RoeRun(RoeInstance& p, const assembly::FusedOptions& o, Target target, P
   ao.fused = o;
   residual_.assign(n_nodes * kBlock, 0.0);
   if (path == Path::TwoPass) {
+    // The baseline is the two-pass path: element Jacobians to memory, then the gather.
+    ao.vector_strategy = ao.matrix_strategy = assembly::ElementStrategy::Gather;
     stats_.kernels = "two-pass";
     assembler_ = std::make_unique<assembly::Assembler>(prob, ao);
     if (target == Target::Cuda) assembler_->set_state(p.state());

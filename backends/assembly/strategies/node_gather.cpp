@@ -12,8 +12,8 @@
 #include <string>
 
 #include "backends/assembly/strategies/in_place_driver.h"
-#include "jit/driver_text.h"
 #include "backends/assembly/strategies/units.h"
+#include "jit/driver_text.h"
 
 namespace dualjit::assembly {
 namespace {
@@ -189,12 +189,24 @@ class NodeGatherUnit : public InPlaceStrategy {
         throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                            ": needs the matrix's pattern to size its tiles");
       }
-      // The most blocks any GPU block's consecutive rows hold.
+      // The most blocks any GPU block's consecutive rows hold; fewer nodes per block (down to
+      // a warp) until that fits in shared memory.
       const std::vector<int64_t>& rp = shape.pattern->row_ptr();
-      const int64_t n = shape.pattern->n_nodes(), T = shape.items_per_block;
-      for (int64_t n0 = 0; n0 < n; n0 += T) tile = std::max(tile, rp[std::min(n0 + T, n)] - rp[n0]);
-      tile = std::max<int64_t>(tile, 1);
-      const size_t bytes = size_t(tile) * block * block * sizeof(double);
+      const int64_t n = shape.pattern->n_nodes();
+      const auto tile_of = [&](int64_t T) {
+        int64_t most = 1;
+        for (int64_t n0 = 0; n0 < n; n0 += T)
+          most = std::max(most, rp[std::min(n0 + T, n)] - rp[n0]);
+        return most;
+      };
+      const auto bytes_of = [&](int64_t blocks) {
+        return size_t(blocks) * block * block * sizeof(double);
+      };
+      int64_t T = shape.items_per_block;
+      tile = tile_of(T);
+      while (bytes_of(tile) > kMaxSharedBytes && T > 32) tile = tile_of(T /= 2);
+      o.layout.elements_per_block = static_cast<int>(T);
+      const size_t bytes = bytes_of(tile);
       if (bytes > kMaxSharedBytes) {
         throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                            ": " + std::to_string(T) + " rows hold up to " + std::to_string(tile) +
