@@ -98,7 +98,8 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
                                  mesh::Symmetry symmetry, std::vector<double>& out) {
   p_.check_values(state, "state");
   const mesh::BlockPattern& pattern = p_.pattern(symmetry);
-  const std::vector<int32_t> row_ptr = pattern.row_ptr32();
+  std::vector<int32_t>& row_ptr = row_ptr_[symmetry];  // built once per symmetry
+  if (row_ptr.empty()) row_ptr = pattern.row_ptr32();
   bool first = true;  // out comes zeroed (BlockCsr::zeros)
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
     if (p_.term(ti).energy != energy) continue;

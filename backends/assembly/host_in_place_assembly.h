@@ -57,6 +57,7 @@ class HostInPlaceAssembly {
       kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
   std::map<size_t, mesh::Incidence> incidence_;
+  std::map<mesh::Symmetry, std::vector<int32_t>> row_ptr_;  // the patterns' BSR row pointers
 };
 
 }  // namespace dualjit::assembly
