@@ -7,6 +7,7 @@
 
 #include "backends/assembly/assembler.h"
 #include "support/assembly.h"
+#include "support/element_problems.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -15,18 +16,6 @@ using assembly::Term;
 
 namespace {
 
-mesh::ElementSet random_edges(int64_t n_nodes, int64_t n_edges, std::mt19937_64& rng) {
-  mesh::ElementSet s{"edges", 2, {}};
-  std::uniform_int_distribution<int32_t> node(0, static_cast<int32_t>(n_nodes - 1));
-  for (int64_t e = 0; e < n_edges; ++e) {
-    const int32_t a = node(rng);
-    int32_t b = node(rng);
-    while (b == a) b = node(rng);
-    s.conn.insert(s.conn.end(), {a, b});
-  }
-  return s;
-}
-
 // Springs (an energy) and Roe edges (a vector term) over one 5-wide field would not type-check
 // (slot widths), so two problems.
 Problem springs(int64_t n, std::mt19937_64& rng) {
@@ -34,7 +23,7 @@ Problem springs(int64_t n, std::mt19937_64& rng) {
   Term t;
   t.name = "springs";
   t.kernel = std::make_shared<Kernel>(test::spring_kernel());
-  t.elements = random_edges(n, 4 * n, rng);
+  t.elements = test::random_edges(n, 4 * n, rng);
   t.energy = true;
   std::uniform_real_distribution<double> len(0.5, 1.5);
   for (int64_t e = 0; e < 4 * n; ++e) t.params.push_back(len(rng));
@@ -48,7 +37,7 @@ Problem roe_edges(int64_t n, std::mt19937_64& rng) {
   Term t;
   t.name = "interior";
   t.kernel = std::make_shared<Kernel>(cfd::roe_flux_kernel());
-  t.elements = random_edges(n, 3 * n, rng);
+  t.elements = test::random_edges(n, 3 * n, rng);
   t.output_scatter = {{{0, 1.0}, {1, -1.0}}};
   std::uniform_real_distribution<double> a(-1.0, 1.0);
   for (int64_t e = 0; e < 3 * n * 3; ++e) t.params.push_back(a(rng));

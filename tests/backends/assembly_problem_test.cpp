@@ -9,6 +9,7 @@
 #include "backends/mesh/export.h"
 #include "dsl/reference_evaluator.h"
 #include "support/assembly.h"
+#include "support/element_problems.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -16,20 +17,6 @@ using assembly::Problem;
 using assembly::Term;
 
 namespace {
-
-// Random edges with distinct endpoints over n nodes.
-mesh::ElementSet random_edges(int64_t n_nodes, int64_t n_edges, std::mt19937_64& rng) {
-  mesh::ElementSet s{"edges", 2, {}};
-  std::uniform_int_distribution<int32_t> node(0, static_cast<int32_t>(n_nodes - 1));
-  for (int64_t e = 0; e < n_edges; ++e) {
-    const int32_t a = node(rng);
-    int32_t b = node(rng);
-    while (b == a) b = node(rng);
-    s.conn.push_back(a);
-    s.conn.push_back(b);
-  }
-  return s;
-}
 
 Eigen::MatrixXd dense(const mesh::BlockCsr<double>& m) {
   return Eigen::MatrixXd(mesh::to_eigen(m));
@@ -69,7 +56,7 @@ Problem roe_problem(int64_t n_nodes, int64_t n_edges, std::mt19937_64& rng) {
   Term t;
   t.name = "interior";
   t.kernel = std::make_shared<Kernel>(cfd::roe_flux_kernel());
-  t.elements = random_edges(n_nodes, n_edges, rng);
+  t.elements = test::random_edges(n_nodes, n_edges, rng);
   t.output_scatter = {{{0, 1.0}, {1, -1.0}}};  // +F at v0, -F at v1
   std::uniform_real_distribution<double> a(-1.0, 1.0);
   for (int64_t e = 0; e < n_edges * 3; ++e) t.params.push_back(a(rng));
@@ -130,7 +117,7 @@ TEST_CASE("energy terms: energy, gradient, Hessian, HVP, symmetric storage") {
   Term springs;
   springs.name = "springs";
   springs.kernel = std::make_shared<Kernel>(test::spring_kernel());
-  springs.elements = random_edges(n, 25, rng);
+  springs.elements = test::random_edges(n, 25, rng);
   springs.energy = true;
   std::uniform_real_distribution<double> len(0.5, 1.5), pos(-1.0, 1.0);
   for (int e = 0; e < 25; ++e) springs.params.push_back(len(rng));

@@ -29,6 +29,11 @@ inline mesh::ElementSet random_simplices(const std::string& name, int k, int64_t
   return s;
 }
 
+// Edges with distinct endpoints over n nodes, named "edges".
+inline mesh::ElementSet random_edges(int64_t n_nodes, int64_t n_edges, std::mt19937_64& rng) {
+  return random_simplices("edges", 2, n_nodes, n_edges, rng);
+}
+
 inline std::vector<double> uniform(size_t n, double lo, double hi, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(lo, hi);
   std::vector<double> v(n);
