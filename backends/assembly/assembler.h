@@ -12,9 +12,9 @@
 // How each output is computed is a strategy: the residual and the split Jacobian by one of the
 // FUN3D family (strategies/strategies.h; staged-scatter by default on the GPU); the gradient,
 // H v, Hessian and general Jacobian by an element strategy (element_rules.h: node-gather, one
-// pass per node over its elements, by default for vectors; element-scatter, atomics in one
-// pass, by default for matrices; staged-node-gather, node-gather with each GPU block's rows
-// summed in shared memory; element-gather, element-local results summed in a fixed order; all
+// pass per node over its elements, by default for vectors; staged-node-gather, the same with
+// each GPU block's rows summed in shared memory, by default for matrices; element-scatter,
+// atomics in one pass; element-gather, element-local results summed in a fixed order; all
 // but element-scatter bit-identical from run to run); the energy and element blocks by
 // element-local results (device_element_assembly.h on the GPU, host_element_assembly.h on the CPU).
 // Kernels are compiled (or loaded from the cache) on first use of an output, and structure
@@ -53,12 +53,11 @@ struct AssemblerOptions {
   int element_width = 0;
   jit::LaunchLayout element_layout;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
-  // Jacobian) are summed (element_rules.h). The defaults are the fastest verified on the GPU
-  // for each kind on the spring grid on an H100 (bench/RESULTS.md; staged-node-gather measured
-  // faster for matrices but its last fixes are not yet verified there). The tuner's choice per
-  // mode: tuning/element_assembly_config.h.
+  // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
+  // spring grid on an H100 (bench/RESULTS.md), and both give bit-identical repeats. The
+  // tuner's choice per mode: tuning/element_assembly_config.h.
   ElementStrategy vector_strategy = ElementStrategy::NodeGather;
-  ElementStrategy matrix_strategy = ElementStrategy::Scatter;
+  ElementStrategy matrix_strategy = ElementStrategy::StagedNodeGather;
   ElementStrategy element_strategy(Mode mode) const {
     return mode_is_matrix(mode) ? matrix_strategy : vector_strategy;
   }

@@ -29,8 +29,8 @@ std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode 
 std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,
                                                                     int n_inputs, int block);
 
-// Without a record: AssemblerOptions' defaults (node-gather for vectors, element-scatter for
-// matrices), one thread per element, 128 per block; all directions in one chunk (W = 0) but for
+// Without a record: AssemblerOptions' defaults (node-gather for vectors, staged-node-gather
+// for matrices), one thread per element, 128 per block; all directions in one chunk (W = 0) but for
 // H v, where one vertex's B directions per chunk (W = B) measured 8% faster on the spring grid
 // on an H100 (bench/RESULTS.md).
 assembly::AssemblerOptions element_assembly_heuristic(Target target, Mode mode, int block);

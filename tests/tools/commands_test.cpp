@@ -103,11 +103,11 @@ TEST_CASE("cache warm --arch sm_90 fills the cache; a second warm compiles nothi
   CHECK(contains(l.out, "dj_roe_farfield_jacobian"));
   CHECK(contains(l.out, "dj_spring_energy_hessian"));
   CHECK(contains(l.out, "sm_90"));
-  // --all: the spring grid's two element-scatter kernels are new, the rest is cached.
+  // --all: the spring grid's two staged-node-gather kernels are new, the rest is cached.
   const auto again = run_tool(dir.path(), {"cache", "warm", "--all", "--arch", "sm_90"});
   REQUIRE(again.rc == 0);
   CHECK(contains(again.out, "2 compiled, 3 already cached"));
-  CHECK(contains(again.out, "dj_spring_energy_hessian_w6_t1_b128_df_esb"));
+  CHECK(contains(again.out, "dj_spring_energy_hessian_w6_t1_b128_df_sngb"));
 
   // prune keeps the cache under the cap (least recently used out), clear empties it.
   jit::DiskStore store({dir.path(), 2ull << 30, false});
