@@ -42,7 +42,7 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
   const int per_block = cuda ? o.element_layout.elements_per_block : 128;
   const ElementStrategy s = o.element_strategy(mode);
   if (s != ElementStrategy::Gather && mode != Mode::Value) {
-    InPlaceShape shape{p.block_size(), o.element_width, per_block, nullptr};
+    InPlaceShape shape{p.block_size(), o.element_width, per_block, nullptr, o.hessian_projection};
     if (mode_is_matrix(mode)) shape.pattern = &p.pattern();
     return in_place_strategy(s).lowering(t, mode, shape);
   }
@@ -56,6 +56,10 @@ Assembler::Assembler(Problem& problem, AssemblerOptions options)
       options_(std::move(options)),
       backend_(resolve_backend(options_.backend)),
       n_terms_(problem.n_terms()) {
+  if (options_.hessian_projection.active() && options_.matrix_strategy == ElementStrategy::Gather) {
+    throw ProblemError("Assembler: Hessian projection (" + options_.hessian_projection.describe() +
+                       ") needs an in-place matrix strategy, not element-gather");
+  }
   if (backend_ == Backend::Cuda) {
     cuda_ = std::make_unique<Cuda>();
     const size_t bytes = static_cast<size_t>(problem.n_nodes()) * problem.block_size() * 8;
@@ -216,7 +220,8 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
   if (!slot) {
     slot = std::make_unique<DeviceElementAssembly>(
         p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
-                                o.matrix_strategy, dptr<double>(state), dptr<double>(direction)});
+                                o.matrix_strategy, o.hessian_projection, dptr<double>(state),
+                                dptr<double>(direction)});
   }
   return *slot;
 }
@@ -353,7 +358,7 @@ HostInPlaceAssembly* host_in_place(Problem& p, const AssemblerOptions& o, Mode m
   if (o.element_strategy(mode) == ElementStrategy::Gather) return nullptr;
   if (!slot) {
     slot = std::make_unique<HostInPlaceAssembly>(p, o.vector_strategy, o.matrix_strategy,
-                                                 o.element_width);
+                                                 o.element_width, o.hessian_projection);
   }
   return slot.get();
 }

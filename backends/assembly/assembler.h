@@ -58,6 +58,11 @@ struct AssemblerOptions {
   // tuner's choice per mode: tuning/element_assembly_config.h.
   ElementStrategy vector_strategy = ElementStrategy::NodeGather;
   ElementStrategy matrix_strategy = ElementStrategy::StagedNodeGather;
+  // The Hessian with each element's local Hessian made positive definite first (eigenvalues
+  // clamped to epsilon, or their absolute values), inside the assembly kernel: what Newton's
+  // method needs on a non-convex energy. H v and the gradient are not affected. Needs an
+  // in-place matrix_strategy (the constructor throws for element-gather).
+  jit::HessianProjection hessian_projection;
   ElementStrategy element_strategy(Mode mode) const {
     return mode_is_matrix(mode) ? matrix_strategy : vector_strategy;
   }

@@ -369,7 +369,7 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
           *t.kernel,
           st.lowering(t, mode,
                       {problem_.block_size(), options_.width, options_.layout.elements_per_block,
-                       pd ? pd->pattern : nullptr})));
+                       pd ? pd->pattern : nullptr, options_.projection})));
     }
     InPlaceTarget g;
     g.n_nodes = problem_.n_nodes();

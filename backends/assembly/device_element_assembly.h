@@ -30,6 +30,7 @@
 #include "backends/cuda/source_module.h"
 #include "backends/mesh/incidence.h"
 #include "jit/element_driver.h"
+#include "jit/hessian_projection.h"
 
 namespace dualjit::assembly {
 
@@ -142,6 +143,9 @@ struct DeviceElementOptions {
   // Node vectors (residual, gradient, H v) and block matrices (Hessian, Jacobian).
   ElementStrategy vector_strategy = ElementStrategy::Gather;
   ElementStrategy matrix_strategy = ElementStrategy::Gather;
+  // Hessian: each element's local Hessian projected before it is summed (an in-place
+  // matrix_strategy only; jit/hessian_projection.h).
+  jit::HessianProjection projection;
   // Device arrays (n_nodes x B) to read the state and the direction from, so that several
   // assemblies of one problem share their inputs; null: arrays of its own.
   double* state = nullptr;

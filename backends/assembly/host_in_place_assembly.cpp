@@ -9,11 +9,13 @@ namespace dualjit::assembly {
 constexpr int kItemsPerBlock = 128;
 
 HostInPlaceAssembly::HostInPlaceAssembly(Problem& problem, ElementStrategy vector_strategy,
-                                         ElementStrategy matrix_strategy, int width)
+                                         ElementStrategy matrix_strategy, int width,
+                                         jit::HessianProjection projection)
     : p_(problem),
       vector_strategy_(vector_strategy),
       matrix_strategy_(matrix_strategy),
-      width_(width) {}
+      width_(width),
+      projection_(projection) {}
 
 ElementStrategy HostInPlaceAssembly::strategy(Mode mode) const {
   const ElementStrategy s = mode_is_matrix(mode) ? matrix_strategy_ : vector_strategy_;
@@ -41,7 +43,8 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
       k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          *t.kernel, st.lowering(t, mode, {p_.block_size(), width_, kItemsPerBlock, pattern})));
+          *t.kernel,
+          st.lowering(t, mode, {p_.block_size(), width_, kItemsPerBlock, pattern, projection_})));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {

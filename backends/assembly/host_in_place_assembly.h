@@ -26,7 +26,8 @@ class HostInPlaceAssembly {
   // whose strategy is Gather is refused: that is host_element_assembly.h). W = width (0: one
   // chunk).
   HostInPlaceAssembly(Problem& problem, ElementStrategy vector_strategy,
-                      ElementStrategy matrix_strategy, int width = 0);
+                      ElementStrategy matrix_strategy, int width = 0,
+                      jit::HessianProjection projection = {});
   ~HostInPlaceAssembly();
   std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
 
@@ -53,6 +54,7 @@ class HostInPlaceAssembly {
   ElementStrategy strategy(Mode mode) const;  // refuses Gather
   ElementStrategy vector_strategy_, matrix_strategy_;
   int width_;
+  jit::HessianProjection projection_;
   std::map<std::tuple<size_t, Mode, const mesh::BlockPattern*>, std::unique_ptr<cpu::CpuKernel>>
       kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;

@@ -21,7 +21,7 @@ class ElementScatter : public InPlaceDriver {
       : InPlaceDriver("element-scatter", {"n_elements", "scatter", "e", "element", "static"},
                       std::move(r), block, vertices) {}
 
-  std::string suffix() const override { return blocks() ? "_esb" : "_esr"; }
+  std::string unit_suffix() const override { return blocks() ? "_esb" : "_esr"; }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
     std::vector<jit::ArgField> f = {{"out", jit::ArgKind::Pointer, "double*", 1, true,
@@ -32,7 +32,7 @@ class ElementScatter : public InPlaceDriver {
     return f;
   }
 
-  std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
+  std::string item_functions(const jit::DriverSpec& s) const override {
     const int B = block(), k = vertices();
     std::ostringstream os;
     os << function_head(s) << element_results(s, "  ");
@@ -86,9 +86,8 @@ class ElementScatterUnit : public InPlaceStrategy {
   jit::LoweringOptions lowering(const Term& t, Mode mode,
                                 const InPlaceShape& shape) const override {
     jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
-    const int block = shape.block;
-    o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, block, "element-scatter"),
-                                                block, t.elements.k);
+    o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, shape, "element-scatter"),
+                                                shape.block, t.elements.k);
     return o;
   }
   bool adds_to_output() const override { return true; }

@@ -56,6 +56,18 @@ jit::LaunchPolicy InPlaceDriver::launch(const jit::DriverSpec& s) const {
   return p;
 }
 
+std::string InPlaceDriver::suffix() const {
+  return unit_suffix() + rules_.projection.suffix();
+}
+
+std::string InPlaceDriver::functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const {
+  std::string f;
+  if (rules_.projection.active()) {
+    f = jit::emit_projection_function(s.symbol + "_project", s.n_inputs, rules_.projection);
+  }
+  return f + item_functions(s);
+}
+
 std::string InPlaceDriver::function_head(const jit::DriverSpec& s) const {
   return "DJ_FN void " + s.symbol + "_" + item_.fn + "(const " + s.args_type() + "& a, long long " +
          item_.var + ") {\n";
@@ -71,6 +83,7 @@ std::string InPlaceDriver::element_results(const jit::DriverSpec& s,
   os << indent << "double val[" << dim(s.n_outputs) << "], d1[" << dim(s.first_size) << "], d2["
      << dim(s.second_size) << "];\n";
   for (int c = 0; c < s.n_chunks; ++c) os << indent << jit::chunk_call(s, c);
+  if (rules_.projection.active()) os << indent << s.symbol << "_project(d2);\n";
   return os.str();
 }
 

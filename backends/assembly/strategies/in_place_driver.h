@@ -22,6 +22,10 @@ class InPlaceDriver : public jit::Driver {
   InPlaceDriver(std::string strategy, Item item, InPlaceRules rules, int block, int vertices);
 
   bool blocks() const { return rules_.blocks(); }
+  // The unit's suffix, then the projection's (jit/hessian_projection.h).
+  std::string suffix() const final;
+  // The projection function (when the rules ask for one), then the unit's item functions.
+  std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const final;
   // Refuses more than one thread per item.
   void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
              const std::string& kernel) const override;
@@ -30,9 +34,13 @@ class InPlaceDriver : public jit::Driver {
   jit::LaunchPolicy launch(const jit::DriverSpec& s) const override;
 
  protected:
+  virtual std::string unit_suffix() const = 0;
+  // The per-item function `<symbol>_<fn>` and whatever it calls.
+  virtual std::string item_functions(const jit::DriverSpec& s) const = 0;
   // "DJ_FN void <symbol>_<fn>(const <args>& a, long long <var>) {\n".
   std::string function_head(const jit::DriverSpec& s) const;
-  // The element's local val, d1, d2 arrays and its chunk calls, each line after `indent`.
+  // The element's local val, d1, d2 arrays and its chunk calls, then the projection of d2 when
+  // the rules ask for one, each line after `indent`.
   std::string element_results(const jit::DriverSpec& s, const std::string& indent) const;
   // One output entry: the signed sum of the source array over rules [begin, end).
   std::string row_sum(int vertex, int component) const;

@@ -24,7 +24,9 @@ const InPlaceStrategy& in_place_strategy(ElementStrategy s) {
   }
 }
 
-InPlaceRules in_place_rules(const Term& t, Mode mode, int block, const std::string& strategy) {
+InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
+                            const std::string& strategy) {
+  const int block = shape.block;
   const auto wrong = [&](const char* what) {
     return ProblemError("term '" + t.name + "': " + strategy + " " + std::string(mode_name(mode)) +
                         ": " + what);
@@ -32,17 +34,17 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, int block, const std::stri
   switch (mode) {
     case Mode::Value:
       if (t.energy) throw wrong("an energy term has no residual rows");
-      return {"val", residual_rows(t, block), {}};
+      return {"val", residual_rows(t, block), {}, {}};
     case Mode::Gradient:
     case Mode::Hvp:
       if (!t.energy) throw wrong("only energy terms have gradient rows");
-      return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}};
+      return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}, {}};
     case Mode::Hessian:
       if (!t.energy) throw wrong("only energy terms have Hessian blocks");
-      return {"d2", {}, hessian_entries(t, block)};
+      return {"d2", {}, hessian_entries(t, block), shape.projection};
     case Mode::Jacobian:
       if (t.energy) throw wrong("an energy term has no Jacobian blocks");
-      return {"d1", {}, jacobian_entries(t, block)};
+      return {"d1", {}, jacobian_entries(t, block), {}};
   }
   throw wrong("unknown mode");
 }

@@ -12,6 +12,7 @@
 #include "backends/mesh/block_pattern.h"
 #include "dsl/mode.h"
 #include "jit/element_driver.h"
+#include "jit/hessian_projection.h"
 #include "jit/lowering.h"
 
 namespace dualjit::assembly {
@@ -38,6 +39,8 @@ struct InPlaceShape {
   // Blocks (Hessian, Jacobian): the matrix's pattern, for units that size shared memory by it;
   // null for rows.
   const mesh::BlockPattern* pattern = nullptr;
+  // Hessian: each element's local Hessian projected before it is summed (other modes ignore it).
+  jit::HessianProjection projection;
 };
 
 class InPlaceStrategy {
@@ -67,9 +70,11 @@ struct InPlaceRules {
   std::string source;
   RowGather rows;
   EntryGather entries;
+  jit::HessianProjection projection;  // Hessian only: applied to d2 before the sums
   bool blocks() const { return !entries.ptr.empty(); }
 };
-InPlaceRules in_place_rules(const Term& term, Mode mode, int block, const std::string& strategy);
+InPlaceRules in_place_rules(const Term& term, Mode mode, const InPlaceShape& shape,
+                            const std::string& strategy);
 // Lowering options common to the units (mode, width, binding, one thread per item).
 jit::LoweringOptions in_place_lowering(const Term& term, Mode mode, int width, int items_per_block);
 

@@ -29,7 +29,7 @@ class NodeGather : public InPlaceDriver {
         tile_blocks_(tile_blocks) {}
 
   bool staged() const { return tile_blocks_ > 0; }
-  std::string suffix() const override {
+  std::string unit_suffix() const override {
     return !blocks() ? "_ngr" : staged() ? "_sngb" + std::to_string(tile_blocks_) : "_ngb";
   }
 
@@ -106,7 +106,7 @@ class NodeGather : public InPlaceDriver {
     return p;
   }
 
-  std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const override {
+  std::string item_functions(const jit::DriverSpec& s) const override {
     const int B = block(), k = vertices(), BB = B * B;
     std::ostringstream os;
     if (staged()) {
@@ -182,7 +182,7 @@ class NodeGatherUnit : public InPlaceStrategy {
     jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
     const int block = shape.block;
     const std::string name(element_strategy_name(kind()));
-    InPlaceRules rules = in_place_rules(t, mode, block, name);
+    InPlaceRules rules = in_place_rules(t, mode, shape, name);
     int64_t tile = 0;
     if (staged_ && rules.blocks()) {
       if (!shape.pattern) {

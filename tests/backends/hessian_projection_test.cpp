@@ -1,0 +1,183 @@
+// Positive-definite projection of element Hessians inside the assembly (jit/hessian_projection.h
+// through AssemblerOptions::hessian_projection): the assembled Hessian equals the sum of the
+// elements' Hessians projected by Eigen's eigensolver, on the CPU backend and the GPU, for every
+// in-place matrix strategy, and a lone element's projected Hessian has eigenvalues >= epsilon.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <random>
+
+#include "backends/assembly/assembler.h"
+#include "backends/mesh/export.h"
+#include "dsl/reference_evaluator.h"
+#include "jit/hessian_projection.h"
+#include "support/element_problems.h"
+#include "support/gpu.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+using assembly::Assembler;
+using assembly::AssemblerOptions;
+using assembly::ElementStrategy;
+using assembly::Problem;
+using test::max_rel;
+using test::uniform;
+
+namespace {
+
+Eigen::MatrixXd project(const Eigen::MatrixXd& h, const jit::HessianProjection& p) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(h);
+  Eigen::VectorXd l = es.eigenvalues();
+  for (int i = 0; i < l.size(); ++i) {
+    const double a = p.kind == jit::ProjectionKind::Abs ? std::abs(l[i]) : l[i];
+    l[i] = std::max(a, p.epsilon);
+  }
+  return es.eigenvectors() * l.asDiagonal() * es.eigenvectors().transpose();
+}
+
+// Sum over every term's elements of the projected element Hessian (in the kernel's input
+// space, mapped to the nodes through the term's binding), dense.
+Eigen::MatrixXd projected_reference(const Problem& p, const std::vector<double>& x,
+                                    const jit::HessianProjection& proj) {
+  const int B = p.block_size();
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(p.n_nodes() * B, p.n_nodes() * B);
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const assembly::Term& t = p.term(ti);
+    const int k = t.elements.k;
+    std::vector<int> iv = t.input_vertex;
+    const int n_in = t.kernel->n_inputs();
+    const int slots = n_in / B;
+    if (iv.empty())
+      for (int s = 0; s < slots; ++s) iv.push_back(s);
+    const int np = t.params.empty() ? 0 : static_cast<int>(t.params.size() / t.elements.size());
+    for (int64_t e = 0; e < static_cast<int64_t>(t.elements.size()); ++e) {
+      std::vector<double> in;
+      std::vector<int64_t> node(slots);
+      for (int s = 0; s < slots; ++s) {
+        node[s] = k == 1 && t.elements.conn.empty() ? e : t.elements.conn[e * k + iv[s]];
+        for (int c = 0; c < B; ++c) in.push_back(x[node[s] * B + c]);
+      }
+      const auto r = evaluate_hessian(
+          *t.kernel, {in, std::span<const double>(t.params).subspan(e * np, np), t.uniforms});
+      const Eigen::MatrixXd he =
+          project(Eigen::Map<const Eigen::MatrixXd>(r.hessian.data(), n_in, n_in), proj);
+      for (int a = 0; a < slots; ++a)
+        for (int b = 0; b < slots; ++b)
+          H.block(node[a] * B, node[b] * B, B, B) += he.block(a * B, b * B, B, B);
+    }
+  }
+  return H;
+}
+
+double dense_rel(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+// One compressed spring: its Hessian has a negative eigenvalue (along the spring) before the
+// projection.
+Problem one_spring(const std::vector<double>& x) {
+  Problem p(2, 3);
+  assembly::Term s;
+  s.name = "spring";
+  s.kernel = std::make_shared<Kernel>(test::spring_kernel());
+  s.elements = {"edges", 2, {0, 1}};
+  s.energy = true;
+  const double len = std::sqrt((x[0] - x[3]) * (x[0] - x[3]) + (x[1] - x[4]) * (x[1] - x[4]) +
+                               (x[2] - x[5]) * (x[2] - x[5]));
+  s.params = {1.7 * len};  // rest length above the length: compressed
+  s.uniforms = {40.0};
+  p.add_term(std::move(s));
+  return p;
+}
+
+void check_assembler(assembly::Backend backend, ElementStrategy strategy) {
+  Problem p = test::energy_problem(40, 21);
+  std::mt19937_64 rng(22);
+  const auto x = uniform(120, -1.0, 1.0, rng);
+  for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
+    AssemblerOptions o;
+    o.backend = backend;
+    o.matrix_strategy = strategy;
+    o.hessian_projection = {kind, 1e-6};
+    Assembler a(p, o);
+    const Eigen::MatrixXd ref = projected_reference(p, x, o.hessian_projection);
+    const Eigen::MatrixXd got(mesh::to_eigen(a.hessian(x)));
+    INFO(jit::projection_kind_name(kind) << " " << element_strategy_name(strategy));
+    CHECK(dense_rel(got, ref) < 1e-10);
+    // The projection changed something: the unprojected Hessian differs.
+    AssemblerOptions plain = o;
+    plain.hessian_projection = {};
+    const Eigen::MatrixXd raw(mesh::to_eigen(Assembler(p, plain).hessian(x)));
+    CHECK(dense_rel(raw, ref) > 1e-3);
+    // Upper storage holds the same upper triangle.
+    const Eigen::MatrixXd up(mesh::to_eigen(a.hessian(x, mesh::Symmetry::Upper)));
+    CHECK(dense_rel(up, ref) < 1e-10);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("projection kinds parse and name themselves; bad epsilon is refused") {
+  CHECK(jit::parse_projection_kind("clamp") == jit::ProjectionKind::Clamp);
+  CHECK(jit::parse_projection_kind("abs") == jit::ProjectionKind::Abs);
+  CHECK_THROWS_WITH_AS(jit::parse_projection_kind("eig"), doctest::Contains("clamp, abs"),
+                       std::invalid_argument);
+  CHECK(jit::HessianProjection{jit::ProjectionKind::Clamp, 1e-9}.suffix() == "_pdc");
+  CHECK(jit::HessianProjection{}.suffix().empty());
+  CHECK_THROWS_AS(jit::emit_projection_function("f", 6, {jit::ProjectionKind::Clamp, -1.0}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("a lone compressed spring's projected Hessian has eigenvalues >= epsilon") {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 5; ++trial) {
+    const auto x = uniform(6, -1.0, 1.0, rng);
+    Problem p = one_spring(x);
+    AssemblerOptions raw_o;
+    raw_o.backend = assembly::Backend::Cpu;
+    const Eigen::MatrixXd raw(mesh::to_eigen(Assembler(p, raw_o).hessian(x)));
+    const Eigen::VectorXd l0 = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(raw).eigenvalues();
+    REQUIRE(l0.minCoeff() < -1.0);  // really indefinite
+    for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
+      AssemblerOptions o = raw_o;
+      o.hessian_projection = {kind, 1e-3};
+      const Eigen::MatrixXd h(mesh::to_eigen(Assembler(p, o).hessian(x)));
+      CHECK((h - h.transpose()).cwiseAbs().maxCoeff() < 1e-12 * h.cwiseAbs().maxCoeff());
+      const Eigen::VectorXd l = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(h).eigenvalues();
+      CHECK(l.minCoeff() >= 1e-3 * (1 - 1e-9));
+      // Abs keeps the magnitudes: the eigenvalues are |l0| (sorted), clamped at epsilon.
+      if (kind == jit::ProjectionKind::Abs) {
+        std::vector<double> want;
+        for (int i = 0; i < l0.size(); ++i) want.push_back(std::max(std::abs(l0[i]), 1e-3));
+        std::sort(want.begin(), want.end());
+        for (int i = 0; i < l.size(); ++i) CHECK(l[i] == doctest::Approx(want[i]).epsilon(1e-10));
+      }
+    }
+  }
+}
+
+TEST_CASE("CPU: projected Hessian equals the sum of Eigen-projected element Hessians") {
+  for (auto s :
+       {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather})
+    check_assembler(assembly::Backend::Cpu, s);
+}
+
+TEST_CASE("a projection with element-gather is refused, naming it") {
+  Problem p = test::energy_problem(10, 3);
+  AssemblerOptions o;
+  o.backend = assembly::Backend::Cpu;
+  o.matrix_strategy = ElementStrategy::Gather;
+  o.hessian_projection = {jit::ProjectionKind::Clamp, 1e-9};
+  CHECK_THROWS_WITH_AS(Assembler(p, o), doctest::Contains("element-gather"),
+                       assembly::ProblemError);
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("GPU: projected Hessian equals the sum of Eigen-projected element Hessians" *
+            test::needs_gpu()) {
+    for (auto s :
+         {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather})
+      check_assembler(assembly::Backend::Cuda, s);
+  }
+}
