@@ -5,13 +5,13 @@ include(CMakePackageConfigHelpers)
 
 set(dualjit_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/dualjit)
 
-install(DIRECTORY dsl jit backends DESTINATION ${DUALJIT_INSTALL_INCLUDEDIR}
+install(DIRECTORY dsl jit backends solvers DESTINATION ${DUALJIT_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY tools/registry DESTINATION ${DUALJIT_INSTALL_INCLUDEDIR}/tools
         FILES_MATCHING PATTERN "*.h")
 
 install(TARGETS dualjit dualjit_dsl dualjit_jit dualjit_cuda dualjit_cpu dualjit_mesh
-                dualjit_assembly dualjit_tuning dualjit_registry dualjit_cli
+                dualjit_assembly dualjit_tuning dualjit_solvers dualjit_registry dualjit_cli
         EXPORT dualjitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

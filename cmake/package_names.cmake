@@ -2,7 +2,7 @@
 # the installed package (find_package) or the source tree (add_subdirectory):
 #   dualjit::dualjit      everything below
 #   dualjit::dsl, dualjit::jit, dualjit::cuda, dualjit::cpu, dualjit::mesh, dualjit::assembly,
-#   dualjit::tuning       one per folder
+#   dualjit::tuning, dualjit::solvers   one per folder
 #   dualjit::registry     the problem registry, for plugins of the dualjit command
 # Headers are included by their path in the source tree ("backends/assembly/problem.h"); once
 # installed they live under <prefix>/include/dualjit, so that generic folder names such as dsl/

@@ -1,0 +1,47 @@
+// The loop every line-search method shares: evaluate, test convergence, ask a direction rule
+// for a search direction, search along it (line_search.h), record (iteration_log.h). Newton,
+// Newton-CG, L-BFGS and gradient descent are direction rules over it; so can be new methods.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "solvers/iteration_log.h"
+#include "solvers/objective.h"
+#include "solvers/solver_options.h"
+
+namespace dualjit::solvers {
+
+struct Iterate {
+  int iteration = 0;
+  std::span<const double> x;
+  double energy = 0;
+  std::span<const double> gradient;  // zero at pinned DOFs
+  double gradient_norm = 0;
+  double previous_step = 0;  // alpha accepted at the previous iteration; 0 at the first
+  bool retry = false;        // the last direction from this iterate failed its line search
+};
+
+struct Direction {
+  std::vector<double> dx;    // zeroed at pinned DOFs by the loop, whatever the rule left there
+  double initial_step = 1;   // the line search's first trial
+  bool newton_step = false;  // dx solves (approximately) H dx = -g: test the decrement
+  int linear_iterations = 0;
+  double shift = 0;
+  bool fallback = false;  // the rule gave up on its own direction and took -g
+  double assembly_seconds = 0, linear_solve_seconds = 0;
+  // When the line search fails, call the rule again with Iterate::retry (L-BFGS drops its
+  // memory and tries -g once) instead of stopping.
+  bool retry_on_failure = false;
+};
+
+using DirectionRule = std::function<Direction(const Iterate&)>;
+
+// Minimises f from x0 (n_dofs values). Throws SolverError naming `solver` when x0 has the wrong
+// size or a non-finite energy or gradient, or when a direction has the wrong size.
+SolveResult descent_loop(const std::string& solver, Objective& f, std::span<const double> x0,
+                         const SolverOptions& options, const DirectionRule& direction);
+
+}  // namespace dualjit::solvers

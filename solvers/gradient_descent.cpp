@@ -1,0 +1,19 @@
+#include "solvers/gradient_descent.h"
+
+#include "solvers/descent_loop.h"
+
+namespace dualjit::solvers {
+
+SolveResult gradient_descent(Objective& f, std::span<const double> x0,
+                             const GradientDescentOptions& o) {
+  const DirectionRule rule = [&](const Iterate& it) {
+    Direction d;
+    d.dx.assign(it.gradient.begin(), it.gradient.end());
+    for (double& v : d.dx) v = -v;
+    d.initial_step = it.previous_step > 0 ? o.growth * it.previous_step : o.initial_step;
+    return d;
+  };
+  return descent_loop("gradient-descent", f, x0, o, rule);
+}
+
+}  // namespace dualjit::solvers

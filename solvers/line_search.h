@@ -1,0 +1,50 @@
+// Backtracking line search with the Armijo (sufficient decrease) condition
+//   E(x + a dx) <= E(x) + c1 a g.dx,
+// starting from a given step and shrinking it by a constant factor. A trial whose energy is not
+// finite (an inverted element, a log of a negative number) counts as a failed trial. An
+// optional rule bounds the step from above: for a parameterization, the largest step before a
+// triangle flips (Smith & Schaefer 2015); the first trial is then at most a fraction (0.9) of it,
+// so that the accepted point is strictly inside the admissible region.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dualjit::solvers {
+
+// The largest admissible alpha along dx from x (+infinity when unbounded). A value <= 0 or NaN
+// means no step is admissible, and the search fails.
+using MaxStepRule = std::function<double(std::span<const double> x, std::span<const double> dx)>;
+using EnergyFunction = std::function<double(std::span<const double> x)>;
+
+struct LineSearchOptions {
+  double c1 = 1e-4;                // Armijo constant, in (0, 1)
+  double shrink = 0.5;             // step factor after a rejected trial, in (0, 1)
+  int max_tries = 60;              // energy evaluations before giving up
+  MaxStepRule max_step;            // none: unbounded
+  double max_step_fraction = 0.9;  // of max_step's bound, in (0, 1]
+};
+
+struct LineSearchResult {
+  bool accepted = false;
+  double alpha = 0;                                           // the accepted step; 0 when none
+  double energy = 0;                                          // E(x + alpha dx); E(x) when none
+  std::vector<double> x;                                      // x + alpha dx; x when none
+  int evaluations = 0;                                        // energy evaluations made
+  double slope = 0;                                           // g.dx
+  double max_step = std::numeric_limits<double>::infinity();  // the rule's bound
+  std::string failure;  // why nothing was accepted: not descent, no admissible step, tries
+};
+
+// Searches from min(initial_step, max_step_fraction * max_step). energy_x is E(x) and gradient
+// its gradient (only g.dx is used). Throws SolverError for invalid options or sizes; a failed
+// search is a result with accepted == false, for the caller to act on.
+LineSearchResult armijo_line_search(const EnergyFunction& energy, std::span<const double> x,
+                                    double energy_x, std::span<const double> gradient,
+                                    std::span<const double> dx, double initial_step,
+                                    const LineSearchOptions& options);
+
+}  // namespace dualjit::solvers

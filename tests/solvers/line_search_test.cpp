@@ -1,0 +1,171 @@
+// The Armijo backtracking line search on closed-form energies: the accepted step satisfies the
+// sufficient-decrease condition and is the first that does, the max-step rule caps the first
+// trial at 0.9 of its bound, non-finite energies count as failed trials; and a max-step rule
+// passed to Newton on the cloth bounds every step.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "solvers/line_search.h"
+#include "solvers/newton.h"
+#include "solvers/solver_error.h"
+#include "solvers/solver_problems.h"
+#include "solvers/vector_ops.h"
+
+using namespace dualjit;
+using namespace dualjit::solvers;
+
+namespace {
+
+// E(x) = sum_i w_i (x_i - c_i)^4 + (x_i - c_i)^2: convex, not quadratic.
+const std::vector<double> kW = {1.0, 3.0, 0.5}, kC = {0.3, -1.2, 2.0};
+
+double quartic(std::span<const double> x) {
+  double e = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d = x[i] - kC[i];
+    e += kW[i] * d * d * d * d + d * d;
+  }
+  return e;
+}
+
+std::vector<double> quartic_gradient(std::span<const double> x) {
+  std::vector<double> g(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d = x[i] - kC[i];
+    g[i] = 4 * kW[i] * d * d * d + 2 * d;
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("armijo: the accepted step satisfies sufficient decrease and is the first that does") {
+  const std::vector<double> x = {2.0, 1.0, -1.0};
+  const std::vector<double> g = quartic_gradient(x);
+  std::vector<double> dx = g;
+  for (double& v : dx) v = -v;  // a long steepest-descent step: alpha = 1 overshoots
+  LineSearchOptions o;
+  o.c1 = 0.3;
+  const double e0 = quartic(x);
+  const LineSearchResult r = armijo_line_search(quartic, x, e0, g, dx, 1.0, o);
+  REQUIRE(r.accepted);
+  CHECK(r.alpha < 1);
+  CHECK(r.evaluations > 1);
+  CHECK(r.alpha == std::pow(o.shrink, r.evaluations - 1));
+  CHECK(r.slope == doctest::Approx(dot(g, dx)));
+  CHECK(r.energy == quartic(r.x));
+  CHECK(r.energy <= e0 + o.c1 * r.alpha * r.slope);
+  // The step before it (alpha / shrink) violated the condition.
+  const double prev = r.alpha / o.shrink;
+  CHECK(quartic(add_scaled(x, prev, dx)) > e0 + o.c1 * prev * r.slope);
+  for (size_t i = 0; i < x.size(); ++i) CHECK(r.x[i] == x[i] + r.alpha * dx[i]);
+}
+
+TEST_CASE("armijo: the max-step rule caps the first trial at 0.9 of its bound") {
+  const std::vector<double> x = {0.2, -1.0, 1.9};
+  const std::vector<double> g = quartic_gradient(x);
+  std::vector<double> dx = g;
+  for (double& v : dx) v = -0.01 * v;  // short: alpha = 1 would be accepted
+  LineSearchOptions o;
+  int calls = 0;
+  o.max_step = [&](std::span<const double> xs, std::span<const double> d) {
+    ++calls;
+    CHECK(xs[1] == x[1]);
+    CHECK(d[2] == dx[2]);
+    return 0.4;
+  };
+  const LineSearchResult r = armijo_line_search(quartic, x, quartic(x), g, dx, 1.0, o);
+  CHECK(calls == 1);
+  REQUIRE(r.accepted);
+  CHECK(r.max_step == 0.4);
+  CHECK(r.alpha == doctest::Approx(0.9 * 0.4).epsilon(1e-15));
+  CHECK(r.evaluations == 1);
+  // A bound above the initial step leaves it alone.
+  o.max_step = [](std::span<const double>, std::span<const double>) { return 5.0; };
+  CHECK(armijo_line_search(quartic, x, quartic(x), g, dx, 1.0, o).alpha == 1.0);
+  // A bound of zero admits nothing.
+  o.max_step = [](std::span<const double>, std::span<const double>) { return 0.0; };
+  const LineSearchResult none = armijo_line_search(quartic, x, quartic(x), g, dx, 1.0, o);
+  CHECK(!none.accepted);
+  CHECK(none.evaluations == 0);
+  CHECK(none.failure.find("max-step rule admits no step") != std::string::npos);
+}
+
+TEST_CASE("armijo: non-finite energies are failed trials; failures are results, misuse throws") {
+  const std::vector<double> x = {0.2, -1.0, 1.9};
+  const std::vector<double> g = quartic_gradient(x);
+  std::vector<double> dx = g;
+  for (double& v : dx) v = -0.01 * v;
+  // Beyond 0.3 of the step the energy is +inf, beyond 0.75 NaN: as past an inverted element.
+  int evaluations = 0;
+  const EnergyFunction walled = [&](std::span<const double> y) {
+    ++evaluations;
+    const double t = (y[0] - x[0]) / dx[0];
+    if (t > 0.75) return std::numeric_limits<double>::quiet_NaN();
+    if (t > 0.3) return std::numeric_limits<double>::infinity();
+    return quartic(y);
+  };
+  const LineSearchResult r = armijo_line_search(walled, x, quartic(x), g, dx, 1.0, {});
+  REQUIRE(r.accepted);
+  CHECK(r.alpha == 0.25);
+  CHECK(r.evaluations == 3);
+  CHECK(std::isfinite(r.energy));
+
+  const EnergyFunction nan = [](std::span<const double>) { return std::nan(""); };
+  LineSearchOptions few;
+  few.max_tries = 5;
+  const LineSearchResult failed = armijo_line_search(nan, x, quartic(x), g, dx, 1.0, few);
+  CHECK(!failed.accepted);
+  CHECK(failed.alpha == 0);
+  CHECK(failed.evaluations == 5);
+  CHECK(failed.x == x);
+  CHECK(failed.failure.find("no sufficient decrease in 5 trials") != std::string::npos);
+
+  std::vector<double> up = dx;
+  for (double& v : up) v = -v;
+  const LineSearchResult ascent = armijo_line_search(quartic, x, quartic(x), g, up, 1.0, {});
+  CHECK(!ascent.accepted);
+  CHECK(ascent.failure.find("not a descent direction") != std::string::npos);
+
+  LineSearchOptions bad;
+  bad.shrink = 1.5;
+  CHECK_THROWS_WITH_AS(armijo_line_search(quartic, x, quartic(x), g, dx, 1.0, bad),
+                       doctest::Contains("armijo_line_search: invalid options"), SolverError);
+  CHECK_THROWS_AS(armijo_line_search(quartic, x, quartic(x), g, std::span(dx).first(2), 1.0, {}),
+                  SolverError);
+}
+
+TEST_CASE("armijo: a max-step rule given to Newton bounds every step on the cloth") {
+  test::SolverProblem s = test::cloth(5, 0.03, 8);
+  NewtonOptions o;
+  o.pinned = s.pinned;
+  // No coordinate may move more than 0.01 in one step (a stand-in for a flip-free bound).
+  const double limit = 0.01;
+  std::vector<std::vector<double>> iterates;
+  o.line_search.max_step = [&](std::span<const double> x, std::span<const double> dx) {
+    iterates.emplace_back(x.begin(), x.end());
+    double m = 0;
+    for (double v : dx) m = std::max(m, std::abs(v));
+    return limit / m;
+  };
+  const SolveResult r = newton(*s.objective, s.start, o);
+  INFO(format_log(r));
+  CHECK(r.converged());
+  REQUIRE(int(iterates.size()) == r.n_steps());
+  iterates.push_back(r.x);
+  int capped = 0;
+  for (size_t k = 0; k + 1 < iterates.size(); ++k) {
+    double m = 0;
+    for (size_t i = 0; i < r.x.size(); ++i) {
+      m = std::max(m, std::abs(iterates[k + 1][i] - iterates[k][i]));
+    }
+    CHECK(m <= 0.9 * limit * (1 + 1e-12));
+    capped += r.iterations[k].step < 1;
+  }
+  // The bound was active (full Newton steps would have moved farther) and Newton still
+  // finished with full steps.
+  CHECK(capped >= 2);
+  CHECK(r.iterations[r.iterations.size() - 2].step == 1);
+}
