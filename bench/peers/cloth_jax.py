@@ -93,8 +93,19 @@ def main():
         def clamp_pd(hii, hij, hji, hjj):
             h = jnp.concatenate([jnp.concatenate([hii, hij], axis=2),
                                  jnp.concatenate([hji, hjj], axis=2)], axis=1)
-            w, q = jnp.linalg.eigh(h)
-            h = jnp.einsum("eij,ej,ekj->eik", q, jnp.maximum(w, 1e-9), q)
+            # cuSOLVER's batched eigh overflows its 32-bit workspace size on millions of
+            # matrices: chunks of 32768, as JAX users do.
+            c = 32768
+            ne = h.shape[0]
+            pad = (-ne) % c
+            hc = jnp.concatenate([h, jnp.broadcast_to(jnp.eye(6), (pad, 6, 6))])
+            hc = hc.reshape(-1, c, 6, 6)
+
+            def project(b):
+                w, q = jnp.linalg.eigh(b)
+                return jnp.einsum("eij,ej,ekj->eik", q, jnp.maximum(w, 1e-9), q)
+
+            h = jax.lax.map(project, hc).reshape(-1, 6, 6)[:ne]
             return h[:, :3, :3], h[:, :3, 3:], h[:, 3:, :3], h[:, 3:, 3:]
 
         @jax.jit
