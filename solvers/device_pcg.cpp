@@ -44,7 +44,7 @@ __device__ __forceinline__ double free_dof(const double* mask, long long i) {
 // node without a diagonal block or with a singular one.
 extern "C" __global__ void __launch_bounds__(T) dj_pcg_jacobi(
     const int* row_ptr, const int* col_idx, const double* vals, const double* mask,
-    double* inv, long long* status, long long mb, int identity) {
+    double* inv, long long* status, long long mb, int identity, double shift) {
   const long long node = (long long)blockIdx.x * T + threadIdx.x;
   if (node >= mb) return;
   if (identity) {
@@ -60,7 +60,8 @@ extern "C" __global__ void __launch_bounds__(T) dj_pcg_jacobi(
   for (int i = 0; i < B; ++i)
     for (int j = 0; j < B; ++j) {
       const bool pinned = free_dof(mask, node * B + i) == 0.0 || free_dof(mask, node * B + j) == 0.0;
-      a[i][j] = pinned ? (i == j ? 1.0 : 0.0) : vals[(long long)s * B * B + i * B + j];
+      a[i][j] = pinned ? (i == j ? 1.0 : 0.0)
+                       : vals[(long long)s * B * B + i * B + j] + (i == j ? shift : 0.0);
       m[i][j] = i == j ? 1.0 : 0.0;
     }
   for (int c = 0; c < B; ++c) {
@@ -121,10 +122,10 @@ extern "C" __global__ void __launch_bounds__(T) dj_pcg_start(
   if (threadIdx.x == 0) { partial[blockIdx.x] = rz; partial[gridDim.x + blockIdx.x] = rr; }
 }
 
-// q = mask (A p); partial of p.q.
+// q = mask ((A + shift I) p); partial of p.q.
 extern "C" __global__ void __launch_bounds__(T) dj_pcg_spmv(
     const int* row_ptr, const int* col_idx, const double* vals, const double* mask,
-    const double* p, double* q, double* partial, long long mb) {
+    const double* p, double* q, double* partial, long long mb, double shift) {
   __shared__ double sh[T];
   double pq = 0.0;
   for (long long node = (long long)blockIdx.x * T + threadIdx.x; node < mb;
@@ -141,7 +142,7 @@ extern "C" __global__ void __launch_bounds__(T) dj_pcg_spmv(
     }
     for (int i = 0; i < B; ++i) {
       const long long k = node * B + i;
-      const double yi = y[i] * free_dof(mask, k);
+      const double yi = (y[i] + shift * p[k]) * free_dof(mask, k);
       q[k] = yi;
       pq += p[k] * yi;
     }
@@ -177,6 +178,22 @@ extern "C" __global__ void __launch_bounds__(T) dj_pcg_update(
   rz = block_sum(rz, sh);
   rr = block_sum(rr, sh);
   if (threadIdx.x == 0) { partial[blockIdx.x] = rz; partial[gridDim.x + blockIdx.x] = rr; }
+}
+
+// Partial sums of |A_ii|.
+extern "C" __global__ void __launch_bounds__(T) dj_pcg_diagonal(
+    const int* row_ptr, const int* col_idx, const double* vals, double* partial, long long mb) {
+  __shared__ double sh[T];
+  double sum = 0.0;
+  for (long long node = (long long)blockIdx.x * T + threadIdx.x; node < mb;
+       node += (long long)gridDim.x * T) {
+    for (int k = row_ptr[node]; k < row_ptr[node + 1]; ++k) {
+      if (col_idx[k] != node) continue;
+      for (int i = 0; i < B; ++i) sum += fabs(vals[(long long)k * B * B + i * B + i]);
+    }
+  }
+  sum = block_sum(sum, sh);
+  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
 
 // p = z + (r.z / previous r.z) p.
@@ -237,8 +254,32 @@ DevicePcg::DevicePcg(int64_t n_nodes, int block) : n_nodes_(n_nodes), block_(blo
 
 DevicePcg::~DevicePcg() = default;
 
+double DevicePcg::mean_abs_diagonal(const assembly::DeviceBsr& a) {
+  if (a.mb != n_nodes_ || a.block_dim != block_) {
+    throw SolverError("DevicePcg: mean_abs_diagonal of a matrix of " + std::to_string(a.mb) +
+                      " block rows of " + std::to_string(a.block_dim));
+  }
+  long long mb = n_nodes_;
+  const int* row_ptr = a.row_ptr;
+  const int* col_idx = a.col_idx;
+  const double* vals = a.values;
+  double* partial = dptr<double>(partial_);
+  double* scalars = dptr<double>(scalars_);
+  int groups = grid_, one = 1, zero = 0;
+  void* diag_args[] = {&row_ptr, &col_idx, &vals, &partial, &mb};
+  cuda::launch(module_->function("dj_pcg_diagonal"), cuda::Dim3{unsigned(grid_)},
+               cuda::Dim3{kThreads}, 0, diag_args);
+  void* reduce_args[] = {&partial, &groups, &one, &scalars, &zero, &zero};
+  cuda::launch(module_->function("dj_pcg_reduce"), cuda::Dim3{1}, cuda::Dim3{kThreads}, 0,
+               reduce_args);
+  double sum = 0;
+  scalars_.download(&sum, sizeof sum);
+  const double mean = sum / double(n_nodes_ * block_);
+  return mean > 0 && std::isfinite(mean) ? mean : 1.0;
+}
+
 PcgResult DevicePcg::solve(const assembly::DeviceBsr& a, const double* b, double* x,
-                           const double* mask, const PcgOptions& options) {
+                           const double* mask, const PcgOptions& options, double shift) {
   if (a.mb != n_nodes_ || a.nb != n_nodes_ || a.block_dim != block_ ||
       a.symmetry != mesh::Symmetry::General) {
     throw SolverError("DevicePcg: the matrix is " + std::to_string(a.mb) + "x" +
@@ -251,8 +292,8 @@ PcgResult DevicePcg::solve(const assembly::DeviceBsr& a, const double* b, double
   const int* row_ptr = a.row_ptr;
   const int* col_idx = a.col_idx;
   const double* vals = a.values;
-  double *r = dptr<double>(r_), *z = dptr<double>(z_), *p = dptr<double>(p_),
-         *q = dptr<double>(q_), *inv = dptr<double>(inv_), *partial = dptr<double>(partial_),
+  double *r = dptr<double>(r_), *z = dptr<double>(z_), *p = dptr<double>(p_), *q = dptr<double>(q_),
+         *inv = dptr<double>(inv_), *partial = dptr<double>(partial_),
          *scalars = dptr<double>(scalars_);
   long long* status = dptr<long long>(status_);
   const auto run = [&](const char* entry, unsigned grid, std::initializer_list<void*> args) {
@@ -267,7 +308,7 @@ PcgResult DevicePcg::solve(const assembly::DeviceBsr& a, const double* b, double
   scalars_.fill_bytes(0);
   int identity = options.block_jacobi ? 0 : 1;
   run("dj_pcg_jacobi", rows_grid,
-      {&row_ptr, &col_idx, &vals, &mask, &inv, &status, &mb, &identity});
+      {&row_ptr, &col_idx, &vals, &mask, &inv, &status, &mb, &identity, &shift});
   long long bad = 0;
   status_.download(&bad, sizeof bad);
   if (bad) {
@@ -287,7 +328,7 @@ PcgResult DevicePcg::solve(const assembly::DeviceBsr& a, const double* b, double
   }
   const double stop = options.relative_tolerance * options.relative_tolerance * rr0;
   for (int it = 1; it <= options.max_iterations; ++it) {
-    run("dj_pcg_spmv", g, {&row_ptr, &col_idx, &vals, &mask, &p, &q, &partial, &mb});
+    run("dj_pcg_spmv", g, {&row_ptr, &col_idx, &vals, &mask, &p, &q, &partial, &mb, &shift});
     run("dj_pcg_reduce", 1, {&partial, &groups, &one, &scalars, &slot_pq, &zero});
     run("dj_pcg_update", g, {&scalars, &mask, &inv, &x, &r, &z, &p, &q, &partial, &mb});
     run("dj_pcg_reduce", 1, {&partial, &groups, &two, &scalars, &slot_rz, &rot});

@@ -36,8 +36,12 @@ class DevicePcg {
   // naming the node whose diagonal block is missing or singular, and the iteration at which the
   // residual became non-finite. relative_residual is CG's recurrence residual |r| / |b| (not
   // recomputed, unlike block_pcg).
+  // With shift > 0 the system is (A + shift I) x = b (Newton's regularisation of an indefinite
+  // Hessian), without touching A's values.
   PcgResult solve(const assembly::DeviceBsr& a, const double* b, double* x,
-                  const double* mask = nullptr, const PcgOptions& options = {});
+                  const double* mask = nullptr, const PcgOptions& options = {}, double shift = 0.0);
+  // The mean |A_ii| over all DOFs (the scale of Newton's shifts); 1 when it is 0 or not finite.
+  double mean_abs_diagonal(const assembly::DeviceBsr& a);
 
  private:
   int64_t n_nodes_;

@@ -1,10 +1,13 @@
 #include "solvers/newton.h"
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "solvers/descent_loop.h"
+#include "solvers/device_pcg.h"
 #include "solvers/solver_error.h"
 #include "solvers/sparse_cholesky.h"
 #include "solvers/stopwatch.h"
@@ -46,11 +49,95 @@ void add_to_diagonal(mesh::BlockCsr<double>& h, double shift) {
   }
 }
 
+// The direction from H + shift I for shift = 0, then initial_shift x scale growing by
+// shift_growth, until `solve` gives a descent direction; else steepest descent. `solve` returns
+// false when the shifted system is not positive definite.
+using ShiftedSolve = std::function<bool(double shift, std::vector<double>& dx, int& iterations)>;
+
+Direction shifted_newton(const Iterate& it, const NewtonOptions& o, double scale,
+                         const ShiftedSolve& solve, Direction d, const Stopwatch& linear) {
+  std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
+  for (double& v : rhs) v = -v;
+  double shift = 0, last_shift = 0;
+  for (int attempt = 0; attempt <= o.max_shift_tries; ++attempt) {
+    last_shift = shift;
+    std::vector<double> dx;
+    if (solve(shift, dx, d.linear_iterations) && all_finite(dx)) {
+      o.pinned.zero(dx);
+      const double slope = dot(it.gradient, dx);
+      if (slope < -o.descent_threshold * it.gradient_norm * norm(dx)) {
+        d.dx = std::move(dx);
+        d.shift = shift;
+        d.linear_solve_seconds = linear.seconds();
+        return d;
+      }
+    }
+    shift = shift == 0 ? o.initial_shift * scale : shift * o.shift_growth;
+  }
+  // No shift helped: steepest descent, which the line search can always shorten enough, first
+  // tried as the step of the Hessian's mean diagonal.
+  d.dx = std::move(rhs);
+  d.initial_step = 1 / scale;
+  d.fallback = true;
+  d.newton_step = false;
+  d.shift = last_shift;
+  d.linear_solve_seconds = linear.seconds();
+  return d;
+}
+
+// The GPU's pieces of a Newton solve with LinearSolver::DevicePcg, made on first use.
+struct DeviceSolve {
+  std::unique_ptr<DevicePcg> pcg;
+  cuda::DeviceBuffer rhs, dx, mask;
+};
+
+Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions& o,
+                           DeviceSolve& g) {
+  Direction d;
+  d.newton_step = true;
+  const Stopwatch assembly;
+  const assembly::DeviceBsr* h = f.device_hessian(it.x);
+  if (h == nullptr) {
+    throw SolverError("newton: iteration " + std::to_string(it.iteration) +
+                      ": the GPU PCG needs an objective that evaluates on a GPU (an "
+                      "AssemblerObjective on the CUDA backend)");
+  }
+  d.assembly_seconds = assembly.seconds();
+  const Stopwatch linear;
+  const int64_t n = f.n_dofs();
+  if (!g.pcg) {
+    g.pcg = std::make_unique<DevicePcg>(n / f.block_size(), f.block_size());
+    g.rhs = cuda::DeviceBuffer(n * sizeof(double));
+    g.dx = cuda::DeviceBuffer(n * sizeof(double));
+    if (!o.pinned.empty()) {
+      std::vector<double> mask(n);
+      for (int64_t i = 0; i < n; ++i) mask[i] = o.pinned.is_pinned(i) ? 0.0 : 1.0;
+      g.mask = cuda::DeviceBuffer::from(mask);
+    }
+  }
+  std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
+  for (double& v : rhs) v = -v;
+  g.rhs.upload(rhs.data(), rhs.size() * sizeof(double));
+  const double scale = g.pcg->mean_abs_diagonal(*h);
+  const auto* mask = g.mask.bytes() ? reinterpret_cast<const double*>(g.mask.get()) : nullptr;
+  const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
+    const PcgResult r = g.pcg->solve(*h, reinterpret_cast<const double*>(g.rhs.get()),
+                                     reinterpret_cast<double*>(g.dx.get()), mask, o.pcg, shift);
+    iterations += r.iterations;
+    if (r.negative_curvature) return false;
+    dx = g.dx.to_vector<double>();
+    return true;
+  };
+  return shifted_newton(it, o, scale, solve, d, linear);
+}
+
 }  // namespace
 
 SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions& o) {
   SparseCholesky cholesky;  // keeps its symbolic analysis across iterations
+  DeviceSolve device;
   const DirectionRule rule = [&](const Iterate& it) {
+    if (o.linear_solver == LinearSolver::DevicePcg) return device_direction(f, it, o, device);
     Direction d;
     d.newton_step = true;
     const Stopwatch assembly;
@@ -60,55 +147,31 @@ SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions
 
     const Stopwatch linear;
     o.pinned.apply_identity(h);
-    std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
-    for (double& v : rhs) v = -v;
     const double scale = mean_abs_diagonal(h);
-    double shift = 0, last_shift = 0;
-    for (int attempt = 0; attempt <= o.max_shift_tries; ++attempt) {
-      last_shift = shift;
+    const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
       std::optional<mesh::BlockCsr<double>> shifted;
       if (shift > 0) {
         shifted = h;
         add_to_diagonal(*shifted, shift);
       }
       const mesh::BlockCsr<double>& a = shifted ? *shifted : h;
-      std::vector<double> dx;
-      bool solved = false;
+      std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
+      for (double& v : rhs) v = -v;
       if (o.linear_solver == LinearSolver::SparseCholesky) {
         try {
           cholesky.factorize(a);
           dx = cholesky.solve(rhs);
-          solved = true;
+          return true;
         } catch (const NotPositiveDefiniteError&) {
-          solved = false;  // shift and retry below
-        }
-      } else {
-        dx.assign(rhs.size(), 0.0);
-        const PcgResult r = block_pcg(a, rhs, dx, o.pcg);
-        d.linear_iterations += r.iterations;
-        solved = !r.negative_curvature;
-      }
-      if (solved && all_finite(dx)) {
-        o.pinned.zero(dx);
-        const double slope = dot(it.gradient, dx);
-        if (slope < -o.descent_threshold * it.gradient_norm * norm(dx)) {
-          d.dx = std::move(dx);
-          d.shift = shift;
-          d.linear_solve_seconds = linear.seconds();
-          return d;
+          return false;  // shift and retry
         }
       }
-      shift = shift == 0 ? o.initial_shift * scale : shift * o.shift_growth;
-    }
-    // No shift helped: steepest descent, which the line search can always shorten enough, first
-    // tried as the step of the Hessian's mean diagonal.
-    d.dx = std::move(rhs);
-    d.initial_step = 1 / scale;
-    d.fallback = true;
-    d.newton_step = false;
-    d.shift = last_shift;
-    d.linear_solve_seconds = linear.seconds();
-    return d;
+      dx.assign(rhs.size(), 0.0);
+      const PcgResult r = block_pcg(a, rhs, dx, o.pcg);
+      iterations += r.iterations;
+      return !r.negative_curvature;
+    };
+    return shifted_newton(it, o, scale, solve, d, linear);
   };
   return descent_loop("newton", f, x0, o, rule);
 }

@@ -20,11 +20,13 @@
 
 namespace dualjit::solvers {
 
-enum class LinearSolver { SparseCholesky, BlockPcg };
+// SparseCholesky and BlockPcg on the host (objective.hessian()); DevicePcg on the GPU over
+// objective.device_hessian(), which only the rhs and dx cross to and from (device_pcg.h).
+enum class LinearSolver { SparseCholesky, BlockPcg, DevicePcg };
 
 struct NewtonOptions : SolverOptions {
   LinearSolver linear_solver = LinearSolver::SparseCholesky;
-  // For BlockPcg; its relative tolerance also decides how inexact the Newton step is.
+  // For BlockPcg and DevicePcg; its relative tolerance also decides how inexact the Newton step is.
   PcgOptions pcg{.relative_tolerance = 1e-10, .max_iterations = 2000, .block_jacobi = true};
   double initial_shift = 1e-4;
   double shift_growth = 10;

@@ -27,6 +27,9 @@ class Objective {
   virtual mesh::BlockCsr<double> hessian(std::span<const double> x) = 0;
   // H(x) v of the exact Hessian, without forming it (Newton-CG).
   virtual std::vector<double> hvp(std::span<const double> x, std::span<const double> v) = 0;
+  // hessian(x) left in GPU memory, for linear solvers there (device_pcg.h); null when the
+  // objective does not evaluate on a GPU. Valid until the next evaluation.
+  virtual const assembly::DeviceBsr* device_hessian(std::span<const double> x);
 };
 
 // An Objective over an Assembler's energy terms (host calls). hessian() returns what the
@@ -42,11 +45,14 @@ class AssemblerObjective : public Objective {
   std::vector<double> gradient(std::span<const double> x) override;
   mesh::BlockCsr<double> hessian(std::span<const double> x) override;
   std::vector<double> hvp(std::span<const double> x, std::span<const double> v) override;
+  // On the CUDA backend: the state uploaded and run_hessian() (General); else null.
+  const assembly::DeviceBsr* device_hessian(std::span<const double> x) override;
 
   assembly::Assembler& assembler() const { return a_; }
 
  private:
   assembly::Assembler& a_;
+  assembly::DeviceBsr device_hessian_;
 };
 
 }  // namespace dualjit::solvers

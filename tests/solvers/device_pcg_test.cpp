@@ -8,10 +8,13 @@
 #include <random>
 
 #include "backends/assembly/assembler.h"
-#include "jit/nvrtc_compiler.h"
 #include "examples/mesh_energy/cloth_energy.h"
+#include "jit/nvrtc_compiler.h"
+#include "solver_problems.h"
 #include "solvers/bsr_multiply.h"
 #include "solvers/device_pcg.h"
+#include "solvers/newton.h"
+#include "solvers/objective.h"
 #include "solvers/pinned.h"
 #include "solvers/solver_error.h"
 #include "solvers/sparse_cholesky.h"
@@ -78,9 +81,9 @@ TEST_SUITE("gpu") {
     solvers::DevicePcg pcg(nv, 3);
     solvers::PcgOptions o;
     o.relative_tolerance = 1e-10;
-    const auto r = pcg.solve(h, reinterpret_cast<const double*>(db.get()),
-                             reinterpret_cast<double*>(dx.get()),
-                             reinterpret_cast<const double*>(dmask.get()), o);
+    const auto r =
+        pcg.solve(h, reinterpret_cast<const double*>(db.get()), reinterpret_cast<double*>(dx.get()),
+                  reinterpret_cast<const double*>(dmask.get()), o);
     CHECK(r.converged);
     CHECK(r.iterations > 5);
     CHECK(r.relative_residual <= 1e-10);
@@ -104,14 +107,44 @@ TEST_SUITE("gpu") {
               reinterpret_cast<const double*>(dmask.get()), o);
     CHECK(dx.to_vector<double>() == xs);
     o.block_jacobi = false;
-    const auto plain = pcg.solve(h, reinterpret_cast<const double*>(db.get()),
-                                 reinterpret_cast<double*>(dx.get()),
-                                 reinterpret_cast<const double*>(dmask.get()), o);
+    const auto plain =
+        pcg.solve(h, reinterpret_cast<const double*>(db.get()), reinterpret_cast<double*>(dx.get()),
+                  reinterpret_cast<const double*>(dmask.get()), o);
     CHECK(plain.converged);
     CHECK(plain.iterations >= r.iterations);
     // A matrix of the wrong shape is refused, naming both.
     solvers::DevicePcg other(nv + 1, 3);
     CHECK_THROWS_WITH_AS(other.solve(h, nullptr, nullptr), doctest::Contains("expected a General"),
+                         solvers::SolverError);
+  }
+
+  TEST_CASE(
+      "newton with the GPU PCG: the cloth's minimum as the CPU's Cholesky finds it, from an "
+      "indefinite start" *
+      test::needs_gpu()) {
+    test::SolverProblem s = test::cloth(12, 0.03, 7);
+    solvers::NewtonOptions o;
+    o.pinned = s.pinned;
+    o.gradient_tolerance = 1e-11;
+    o.relative_gradient_tolerance = 0;
+    o.decrement_tolerance = 0;
+    const solvers::SolveResult cpu = solvers::newton(*s.objective, s.start, o);
+    assembly::Assembler gpu_a(*s.problem);  // the GPU (Auto), exact Hessian
+    solvers::AssemblerObjective gpu_f(gpu_a);
+    o.linear_solver = solvers::LinearSolver::DevicePcg;
+    o.pcg.relative_tolerance = 1e-12;
+    const solvers::SolveResult gpu = solvers::newton(gpu_f, s.start, o);
+    INFO(solvers::format_log(gpu));
+    CHECK(gpu.converged());
+    CHECK(gpu.iterations.front().linear_iterations > 1);
+    for (size_t i = 1; i < gpu.iterations.size(); ++i)
+      CHECK(gpu.iterations[i].energy <= gpu.iterations[i - 1].energy);
+    for (size_t i = 0; i < cpu.x.size(); ++i) {
+      CHECK(gpu.x[i] == doctest::Approx(cpu.x[i]).epsilon(1e-8));
+      if (s.pinned.is_pinned(int64_t(i))) CHECK(gpu.x[i] == s.start[i]);
+    }
+    // A CPU objective has no device Hessian: refused, naming newton.
+    CHECK_THROWS_WITH_AS(solvers::newton(*s.objective, s.start, o), doctest::Contains("GPU PCG"),
                          solvers::SolverError);
   }
 }
