@@ -7,16 +7,23 @@
 // the JAX peer (bench/peers/cloth_jax.py) uses too, so both print the same energy. "Hp" is the
 // Hessian with every element's local Hessian projected to positive definite (eigenvalues
 // clamped to 1e-9, AssemblerOptions::hessian_projection) and "Hp sum" the sum of its entries,
-// which the peer prints for its eigh-projected Hessian.
+// which the peer prints for its eigh-projected Hessian. "CUDA E+g+H" is the hand-written peer
+// (bench/peers/cloth_closed_form.cu: closed-form derivatives, one thread per vertex row, one
+// fused kernel), checked against dualjit's gradient and Hessian ("agree": largest relative
+// difference).
 //
 //   cloth_step [N ...]   (default 100 500 1000)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <vector>
 
 #include "backends/assembly/assembler.h"
+#include "backends/cuda/source_module.h"
 #include "backends/tuning/timing.h"
 #include "examples/mesh_energy/cloth_energy.h"
 
@@ -26,6 +33,74 @@ namespace {
 
 double median_ms(const std::function<void()>& run) {
   return tuning::median_gpu_ms(run, 3, 15);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+template <class T>
+T* dptr(const cuda::DeviceBuffer& b) {
+  return reinterpret_cast<T*>(b.get());
+}
+
+double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0, scale = 1e-300;
+  for (double v : b) scale = std::max(scale, std::abs(v));
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst / scale;
+}
+
+// The hand-written peer's inputs and outputs on the device, and its time for E + g + H.
+struct ClosedForm {
+  double ms = 0, energy = 0, agree_g = 0, agree_h = 0;
+};
+
+ClosedForm run_closed_form(const cuda::SourceModule& mod, const mesh_energy::ClothGrid& grid,
+                           const mesh::BlockPattern& pattern, const std::vector<double>& x,
+                           const std::vector<double>& g_ref, const std::vector<double>& h_ref) {
+  const int64_t nv = grid.mesh.n_vertices();
+  std::vector<double> slot_rest(pattern.n_blocks(), 1.0);
+  for (size_t s = 0; s < grid.rest.size(); ++s) {
+    const int32_t a = grid.springs[2 * s], b = grid.springs[2 * s + 1];
+    slot_rest[pattern.find(a, b)] = grid.rest[s];
+    slot_rest[pattern.find(b, a)] = grid.rest[s];
+  }
+  const auto row_ptr = cuda::DeviceBuffer::from(pattern.row_ptr32());
+  const auto col_idx = cuda::DeviceBuffer::from(pattern.col_idx());
+  const auto rest = cuda::DeviceBuffer::from(slot_rest);
+  const auto dx = cuda::DeviceBuffer::from(x);
+  const auto dxhat = cuda::DeviceBuffer::from(grid.mesh.x);
+  cuda::DeviceBuffer grad(nv * 3 * sizeof(double)), vals(pattern.n_blocks() * 9 * sizeof(double));
+  long long n = nv, blocks = (nv + 255) / 256;
+  cuda::DeviceBuffer partial(blocks * sizeof(double)), energy(sizeof(double));
+  const mesh_energy::ClothStep step;
+  double m = 1.0 / double(nv), k = step.k, h = step.h, gx = step.g[0], gy = step.g[1],
+         gz = step.g[2];
+  int* rp = dptr<int>(row_ptr);
+  int* ci = dptr<int>(col_idx);
+  double *rs = dptr<double>(rest), *px = dptr<double>(dx), *pxh = dptr<double>(dxhat),
+         *pg = dptr<double>(grad), *pv = dptr<double>(vals), *pp = dptr<double>(partial),
+         *pe = dptr<double>(energy);
+  void* a1[] = {&n, &rp, &ci, &rs, &px, &pxh, &m, &k, &h, &gx, &gy, &gz, &pg, &pv, &pp};
+  void* a2[] = {&pp, &blocks, &pe};
+  const auto run = [&] {
+    cuda::launch(mod.function("cloth_closed_form"), cuda::Dim3{unsigned(blocks)}, cuda::Dim3{256},
+                 0, a1);
+    cuda::launch(mod.function("cloth_energy_sum"), cuda::Dim3{1}, cuda::Dim3{256}, 0, a2);
+  };
+  run();
+  cuda::check_last("hand-written cloth kernel");
+  ClosedForm r;
+  r.ms = median_ms(run);
+  energy.download(&r.energy, sizeof r.energy);
+  r.agree_g = max_rel(grad.to_vector<double>(), g_ref);
+  r.agree_h = max_rel(vals.to_vector<double>(), h_ref);
+  return r;
 }
 
 }  // namespace
@@ -45,8 +120,12 @@ int main(int argc, char** argv) {
       2.0 * src.bytes() / (median_ms([&] { dst.copy_from(src, src.bytes()); }) * 1e-3);
   std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
               bw / 1e9);
-  std::printf("%6s %9s %9s %9s %8s %8s %8s %8s %8s %8s  %-18s %s\n", "n", "vertices", "springs",
-              "blocks", "E ms", "g ms", "H ms", "E+g+H", "floor", "Hp ms", "energy", "Hp sum");
+  const cuda::SourceModule closed_form(
+      "cloth_closed_form",
+      read_text(std::string(DUALJIT_BENCH_DIR) + "/peers/cloth_closed_form.cu"));
+  std::printf("%6s %9s %9s %9s %8s %8s %8s %8s %8s %8s %10s %9s  %-18s %s\n", "n", "vertices",
+              "springs", "blocks", "E ms", "g ms", "H ms", "E+g+H", "floor", "Hp ms", "CUDA E+g+H",
+              "agree", "energy", "Hp sum");
   for (int n : sizes) {
     const mesh_energy::ClothGrid grid = mesh_energy::cloth_grid(n);
     const int64_t nv = grid.mesh.n_vertices(), ns = int64_t(grid.rest.size());
@@ -84,9 +163,14 @@ int main(int argc, char** argv) {
     const double hp_ms = median_ms([&] { projected.run_hessian(); });
     double hp_sum = 0;
     for (double v : projected.hessian(x).values) hp_sum += v;
-    std::printf("%6d %9lld %9lld %9lld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f  %-18.15g %.12g\n", n,
-                (long long)nv, (long long)ns, (long long)blocks, e_ms, g_ms, h_ms, all_ms,
-                bytes / bw * 1e3, hp_ms, energy, hp_sum);
+    const ClosedForm cf =
+        run_closed_form(closed_form, grid, p.pattern(), x, a.gradient(x), a.hessian(x).values);
+    std::printf(
+        "%6d %9lld %9lld %9lld %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %10.3f %9.1e  %-18.15g %.12g\n",
+        n, (long long)nv, (long long)ns, (long long)blocks, e_ms, g_ms, h_ms, all_ms,
+        bytes / bw * 1e3, hp_ms, cf.ms,
+        std::max({cf.agree_g, cf.agree_h, std::abs(cf.energy - energy) / std::abs(energy)}), energy,
+        hp_sum);
   }
   return 0;
 }
