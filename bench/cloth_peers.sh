@@ -14,3 +14,8 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=OFF > "
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cloth-cache ./build-gpu/bench/cloth_step $sizes 2>&1 | tee "$out/cloth_step.log"
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cloth-cache ./build-gpu/bench/cloth_newton $sizes 2>&1 | tee "$out/cloth_newton.log"
 python3 bench/peers/cloth_jax.py $sizes 2>&1 | grep -v "^W\|^I0\|^E0" | tee "$out/cloth_jax.log"
+# Dr.Jit travels as a wheel (.whl, carried): see the device README.
+if [[ -d .whl ]]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/drjit-*.whl &&
+    PYTHONPATH=/tmp/site python3 bench/peers/cloth_drjit.py $sizes 2>&1 | tee "$out/cloth_drjit.log"
+fi
