@@ -3,9 +3,12 @@
 // for the node's row of the residual, gradient or H v (stored once), or into the node's own row
 // of blocks for the Hessian and the general Jacobian (each row has one writer, so plain adds).
 // No atomics and a fixed order: bit-identical from run to run, like element-gather, but in
-// one pass with nothing element-local in memory. The price is recomputation: each element is
-// evaluated once per vertex (k times), so it suits cheap elements (springs, triangles) more
-// than expensive ones; the tuner decides. The CPU backend runs the same text over OpenMP.
+// one pass with nothing element-local in memory. Staged, a later term adds only the tile's
+// nonzero entries: a term that touches few blocks of each row (a per-vertex mass on the
+// diagonal) reads and writes those, not the whole rows again (adding zero changes nothing).
+// The price is recomputation: each element is evaluated once per vertex (k times), so it suits
+// cheap elements (springs, triangles) more than expensive ones; the tuner decides. The CPU
+// backend runs the same text over OpenMP.
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -67,7 +70,8 @@ class NodeGather : public InPlaceDriver {
        << "  __syncthreads();\n"
        << "  double* out = a.out + first * " << BB << ";\n"
        << "  if (a.accumulate) {\n"
-       << "    for (long long i = threadIdx.x; i < count; i += " << T << ") out[i] += tile[i];\n"
+       << "    for (long long i = threadIdx.x; i < count; i += " << T
+       << ") if (tile[i] != 0.0) out[i] += tile[i];\n"
        << "  } else {\n"
        << "    for (long long i = threadIdx.x; i < count; i += " << T << ") out[i] = tile[i];\n"
        << "  }\n}\n";
@@ -92,8 +96,10 @@ class NodeGather : public InPlaceDriver {
        << "    for (long long node = n0; node < n1; ++node) " << s.symbol
        << "_node(a, node, tile, first);\n"
        << "    double* out = a.out + first * " << BB << ";\n"
-       << "    for (long long i = 0; i < count; ++i) out[i] = a.accumulate ? out[i] + tile[i] : "
-          "tile[i];\n"
+       << "    for (long long i = 0; i < count; ++i) {\n"
+       << "      if (!a.accumulate) out[i] = tile[i];\n"
+       << "      else if (tile[i] != 0.0) out[i] += tile[i];\n"
+       << "    }\n"
        << "    free(tile);\n"
        << "  }\n}\n";
     return os.str();

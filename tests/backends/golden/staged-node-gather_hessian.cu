@@ -114,7 +114,7 @@ extern "C" __global__ void __launch_bounds__(64) dj_spring_hessian_w6_t1_b64_df_
   __syncthreads();
   double* out = a.out + first * 9;
   if (a.accumulate) {
-    for (long long i = threadIdx.x; i < count; i += 64) out[i] += tile[i];
+    for (long long i = threadIdx.x; i < count; i += 64) if (tile[i] != 0.0) out[i] += tile[i];
   } else {
     for (long long i = threadIdx.x; i < count; i += 64) out[i] = tile[i];
   }
