@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # One device call: the cloth step (bench/cloth_step.cpp), its Newton solve (bench/
-# cloth_newton.cpp) and its JAX peer (bench/peers/
-# cloth_jax.py) on the same GPU, for the sizes given (default 100 500 1000). Logs under $OUT
-# (default gpu-out).
+# cloth_newton.cpp) and its JAX and PyTorch peers (bench/peers/cloth_jax.py, cloth_torch.py) on
+# the same GPU, for the sizes given (default 100 500 1000). Logs under $OUT (default gpu-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -19,3 +18,4 @@ if [[ -d .whl ]]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/drjit-*.whl &&
     PYTHONPATH=/tmp/site python3 bench/peers/cloth_drjit.py $sizes 2>&1 | tee "$out/cloth_drjit.log"
 fi
+python3 bench/peers/cloth_torch.py $sizes 2>&1 | grep -v "FutureWarning\|warnings.warn" | tee "$out/cloth_torch.log"

@@ -1,0 +1,108 @@
+// Laplacian smoothing's gradient (examples/mesh_energy/smoothing.h: the sum of squared edge
+// lengths over the free vertices, the boundary pinned) on a bumpy disk (energy_bench.h) of 1 M
+// vertices and more (1000000 -> 1,010,941 vertices, 4000000 -> 4,012,477), perturbed by a fixed
+// formula: the energy and the gradient on the GPU
+// through assembly::Assembler with its default strategies (node-gather for the gradient), CUDA
+// events after warm-up, medians, against the byte floor: positions, edges and pinned edges
+// (node and pinned position) read once, the gradient written once, at the device copy bandwidth
+// measured in the same run. "floor_inc" adds what node-gather must also read: each node's
+// incident elements (one int32 per element end, one offset per node).
+//
+// Checksums, printed by the JAX peer (bench/peers/smooth_jax.py) too: the energy, |g| and g . v
+// (v: energy_bench.h's direction).
+//
+//   smooth_gradient [--write DIR] [--cpu] [--reps N] [VERTICES ...]   (default 1000000 4000000)
+// --write DIR writes DIR/smooth_<VERTICES>.bin (edges, pinned nodes and positions, x, v) for
+// the peer; --cpu prints the checksums from the CPU backend without timing (no GPU needed).
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "backends/assembly/assembler.h"
+#include "bench/energy_bench.h"
+#include "examples/mesh_energy/smoothing.h"
+
+using namespace dualjit;
+
+int main(int argc, char** argv) {
+  const bench::Args args = bench::parse_args(argc, argv, {1000000, 4000000}, {});
+  if (!args.cpu && !cuda::driver_available()) {
+    std::printf("no GPU: %s\n", cuda::driver_unavailable_reason().c_str());
+    return 1;
+  }
+  double bw = 0;
+  if (!args.cpu) {
+    const auto& dev = cuda::Context::primary().device();
+    bw = bench::copy_bandwidth();
+    std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
+                bw / 1e9);
+  }
+  for (int64_t size : args.sizes) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const mesh_energy::TriMesh mesh = bench::bumpy_disk(size);
+    const std::string source = "bumpy disk " + std::to_string(size);
+    mesh_energy::Smoothing s = mesh_energy::smoothing_problem(mesh, source, true);
+    assembly::Problem& p = s.problem;
+    const int64_t nv = p.n_nodes();
+    // Noise to smooth: a fixed perturbation, small against the edges (about 1e-3 at 1 M).
+    std::vector<double> x = s.x;
+    const double amplitude = 1.0 / std::sqrt(double(mesh.n_vertices()));
+    for (int64_t i = 0; i < nv * 3; ++i) x[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
+    const std::vector<double> v = bench::direction(nv * 3);
+    // Terms: "edges" (free-free) and "pinned edges" (free node, pinned position as a param).
+    std::vector<int32_t> edges, pinned_nodes;
+    std::vector<double> pinned_x;
+    for (size_t t = 0; t < p.n_terms(); ++t) {
+      const assembly::Term& term = p.term(t);
+      if (term.elements.k == 2) {
+        edges = term.elements.conn;
+      } else {
+        pinned_nodes = term.elements.conn;
+        pinned_x = term.params;
+      }
+    }
+    const int64_t ne = int64_t(edges.size() / 2), np = int64_t(pinned_nodes.size());
+    std::printf(
+        "\n%s: %lld vertices, %lld free, %lld edges between free vertices, %lld to "
+        "pinned ones; mesh %.1f s\n",
+        source.c_str(), (long long)mesh.n_vertices(), (long long)nv, (long long)ne, (long long)np,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::fflush(stdout);
+    if (!args.write_dir.empty()) {
+      bench::ArraysFile f;
+      f.add("edges", edges, 2);
+      f.add("pinned_nodes", pinned_nodes, 1);
+      f.add("pinned_x", pinned_x, 3);
+      f.add("x", x, 3);
+      f.add("v", v, 3);
+      f.write(bench::data_path(args, "smooth", size));
+    }
+
+    assembly::AssemblerOptions o;
+    if (args.cpu) o.backend = assembly::Backend::Cpu;
+    assembly::Assembler a(p, o);
+    double e_ms = 0, g_ms = 0;
+    if (!args.cpu) {
+      a.set_state(x);
+      a.run_energy();
+      a.run_gradient();
+      cuda::check_last("smoothing");
+      e_ms = bench::median_ms([&] { a.run_energy(); }, args.reps);
+      g_ms = bench::median_ms([&] { a.run_gradient(); }, args.reps);
+    }
+    const double energy = a.energy(x);
+    const std::vector<double> g = a.gradient(x);
+    const double bytes = nv * 48.0 + ne * 8.0 + np * 28.0;
+    const double incidence = (2.0 * ne + np) * 4.0 + (nv + 1) * 4.0;
+    const double floor_ms = args.cpu ? 0.0 : bytes / bw * 1e3;
+    const double floor_inc_ms = args.cpu ? 0.0 : (bytes + incidence) / bw * 1e3;
+    std::printf(
+        "RESULT smooth_dualjit vertices=%lld edges=%lld pinned=%lld E_ms=%.4f g_ms=%.4f "
+        "floor_g_ms=%.4f floor_inc_g_ms=%.4f g_over_floor=%.2f energy=%.15g g_norm=%.12g "
+        "g_dot_v=%.12g\n",
+        (long long)nv, (long long)ne, (long long)np, e_ms, g_ms, floor_ms, floor_inc_ms,
+        floor_ms > 0 ? g_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v));
+    std::fflush(stdout);
+  }
+  return 0;
+}
