@@ -11,6 +11,8 @@
 #include "backends/assembly/assembler.h"
 #include "backends/mesh/export.h"
 #include "dsl/reference_evaluator.h"
+#include "examples/cfd/tet_mesh.h"
+#include "examples/mesh_energy/neo_hookean.h"
 #include "jit/hessian_projection.h"
 #include "support/element_problems.h"
 #include "support/gpu.h"
@@ -161,6 +163,52 @@ TEST_CASE("CPU: projected Hessian equals the sum of Eigen-projected element Hess
   for (auto s :
        {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather})
     check_assembler(assembly::Backend::Cpu, s);
+}
+
+TEST_CASE("12x12: deformed Neo-Hookean tets, some indefinite, some positive definite") {
+  const cfd::TetMesh m = cfd::box_tet_mesh(2, 2, 2);
+  Problem p(m.n_nodes, 3);
+  assembly::Term t;
+  t.name = "elastic";
+  t.kernel = std::make_shared<Kernel>(mesh_energy::stable_neo_hookean_kernel());
+  t.elements = {"tets", 4, m.tets};
+  t.energy = true;
+  t.params = mesh_energy::neo_hookean_params(m.xyz, m.tets);
+  const mesh_energy::Lame lame = mesh_energy::lame_parameters(1e4, 0.3);
+  t.uniforms = {lame.mu, lame.lambda};
+  p.add_term(std::move(t));
+  std::mt19937_64 rng(9);
+  std::vector<double> x = m.xyz;
+  const auto noise = uniform(x.size(), -0.25, 0.25, rng);
+  for (size_t i = 0; i < x.size(); ++i) x[i] += noise[i];
+  for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
+    AssemblerOptions o;
+    o.backend = assembly::Backend::Cpu;
+    o.hessian_projection = {kind, 1e-6};
+    const Eigen::MatrixXd ref = projected_reference(p, x, o.hessian_projection);
+    const Eigen::MatrixXd got(mesh::to_eigen(Assembler(p, o).hessian(x)));
+    INFO(jit::projection_kind_name(kind));
+    CHECK(dense_rel(got, ref) < 1e-10);
+    const Eigen::VectorXd l = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(got).eigenvalues();
+    CHECK(l.minCoeff() > 0);
+  }
+  // Both exits ran: some element Hessians were indefinite, some positive definite.
+  int indefinite = 0, definite = 0;
+  const assembly::Term& tt = p.term(0);
+  for (int64_t e = 0; e < tt.elements.size(); ++e) {
+    std::vector<double> in;
+    for (int v = 0; v < 4; ++v)
+      for (int c = 0; c < 3; ++c) in.push_back(x[tt.elements.conn[e * 4 + v] * 3 + c]);
+    const auto r = evaluate_hessian(
+        *tt.kernel, {in, std::span<const double>(tt.params).subspan(e * 10, 10), tt.uniforms});
+    const double lmin = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
+                            Eigen::Map<const Eigen::MatrixXd>(r.hessian.data(), 12, 12))
+                            .eigenvalues()
+                            .minCoeff();
+    (lmin < 0 ? indefinite : definite) += 1;
+  }
+  CHECK(indefinite > 0);
+  CHECK(definite > 0);
 }
 
 TEST_CASE("a projection with element-gather is refused, naming it") {
