@@ -59,9 +59,6 @@ std::string emit_projection_function(const std::string& name, int n, const Hessi
   char eps[40];
   std::snprintf(eps, sizeof eps, "%.17g", p.epsilon);
   const std::string N = std::to_string(n);
-  // Unrolled, A and V of a 6x6 stay in registers; above that they cannot (a 12x12 holds 288
-  // doubles) and unrolling only multiplies the code.
-  const std::string unroll = n <= 6 ? "#pragma unroll\n" : "#pragma unroll 1\n";
   std::ostringstream os;
   os << "DJ_FN void " << name << "(double* d2) {\n"
      << "  double A[" << N << "][" << N << "], V[" << N << "][" << N << "], l[" << N << "];\n";
@@ -74,49 +71,43 @@ std::string emit_projection_function(const std::string& name, int n, const Hessi
       os << "\n";
     }
   }
-  // Already positive definite beyond epsilon (a Cholesky factorization of A - eps I exists):
-  // every eigenvalue passes, nothing changes, and the sweeps are skipped. Elements near their
-  // rest state mostly take this exit; a few hundred flops against thousands for the sweeps.
-  os << "  {\n    double L[" << N << "][" << N << "];\n    bool pd = true;\n"
-     << "    for (int j = 0; j < " << N << " && pd; ++j) {\n"
-     << "      double s = A[j][j] - " << eps << ";\n"
-     << "      for (int k = 0; k < j; ++k) s -= L[j][k] * L[j][k];\n"
-     << "      if (!(s > 0.0)) { pd = false; break; }\n"
-     << "      L[j][j] = sqrt(s);\n"
-     << "      for (int i = j + 1; i < " << N << "; ++i) {\n"
-     << "        double t = A[i][j];\n"
-     << "        for (int k = 0; k < j; ++k) t -= L[i][k] * L[j][k];\n"
-     << "        L[i][j] = t / L[j][j];\n      }\n    }\n"
-     << "    if (pd) return;\n  }\n";
   // Cyclic Jacobi (Golub & Van Loan 8.5): each rotation zeroes A[p][q]; V accumulates them.
-  os << unroll << "  for (int i = 0; i < " << N << "; ++i) {\n"
-     << unroll << "    for (int j = 0; j < " << N << "; ++j) V[i][j] = i == j ? 1.0 : 0.0;\n  }\n"
+  os << "#pragma unroll\n"
+     << "  for (int i = 0; i < " << N << "; ++i) {\n"
+     << "#pragma unroll\n"
+     << "    for (int j = 0; j < " << N << "; ++j) V[i][j] = i == j ? 1.0 : 0.0;\n  }\n"
      << "  for (int sweep = 0; sweep < 40; ++sweep) {\n"
      << "    double off = 0.0, diag = 0.0;\n"
-     << unroll << "    for (int i = 0; i < " << N << "; ++i) {\n"
+     << "#pragma unroll\n"
+     << "    for (int i = 0; i < " << N << "; ++i) {\n"
      << "      diag += A[i][i] * A[i][i];\n"
-     << unroll << "      for (int j = i + 1; j < " << N
-     << "; ++j) off += A[i][j] * A[i][j];\n    }\n"
+     << "#pragma unroll\n"
+     << "      for (int j = i + 1; j < " << N << "; ++j) off += A[i][j] * A[i][j];\n    }\n"
      << "    if (!(off > 1e-30 * diag)) break;\n"
-     << unroll << "    for (int p = 0; p < " << n - 1 << "; ++p) {\n"
-     << unroll << "      for (int q = p + 1; q < " << N << "; ++q) {\n"
+     << "#pragma unroll\n"
+     << "    for (int p = 0; p < " << n - 1 << "; ++p) {\n"
+     << "#pragma unroll\n"
+     << "      for (int q = p + 1; q < " << N << "; ++q) {\n"
      << "        const double apq = A[p][q];\n"
      << "        if (apq == 0.0) continue;\n"
      << "        const double theta = (A[q][q] - A[p][p]) / (2.0 * apq);\n"
      << "        const double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * "
         "theta + 1.0));\n"
      << "        const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;\n"
-     << unroll << "        for (int k = 0; k < " << N << "; ++k) {\n"
+     << "#pragma unroll\n"
+     << "        for (int k = 0; k < " << N << "; ++k) {\n"
      << "          const double akp = A[k][p], akq = A[k][q];\n"
      << "          A[k][p] = c * akp - s * akq; A[k][q] = s * akp + c * akq;\n        }\n"
-     << unroll << "        for (int k = 0; k < " << N << "; ++k) {\n"
+     << "#pragma unroll\n"
+     << "        for (int k = 0; k < " << N << "; ++k) {\n"
      << "          const double apk = A[p][k], aqk = A[q][k];\n"
      << "          A[p][k] = c * apk - s * aqk; A[q][k] = s * apk + c * aqk;\n"
      << "          const double vkp = V[k][p], vkq = V[k][q];\n"
      << "          V[k][p] = c * vkp - s * vkq; V[k][q] = s * vkp + c * vkq;\n        }\n"
      << "      }\n    }\n  }\n"
      << "  bool changed = false;\n"
-     << unroll << "  for (int i = 0; i < " << N << "; ++i) {\n";
+     << "#pragma unroll\n"
+     << "  for (int i = 0; i < " << N << "; ++i) {\n";
   if (p.kind == ProjectionKind::Abs) {
     os << "    const double a = fabs(A[i][i]);\n"
        << "    l[i] = a < " << eps << " ? " << eps << " : a;\n"
@@ -129,9 +120,9 @@ std::string emit_projection_function(const std::string& name, int n, const Hessi
      << "  if (!changed) return;\n";
   for (int i = 0; i < n; ++i) {
     for (int j = i; j < n; ++j) {
-      os << "  { double h = 0.0;\n"
-         << unroll << "    for (int k = 0; k < " << N << "; ++k) h += V[" << i << "][k] * l[k] * V["
-         << j << "][k];\n    d2[" << packed_upper_index(n, i, j) << "] = h; }\n";
+      os << "  { double h = 0.0;\n#pragma unroll\n    for (int k = 0; k < " << N << "; ++k) h += V["
+         << i << "][k] * l[k] * V[" << j << "][k];\n    d2[" << packed_upper_index(n, i, j)
+         << "] = h; }\n";
     }
   }
   os << "}\n";
