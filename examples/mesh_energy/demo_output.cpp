@@ -1,0 +1,59 @@
+#include "examples/mesh_energy/demo_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <system_error>
+
+#include "examples/render/plot.h"
+
+namespace dualjit::mesh_energy {
+
+std::filesystem::path demo_output_dir(const DemoOptions& options) {
+  if (options.output_dir.empty()) return std::filesystem::current_path();
+  std::error_code ec;
+  std::filesystem::create_directories(options.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(options.output_dir)) {
+    throw std::runtime_error("demo: cannot create the output directory " +
+                             options.output_dir.string() + (ec ? ": " + ec.message() : ""));
+  }
+  return options.output_dir;
+}
+
+assembly::Backend demo_backend(const DemoOptions& options) {
+  return assembly::resolve_backend(options.backend);
+}
+
+std::string demo_backend_name(assembly::Backend backend) {
+  return backend == assembly::Backend::Cuda ? "cuda" : "cpu";
+}
+
+std::string fact_number(double value) {
+  char text[64];
+  const double a = std::abs(value);
+  std::snprintf(text, sizeof text, a != 0 && (a < 1e-3 || a >= 1e6) ? "%.3e" : "%.4g", value);
+  return text;
+}
+
+void write_convergence_plot(const std::filesystem::path& file, const std::string& title,
+                            const std::string& y_label,
+                            const std::vector<ConvergenceCurve>& curves) {
+  std::vector<render::Series> series;
+  for (const ConvergenceCurve& c : curves) {
+    render::Series s;
+    s.label = c.label;
+    for (const solvers::IterationRecord& r : c.solve->iterations) {
+      s.x.push_back(c.first_iteration + r.iteration);
+      s.y.push_back(r.gradient_norm * c.scale);
+    }
+    series.push_back(std::move(s));
+  }
+  render::PlotOptions o;
+  o.title = title;
+  o.x_label = "Newton iteration";
+  o.y_label = y_label;
+  o.log_y = true;
+  render::write_png(render::render_plot(series, o), file);
+}
+
+}  // namespace dualjit::mesh_energy
