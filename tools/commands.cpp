@@ -14,8 +14,9 @@ namespace dualjit::tools {
 std::string usage() {
   return "usage: dualjit [--plugin LIB.so]... <command> [options]\n"
          "commands:\n"
-         "  demo      the main job on the built-in default problem (cfd-roe), checked\n"
-         "  list      registered problems, their modes and sizes\n"
+         "  demo      the main job on the built-in default problem (cfd-roe), checked;\n"
+         "            --problem cloth|param|sphere|smooth|neohookean: an energy application\n"
+         "  list      registered problems, their modes and sizes; the energy applications\n"
          "  info      GPUs, NVRTC and driver versions, the cache and the tuning records\n"
          "  emit      print a problem's generated source and operation counts\n"
          "  autotune  time the candidate configurations and record the fastest\n"

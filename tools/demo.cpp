@@ -3,11 +3,14 @@
 // them from the cache, runs the assembly on the GPU (the CPU backend without one), checks a
 // sample against the reference evaluator, and says what it did and where the cache is.
 // Start-up is timed in parts (driver, context, problem, kernels, assembly structure), so that
-// a warm start shows what the cache saves and what it cannot.
+// a warm start shows what the cache saves and what it cannot. An energy application's name
+// (applications.h: cloth, param, sphere, smooth, neohookean) runs that application's demo
+// instead (application_demo.h).
 #include <chrono>
 
 #include "backends/cuda/driver.h"
 #include "jit/kernel_cache.h"
+#include "tools/application_demo.h"
 #include "tools/command_support.h"
 #include "tools/commands.h"
 
@@ -30,16 +33,23 @@ int demo(int argc, char** argv) {
             "Builds the problem's mesh, compiles its kernels (or loads them from the cache),\n"
             "runs them on the GPU (on the CPU backend where there is none), checks a sample\n"
             "against the reference evaluator, and prints timings and the cache's location.\n"
-            "The configuration is the tuned one when 'dualjit autotune' recorded one.");
-  args.option("--problem", "NAME", "the problem (default cfd-roe; see 'dualjit list')")
+            "The configuration is the tuned one when 'dualjit autotune' recorded one.\n"
+            "An energy application (cloth, param, sphere, smooth, neohookean) instead minimises\n"
+            "its energy, prints the convergence table and what it checked, and writes the\n"
+            "result mesh (OBJ) and pictures (PNG).");
+  args.option("--problem", "NAME", "the problem or application (default cfd-roe; 'dualjit list')")
       .option("--size", "N", "problem size (default: small on the CPU, ~6M edges on a GPU)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)")
       .option("--repeats", "N", "timed runs (default 10 GPU, 3 CPU)")
       .option("--elements", "N", "same as --size (kept for older scripts)")
       .flag("--cpu", "the CPU backend even when a GPU is present");
   add_config_options(args);
+  add_application_options(args);
   if (!args.parse(argc, argv)) return 0;
-  const ProblemRecipe& recipe = recipe_named(args.get("--problem", "cfd-roe"));
+  const std::string name = args.get("--problem", "cfd-roe");
+  if (const Application* app = find_application(name)) return application_demo(*app, args);
+  refuse_application_options(args, name);
+  const ProblemRecipe& recipe = recipe_named(name);
   const Mode mode = pick_mode(recipe, args.get("--mode"));
   std::string why_cpu;
   const auto t_driver = std::chrono::steady_clock::now();

@@ -1,4 +1,5 @@
-// `dualjit list`: the registered problems.
+// `dualjit list`: the registered problems, then the energy applications (applications.h).
+#include "tools/applications.h"
 #include "tools/command_support.h"
 #include "tools/commands.h"
 
@@ -6,7 +7,8 @@ namespace dualjit::tools {
 
 int list(int argc, char** argv) {
   Args args("list", "[options]",
-            "Registered problems: built-in ones and those of --plugin libraries.");
+            "Registered problems: built-in ones and those of --plugin libraries; then the\n"
+            "energy applications that 'dualjit demo --problem NAME' runs.");
   if (!args.parse(argc, argv)) return 0;
   Table t({"problem", "modes", "size unit", "cpu size", "gpu size", "origin", "description"});
   Json arr = Json::array();
@@ -28,7 +30,18 @@ int list(int argc, char** argv) {
                  .set("origin", r->origin)
                  .set("description", r->description));
   }
-  emit_output(args, Json::object().set("problems", arr), t.str());
+  Table at({"application", "size", "mesh", "description"});
+  Json apps = Json::array();
+  for (const Application& a : applications()) {
+    at.row({a.name, a.size, a.takes_mesh ? "--mesh or built-in" : "built-in", a.description});
+    apps.push(Json::object()
+                  .set("name", a.name)
+                  .set("size", a.size)
+                  .set("takes_mesh", a.takes_mesh)
+                  .set("description", a.description));
+  }
+  emit_output(args, Json::object().set("problems", arr).set("applications", apps),
+              t.str() + "\napplications ('dualjit demo --problem NAME'):\n" + at.str());
   return 0;
 }
 

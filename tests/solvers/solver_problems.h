@@ -1,6 +1,7 @@
 // The problems the solver tests minimise, all on the CPU backend: the implicit-Euler cloth step
 // of a small grid with pinned corners (examples/mesh_energy/cloth_energy.h), and a box of stable
-// Neo-Hookean tetrahedra under gravity with its bottom face pinned.
+// Neo-Hookean tetrahedra under gravity with its bottom face pinned
+// (examples/mesh_energy/neo_hookean_problem.h).
 #pragma once
 
 #include <cmath>
@@ -9,10 +10,9 @@
 #include <vector>
 
 #include "backends/assembly/assembler.h"
-#include "examples/cfd/tet_mesh.h"
 #include "examples/mesh_energy/cloth_energy.h"
 #include "examples/mesh_energy/mesh_generators.h"
-#include "examples/mesh_energy/neo_hookean.h"
+#include "examples/mesh_energy/neo_hookean_problem.h"
 #include "solvers/objective.h"
 #include "solvers/pinned.h"
 #include "support/assembly.h"
@@ -64,43 +64,26 @@ inline std::vector<double> scaled_cloth(const SolverProblem& s, double scale) {
 }
 
 // A stable Neo-Hookean box [0,1] x [0,1] x [0,1] of n^3 cells (6 tets each), E = 1e4,
-// nu = 0.3, with gravity pulling along -z on a total mass of `mass` spread evenly over the
-// vertices; the vertices at z = 0 pinned. The start is the rest shape stretched by 20% along z
-// and perturbed by up to 0.02 (free vertices only).
+// nu = 0.3, with gravity pulling along -z on a total mass of `mass` (lumped masses); the
+// vertices at z = 0 pinned (mesh_energy::elastic_box). The start is the rest shape stretched by
+// 20% along z and perturbed by up to 0.02 (free vertices only).
 inline SolverProblem neo_hookean_box(int n, double mass, uint64_t seed) {
-  const cfd::TetMesh m = cfd::box_tet_mesh(n, n, n);
-  const mesh_energy::Lame lame = mesh_energy::lame_parameters(1e4, 0.3);
-  assembly::Problem p(m.n_nodes, 3);
-  assembly::Term elastic;
-  elastic.name = "elastic";
-  elastic.kernel = std::make_shared<Kernel>(mesh_energy::stable_neo_hookean_kernel());
-  elastic.elements = {"tets", 4, m.tets};
-  elastic.energy = true;
-  elastic.params = mesh_energy::neo_hookean_params(m.xyz, m.tets);
-  elastic.uniforms = {lame.mu, lame.lambda};
-  p.add_term(std::move(elastic));
-  assembly::Term gravity;
-  gravity.name = "gravity";
-  gravity.kernel = std::make_shared<Kernel>("gravity", [](KernelBuilder& kb) {
-    const Vec<3> x = kb.input_vec<3>("x");
-    const Expr mg = kb.uniform("mg");
-    kb.output("energy", mg * x[2]);
-  });
-  gravity.elements = {"vertices", 1, {}};
-  for (int32_t v = 0; v < m.n_nodes; ++v) gravity.elements.conn.push_back(v);
-  gravity.energy = true;
-  gravity.uniforms = {9.8 * mass / static_cast<double>(m.n_nodes)};
-  p.add_term(std::move(gravity));
-
-  SolverProblem s(std::move(p));
-  for (int64_t v = 0; v < m.n_nodes; ++v) {
-    if (m.xyz[v * 3 + 2] == 0) s.pinned.pin_node(v);
-  }
-  s.rest = m.xyz;
-  s.start = m.xyz;
+  mesh_energy::ElasticBox box;
+  box.nx = box.ny = box.nz = n;
+  box.lx = box.ly = box.lz = 1;
+  box.young = 1e4;
+  box.poisson = 0.3;
+  box.density = mass;  // over a unit volume
+  box.gravity = {0, 0, -9.8};
+  box.pinned_faces = {mesh_energy::BoxFace::ZMin};
+  mesh_energy::ElasticBody body = mesh_energy::elastic_box(box);
+  SolverProblem s(std::move(body.problem));
+  s.pinned = body.pinned;
+  s.rest = body.mesh.xyz;
+  s.start = body.mesh.xyz;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-0.02, 0.02);
-  for (int64_t v = 0; v < m.n_nodes; ++v) {
+  for (int64_t v = 0; v < body.mesh.n_nodes; ++v) {
     if (s.pinned.is_pinned(v * 3)) continue;
     s.start[v * 3 + 2] *= 1.2;
     for (int c = 0; c < 3; ++c) s.start[v * 3 + c] += u(rng);

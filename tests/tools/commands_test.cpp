@@ -54,6 +54,16 @@ TEST_CASE("list shows the built-in problems, as a table and as JSON") {
   REQUIRE(j.rc == 0);
   CHECK(j.out.rfind("{\"problems\":[", 0) == 0);
   CHECK(contains(j.out, "\"name\":\"cfd-roe\""));
+  // The energy applications, after the problems.
+  const size_t apps = r.out.find("applications ('dualjit demo --problem NAME'):");
+  REQUIRE(apps != std::string::npos);
+  CHECK(apps > r.out.find("spring-grid"));
+  for (const char* name : {"cloth", "param", "sphere", "smooth", "neohookean"}) {
+    CAPTURE(name);
+    CHECK(r.out.find(std::string("\n") + name + " ", apps) != std::string::npos);
+    CHECK(contains(j.out, std::string("{\"name\":\"") + name + "\",\"size\":"));
+  }
+  CHECK(contains(j.out, "],\"applications\":[{\"name\":\"cloth\""));
 }
 
 TEST_CASE("info reports the compilers, the cache directory and the tuning records") {
@@ -156,6 +166,64 @@ TEST_CASE("demo runs cfd-roe on the CPU backend, checked, and starts warm the se
   CHECK(contains(spring.out, "assembled gradient (CPU Assembler)"));
   CHECK(contains(spring.out, "(1 compiled, 0 from the disk cache, 0 from memory)"));
   CHECK(contains(spring.out, "structure (patterns, incidences, allocations, uploads): "));
+}
+
+TEST_CASE("demo --problem cloth runs the energy application: table, facts, files, JSON") {
+  TempCacheDir dir;
+  const std::filesystem::path out = dir.path() / "demo-out";
+  const auto t = run_tool(
+      dir.path(), {"demo", "--problem", "cloth", "--cpu", "--size", "5", "--output", out.string()});
+  INFO(t.out, t.err);
+  REQUIRE(t.rc == 0);
+  CHECK(contains(t.out, "backend: CPU"));
+  CHECK(contains(t.out, "cloth: cloth grid 5 x 5 (25 vertices"));
+  CHECK(contains(t.out, " iter                   energy         |g|"));  // the table
+  CHECK(contains(t.out, "newton: gradient norm after "));
+  CHECK(contains(t.out, "pinned corners exactly fixed           yes"));
+  CHECK(contains(t.out, "files:\n  " + (out / "cloth.obj").string() + "\n"));
+  CHECK(contains(t.out, "demo: ok\n"));
+
+  std::filesystem::remove_all(out);
+  const auto j =
+      run_tool(dir.path(), {"demo", "--problem", "cloth", "--cpu", "--size", "5", "--json",
+                            "--output", out.string(), "--max-iterations", "20"});
+  INFO(j.out, j.err);
+  REQUIRE(j.rc == 0);
+  CHECK(j.out.rfind("{\"name\":\"cloth\",\"backend\":\"cpu\",\"summary\":\"cloth grid 5 x 5", 0) ==
+        0);
+  CHECK(contains(j.out, "\"converged\":true"));
+  CHECK(contains(j.out, "\"iterations\":"));
+  CHECK(contains(j.out, "\"energy\":"));
+  CHECK(contains(j.out, "\"gradient_norm\":"));
+  CHECK(contains(j.out, "\"facts\":{\"vertices\":\"25\""));
+  CHECK(contains(j.out, "\"pinned corners exactly fixed\":\"yes\""));
+  const std::string files = "\"files\":[\"" + (out / "cloth.obj").string() + "\",\"" +
+                            (out / "cloth.png").string() + "\",\"" +
+                            (out / "convergence.png").string() + "\"]";
+  CHECK(contains(j.out, files));
+  CHECK(contains(j.out, "\"ok\":true}"));
+  for (const char* f : {"cloth.obj", "cloth.png", "convergence.png"}) {
+    CAPTURE(f);
+    CHECK(std::filesystem::file_size(out / f) > 100);
+  }
+  CHECK(slurp(out / "cloth.png").rfind("\x89PNG\r\n\x1a\n", 0) == 0);
+
+  // Options of the other kind are usage errors; a size the demo refuses is a runtime failure.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"demo", "--problem", "cloth", "--mode", "value"},
+        {"demo", "--problem", "cloth", "--mesh", "bunny.off"},
+        {"demo", "--problem", "neohookean", "--set", "width=2"},
+        {"demo", "--output", out.string()},
+        {"demo", "--problem", "cloth", "--max-iterations", "-3"}}) {
+    const auto u = run_tool(dir.path(), args);
+    CAPTURE(args[args.size() - 2]);
+    CHECK(u.rc == 2);
+    CHECK(!u.err.empty());
+  }
+  const auto bad = run_tool(
+      dir.path(), {"demo", "--problem", "cloth", "--cpu", "--size", "2", "--output", out.string()});
+  CHECK(bad.rc == 1);
+  CHECK(contains(bad.err, "cloth demo: the grid side must be in [3, 40000], got 2"));
 }
 
 TEST_CASE("autotune on the CPU backend writes a record that later runs use; --pin holds") {
