@@ -15,24 +15,7 @@ import numpy as np
 import drjit as dr
 from drjit.cuda.ad import Float64, UInt32
 
-K, H, G = 1e5, 0.01, np.array([0.0, -9.8, 0.0])
-
-
-def grid(n):
-    h = 1.0 / (n - 1)
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    x = np.stack([j * h, np.zeros_like(i, dtype=float), i * h], axis=-1).reshape(-1, 3)
-    v = (i * n + j).reshape(-1)
-    springs = []
-    ii, jj = i.reshape(-1), j.reshape(-1)
-    for di, dj, off in ((0, 1, 1), (1, 0, n), (1, 1, n + 1)):
-        ok = (ii + di < n) & (jj + dj < n)
-        springs.append(np.stack([v[ok], v[ok] + off], axis=1))
-    s = np.concatenate(springs)
-    rest = np.linalg.norm(x[s[:, 0]] - x[s[:, 1]], axis=1)
-    nv = n * n
-    xp = x + 0.2 * h * np.sin(0.7 * np.arange(nv)[:, None] + 1.3 * np.arange(3)[None, :])
-    return x, xp, s, rest
+from cloth_common import G, H, K, grid  # noqa: E402
 
 
 def main():
