@@ -8,6 +8,7 @@
 #include "examples/mesh_energy/cloth_energy.h"
 #include "examples/mesh_energy/demo_output.h"
 #include "examples/mesh_energy/mesh_generators.h"
+#include "examples/mesh_energy/solve_plot.h"
 #include "examples/render/mesh_view.h"
 #include "solvers/newton.h"
 #include "solvers/objective.h"
@@ -209,8 +210,8 @@ DemoReport run_cloth_demo(const DemoOptions& options) {
   view.wire_color = {60, 60, 60, 255};
   view.title = "cloth hanging from two corners: log10 spring strain";
   render::write_png(render::render_mesh(draped, view), png);
-  write_convergence_plot(plot, "cloth: Newton, all steps", "|g| / h^2 (N)",
-                         {{"", &report.solve, 1 / (kStep * kStep), 0}});
+  render::write_png(
+      solve_convergence_plot(report.solve, "cloth: Newton, all steps", "Newton iteration"), plot);
   report.files = {obj, png, plot};
   return report;
 }

@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "examples/render/plot.h"
-
 namespace dualjit::mesh_energy {
 
 std::filesystem::path demo_output_dir(const DemoOptions& options) {
@@ -33,27 +31,6 @@ std::string fact_number(double value) {
   const double a = std::abs(value);
   std::snprintf(text, sizeof text, a != 0 && (a < 1e-3 || a >= 1e6) ? "%.3e" : "%.4g", value);
   return text;
-}
-
-void write_convergence_plot(const std::filesystem::path& file, const std::string& title,
-                            const std::string& y_label,
-                            const std::vector<ConvergenceCurve>& curves) {
-  std::vector<render::Series> series;
-  for (const ConvergenceCurve& c : curves) {
-    render::Series s;
-    s.label = c.label;
-    for (const solvers::IterationRecord& r : c.solve->iterations) {
-      s.x.push_back(c.first_iteration + r.iteration);
-      s.y.push_back(r.gradient_norm * c.scale);
-    }
-    series.push_back(std::move(s));
-  }
-  render::PlotOptions o;
-  o.title = title;
-  o.x_label = "Newton iteration";
-  o.y_label = y_label;
-  o.log_y = true;
-  render::write_png(render::render_plot(series, o), file);
 }
 
 }  // namespace dualjit::mesh_energy

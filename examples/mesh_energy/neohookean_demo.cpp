@@ -8,6 +8,7 @@
 
 #include "examples/mesh_energy/demo_output.h"
 #include "examples/mesh_energy/neo_hookean_problem.h"
+#include "examples/mesh_energy/solve_plot.h"
 #include "examples/render/boundary_faces.h"
 #include "examples/render/mesh_view.h"
 #include "solvers/newton.h"
@@ -157,7 +158,8 @@ DemoReport run_neohookean_demo(const DemoOptions& options) {
   view.wire_color = {60, 60, 60, 255};
   view.title = "cantilever under gravity: displacement (m)";
   render::write_png(render::render_mesh(surface, view), png);
-  write_convergence_plot(plot, "neohookean: Newton", "|g| (N)", {{"", &report.solve, 1.0, 0}});
+  render::write_png(solve_convergence_plot(report.solve, "neohookean: Newton", "Newton iteration"),
+                    plot);
   report.files = {obj, png, plot};
   return report;
 }
