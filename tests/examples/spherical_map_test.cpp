@@ -16,6 +16,7 @@
 #include "examples/mesh_energy/mesh_generators.h"
 #include "examples/mesh_energy/spherical_map.h"
 #include "support/assembly.h"
+#include "support/element_derivatives.h"
 
 using namespace dualjit;
 using namespace dualjit::mesh_energy;
@@ -64,32 +65,6 @@ std::vector<double> element_params(const assembly::Problem& p, int64_t f) {
   return std::vector<double>(all.begin() + f * 32, all.begin() + (f + 1) * 32);
 }
 
-// Gradient and Hessian of one element against central differences of the value and of the
-// gradient; the Hessian's symmetry.
-void check_derivatives(const Kernel& k, const std::vector<double>& x, const std::vector<double>& p,
-                       const std::vector<double>& u) {
-  const HessianResult r = evaluate_hessian(k, {x, p, u});
-  const int n = static_cast<int>(x.size());
-  double gscale = 1e-12, hscale = 1e-12;
-  for (double g : r.gradient) gscale = std::max(gscale, std::abs(g));
-  for (double h : r.hessian) hscale = std::max(hscale, std::abs(h));
-  for (int i = 0; i < n; ++i) {
-    const double h = 1e-6;
-    auto xp = x, xm = x;
-    xp[i] += h;
-    xm[i] -= h;
-    const double fd =
-        (evaluate_values(k, {xp, p, u})[0] - evaluate_values(k, {xm, p, u})[0]) / (2 * h);
-    CHECK(std::abs(r.gradient[i] - fd) <= 1e-6 * gscale);
-    const auto gp = evaluate_hessian(k, {xp, p, u}).gradient;
-    const auto gm = evaluate_hessian(k, {xm, p, u}).gradient;
-    for (int j = 0; j < n; ++j) {
-      CHECK(std::abs(r.hessian[j * n + i] - (gp[j] - gm[j]) / (2 * h)) <= 1e-6 * hscale);
-      CHECK(r.hessian[i * n + j] == doctest::Approx(r.hessian[j * n + i]).epsilon(1e-12));
-    }
-  }
-}
-
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;
   for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -116,7 +91,7 @@ TEST_SUITE("spherical map") {
     for (int64_t f : {0, 7, 33, 61, 79}) {
       std::vector<double> x(6);
       for (double& c : x) c = 0.05 * u(rng);
-      check_derivatives(k, x, element_params(p, f), {map.barrier()});
+      test::check_derivatives(k, x, element_params(p, f), {map.barrier()}, rng);
     }
     // Assembled on the CPU: the energy at offsets is the energy of the retracted map; the
     // gradient and Hessian against central differences along a random direction.
