@@ -26,6 +26,12 @@ std::string demo_backend_name(assembly::Backend backend) {
   return backend == assembly::Backend::Cuda ? "cuda" : "cpu";
 }
 
+std::string number_text(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  return text;
+}
+
 std::string fact_number(double value) {
   char text[64];
   const double a = std::abs(value);

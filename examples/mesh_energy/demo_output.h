@@ -19,5 +19,7 @@ std::string demo_backend_name(assembly::Backend backend);  // "cuda" or "cpu"
 
 // A number for a fact: %.4g, or %.3e for the very large or small.
 std::string fact_number(double value);
+// A number with `digits` significant digits (%.*g).
+std::string number_text(double value, int digits = 6);
 
 }  // namespace dualjit::mesh_energy

@@ -102,12 +102,6 @@ std::vector<double> face_distortion(const TriMesh& m, const std::vector<double>&
   return out;
 }
 
-std::string number_text(double v, int digits = 6) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 // Projected Newton on one level's problem from `uv`, with the flip-free line search.
 solvers::SolveResult solve_level(assembly::Problem& problem, const TriMesh& m,
                                  const std::vector<double>& uv, double area, bool gpu,

@@ -78,21 +78,6 @@ DemoMesh demo_mesh(const DemoOptions& o, bool gpu) {
   return d;
 }
 
-std::string number_text(double v, int digits = 6) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-render::Image side_by_side(const render::Image& a, const render::Image& b) {
-  render::Image out(a.width() + b.width(), std::max(a.height(), b.height()), render::kWhite);
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) out.set(x, y, a.at(x, y));
-  for (int y = 0; y < b.height(); ++y)
-    for (int x = 0; x < b.width(); ++x) out.set(a.width() + x, y, b.at(x, y));
-  return out;
-}
-
 }  // namespace
 
 DemoReport run_smooth_demo(const DemoOptions& o) {
@@ -213,7 +198,7 @@ DemoReport run_smooth_demo(const DemoOptions& o) {
   vo.title = "after " + std::to_string(gd_steps) + " gradient descent steps";
   const render::Image right = render::render_mesh(out, vo);
   rep.files.push_back(dir / "smooth.png");
-  render::write_png(side_by_side(left, right), rep.files.back());
+  render::write_png(render::side_by_side(left, right), rep.files.back());
   rep.files.push_back(dir / "convergence.png");
   render::write_png(solve_convergence_plot(gd, "smooth: gradient descent", "gradient descent step",
                                            pinned ? newton.energy : std::nan("")),

@@ -265,21 +265,6 @@ TriMesh unshared(const TriMesh& m, const std::vector<double>& x) {
   return out;
 }
 
-render::Image side_by_side(const render::Image& a, const render::Image& b) {
-  render::Image out(a.width() + b.width(), std::max(a.height(), b.height()), render::kWhite);
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) out.set(x, y, a.at(x, y));
-  for (int y = 0; y < b.height(); ++y)
-    for (int x = 0; x < b.width(); ++x) out.set(a.width() + x, y, b.at(x, y));
-  return out;
-}
-
-std::string number_text(double v, int digits = 6) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 }  // namespace
 
 double max_injective_step(const SphericalMap& map, std::span<const double> offsets,
@@ -463,7 +448,7 @@ DemoReport run_sphere_demo(const DemoOptions& o) {
   vo.title = "on the sphere: log2 area ratio";
   const render::Image right = render::render_mesh(unshared(m, out.x), vo);
   rep.files.push_back(dir / "sphere.png");
-  render::write_png(side_by_side(left, right), rep.files.back());
+  render::write_png(render::side_by_side(left, right), rep.files.back());
   rep.files.push_back(dir / "convergence.png");
   render::write_png(solve_convergence_plot(all, "sphere: L-BFGS in rounds", "L-BFGS iteration"),
                     rep.files.back());

@@ -196,4 +196,13 @@ void write_png(const Image& image, const std::filesystem::path& file) {
   if (!out) throw std::runtime_error("render::write_png: cannot write " + file.string());
 }
 
+Image side_by_side(const Image& a, const Image& b) {
+  Image out(a.width() + b.width(), std::max(a.height(), b.height()), kWhite);
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x) out.set(x, y, a.at(x, y));
+  for (int y = 0; y < b.height(); ++y)
+    for (int x = 0; x < b.width(); ++x) out.set(a.width() + x, y, b.at(x, y));
+  return out;
+}
+
 }  // namespace dualjit::render

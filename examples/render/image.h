@@ -51,6 +51,8 @@ class Image {
 // darken the result); the size is divided by factor, rounding down. Throws
 // std::invalid_argument for factor < 1.
 Image downsample(const Image& image, int factor);
+// a and b next to each other (a on the left), top-aligned, on white.
+Image side_by_side(const Image& a, const Image& b);
 
 // The PNG file's bytes: 8-bit RGB when every pixel is opaque, else RGBA; no filtering, zlib
 // stream of stored blocks. Throws std::invalid_argument for an empty image (PNG has none).

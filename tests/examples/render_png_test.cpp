@@ -188,6 +188,16 @@ TEST_SUITE("render") {
     CHECK_THROWS_AS(downsample(im, 0), std::invalid_argument);
   }
 
+  TEST_CASE("side_by_side: a on the left, b on the right, top-aligned on white") {
+    const Image a(3, 2, Rgba{10, 20, 30, 255}), b(2, 4, Rgba{40, 50, 60, 255});
+    const Image s = side_by_side(a, b);
+    REQUIRE(s.width() == 5);
+    REQUIRE(s.height() == 4);
+    CHECK(s.at(2, 1) == Rgba{10, 20, 30, 255});
+    CHECK(s.at(2, 2) == kWhite);  // below a
+    CHECK(s.at(3, 3) == Rgba{40, 50, 60, 255});
+  }
+
   TEST_CASE("encode_png: opaque images are RGB, translucent ones RGBA; pixels read back") {
     Image opaque(5, 3);
     for (int y = 0; y < 3; ++y)
