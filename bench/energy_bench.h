@@ -43,6 +43,22 @@ inline double copy_bandwidth() {
          (median_ms([&] { dst.copy_from(src, src.bytes()); }, 15) * 1e-3);
 }
 
+// The GPU run's preamble: false after saying why when there is no GPU; else prints the device
+// and the copy bandwidth and returns it in *bandwidth (0 on the CPU backend).
+inline bool open_device(bool cpu, double* bandwidth) {
+  *bandwidth = 0;
+  if (cpu) return true;
+  if (!cuda::driver_available()) {
+    std::printf("no GPU: %s\n", cuda::driver_unavailable_reason().c_str());
+    return false;
+  }
+  const auto& dev = cuda::Context::primary().device();
+  *bandwidth = copy_bandwidth();
+  std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
+              *bandwidth / 1e9);
+  return true;
+}
+
 // The direction of Hessian-vector products and the weights of g . v: a fixed formula, written
 // to the peers' file too.
 inline std::vector<double> direction(int64_t n) {

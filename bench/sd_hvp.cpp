@@ -46,17 +46,8 @@ int main(int argc, char** argv) {
   const bench::Args args =
       bench::parse_args(argc, argv, {160000, 560000, 1800000}, {"--newton-steps"});
   const int newton_steps = std::atoi(args.flag("--newton-steps", "3").c_str());
-  if (!args.cpu && !cuda::driver_available()) {
-    std::printf("no GPU: %s\n", cuda::driver_unavailable_reason().c_str());
-    return 1;
-  }
   double bw = 0;
-  if (!args.cpu) {
-    const auto& dev = cuda::Context::primary().device();
-    bw = bench::copy_bandwidth();
-    std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
-                bw / 1e9);
-  }
+  if (!bench::open_device(args.cpu, &bw)) return 1;
   for (int64_t size : args.sizes) {
     const auto t0 = std::chrono::steady_clock::now();
     const mesh_energy::TriMesh mesh = bench::bumpy_disk(size, 2, true);
