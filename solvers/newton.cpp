@@ -54,8 +54,11 @@ void add_to_diagonal(mesh::BlockCsr<double>& h, double shift) {
 // false when the shifted system is not positive definite.
 using ShiftedSolve = std::function<bool(double shift, std::vector<double>& dx, int& iterations)>;
 
-Direction shifted_newton(const Iterate& it, const NewtonOptions& o, double scale,
-                         const ShiftedSolve& solve, Direction d, const Stopwatch& linear) {
+// `scale` (the Hessian's mean |diagonal|) is asked for only when a shift is needed: on the GPU it
+// costs a kernel and a synchronisation, and an unshifted solve usually succeeds.
+Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
+                         const std::function<double()>& scale, const ShiftedSolve& solve,
+                         Direction d, const Stopwatch& linear) {
   std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
   for (double& v : rhs) v = -v;
   double shift = 0, last_shift = 0;
@@ -72,12 +75,12 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o, double scale
         return d;
       }
     }
-    shift = shift == 0 ? o.initial_shift * scale : shift * o.shift_growth;
+    shift = shift == 0 ? o.initial_shift * scale() : shift * o.shift_growth;
   }
   // No shift helped: steepest descent, which the line search can always shorten enough, first
   // tried as the step of the Hessian's mean diagonal.
   d.dx = std::move(rhs);
-  d.initial_step = 1 / scale;
+  d.initial_step = 1 / scale();
   d.fallback = true;
   d.newton_step = false;
   d.shift = last_shift;
@@ -118,7 +121,7 @@ Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions&
   std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
   for (double& v : rhs) v = -v;
   g.rhs.upload(rhs.data(), rhs.size() * sizeof(double));
-  const double scale = g.pcg->mean_abs_diagonal(*h);
+  const auto scale = [&] { return g.pcg->mean_abs_diagonal(*h); };
   const auto* mask = g.mask.bytes() ? reinterpret_cast<const double*>(g.mask.get()) : nullptr;
   const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
     const PcgResult r = g.pcg->solve(*h, reinterpret_cast<const double*>(g.rhs.get()),
@@ -147,7 +150,7 @@ SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions
 
     const Stopwatch linear;
     o.pinned.apply_identity(h);
-    const double scale = mean_abs_diagonal(h);
+    const auto scale = [&] { return mean_abs_diagonal(h); };
     const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
       std::optional<mesh::BlockCsr<double>> shifted;
       if (shift > 0) {
