@@ -256,6 +256,14 @@ DeviceBsr Assembler::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
   return e.hessian_bsr(symmetry);
 }
 
+DeviceEnergyGradientHessian Assembler::run_energy_gradient_hessian(mesh::Symmetry symmetry,
+                                                                   CUstream stream) {
+  Cuda& c = cuda("run_energy_gradient_hessian");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_energy_gradient_hessian(symmetry, stream);
+  return {e.energy_device(), e.gradient_device(), e.hessian_bsr(symmetry)};
+}
+
 DeviceBsr Assembler::run_jacobian(CUstream stream) {
   Cuda& c = cuda("run_jacobian");
   DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
@@ -423,6 +431,33 @@ mesh::BlockCsr<double> Assembler::hessian(std::span<const double> state, mesh::S
     return h->hessian(state, symmetry);
   }
   return host_element(problem_, options_, cpu().element).hessian(state, symmetry);
+}
+
+EnergyGradientHessian Assembler::energy_gradient_hessian(std::span<const double> state,
+                                                         mesh::Symmetry symmetry) {
+  problem_.check_values(state, "state");
+  EnergyGradientHessian out;
+  if (backend_ == Backend::Cuda) {
+    set_state(state);
+    const DeviceEnergyGradientHessian d = run_energy_gradient_hessian(symmetry);
+    out.hessian = download_bsr(d.hessian, problem_.pattern(symmetry), problem_.block_size(),
+                               "Assembler::energy_gradient_hessian");
+    out.gradient =
+        download(d.gradient, int64_t(state.size()), "Assembler::energy_gradient_hessian");
+    out.energy = download(d.energy, 1, "Assembler::energy_gradient_hessian")[0];
+    return out;
+  }
+  check_terms("energy_gradient_hessian");
+  const ElementStrategy s = options_.matrix_strategy;
+  if (s != ElementStrategy::Gather && in_place_strategy(s).sums_energy_gradient()) {
+    HostInPlaceAssembly* h = host_in_place(problem_, options_, Mode::Hessian, cpu().in_place);
+    out.hessian = h->hessian_with_energy_gradient(state, symmetry, out.gradient, out.energy);
+    return out;
+  }
+  out.energy = energy(state);
+  out.gradient = gradient(state);
+  out.hessian = hessian(state, symmetry);
+  return out;
 }
 
 std::vector<double> Assembler::hvp(std::span<const double> state,

@@ -3,8 +3,8 @@
 // CPU (the off-diagonal precision of a split Jacobian is the call's type parameter):
 //   vector terms:  residual; Jacobian, FUN3D split (Adiag fp64, Aoff fp32 or fp64) or general
 //                  block CSR; dense per-element Jacobians (cell- or component-major)
-//   energy terms:  energy, gradient, Hessian (general or upper block CSR), Hessian-vector
-//                  product without forming the Hessian
+//   energy terms:  energy, gradient, Hessian (general or upper block CSR), the three at once
+//                  (a Newton step's), Hessian-vector product without forming the Hessian
 // Host calls take and return host memory and are synchronous. On the CUDA backend the device
 // calls read the state from device memory and leave results there, enqueued on a stream the
 // caller gives.
@@ -88,6 +88,19 @@ struct DeviceSplitJacobian {
   int block_dim = 0;
 };
 
+// Energy, gradient and Hessian at one state: what a Newton step needs, in one pass where the
+// matrix strategy allows (Assembler::energy_gradient_hessian).
+struct EnergyGradientHessian {
+  double energy = 0;
+  std::vector<double> gradient;
+  mesh::BlockCsr<double> hessian;
+};
+struct DeviceEnergyGradientHessian {
+  const double* energy = nullptr;    // one double
+  const double* gradient = nullptr;  // n_nodes x B
+  DeviceBsr hessian;
+};
+
 // A kernel an assembler has built, for reports.
 struct KernelInfo {
   std::string symbol;
@@ -122,6 +135,12 @@ class Assembler {
   mesh::BlockCsr<double> hessian(std::span<const double> state,
                                  mesh::Symmetry symmetry = mesh::Symmetry::General);
   std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
+  // The three at once. Under node-gather or staged-node-gather (the default) the Hessian's
+  // kernels sum the gradient and energy from the element results they already have: one pass,
+  // each element evaluated as the Hessian alone evaluates it; under the other strategies, the
+  // three calls. The energy agrees with energy() to round-off (its order of additions differs).
+  EnergyGradientHessian energy_gradient_hessian(std::span<const double> state,
+                                                mesh::Symmetry symmetry = mesh::Symmetry::General);
   // Dense Jacobian of each element of one vector term (n_out x n_in): [e][r][c] cell-major,
   // [r][c][e] component-major.
   std::vector<double> element_blocks(size_t term, std::span<const double> state,
@@ -145,6 +164,8 @@ class Assembler {
   DeviceBsr run_hessian(mesh::Symmetry symmetry = mesh::Symmetry::General,
                         CUstream stream = nullptr);
   DeviceBsr run_jacobian(CUstream stream = nullptr);
+  DeviceEnergyGradientHessian run_energy_gradient_hessian(
+      mesh::Symmetry symmetry = mesh::Symmetry::General, CUstream stream = nullptr);
   const double* run_element_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
                                    CUstream stream = nullptr);
 

@@ -14,8 +14,10 @@ namespace {
 
 constexpr int64_t kThreadsPerBlock = 256;
 // Reduction levels: each thread sums at most this many values, with at most kMaxSumThreads
-// threads in a level (enough to fill any GPU with coalesced strided loads).
-constexpr int64_t kValuesPerThread = 128;
+// threads in a level (enough to fill any GPU with coalesced strided loads). Few values per
+// thread: a level of one block summing 128 values a thread took 18 us (a chain of dependent
+// adds behind L2 latency), more than a whole level over 1 M values.
+constexpr int64_t kValuesPerThread = 16;
 constexpr int64_t kMaxSumThreads = int64_t(1) << 16;
 
 std::string term_label(const Term& t) {
@@ -354,7 +356,7 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
 
 void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, Mode mode,
                                          double* out, bool first, const PatternData* pd,
-                                         CUstream stream) {
+                                         CUstream stream, const InPlaceTarget* extra) {
   const InPlaceStrategy& st = in_place_strategy(strategy);
   const Term& t = problem_.term(term);
   const TermData& d = terms_[term];
@@ -362,16 +364,21 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
     fill_zero(out, pd ? pd->pattern->n_blocks() * bb : n_values(), stream);
   }
-  auto& k = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr}];
+  const bool with_energy_gradient = extra && extra->gradient;
+  const bool adds_diagonal = extra && extra->diagonal;
+  auto& k = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr, with_energy_gradient,
+                                   adds_diagonal}];
   try {
     if (!k) {
       k = std::make_unique<cuda::CudaKernel>(jit::lower(
-          *t.kernel,
-          st.lowering(t, mode,
-                      {problem_.block_size(), options_.width, options_.layout.elements_per_block,
-                       pd ? pd->pattern : nullptr, options_.projection})));
+          *t.kernel, st.lowering(t, mode,
+                                 {problem_.block_size(), options_.width,
+                                  options_.layout.elements_per_block, pd ? pd->pattern : nullptr,
+                                  options_.projection, with_energy_gradient, adds_diagonal,
+                                  /*one_block_rows=*/pd && !pd->pattern})));
     }
     InPlaceTarget g;
+    if (extra) g = *extra;
     g.n_nodes = problem_.n_nodes();
     if (st.needs_incidence()) {
       g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
@@ -410,16 +417,19 @@ void DeviceElementAssembly::sum_rows(size_t term, Mode mode, double* out, bool f
 void DeviceElementAssembly::sum_blocks(size_t term, Mode mode, PatternData& pd, bool first,
                                        CUstream stream) {
   if (options_.matrix_strategy != ElementStrategy::Gather) {
-    auto& slots = pd.stored_slots[term];
-    if (slots.bytes() == 0) {
-      slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
-    }
+    stored_slots(pd, term);
     run_in_place(options_.matrix_strategy, term, mode, ptr(pd.values), first, &pd, stream);
     return;
   }
   run_element(term, mode, stream);
   const Local& l = terms_[term].local;
   gather_blocks(term, pd, ptr(mode == Mode::Jacobian ? l.first : l.second), !first, stream);
+}
+
+const int32_t* DeviceElementAssembly::stored_slots(PatternData& pd, size_t term) {
+  auto& slots = pd.stored_slots[term];
+  if (slots.bytes() == 0) slots = cuda::DeviceBuffer::from(stored_block_slots(*pd.pattern, term));
+  return as_ptr<int32_t>(slots);
 }
 
 void DeviceElementAssembly::launch(const char* entry, const void* args, int64_t threads,
@@ -567,15 +577,100 @@ void DeviceElementAssembly::run_hvp(CUstream stream) {
 
 void DeviceElementAssembly::run_hessian(mesh::Symmetry symmetry, CUstream stream) {
   check_terms("run_hessian");
-  PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
-  bool accumulate = false;
-  for (size_t ti = 0; ti < n_terms_; ++ti) {
-    if (!problem_.term(ti).energy) continue;
-    sum_blocks(ti, Mode::Hessian, pd, !accumulate, stream);
-    accumulate = true;
-  }
+  sum_hessian(pattern_data(symmetry, /*hessian=*/true), stream);
+}
+
+void DeviceElementAssembly::sum_hessian(PatternData& pd, CUstream stream, double* gradient,
+                                        double* node_energy) {
+  const ElementStrategy s = options_.matrix_strategy;
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
-  if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+  std::vector<size_t> single, multi;
+  for (size_t ti = 0; ti < n_terms_; ++ti) {
+    const Term& t = problem_.term(ti);
+    if (t.energy) (t.elements.k == 1 ? single : multi).push_back(ti);
+  }
+  if (single.empty() && multi.empty()) {
+    fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
+    if (gradient) {
+      fill_zero(gradient, n_values(), stream);
+      fill_zero(node_energy, problem_.n_nodes(), stream);
+    }
+    return;
+  }
+  InPlaceTarget extra;
+  extra.gradient = gradient;
+  extra.node_energy = node_energy;
+  const bool fold = s != ElementStrategy::Gather && in_place_strategy(s).folds_diagonal() &&
+                    !single.empty() && !multi.empty();
+  if (!fold) {
+    bool first = true;
+    for (size_t ti = 0; ti < n_terms_; ++ti) {
+      if (!problem_.term(ti).energy) continue;
+      if (gradient) {
+        stored_slots(pd, ti);
+        extra.accumulate_energy_gradient = !first;
+        run_in_place(s, ti, Mode::Hessian, ptr(pd.values), first, &pd, stream, &extra);
+      } else {
+        sum_blocks(ti, Mode::Hessian, pd, first, stream);
+      }
+      first = false;
+    }
+    return;
+  }
+  // The single-vertex terms' blocks, node-major: row n of diagonal_pd_ is node n's one block.
+  const int64_t n = problem_.n_nodes();
+  if (diagonal_pd_.row_ptr.bytes() == 0) {
+    std::vector<int32_t> rows(n + 1);
+    for (int64_t i = 0; i <= n; ++i) rows[i] = static_cast<int32_t>(i);
+    diagonal_pd_.row_ptr = cuda::DeviceBuffer::from(rows);
+    for (size_t ti : single) {
+      diagonal_pd_.stored_slots[ti] = cuda::DeviceBuffer::from(problem_.term(ti).elements.conn);
+    }
+    diagonal_ = cuda::DeviceBuffer(std::max<int64_t>(n, 1) * bb * sizeof(double));
+  }
+  if (pd.diag_slot.bytes() == 0) {
+    std::vector<int32_t> d(n);
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<int32_t>(pd.pattern->diag_index(i));
+    pd.diag_slot = cuda::DeviceBuffer::from(d);
+  }
+  bool first = true;
+  for (size_t ti : single) {
+    extra.accumulate_energy_gradient = !first;
+    run_in_place(s, ti, Mode::Hessian, ptr(diagonal_), first, &diagonal_pd_, stream, &extra);
+    first = false;
+  }
+  extra.accumulate_energy_gradient = true;
+  extra.diagonal = ptr(diagonal_);
+  extra.diagonal_slot = as_ptr<int32_t>(pd.diag_slot);
+  for (size_t ti : multi) {
+    stored_slots(pd, ti);
+    run_in_place(s, ti, Mode::Hessian, ptr(pd.values), ti == multi.front(), &pd, stream, &extra);
+    extra.diagonal = nullptr;  // added once, by the term that stores the rows
+    extra.diagonal_slot = nullptr;
+  }
+}
+
+void DeviceElementAssembly::run_energy_gradient_hessian(mesh::Symmetry symmetry, CUstream stream) {
+  check_terms("run_energy_gradient_hessian");
+  const ElementStrategy s = options_.matrix_strategy;
+  if (s == ElementStrategy::Gather || !in_place_strategy(s).sums_energy_gradient()) {
+    run_energy(stream);
+    run_gradient(stream);
+    run_hessian(symmetry, stream);
+    return;
+  }
+  PatternData& pd = pattern_data(symmetry, /*hessian=*/true);
+  const int64_t n_nodes = problem_.n_nodes();
+  ensure(gradient_, n_values() * sizeof(double));
+  ensure(node_energy_, std::max<int64_t>(n_nodes, 1) * sizeof(double));
+  sum_hessian(pd, stream, ptr(gradient_), ptr(node_energy_));
+  // The nodes' shares in a fixed order: bit-identical from run to run, like run_energy (whose
+  // order of additions differs, so the two agree to round-off).
+  const std::vector<int64_t> levels = reduction_levels(n_nodes);
+  int64_t scratch = 0;
+  for (size_t l = 0; l + 1 < levels.size(); ++l) scratch += levels[l];
+  ensure(partials_, std::max<int64_t>(scratch, 1) * sizeof(double));
+  reduce(ptr(node_energy_), n_nodes, ptr(energy_), ptr(partials_), stream);
 }
 
 void DeviceElementAssembly::run_residual(CUstream stream) {

@@ -26,6 +26,7 @@
 
 #include "backends/assembly/element_rules.h"
 #include "backends/assembly/problem.h"
+#include "backends/assembly/strategies/in_place_strategy.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/source_module.h"
 #include "backends/mesh/incidence.h"
@@ -177,6 +178,11 @@ class DeviceElementAssembly {
   void run_energy(CUstream stream = nullptr);    // energy terms
   void run_gradient(CUstream stream = nullptr);  // energy terms
   void run_hessian(mesh::Symmetry symmetry = mesh::Symmetry::General, CUstream stream = nullptr);
+  // The three at one state, into energy_device(), gradient_device() and hessian_bsr(): in one
+  // kernel per term when the matrix strategy's unit sums the energy and gradient with the
+  // Hessian (node-gather, staged-node-gather), else as the three runs.
+  void run_energy_gradient_hessian(mesh::Symmetry symmetry = mesh::Symmetry::General,
+                                   CUstream stream = nullptr);
   void run_hvp(CUstream stream = nullptr);       // H(state) direction, no H formed
   void run_residual(CUstream stream = nullptr);  // vector terms
   void run_jacobian(CUstream stream = nullptr);  // vector terms, General pattern
@@ -217,7 +223,9 @@ class DeviceElementAssembly {
     Local local;
     std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;  // element-local
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
-    std::map<std::tuple<ElementStrategy, Mode, const mesh::BlockPattern*>,
+    // The last keys: a Hessian kernel that sums the energy and gradient too; one that adds the
+    // diagonal of the single-vertex terms.
+    std::map<std::tuple<ElementStrategy, Mode, const mesh::BlockPattern*, bool, bool>,
              std::unique_ptr<cuda::CudaKernel>>
         in_place;
   };
@@ -226,7 +234,8 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer row_ptr, col_idx;
     std::map<size_t, std::pair<cuda::DeviceBuffer, cuda::DeviceBuffer>> slots;  // per term
     std::map<size_t, cuda::DeviceBuffer> stored_slots;  // per term, for element-scatter
-    cuda::DeviceBuffer values;  // the Hessian's, or the Jacobian's (General)
+    cuda::DeviceBuffer values;     // the Hessian's, or the Jacobian's (General)
+    cuda::DeviceBuffer diag_slot;  // per node, its diagonal block (when a kernel folds one)
   };
   template <class T>
   static T* ptr(const cuda::DeviceBuffer& b) {
@@ -245,9 +254,16 @@ class DeviceElementAssembly {
   void sum_rows(size_t term, Mode mode, double* out, bool first, CUstream stream);
   void sum_blocks(size_t term, Mode mode, PatternData& pd, bool first, CUstream stream);
   // Runs term's kernel of an in-place strategy (strategies/in_place_strategy.h) into out;
-  // pd: the blocks' pattern (Hessian, Jacobian), null for rows.
+  // pd: the blocks' pattern (Hessian, Jacobian), null for rows. `extra` (a Hessian): the
+  // gradient and node energies to sum too, and the diagonal to add (InPlaceTarget's fields).
   void run_in_place(ElementStrategy strategy, size_t term, Mode mode, double* out, bool first,
-                    const PatternData* pd, CUstream stream);
+                    const PatternData* pd, CUstream stream, const InPlaceTarget* extra = nullptr);
+  const int32_t* stored_slots(PatternData& pd, size_t term);
+  // The energy terms' Hessian into pd's values, and with gradient (then node_energy too) their
+  // gradient and energy per node. Under a matrix strategy that folds_diagonal(), single-vertex
+  // terms are summed node-major into diagonal_ first and added by the first multi-vertex term.
+  void sum_hessian(PatternData& pd, CUstream stream, double* gradient = nullptr,
+                   double* node_energy = nullptr);
   PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
   void gather_rows(size_t term, const double* local, double* out, bool accumulate, CUstream stream);
   void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,
@@ -265,8 +281,12 @@ class DeviceElementAssembly {
   std::vector<TermData> terms_;
   std::map<mesh::Symmetry, PatternData> hessians_;
   PatternData jacobian_;
-  cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, partials_,
-      element_blocks_;
+  cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, node_energy_,
+      partials_, element_blocks_;
+  // diagonal_pd_: rows of one block each (row_ptr 0..n), the slots of a single-vertex term its
+  // nodes; diagonal_: those blocks' values.
+  PatternData diagonal_pd_;
+  cuda::DeviceBuffer diagonal_;
 };
 
 }  // namespace dualjit::assembly

@@ -36,15 +36,18 @@ std::vector<const cpu::CpuKernel*> HostInPlaceAssembly::kernels() const {
 }
 
 const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
-                                                  const mesh::BlockPattern* pattern) {
-  auto& k = kernels_[{term, mode, pattern}];
+                                                  const mesh::BlockPattern* pattern,
+                                                  bool with_energy_gradient, bool adds_diagonal) {
+  auto& k = kernels_[{term, mode, pattern, with_energy_gradient, adds_diagonal}];
   if (!k) {
     const Term& t = p_.term(term);
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
       k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          *t.kernel,
-          st.lowering(t, mode, {p_.block_size(), width_, kItemsPerBlock, pattern, projection_})));
+          *t.kernel, st.lowering(t, mode,
+                                 {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
+                                  with_energy_gradient, adds_diagonal,
+                                  /*one_block_rows=*/mode_is_matrix(mode) && !pattern})));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
@@ -70,7 +73,8 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
                               const mesh::BlockPattern* pattern) {
   const Term& t = p_.term(term);
   const InPlaceStrategy& st = in_place_strategy(strategy(mode));
-  const cpu::CpuKernel& k = kernel(term, mode, pattern);
+  const cpu::CpuKernel& k =
+      kernel(term, mode, pattern, target.gradient != nullptr, target.diagonal != nullptr);
   target.n_nodes = p_.n_nodes();
   if (st.needs_incidence()) {
     const mesh::Incidence& inc = incidence(term);
@@ -98,21 +102,72 @@ void HostInPlaceAssembly::rows(Mode mode, bool energy, std::span<const double> s
 }
 
 void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double> state,
-                                 mesh::Symmetry symmetry, std::vector<double>& out) {
+                                 mesh::Symmetry symmetry, std::vector<double>& out,
+                                 double* gradient, double* node_energy) {
   p_.check_values(state, "state");
   const mesh::BlockPattern& pattern = p_.pattern(symmetry);
   std::vector<int32_t>& row_ptr = row_ptr_[symmetry];  // built once per symmetry
   if (row_ptr.empty()) row_ptr = pattern.row_ptr32();
-  bool first = true;  // out comes zeroed (BlockCsr::zeros)
-  for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
-    if (p_.term(ti).energy != energy) continue;
+  const auto slots_of = [&](size_t ti) -> const std::vector<int32_t>& {
     auto& slots = slots_[{ti, symmetry}];
     if (slots.empty()) slots = stored_block_slots(pattern, ti);
-    InPlaceTarget target;
+    return slots;
+  };
+  std::vector<size_t> single, multi;
+  for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
+    const Term& t = p_.term(ti);
+    if (t.energy == energy) (t.elements.k == 1 ? single : multi).push_back(ti);
+  }
+  InPlaceTarget extra;
+  extra.gradient = gradient;
+  extra.node_energy = node_energy;
+  // As on the GPU (device_element_assembly.cpp): under a unit that folds_diagonal(), the
+  // single-vertex terms' Hessian blocks are summed node-major first, then added by the first
+  // multi-vertex term's kernel.
+  const bool fold = mode == Mode::Hessian && in_place_strategy(strategy(mode)).folds_diagonal() &&
+                    !single.empty() && !multi.empty();
+  bool first = true;  // out comes zeroed (BlockCsr::zeros)
+  if (fold) {
+    const int64_t n = p_.n_nodes(), bb = int64_t(p_.block_size()) * p_.block_size();
+    std::vector<double> diagonal(n * bb);
+    std::vector<int32_t> rows(n + 1), diag_slot(n);
+    for (int64_t i = 0; i <= n; ++i) rows[i] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < n; ++i) diag_slot[i] = static_cast<int32_t>(pattern.diag_index(i));
+    for (size_t ti : single) {
+      InPlaceTarget target = extra;
+      target.out = diagonal.data();
+      target.accumulate = !first;
+      target.accumulate_energy_gradient = !first;
+      target.row_ptr = rows.data();
+      target.slots = p_.term(ti).elements.conn.data();
+      run(ti, mode, state, {}, target, nullptr);
+      first = false;
+    }
+    extra.accumulate_energy_gradient = true;
+    extra.diagonal = diagonal.data();
+    extra.diagonal_slot = diag_slot.data();
+    first = true;
+    for (size_t ti : multi) {
+      InPlaceTarget target = extra;
+      target.out = out.data();
+      target.accumulate = !first;
+      target.row_ptr = row_ptr.data();
+      target.slots = slots_of(ti).data();
+      run(ti, mode, state, {}, target, &pattern);
+      extra.diagonal = nullptr;  // added once, by the term that stores the rows
+      extra.diagonal_slot = nullptr;
+      first = false;
+    }
+    return;
+  }
+  for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
+    if (p_.term(ti).energy != energy) continue;
+    InPlaceTarget target = extra;
     target.out = out.data();
     target.accumulate = !first;
+    target.accumulate_energy_gradient = !first;
     target.row_ptr = row_ptr.data();
-    target.slots = slots.data();
+    target.slots = slots_of(ti).data();
     run(ti, mode, state, {}, target, &pattern);
     first = false;
   }
@@ -135,6 +190,24 @@ mesh::BlockCsr<double> HostInPlaceAssembly::hessian(std::span<const double> stat
                                                     mesh::Symmetry symmetry) {
   auto m = mesh::BlockCsr<double>::zeros(p_.pattern(symmetry), p_.block_size(), p_.block_size());
   blocks(Mode::Hessian, true, state, symmetry, m.values);
+  return m;
+}
+
+mesh::BlockCsr<double> HostInPlaceAssembly::hessian_with_energy_gradient(
+    std::span<const double> state, mesh::Symmetry symmetry, std::vector<double>& gradient,
+    double& energy) {
+  if (!in_place_strategy(strategy(Mode::Hessian)).sums_energy_gradient()) {
+    throw std::invalid_argument(
+        "HostInPlaceAssembly: " + std::string(element_strategy_name(matrix_strategy_)) +
+        " sums no energy or gradient with the Hessian");
+  }
+  auto m = mesh::BlockCsr<double>::zeros(p_.pattern(symmetry), p_.block_size(), p_.block_size());
+  // Zero for a problem without energy terms (no kernel writes them then).
+  gradient.assign(state.size(), 0.0);
+  std::vector<double> node_energy(p_.n_nodes(), 0.0);
+  blocks(Mode::Hessian, true, state, symmetry, m.values, gradient.data(), node_energy.data());
+  energy = 0;
+  for (double e : node_energy) energy += e;
   return m;
 }
 

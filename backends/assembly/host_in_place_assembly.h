@@ -36,15 +36,23 @@ class HostInPlaceAssembly {
   mesh::BlockCsr<double> hessian(std::span<const double> state,
                                  mesh::Symmetry symmetry = mesh::Symmetry::General);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
+  // The Hessian whose kernels also sum the gradient and the energy (a matrix strategy whose
+  // unit sums_energy_gradient(); refused otherwise).
+  mesh::BlockCsr<double> hessian_with_energy_gradient(std::span<const double> state,
+                                                      mesh::Symmetry symmetry,
+                                                      std::vector<double>& gradient,
+                                                      double& energy);
 
  private:
   // Adds every energy (or vector) term's rows or blocks in `mode` into out.
   void rows(Mode mode, bool energy, std::span<const double> state,
             std::span<const double> direction, std::vector<double>& out);
+  // gradient and node_energy (n_nodes x B, n_nodes): a Hessian that sums those too.
   void blocks(Mode mode, bool energy, std::span<const double> state, mesh::Symmetry symmetry,
-              std::vector<double>& out);
+              std::vector<double>& out, double* gradient = nullptr, double* node_energy = nullptr);
   // pattern: the blocks' (null for rows); kernels may be sized by it.
-  const cpu::CpuKernel& kernel(size_t term, Mode mode, const mesh::BlockPattern* pattern);
+  const cpu::CpuKernel& kernel(size_t term, Mode mode, const mesh::BlockPattern* pattern,
+                               bool with_energy_gradient = false, bool adds_diagonal = false);
   // One launch of term's kernel into target (its incidence filled in when needed).
   void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
            InPlaceTarget target, const mesh::BlockPattern* pattern);
@@ -55,7 +63,8 @@ class HostInPlaceAssembly {
   ElementStrategy vector_strategy_, matrix_strategy_;
   int width_;
   jit::HessianProjection projection_;
-  std::map<std::tuple<size_t, Mode, const mesh::BlockPattern*>, std::unique_ptr<cpu::CpuKernel>>
+  std::map<std::tuple<size_t, Mode, const mesh::BlockPattern*, bool, bool>,
+           std::unique_ptr<cpu::CpuKernel>>
       kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
   std::map<size_t, mesh::Incidence> incidence_;

@@ -251,8 +251,8 @@ TEST_CASE("gather tables: rows and entries follow the binding, scatter signs and
 }
 
 TEST_CASE("reduction levels: fixed by n, one thread last, bounded work per thread") {
-  for (int64_t n : {int64_t(0), int64_t(1), int64_t(128), int64_t(129), int64_t(100000),
-                    int64_t(3000000), int64_t(2000000000)}) {
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(16), int64_t(17), int64_t(128), int64_t(129),
+                    int64_t(100000), int64_t(3000000), int64_t(2000000000)}) {
     CAPTURE(n);
     const auto levels = assembly::reduction_levels(n);
     REQUIRE(!levels.empty());
@@ -262,10 +262,10 @@ TEST_CASE("reduction levels: fixed by n, one thread last, bounded work per threa
     for (int64_t threads : levels) {
       CHECK(threads >= 1);
       CHECK(threads <= std::max<int64_t>(1, count));
-      CHECK((count + threads - 1) / threads <= std::max<int64_t>(128, count / 65536 + 1));
+      CHECK((count + threads - 1) / threads <= std::max<int64_t>(16, count / 65536 + 1));
       count = threads;
     }
-    CHECK(levels.size() <= 4);
+    CHECK(levels.size() <= 5);
   }
 }
 

@@ -85,6 +85,11 @@ class ElementScatterUnit : public InPlaceStrategy {
   ElementStrategy kind() const override { return ElementStrategy::Scatter; }
   jit::LoweringOptions lowering(const Term& t, Mode mode,
                                 const InPlaceShape& shape) const override {
+    if (shape.with_energy_gradient) {
+      throw ProblemError("term '" + t.name +
+                         "': element-scatter sums no energy or gradient with the Hessian (its "
+                         "atomics would make the energy's sum order vary)");
+    }
     jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
     o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, shape, "element-scatter"),
                                                 shape.block, t.elements.k);

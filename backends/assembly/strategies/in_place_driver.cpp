@@ -57,7 +57,7 @@ jit::LaunchPolicy InPlaceDriver::launch(const jit::DriverSpec& s) const {
 }
 
 std::string InPlaceDriver::suffix() const {
-  return unit_suffix() + rules_.projection.suffix();
+  return unit_suffix() + rules_.projection.suffix() + (with_energy_gradient() ? "_eg" : "");
 }
 
 std::string InPlaceDriver::functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const {
@@ -95,6 +95,16 @@ std::string InPlaceDriver::row_sum(int v, int c) const {
 std::string InPlaceDriver::entry_sum(int64_t q) const {
   const EntryGather& g = rules_.entries;
   return emit::signed_sum(rules_.source, g.offset, g.sign, g.ptr[q], g.ptr[q + 1], 0);
+}
+
+std::string InPlaceDriver::gradient_sum(int v, int c) const {
+  const RowGather& r = rules_.gradient_rows;
+  return emit::signed_sum("d1", r.offset, r.sign, r.ptr[v], r.ptr[v + 1], c);
+}
+
+bool InPlaceDriver::has_gradient_row(int v) const {
+  const RowGather& r = rules_.gradient_rows;
+  return !r.ptr.empty() && r.ptr[v] != r.ptr[v + 1];
 }
 
 bool InPlaceDriver::has_row(int v) const {

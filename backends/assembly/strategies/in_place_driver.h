@@ -22,7 +22,9 @@ class InPlaceDriver : public jit::Driver {
   InPlaceDriver(std::string strategy, Item item, InPlaceRules rules, int block, int vertices);
 
   bool blocks() const { return rules_.blocks(); }
-  // The unit's suffix, then the projection's (jit/hessian_projection.h).
+  bool with_energy_gradient() const { return rules_.with_energy_gradient(); }
+  // The unit's suffix, then the projection's (jit/hessian_projection.h), then "_eg" for a
+  // Hessian that sums the energy and gradient too.
   std::string suffix() const final;
   // The projection function (when the rules ask for one), then the unit's item functions.
   std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const final;
@@ -44,6 +46,9 @@ class InPlaceDriver : public jit::Driver {
   std::string element_results(const jit::DriverSpec& s, const std::string& indent) const;
   // One output entry: the signed sum of the source array over rules [begin, end).
   std::string row_sum(int vertex, int component) const;
+  // One gradient entry of a Hessian with_energy_gradient(): the signed sum of "d1".
+  std::string gradient_sum(int vertex, int component) const;
+  bool has_gradient_row(int vertex) const;
   std::string entry_sum(int64_t q) const;  // q = ((a k + b) B + i) B + j; "" when none
   bool has_row(int vertex) const;          // the vertex's row receives something
   bool has_block(int a, int b) const;      // some entry of the pair's block does

@@ -34,17 +34,20 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
   switch (mode) {
     case Mode::Value:
       if (t.energy) throw wrong("an energy term has no residual rows");
-      return {"val", residual_rows(t, block), {}, {}};
+      return {"val", residual_rows(t, block), {}, {}, {}};
     case Mode::Gradient:
     case Mode::Hvp:
       if (!t.energy) throw wrong("only energy terms have gradient rows");
-      return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}, {}};
-    case Mode::Hessian:
+      return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}, {}, {}};
+    case Mode::Hessian: {
       if (!t.energy) throw wrong("only energy terms have Hessian blocks");
-      return {"d2", {}, hessian_entries(t, block), shape.projection};
+      InPlaceRules r{"d2", {}, hessian_entries(t, block), shape.projection, {}};
+      if (shape.with_energy_gradient) r.gradient_rows = input_rows(t, block);
+      return r;
+    }
     case Mode::Jacobian:
       if (t.energy) throw wrong("an energy term has no Jacobian blocks");
-      return {"d1", {}, jacobian_entries(t, block), {}};
+      return {"d1", {}, jacobian_entries(t, block), {}, {}};
   }
   throw wrong("unknown mode");
 }

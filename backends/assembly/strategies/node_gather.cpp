@@ -6,8 +6,13 @@
 // one pass with nothing element-local in memory. Staged, a later term adds only the tile's
 // nonzero entries: a term that touches few blocks of each row (a per-vertex mass on the
 // diagonal) reads and writes those, not the whole rows again (adding zero changes nothing).
-// The price is recomputation: each element is evaluated once per vertex (k times), so it suits
-// cheap elements (springs, triangles) more than expensive ones; the tuner decides. The CPU
+// Staged, the blocks of a multi-vertex term can also take the single-vertex terms' diagonal
+// blocks, summed node-major beforehand, into its tile (InPlaceShape::adds_diagonal): the
+// per-vertex terms then never touch the matrix themselves.
+// A Hessian kernel can also sum each node's gradient row and its share of the energy from the
+// same element results (InPlaceShape::with_energy_gradient): a Newton step's three outputs in
+// the one pass. The price is recomputation: each element is evaluated once per vertex (k times), so
+// it suits cheap elements (springs, triangles) more than expensive ones; the tuner decides. The CPU
 // backend runs the same text over OpenMP.
 #include <algorithm>
 #include <memory>
@@ -25,15 +30,20 @@ class NodeGather : public InPlaceDriver {
  public:
   // tile_blocks > 0 (blocks only): staged, a GPU block's rows summed in shared memory of that
   // many blocks, then written out at once.
-  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks)
+  // adds_diagonal (staged only): the tile's rows get InPlaceTarget::diagonal before they are
+  // written.
+  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks, bool adds_diagonal)
       : InPlaceDriver(tile_blocks > 0 ? "staged-node-gather" : "node-gather",
                       {"n_nodes", "node", "node", "node", "dynamic, 256"}, std::move(r), block,
                       vertices),
-        tile_blocks_(tile_blocks) {}
+        tile_blocks_(tile_blocks),
+        adds_diagonal_(adds_diagonal) {}
 
   bool staged() const { return tile_blocks_ > 0; }
   std::string unit_suffix() const override {
-    return !blocks() ? "_ngr" : staged() ? "_sngb" + std::to_string(tile_blocks_) : "_ngb";
+    if (!blocks()) return "_ngr";
+    if (!staged()) return "_ngb";
+    return "_sngb" + std::to_string(tile_blocks_) + (adds_diagonal_ ? "d" : "");
   }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
@@ -48,6 +58,17 @@ class NodeGather : public InPlaceDriver {
     if (blocks()) {
       f.push_back({"row_ptr", jit::ArgKind::Pointer, "const int*", 1, true, "BSR row pointer"});
       f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots"});
+    }
+    if (with_energy_gradient()) {
+      f.push_back({"grad", jit::ArgKind::Pointer, "double*", 1, true, "gradient rows"});
+      f.push_back({"node_energy", jit::ArgKind::Pointer, "double*", 1, true, "node energies"});
+      f.push_back({"accumulate_eg", jit::ArgKind::Int64, "", 1, false,
+                   "energy and gradient accumulate flag"});
+    }
+    if (adds_diagonal_) {
+      f.push_back({"diag_in", jit::ArgKind::Pointer, "const double*", 1, true, "diagonal blocks"});
+      f.push_back(
+          {"diag_slot", jit::ArgKind::Pointer, "const int*", 1, true, "diagonal block slots"});
     }
     return f;
   }
@@ -124,6 +145,10 @@ class NodeGather : public InPlaceDriver {
     // Where a block's entries go: the node's rows in out, or in the tile.
     const std::string blocks_at =
         staged() ? "tile + ((long long)s - first) * " : "a.out + (long long)s * ";
+    if (with_energy_gradient()) {
+      os << "  double gacc[" << B << "] = {0};\n"
+         << "  double eacc = 0.0;\n";
+    }
     if (!blocks()) {
       os << "  double acc[" << B << "] = {0};\n";
     } else if (!staged()) {
@@ -134,9 +159,17 @@ class NodeGather : public InPlaceDriver {
     os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
        << "    const long long e = a.inc_element[q];\n"
        << "    const int lv = a.inc_vertex[q];\n"
-       << element_results(s, "    ") << "    switch (lv) {\n";
+       << element_results(s, "    ");
+    // Each element counts its energy once, at its local vertex 0 (every (element, local vertex)
+    // pair is in the incidence exactly once).
+    if (with_energy_gradient()) os << "    if (lv == 0) eacc += val[0];\n";
+    os << "    switch (lv) {\n";
     for (int v = 0; v < k; ++v) {
       std::ostringstream body;
+      if (has_gradient_row(v)) {
+        for (int c = 0; c < B; ++c)
+          body << "        gacc[" << c << "] += " << gradient_sum(v, c) << ";\n";
+      }
       if (!blocks()) {
         if (!has_row(v)) continue;
         for (int c = 0; c < B; ++c)
@@ -159,6 +192,21 @@ class NodeGather : public InPlaceDriver {
       os << "      case " << v << ": {\n" << body.str() << "        break;\n      }\n";
     }
     os << "    }\n  }\n";
+    // The node's own thread adds its diagonal block: no extra barrier phase (a cooperative,
+    // coalesced pass over the tile after a barrier measured 48 us on the cloth's 1 M rows).
+    if (adds_diagonal_) {
+      os << "  {\n    double* m = tile + ((long long)a.diag_slot[node] - first) * " << BB << ";\n"
+         << "    const double* d = a.diag_in + node * " << BB << ";\n"
+         << "    for (int ij = 0; ij < " << BB << "; ++ij) m[ij] += d[ij];\n  }\n";
+    }
+    if (with_energy_gradient()) {
+      os << "  double* g = a.grad + node * " << B << ";\n";
+      for (int c = 0; c < B; ++c) {
+        os << "  g[" << c << "] = a.accumulate_eg ? g[" << c << "] + gacc[" << c << "] : gacc[" << c
+           << "];\n";
+      }
+      os << "  a.node_energy[node] = a.accumulate_eg ? a.node_energy[node] + eacc : eacc;\n";
+    }
     if (!blocks()) {
       os << "  double* r = a.out + node * " << B << ";\n";
       for (int c = 0; c < B; ++c) {
@@ -172,6 +220,7 @@ class NodeGather : public InPlaceDriver {
 
  private:
   int64_t tile_blocks_;
+  bool adds_diagonal_;
 };
 
 // Shared memory a GPU block has at most (sm_90: 227 KB per block).
@@ -191,9 +240,13 @@ class NodeGatherUnit : public InPlaceStrategy {
     InPlaceRules rules = in_place_rules(t, mode, shape, name);
     int64_t tile = 0;
     // A term of single-vertex elements (a per-vertex mass) only touches each node's own blocks:
-    // a tile would buy nothing and cost a pass over every row (measured: 277 us for the cloth's
-    // inertia on 1 M vertices, 40% of the Hessian), so it runs unstaged.
-    if (staged_ && rules.blocks() && t.elements.k > 1) {
+    // a tile of the matrix's rows would buy nothing and cost a pass over every row (measured:
+    // 277 us for the cloth's inertia on 1 M vertices, 40% of the Hessian), so it runs unstaged
+    // there; into rows of one block each (InPlaceShape::one_block_rows) it is staged, so that
+    // its blocks leave coalesced (unstaged, 72-byte rows written a double at a time took 249 us).
+    if (staged_ && rules.blocks() && t.elements.k == 1 && shape.one_block_rows) {
+      tile = shape.items_per_block;
+    } else if (staged_ && rules.blocks() && t.elements.k > 1) {
       if (!shape.pattern) {
         throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                            ": needs the matrix's pattern to size its tiles");
@@ -224,11 +277,18 @@ class NodeGatherUnit : public InPlaceStrategy {
                            "): fewer nodes per block");
       }
     }
-    o.driver = std::make_shared<NodeGather>(std::move(rules), block, t.elements.k, tile);
+    if (shape.adds_diagonal && tile == 0) {
+      throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
+                         ": only the staged blocks of a multi-vertex term add a diagonal");
+    }
+    o.driver = std::make_shared<NodeGather>(std::move(rules), block, t.elements.k, tile,
+                                            shape.adds_diagonal);
     return o;
   }
   bool adds_to_output() const override { return false; }
   bool needs_incidence() const override { return true; }
+  bool sums_energy_gradient() const override { return true; }
+  bool folds_diagonal() const override { return staged_; }
 
  private:
   bool staged_;
@@ -242,6 +302,15 @@ class NodeGatherUnit : public InPlaceStrategy {
     a.set("accumulate", int64_t(t.accumulate ? 1 : 0));
     if (t.row_ptr) a.set("row_ptr", t.row_ptr);
     if (t.slots) a.set("slots", t.slots);
+    if (t.gradient) a.set("grad", t.gradient);
+    if (t.node_energy) {
+      a.set("node_energy", t.node_energy);
+      a.set("accumulate_eg", int64_t(t.accumulate_energy_gradient ? 1 : 0));
+    }
+    if (t.diagonal) {
+      a.set("diag_in", t.diagonal);
+      a.set("diag_slot", t.diagonal_slot);
+    }
     return a;
   }
 };
