@@ -10,7 +10,9 @@
 // which the peer prints for its eigh-projected Hessian. "CUDA E+g+H" is the hand-written peer
 // (bench/peers/cloth_closed_form.cu: closed-form derivatives, one thread per vertex row, one
 // fused kernel; the faster of its two write patterns), checked against dualjit's gradient and
-// Hessian ("agree": largest relative difference).
+// Hessian ("agree": largest relative difference). "E+g+H" is Assembler::run_energy_gradient_
+// hessian (one pass: the Hessian's kernels sum the energy and gradient too); the three separate
+// calls are printed above each row.
 //
 //   cloth_step [N ...]   (default 100 500 1000)
 #include <algorithm>
@@ -155,11 +157,15 @@ int main(int argc, char** argv) {
     const double e_ms = median_ms([&] { a.run_energy(); });
     const double g_ms = median_ms([&] { a.run_gradient(); });
     const double h_ms = median_ms([&] { a.run_hessian(); });
-    const double all_ms = median_ms([&] {
+    const double three_ms = median_ms([&] {
       a.run_energy();
       a.run_gradient();
       a.run_hessian();
     });
+    // What a Newton step asks for: the three in one pass (the Hessian's kernels sum the energy
+    // and gradient too).
+    a.run_energy_gradient_hessian();
+    const double all_ms = median_ms([&] { a.run_energy_gradient_hessian(); });
     const int64_t blocks = p.pattern().n_blocks();
     // Inputs once: x, springs (2 int32 + rest), inertia (vertex int32, xhat, mass); outputs
     // once: energy, gradient, Hessian blocks.
@@ -178,6 +184,16 @@ int main(int argc, char** argv) {
     double g_sum = 0;  // the Dr.Jit peer prints its gradient's sum
     for (double v : g) g_sum += v;
     const std::vector<double> h_ref = a.hessian(x).values;
+    const assembly::EnergyGradientHessian fused = a.energy_gradient_hessian(x);
+    double fused_agree = std::abs(fused.energy - energy) / std::abs(energy);
+    for (size_t i = 0; i < g.size(); ++i)
+      fused_agree =
+          std::max(fused_agree, std::abs(fused.gradient[i] - g[i]) / std::max(1.0, std::abs(g[i])));
+    for (size_t i = 0; i < h_ref.size(); ++i)
+      fused_agree = std::max(fused_agree, std::abs(fused.hessian.values[i] - h_ref[i]) /
+                                              std::max(1.0, std::abs(h_ref[i])));
+    std::printf("       E, g, H as three calls %.3f ms; in one pass %.3f ms (agree %.1e)\n",
+                three_ms, all_ms, fused_agree);
     const ClosedForm plain =
         run_closed_form(closed_form, "cloth_closed_form", grid, p.pattern(), x, g, h_ref);
     const ClosedForm staged =

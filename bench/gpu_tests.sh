@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One device call's verification: builds the test suites (Release, build-gpu) and runs their
+# GPU cases with DUALJIT_REQUIRE_GPU=1, so that a missing GPU fails instead of skipping.
+# Logs under $OUT (default gpu-out). Usage: bench/gpu_tests.sh [suite ...]
+# (default: test_backends test_solvers test_examples).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+suites=${*:-test_backends test_solvers test_examples}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=ON -DDUALJIT_BUILD_BENCH=ON > "$out/cmake.log" 2>&1 &&
+  cmake --build build-gpu -j16 --target $suites > "$out/build_tests.log" 2>&1 ||
+  { grep -m20 -A3 error "$out/build_tests.log"; exit 1; }
+export DUALJIT_REQUIRE_GPU=1 DUALJIT_CACHE_DIR=$PWD/build-gpu/test-cache
+status=0
+for s in $suites; do
+  ./build-gpu/tests/$s -ts=gpu > "$out/$s.log" 2>&1 || status=1
+  echo "$s: $(grep -E "test cases" "$out/$s.log")"
+  grep -B3 -A6 "ERROR" "$out/$s.log" | head -40
+done
+exit $status
