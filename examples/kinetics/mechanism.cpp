@@ -415,6 +415,8 @@ class Loader {
     Falloff f;
     const Node troe = node["Troe"], sri = node["SRI"];
     if (troe && sri) throw MechanismError(where + ": both 'Troe' and 'SRI'");
+    // Read as Lindemann, a Tsang falloff would give wrong rates without a word.
+    if (node["Tsang"]) throw MechanismError(where + ": Tsang falloff is not supported");
     if (troe) {
       const std::string w = where + ": Troe";
       if (!troe.IsMap()) throw MechanismError(w + ": expected a mapping");

@@ -425,6 +425,11 @@ TEST_SUITE("mechanism") {
          "  low-P-rate-constant: {A: 1, b: 0, Ea: 0}\n"
          "  high-P-rate-constant: {A: 1, b: 0, Ea: 0}\n  SRI: {A: 1, B: 2, C: 3, D: 4}\n",
          "reaction 2 'H + O2 (+M) <=> OH + O (+M)': SRI: 'D' and 'E' go together"},
+        {"Tsang falloff",
+         "- equation: H + O2 (+M) <=> OH + O (+M)\n  type: falloff\n"
+         "  low-P-rate-constant: {A: 1, b: 0, Ea: 0}\n"
+         "  high-P-rate-constant: {A: 1, b: 0, Ea: 0}\n  Tsang: {A: 0.5, B: 0.1}\n",
+         "reaction 2 'H + O2 (+M) <=> OH + O (+M)': Tsang falloff is not supported"},
         {"PLOG bad pressure",
          "- equation: O + O2 <=> O + O2\n  type: pressure-dependent-Arrhenius\n"
          "  rate-constants:\n  - {P: 1 psi, A: 1, b: 0, Ea: 0}\n",

@@ -1,0 +1,146 @@
+#include "examples/kinetics/rate_laws.h"
+
+#include <cmath>
+#include <map>
+
+#include "examples/kinetics/rate_constants.h"
+#include "examples/kinetics/thermo.h"
+#include "examples/kinetics/units.h"
+
+namespace dualjit::kinetics {
+namespace {
+
+// Species index -> exponent, in species order (so that products over the same species are built
+// in the same order and shared between reactions by hash-consing).
+using Powers = std::map<size_t, double>;
+
+Powers powers_of(const Mechanism& m, const Stoichiometry& side, size_t index) {
+  Powers out;
+  for (const auto& [name, nu] : side) out[reaction_species(m, name, index)] += nu;
+  return out;
+}
+
+// Forward orders: the reactants' coefficients, overridden by explicit orders.
+Powers forward_orders(const Mechanism& m, size_t index) {
+  const Reaction& r = m.reactions[index];
+  Powers out = powers_of(m, r.reactants, index);
+  for (const auto& [name, order] : r.orders) out[reaction_species(m, name, index)] = order;
+  return out;
+}
+
+// prod_k C_k^e_k. Integer powers are multiplications; a fractional one is C^e where C > 0
+// and 0 otherwise, as Cantera's StoichManager (so a negative C gives no NaN).
+Expr concentration_product(const Powers& powers, const std::vector<Expr>& C) {
+  Expr product;
+  for (const auto& [k, e] : powers) {
+    if (e == 0.0) continue;
+    const Expr& c = C[k];
+    const Expr factor = e == std::nearbyint(e) ? pow(c, e) : select(c > 0.0, pow(c, e), 0.0);
+    product = product.valid() ? product * factor : factor;
+  }
+  return product;
+}
+
+Expr times(const Expr& k, const Expr& product) {
+  return product.valid() ? k * product : k;
+}
+
+// a + nu x, with nu = +-1 as an addition or subtraction; a may be invalid (empty sum).
+Expr add_scaled(const Expr& a, double nu, const Expr& x) {
+  if (!a.valid()) return nu == 1.0 ? x : (nu == -1.0 ? -x : nu * x);
+  if (nu == 1.0) return a + x;
+  if (nu == -1.0) return a - x;
+  return a + nu * x;
+}
+
+// Everything the rate laws need per reaction, built from the shared context.
+class ReactionBuilder {
+ public:
+  ReactionBuilder(const Mechanism& m, const CellState& s)
+      : m_(m),
+        s_(s),
+        context_{&m,     TemperatureTerms(s.T), s.log_p, s.log_p * (1.0 / std::log(10.0)), s.C,
+                 s.C_tot},
+        log_RT_over_pref_(context_.t.log_T + std::log(kGasConstant / kOneAtm)) {
+    for (const Species& sp : m.species) g_RT_.push_back(g_over_RT(sp.thermo, context_.t));
+  }
+
+  const TemperatureTerms& t() const { return context_.t; }
+
+  // kf, kr and the net rate of progress of reaction `index`; `net` gets its net coefficients.
+  void build(size_t index, RateLaws& out, Powers& net) {
+    const Reaction& r = m_.reactions[index];
+    const RateConstant kf = forward_rate_constant(context_, index);
+    out.kf.push_back(kf.k);
+    const Powers reactants = powers_of(m_, r.reactants, index);
+    const Powers products = powers_of(m_, r.products, index);
+    net = products;
+    for (const auto& [k, nu] : reactants) net[k] -= nu;
+    Expr rop = times(kf.k, concentration_product(forward_orders(m_, index), s_.C));
+    if (r.reversible) {
+      const Expr kr = reverse_rate_constant(kf, net);
+      out.kr.push_back(kr);
+      rop = rop - times(kr, concentration_product(products, s_.C));
+    } else {
+      out.kr.push_back(s_.T.constant(0.0));
+    }
+    if (r.type == ReactionType::three_body) rop = third_body_concentration(context_, index) * rop;
+    out.rop.push_back(rop);
+  }
+
+ private:
+  // kr = kf / Kc with ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref); one exp
+  // when kf is one.
+  Expr reverse_rate_constant(const RateConstant& kf, const Powers& net) const {
+    Expr log_inv_Kc;
+    double dnu = 0;
+    for (const auto& [k, nu] : net) {
+      dnu += nu;
+      if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT_[k]);
+    }
+    if (dnu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, dnu, log_RT_over_pref_);
+    if (!log_inv_Kc.valid()) return kf.k;  // Kc = 1
+    if (kf.log_k.valid()) return exp(kf.log_k + log_inv_Kc);
+    return kf.k * exp(log_inv_Kc);
+  }
+
+  const Mechanism& m_;
+  const CellState& s_;
+  RateContext context_;
+  Expr log_RT_over_pref_;  // ln(R T / p_ref): the standard concentration's part of ln(1/Kc)
+  std::vector<Expr> g_RT_;
+};
+
+}  // namespace
+
+RateLaws rate_laws(const Mechanism& m, const CellState& s) {
+  const size_t ns = m.species.size(), nr = m.reactions.size();
+  ReactionBuilder builder(m, s);
+  RateLaws out;
+  std::vector<std::vector<std::pair<size_t, double>>> uses(ns);  // species -> (reaction, nu)
+  for (size_t i = 0; i < nr; ++i) {
+    Powers net;
+    try {
+      builder.build(i, out, net);
+    } catch (const DslError& e) {  // e.g. a parameter that makes a non-finite constant
+      throw MechanismError(reaction_label(m, i) + ": " + e.what());
+    }
+    for (const auto& [k, nu] : net)
+      if (nu != 0.0) uses[k].emplace_back(i, nu);
+  }
+
+  Expr enthalpy_sum;  // sum_k h_k/RT wdot_k
+  for (size_t k = 0; k < ns; ++k) {
+    Expr w;
+    for (const auto& [i, nu] : uses[k]) w = add_scaled(w, nu, out.rop[i]);
+    out.wdot.push_back(w.valid() ? w : s.T.constant(0.0));
+    if (!w.valid()) continue;
+    const Expr term = h_over_RT(m.species[k].thermo, builder.t()) * w;
+    enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
+  }
+  out.heat_release =
+      enthalpy_sum.valid() ? -(kGasConstant * s.T) * enthalpy_sum : s.T.constant(0.0);
+  return out;
+}
+
+}  // namespace dualjit::kinetics

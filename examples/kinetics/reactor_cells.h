@@ -1,0 +1,66 @@
+// Many independent reactor cells evaluated at once: the production rates kernel
+// (rate_law_kernels.h) over an element set of single cells (k = 1), assembled by the one
+// Assembler on the CPU or the GPU. States and results are cell-major arrays:
+//   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
+//   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
+//   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
+//            ([cell][row][column]) or component-major ([row][column][cell], for batched LU)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/assembly/assembler.h"
+#include "examples/kinetics/rate_law_kernels.h"
+#include "examples/kinetics/units.h"
+
+namespace dualjit::kinetics {
+
+struct ReactorCellsOptions {
+  RateLawOptions rate_law;
+  // The state's uniform, the same for every cell: the pressure (Pa) of constant_pressure, the
+  // density (kg/m^3) of constant_volume; concentrations take none.
+  double pressure = kOneAtm;
+  double density = 1.0;
+  // Backend (CUDA, CPU, or auto: CUDA when a device is usable), dual width, strategies.
+  assembly::AssemblerOptions assembler;
+};
+
+class ReactorCells {
+ public:
+  // Builds the kernel; compiles it on first use of each output (or loads it from the cache).
+  ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options = {});
+
+  int n_species() const { return block_size() - 1; }
+  int block_size() const { return problem_->block_size(); }  // ns + 1
+  int64_t n_cells() const { return problem_->n_nodes(); }
+  const Kernel& kernel() const { return *kernel_; }
+  assembly::Backend backend() const { return assembler_->backend(); }
+  // The assembler, for device-memory calls (set_state, run_residual, run_element_blocks).
+  assembly::Assembler& assembler() { return *assembler_; }
+  // The kernels compiled or loaded so far (host or CUDA), for reports.
+  std::vector<assembly::KernelInfo> kernels() const { return assembler_->kernels(); }
+
+  // A new value of the state's uniform (pressure or density): the problem and its assembler
+  // are rebuilt; the compiled kernels come back from the in-process cache.
+  void set_pressure(double pressure);
+  void set_density(double density);
+
+  // Throws assembly::ProblemError when `states` is not n_cells x (ns + 1).
+  std::vector<double> rates(std::span<const double> states);
+  std::vector<double> jacobian(std::span<const double> states,
+                               assembly::BlockOrder order = assembly::BlockOrder::CellMajor);
+
+ private:
+  void rebuild();
+
+  std::shared_ptr<const Kernel> kernel_;
+  int64_t n_cells_;
+  ReactorCellsOptions options_;
+  std::unique_ptr<assembly::Problem> problem_;
+  std::unique_ptr<assembly::Assembler> assembler_;
+};
+
+}  // namespace dualjit::kinetics

@@ -1,0 +1,142 @@
+// The rate laws of the shipped mechanisms (and tests/data/kinetics/rate_types.yaml, every
+// reaction type) against Cantera 3.2 at random states (kinetics_reference.h): net production
+// rates and heat release rate in each state form, and the forward and reverse rate constants of
+// every reaction. Evaluated by the reference evaluator (no compile), so every mechanism is cheap.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "dsl/reference_evaluator.h"
+#include "examples/kinetics/rate_law_kernels.h"
+#include "kinetics_reference.h"
+
+namespace {
+
+using namespace dualjit;
+using namespace dualjit::kinetics;
+using test::KineticsReference;
+
+const char* const kMechanisms[] = {"h2o2", "gri30", "ammonia-CO-H2-Alzueta-2023", "nDodecane_Reitz",
+                                   "rate_types"};
+
+Mechanism load(const KineticsReference& ref) {
+  const Mechanism m = load_mechanism(ref.mechanism, ref.phase);
+  REQUIRE(m.species.size() == ref.species.size());
+  for (size_t k = 0; k < m.species.size(); ++k) REQUIRE(m.species[k].name == ref.species[k]);
+  REQUIRE(m.reactions.size() == ref.n_reactions);
+  return m;
+}
+
+// The reaction's type, with the blending function of falloff and chemically-activated ones.
+std::string type_name(const Reaction& r) {
+  static const std::map<ReactionType, std::string> types = {
+      {ReactionType::elementary, "elementary"},
+      {ReactionType::three_body, "three-body"},
+      {ReactionType::falloff, "falloff"},
+      {ReactionType::chemically_activated, "chemically-activated"},
+      {ReactionType::plog, "PLOG"},
+      {ReactionType::chebyshev, "Chebyshev"}};
+  static const std::map<FalloffForm, std::string> forms = {{FalloffForm::lindemann, "Lindemann"},
+                                                           {FalloffForm::troe, "Troe"},
+                                                           {FalloffForm::sri, "SRI"}};
+  const bool blended =
+      r.type == ReactionType::falloff || r.type == ReactionType::chemically_activated;
+  return types.at(r.type) + (blended ? "-" + forms.at(r.falloff.form) : "");
+}
+
+// "name: key error, key error, ..." for the test's one summary message.
+std::string summary(const std::string& name, const std::map<std::string, double>& worst) {
+  std::ostringstream out;
+  out.precision(2);
+  out << name << ":";
+  for (const auto& [key, e] : worst) out << " " << key << " " << e;
+  return out.str();
+}
+
+}  // namespace
+
+TEST_SUITE("kinetics") {
+  TEST_CASE("production rates and heat release rate against Cantera, every state form") {
+    for (const std::string name : kMechanisms) {
+      CAPTURE(name);
+      const KineticsReference ref = test::read_kinetics_reference(name);
+      const Mechanism m = load(ref);
+      std::map<std::string, double> worst;
+      for (ReactorState form : {ReactorState::constant_pressure, ReactorState::concentrations,
+                                ReactorState::constant_volume}) {
+        CAPTURE(reactor_state_name(form));
+        const Kernel k = production_rates_kernel(m, {form});
+        const std::string form_name(reactor_state_name(form));
+        for (const auto& s : ref.states) {
+          CAPTURE(s.T);
+          CAPTURE(s.p);
+          const auto x =
+              form == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
+          std::vector<double> u;
+          if (form == ReactorState::constant_pressure) u = {s.p};
+          if (form == ReactorState::constant_volume) u = {test::density(m, s)};
+          auto out = evaluate_values(k, {x, {}, u});
+          REQUIRE(out.size() == m.species.size() + 1);
+          const double q = out.back();
+          out.pop_back();
+          const double err = test::relative_to_max(out, s.wdot);
+          CHECK(err < 1e-12);
+          // The heat release rate relative to its largest term |h_k wdot_k|.
+          const auto h = test::enthalpies(m, s.T);
+          double scale = 0, mass = 0, mass_scale = 0;
+          for (size_t i = 0; i < h.size(); ++i) {
+            scale = std::max(scale, std::abs(h[i] * s.wdot[i]));
+            mass += m.species[i].molecular_weight * out[i];
+            mass_scale = std::max(mass_scale, std::abs(m.species[i].molecular_weight * out[i]));
+          }
+          const double err_q = std::abs(q - s.hrr) / scale;
+          CHECK(err_q < 1e-12);
+          CHECK(std::abs(mass) <= 1e-13 * mass_scale);  // mass is conserved
+          worst["wdot"] = std::max(worst["wdot"], err);
+          worst["q"] = std::max(worst["q"], err_q);
+        }
+      }
+      MESSAGE(summary(name, worst));
+    }
+  }
+
+  TEST_CASE("forward and reverse rate constants of every reaction type against Cantera") {
+    for (const std::string name : kMechanisms) {
+      CAPTURE(name);
+      const KineticsReference ref = test::read_kinetics_reference(name);
+      const Mechanism m = load(ref);
+      const Kernel k = rate_constants_kernel(m);
+      const size_t nr = m.reactions.size();
+      std::map<std::string, double> worst;
+      for (const auto& s : ref.states) {
+        const std::vector<double> p = {s.p};
+        const auto out = evaluate_values(k, {test::ty_state(s), {}, p});
+        REQUIRE(out.size() == 2 * nr);
+        for (size_t i = 0; i < nr; ++i) {
+          const Reaction& r = m.reactions[i];
+          CAPTURE(i + 1);
+          CAPTURE(r.equation);
+          CAPTURE(s.T);
+          CAPTURE(s.p);
+          const std::string type = type_name(r);
+          CAPTURE(type);
+          const double ef = std::abs(out[i] - s.kf[i]) / std::abs(s.kf[i]);
+          CHECK(ef < 1e-12);
+          worst[type] = std::max(worst[type], ef);
+          if (r.reversible) {
+            const double er = std::abs(out[nr + i] - s.kr[i]) / std::abs(s.kr[i]);
+            CHECK(er < 1e-12);  // 1/Kc adds the rounding of sum nu_k g_k/RT
+            worst["reverse"] = std::max(worst["reverse"], er);
+          } else {
+            CHECK(out[nr + i] == 0.0);
+            CHECK(s.kr[i] == 0.0);
+          }
+        }
+      }
+      MESSAGE(summary(name, worst));
+      if (name == "rate_types") CHECK(worst.size() == 11);  // every type and form, and reverse
+    }
+  }
+}

@@ -1,0 +1,122 @@
+// Cantera's values for the kinetics tests, as tests/data/kinetics/make_references.py wrote them
+// (<stem>.ref.txt), and the states they were computed at in each form the rate laws take.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "examples/kinetics/mechanism.h"
+#include "examples/kinetics/units.h"
+
+namespace dualjit::test {
+
+struct KineticsState {
+  double T = 0, p = 0;
+  std::vector<double> Y, wdot, kf, kr;
+  double hrr = 0;
+};
+
+struct KineticsReference {
+  std::string mechanism, phase;  // as load_mechanism takes them
+  std::vector<std::string> species;
+  size_t n_reactions = 0;
+  std::vector<KineticsState> states;
+};
+
+inline std::string kinetics_data_dir() {
+  return std::string(DUALJIT_TEST_DATA_DIR) + "/kinetics";
+}
+
+// Reads <stem>.ref.txt; the mechanism is a shipped one, or in tests/data/kinetics.
+inline KineticsReference read_kinetics_reference(const std::string& stem) {
+  const std::string path = kinetics_data_dir() + "/" + stem + ".ref.txt";
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot read " << path);
+  KineticsReference ref;
+  std::string line;
+  auto numbers = [](std::istringstream& s) {
+    std::vector<double> v;
+    for (std::string w; s >> w;) v.push_back(std::stod(w));
+    return v;
+  };
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream s(line);
+    std::string key;
+    s >> key;
+    if (key == "mechanism") {
+      s >> ref.mechanism;
+      if (stem == "rate_types") ref.mechanism = kinetics_data_dir() + "/" + ref.mechanism;
+    } else if (key == "phase") {
+      s >> ref.phase;
+    } else if (key == "species") {
+      for (std::string w; s >> w;) ref.species.push_back(w);
+    } else if (key == "reactions") {
+      s >> ref.n_reactions;
+    } else if (key == "state") {
+      ref.states.emplace_back();
+    } else if (key == "T" || key == "p" || key == "hrr") {
+      const double v = numbers(s).at(0);
+      auto& st = ref.states.back();
+      (key == "T" ? st.T : key == "p" ? st.p : st.hrr) = v;
+    } else if (key == "Y" || key == "wdot" || key == "kf" || key == "kr") {
+      auto& st = ref.states.back();
+      (key == "Y" ? st.Y : key == "wdot" ? st.wdot : key == "kf" ? st.kf : st.kr) = numbers(s);
+    }
+  }
+  return ref;
+}
+
+// The state vector (T, Y) and the concentrations and density it implies (ideal gas at p).
+inline std::vector<double> ty_state(const KineticsState& s) {
+  std::vector<double> x = {s.T};
+  x.insert(x.end(), s.Y.begin(), s.Y.end());
+  return x;
+}
+
+inline double mean_inverse_weight(const kinetics::Mechanism& m, const KineticsState& s) {
+  double sum = 0;
+  for (size_t k = 0; k < m.species.size(); ++k) sum += s.Y[k] / m.species[k].molecular_weight;
+  return sum;
+}
+
+inline double density(const kinetics::Mechanism& m, const KineticsState& s) {
+  return s.p / (kinetics::kGasConstant * s.T * mean_inverse_weight(m, s));
+}
+
+inline std::vector<double> tc_state(const kinetics::Mechanism& m, const KineticsState& s) {
+  const double rho = density(m, s);
+  std::vector<double> x = {s.T};
+  for (size_t k = 0; k < m.species.size(); ++k)
+    x.push_back(rho * s.Y[k] / m.species[k].molecular_weight);
+  return x;
+}
+
+// h_k (J/kmol) from the loaded NASA7 data, for scales of the heat release rate.
+inline std::vector<double> enthalpies(const kinetics::Mechanism& m, double T) {
+  std::vector<double> h;
+  for (const auto& s : m.species) {
+    const auto& a = T <= s.thermo.t_mid ? s.thermo.low : s.thermo.high;
+    const double h_RT =
+        a[0] + T * (a[1] / 2 + T * (a[2] / 3 + T * (a[3] / 4 + T * a[4] / 5))) + a[5] / T;
+    h.push_back(h_RT * kinetics::kGasConstant * T);
+  }
+  return h;
+}
+
+// max_i |a_i - b_i| / max_i |b_i|: the error relative to the largest component.
+inline double relative_to_max(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    d = std::max(d, std::abs(a.at(i) - b[i]));
+    s = std::max(s, std::abs(b[i]));
+  }
+  return s > 0 ? d / s : d;
+}
+
+}  // namespace dualjit::test
