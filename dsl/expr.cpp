@@ -231,6 +231,9 @@ Expr min(const Expr& a, const Expr& b) {
 Expr max(const Expr& a, const Expr& b) {
   return apply(Op::Max, a, b);
 }
+Expr cut(const Expr& x) {
+  return apply(Op::Cut, x);
+}
 Expr select(const Expr& cond, const Expr& if_true, const Expr& if_false) {
   return apply(Op::Select, cond, if_true, if_false);
 }

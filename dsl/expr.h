@@ -91,6 +91,13 @@ Expr sign(const Expr& x);
 Expr min(const Expr& a, const Expr& b);
 Expr max(const Expr& a, const Expr& b);
 Expr select(const Expr& cond, const Expr& if_true, const Expr& if_false);
+// x itself, marked as an intermediate that first derivatives (Jacobian, gradient) are taken
+// through: the JIT gives x a direction of its own, so everything computed from x carries one
+// tangent component for x instead of x's many, and composes d/dx with x's own tangent at the
+// outputs. Exact either way; worth it where a quantity of every input (a density, a mean molar
+// mass, a total) enters every output, which would otherwise make every tangent dense.
+// Second-order modes take derivatives straight through.
+Expr cut(const Expr& x);
 Expr select(const Expr& cond, const Expr& if_true, double if_false);
 Expr select(const Expr& cond, double if_true, const Expr& if_false);
 

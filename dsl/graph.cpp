@@ -154,6 +154,9 @@ NodeId Graph::simplified(Op op, NodeId a, NodeId b, NodeId c) {
     case Op::Neg:
       if (node(a).op == Op::Neg) return node(a).a;
       break;
+    case Op::Cut:
+      if (is_constant(a) || node(a).op == Op::Cut) return a;  // nothing to cut through
+      break;
     case Op::Min:
     case Op::Max:
       if (a == b) return a;

@@ -40,6 +40,7 @@ constexpr std::array<OpInfo, kOpCount> kOps = {{
     {"eq", "==", 2, true, OpClass::Comparison},
     {"ne", "!=", 2, true, OpClass::Comparison},
     {"select", "", 3, false, OpClass::Selection},
+    {"cut", "", 1, false, OpClass::Linear},
 }};
 
 }  // namespace

@@ -48,6 +48,9 @@ enum class Op : uint8_t {
   Eq,
   Ne,
   Select,  // select(cond, a, b): a where cond != 0, else b
+  // The identity, marking an intermediate that first derivatives are taken through (dsl/expr.h
+  // cut()). Last, so that the ids of the others, and with them kernel hashes, stay as they were.
+  Cut,
   Count_
 };
 

@@ -35,6 +35,8 @@ T eval_scalar_op(Op op, const T& a, const T& b, const T& c) {
       return a / b;
     case Op::Neg:
       return -a;
+    case Op::Cut:
+      return a;
     case Op::Sqrt:
       return sqrt(a);
     case Op::Cbrt:

@@ -25,6 +25,8 @@ std::string c_expression(Op op, const std::string& a, const std::string& b, cons
       return a + " " + std::string(info.c_name) + " " + b;
     case Op::Neg:
       return "-" + a;
+    case Op::Cut:
+      return a;
     case Op::Sign:
       return "(double)((" + a + " > 0.0) - (" + a + " < 0.0))";
     // min and max return their first argument on ties, as the reference does.

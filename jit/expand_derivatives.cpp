@@ -22,7 +22,9 @@ class Expander {
       : kernel_(kernel),
         chunk_(chunk),
         prune_(prune),
-        nd_(chunk.directions.size()),
+        nreal_(chunk.directions.size()),
+        ncut_(first_order_cuts(kernel, chunk)),
+        nd_(nreal_ + ncut_),
         np_(chunk.pairs.size()) {
     (void)plan;
     GraphOptions o;
@@ -47,9 +49,14 @@ class Expander {
       }
       return -1;
     };
+    // The derivative in chunk direction d: the output's own component plus, through each cut
+    // it depends on, d out/d cut times the cut's total derivative.
     auto tangent = [&](NodeId out, int d) {
       const Taylor& x = nodes_[out];
-      return (d < 0 || x.t.empty()) ? kNoNode : x.t[d];
+      if (d < 0 || x.t.empty()) return kNoNode;
+      NodeId sum = x.t[d];
+      for (size_t c = 0; c < ncut_; ++c) sum = add(sum, mul(x.t[nreal_ + c], cut_total(c, d)));
+      return sum;
     };
     auto second = [&](NodeId out, size_t p) {
       const Taylor& x = nodes_[out];
@@ -103,6 +110,28 @@ class Expander {
     return id;
   }
 
+  // Cut nodes (Op::Cut) get directions of their own in first-order chunks that have
+  // directions; second-order ones differentiate straight through them.
+  static size_t first_order_cuts(const Kernel& kernel, const Chunk& chunk) {
+    if (chunk.directions.empty() || !chunk.pairs.empty()) return 0;
+    size_t n = 0;
+    const Graph& g = kernel.graph();
+    for (size_t i = 0; i < g.size(); ++i) n += g.node(static_cast<NodeId>(i)).op == Op::Cut;
+    return n;
+  }
+
+  // Cut c's total derivative in chunk direction d: its operand's component, plus through each
+  // earlier cut the operand depends on. Memoised: outputs share it.
+  NodeId cut_total(size_t c, size_t d) {
+    if (cut_total_.empty()) cut_total_.assign(ncut_ * nreal_, kUnset);
+    NodeId& memo = cut_total_[c * nreal_ + d];
+    if (memo != kUnset) return memo;
+    const std::vector<NodeId>& t = cut_operand_[c];
+    NodeId sum = at(t, d);
+    for (size_t e = 0; e < c; ++e) sum = add(sum, mul(at(t, nreal_ + e), cut_total(e, d)));
+    return memo = sum;
+  }
+
   NodeId zero() { return g_->constant(0.0); }
   NodeId add(NodeId a, NodeId b) {
     if (a == kNoNode) return b;
@@ -152,7 +181,7 @@ class Expander {
         const int i = kernel_.flat_index(n);
         r.v = g_->leaf(Op::Input, kPrimalSlot, i);
         r.t.assign(nd_, kNoNode);
-        for (size_t d = 0; d < nd_; ++d) {
+        for (size_t d = 0; d < nreal_; ++d) {
           const Direction dir = chunk_.directions[d];
           if (dir.input == i) r.t[d] = g_->constant(1.0);
           if (dir.is_hvp_vector()) r.t[d] = g_->leaf(Op::Input, kDirectionSlot, i);
@@ -167,6 +196,19 @@ class Expander {
         break;
     }
     const Taylor& a = nodes_[n.a];
+    if (n.op == Op::Cut) {
+      if (ncut_ == 0) return a;  // straight through
+      // The cut's own direction: what follows sees one component, not the operand's tangent,
+      // which is kept for the composition at the outputs.
+      const size_t c = cut_operand_.size();
+      cut_operand_.push_back(a.t);
+      r.v = a.v;
+      if (a.t.empty()) return r;  // a cut of something without derivative: nothing to carry
+      r.t.assign(nd_, kNoNode);
+      r.t[nreal_ + c] = g_->constant(1.0);
+      densify(r);
+      return r;
+    }
     const Taylor empty;
     const Taylor& b = n.b == kNoNode ? empty : nodes_[n.b];
     const Taylor& c = n.c == kNoNode ? empty : nodes_[n.c];
@@ -266,7 +308,11 @@ class Expander {
   const Kernel& kernel_;
   const Chunk& chunk_;
   const bool prune_;
-  const size_t nd_, np_;
+  // Directions: the chunk's (nreal_), then one per cut node (ncut_), nd_ in all.
+  const size_t nreal_, ncut_, nd_, np_;
+  static constexpr NodeId kUnset = kNoNode - 1;
+  std::vector<std::vector<NodeId>> cut_operand_;  // per cut: its operand's tangent
+  std::vector<NodeId> cut_total_;                 // per (cut, chunk direction), memoised
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;

@@ -115,6 +115,14 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("CUDA backend equals the reference with cuts (dsl/expr.h cut())" * test::needs_gpu()) {
+    const Kernel rates = test::cut_kernel(true), energy = test::cut_kernel(true, true);
+    for (int w : {1, 2, 0}) check_gpu(rates, Mode::Jacobian, w, {1, 128});
+    check_gpu(rates, Mode::Jacobian, 2, {3, 32});  // chunks on threads of their own
+    check_gpu(energy, Mode::Gradient, 0, {1, 128});
+    check_gpu(energy, Mode::Hessian, 2, {1, 64});
+  }
+
   TEST_CASE("CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference" *
             test::needs_gpu()) {
     test::RandomKernelOptions ro;

@@ -65,6 +65,32 @@ inline Kernel negations_kernel(GraphOptions options = {}) {
       options);
 }
 
+// A density-like intermediate of every input entering every output (as rho does in a rate
+// law): s of all six inputs, t of s and x0 (a cut of a cut), outputs of x_k, s and t; with
+// `cuts`, s and t are cut() (dsl/expr.h), else plain. Vector output, or with `energy` the
+// scalar sum of squares (gradient, Hessian, HVP).
+inline Kernel cut_kernel(bool cuts, bool energy = false) {
+  return Kernel(std::string(energy ? "cut_energy" : "cut_rates") + (cuts ? "_cut" : "_plain"),
+                [cuts, energy](KernelBuilder& kb) {
+                  auto x = kb.input("x", 6);
+                  auto w = kb.param("w", 1);
+                  Expr s = x[0] * x[0] + x[1] * x[2] + exp(0.5 * x[3]) + x[4] + 0.3 * x[5];
+                  if (cuts) s = cut(s);
+                  Expr t = s * x[0] + sin(s) + w[0];
+                  if (cuts) t = cut(t);
+                  std::vector<Expr> y;
+                  for (int k = 0; k < 6; ++k)
+                    y.push_back(x[k] * s + exp(0.1 * t * x[k]) + (k % 2 ? t : x[k] * x[k]));
+                  if (!energy) {
+                    kb.output("y", y);
+                    return;
+                  }
+                  Expr e = y[0] * y[0];
+                  for (int k = 1; k < 6; ++k) e = e + y[k] * y[k];
+                  kb.output("e", e);
+                });
+}
+
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
