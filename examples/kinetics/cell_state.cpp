@@ -34,8 +34,10 @@ CellState declare_cell_state(KernelBuilder& kb, const Mechanism& m, ReactorState
       std::vector<Expr> moles(ns);  // Y_k / W_k
       for (size_t k = 0; k < ns; ++k) moles[k] = x[k + 1] * (1.0 / m.species[k].molecular_weight);
       s.C_tot = p / RT;
-      // rho / W_k = C_tot W / W_k, with 1/W = sum Y_k / W_k.
-      const Expr scale = s.C_tot / sum(moles);
+      // rho / W_k = C_tot W / W_k, with 1/W = sum Y_k / W_k. A function of every Y_k that
+      // enters every C_k: cut, so that C_k carries the tangents of Y_k and the cut alone, and
+      // the (T, Y) Jacobian costs about what the (T, C) one does (dsl/expr.h cut()).
+      const Expr scale = cut(s.C_tot / sum(moles));
       for (size_t k = 0; k < ns; ++k) s.C.push_back(scale * moles[k]);
       s.log_p = log(p);
       return s;
@@ -50,7 +52,9 @@ CellState declare_cell_state(KernelBuilder& kb, const Mechanism& m, ReactorState
       break;
     }
   }
-  s.C_tot = sum(s.C);
+  // The total of every C_k, in [M] and the pressure of falloff and PLOG reactions: cut, as
+  // above.
+  s.C_tot = cut(sum(s.C));
   s.log_p = log(s.C_tot * RT);
   return s;
 }
