@@ -1,9 +1,14 @@
 // Cantera's values for the kinetics tests, as tests/data/kinetics/make_references.py wrote them
 // (<stem>.ref.txt), and the states they were computed at in each form the rate laws take.
+// The files are read from $DUALJIT_KINETICS_REFERENCES when set (the ctest test
+// kinetics_cantera writes them there with Cantera), else the committed tests/data/kinetics.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -19,25 +24,37 @@ struct KineticsState {
   double T = 0, p = 0;
   std::vector<double> Y, wdot, kf, kr;
   double hrr = 0;
+  // Cantera's derivatives of wdot, at a few states only (else empty): ddT at constant
+  // p and C, ddP at constant T and C, ddC along C at constant T, p and X, and ddCi (ns x ns,
+  // row-major) with respect to each C_i at constant T, p and the other C.
+  std::vector<double> ddT, ddP, ddC, ddCi;
 };
 
 struct KineticsReference {
+  std::string path;              // the file read
   std::string mechanism, phase;  // as load_mechanism takes them
   std::vector<std::string> species;
   size_t n_reactions = 0;
   std::vector<KineticsState> states;
 };
 
+// Where the mechanisms only the tests use (rate_types.yaml) are.
 inline std::string kinetics_data_dir() {
   return std::string(DUALJIT_TEST_DATA_DIR) + "/kinetics";
 }
 
+inline std::string kinetics_reference_dir() {
+  const char* dir = std::getenv("DUALJIT_KINETICS_REFERENCES");
+  return dir && *dir ? dir : kinetics_data_dir();
+}
+
 // Reads <stem>.ref.txt; the mechanism is a shipped one, or in tests/data/kinetics.
 inline KineticsReference read_kinetics_reference(const std::string& stem) {
-  const std::string path = kinetics_data_dir() + "/" + stem + ".ref.txt";
+  const std::string path = kinetics_reference_dir() + "/" + stem + ".ref.txt";
   std::ifstream in(path);
   REQUIRE_MESSAGE(in, "cannot read " << path);
   KineticsReference ref;
+  ref.path = path;
   std::string line;
   auto numbers = [](std::istringstream& s) {
     std::vector<double> v;
@@ -67,7 +84,24 @@ inline KineticsReference read_kinetics_reference(const std::string& stem) {
     } else if (key == "Y" || key == "wdot" || key == "kf" || key == "kr") {
       auto& st = ref.states.back();
       (key == "Y" ? st.Y : key == "wdot" ? st.wdot : key == "kf" ? st.kf : st.kr) = numbers(s);
+    } else if (key == "ddT" || key == "ddP" || key == "ddC" || key == "ddCi") {
+      auto& st = ref.states.back();
+      (key == "ddT"   ? st.ddT
+       : key == "ddP" ? st.ddP
+       : key == "ddC" ? st.ddC
+                      : st.ddCi) = numbers(s);
     }
+  }
+  const size_t ns = ref.species.size();
+  for (size_t i = 0; i < ref.states.size(); ++i) {
+    const auto& st = ref.states[i];
+    CAPTURE(path);
+    CAPTURE(i);
+    REQUIRE((st.Y.size() == ns && st.wdot.size() == ns));
+    REQUIRE((st.kf.size() == ref.n_reactions && st.kr.size() == ref.n_reactions));
+    if (!st.ddCi.empty())
+      REQUIRE((st.ddT.size() == ns && st.ddP.size() == ns && st.ddC.size() == ns &&
+               st.ddCi.size() == ns * ns));
   }
   return ref;
 }
@@ -107,6 +141,43 @@ inline std::vector<double> enthalpies(const kinetics::Mechanism& m, double T) {
     h.push_back(h_RT * kinetics::kGasConstant * T);
   }
   return h;
+}
+
+// What the rates conserve: per element j, its atoms a_jk in each species k (rows in the
+// mechanism's element order), then a last row, the molecular weights W_k (mass).
+inline std::vector<std::vector<double>> conservation_rows(const kinetics::Mechanism& m) {
+  std::vector<std::vector<double>> a(m.elements.size() + 1,
+                                     std::vector<double>(m.species.size(), 0.0));
+  for (size_t k = 0; k < m.species.size(); ++k) {
+    for (const auto& [element, n] : m.species[k].composition) {
+      size_t j = 0;
+      while (j < m.elements.size() && m.elements[j].name != element) ++j;
+      REQUIRE_MESSAGE(j < m.elements.size(), m.species[k].name << " has unknown " << element);
+      a[j][k] = n;
+    }
+    a.back()[k] = m.species[k].molecular_weight;
+  }
+  return a;
+}
+
+// |sum_k a_k wdot_k| / max_k |a_k wdot_k| (0 when every term is 0).
+inline double conservation_error(const std::vector<double>& a, const std::vector<double>& wdot) {
+  double sum = 0, scale = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    sum += a[k] * wdot[k];
+    scale = std::max(scale, std::abs(a[k] * wdot[k]));
+  }
+  return scale > 0 ? std::abs(sum) / scale : 0.0;
+}
+
+// ||a - b||_2 / ||b||_2: the measure of wdot against Cantera (a norm over species).
+inline double relative_norm(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    d += (a.at(i) - b[i]) * (a.at(i) - b[i]);
+    s += b[i] * b[i];
+  }
+  return s > 0 ? std::sqrt(d / s) : std::sqrt(d);
 }
 
 // max_i |a_i - b_i| / max_i |b_i|: the error relative to the largest component.
