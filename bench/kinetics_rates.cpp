@@ -1,0 +1,460 @@
+// Chemical kinetics per cell (examples/kinetics/reactor_cells.h; issue 16's benchmark): for a
+// mechanism (GRI-3.0 by default) and cell counts 1e4, 1e5, 1e6, random constant-pressure states
+// (T uniform in 1000-2500 K, Y_k uniform positive and normalised, a fixed seed; p uniform, 10 atm
+// by default): the production rates (run_residual: wdot_k then the heat release rate q, ns + 1
+// per cell) and the dense per-cell Jacobian d(wdot, q)/d(T, Y) ((ns + 1)^2 per cell,
+// run_element_blocks, cell-major and component-major), timed on the GPU through
+// assembly::Assembler with its default strategies, state already on the device, CUDA events after
+// warm-up, medians. Floors:
+//   bytes: the state read once and the outputs written once, at the device-to-device copy
+//     bandwidth measured in the same run (energy_bench.h);
+//   arithmetic (rates): the rates kernel's flops per cell (KernelInfo::flops, jit/op_counts.h: an
+//     add, mul, div, sqrt or special function is one flop each, so a fusable multiply-add is two)
+//     over the GPU's fp64 peak counted the same way (an FMA is two flops). The peak is
+//     SMs x 64 fp64 FMA units x 2 x 1.98 GHz for compute capability 8.0 and 9.0 (A100, H100,
+//     H200; 132 SMs: 33.5 TFLOP/s, NVIDIA's "FP64 34 TFLOPS" for H100 SXM; its 67 TFLOP/s is
+//     the fp64 Tensor Core rate, which scalar code cannot use), else --fp64-peak TFLOPS. A lower
+//     bound: an exp or log in fp64 costs tens of instructions and counts one, an unfused add or
+//     multiply takes a whole FMA slot and counts one ("rates per cell" prints the kinds).
+// Compile: each kernel's symbol, flops, registers, spills, whether it was compiled now (cold)
+// or loaded from the disk cache (warm), and the wall time of the first call of its output
+// (lowering, compile or load, structure), at the first cell count.
+//
+// Checksums, printed by the JAX peer (bench/peers/kinetics_jax.py) too: sum wdot, sum |wdot|,
+// sum q, sum |J| (over all cells and entries).
+//
+//   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
+//                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
+//                  [--threads-per-cell T] [--cells-per-block E] [CELLS ...]
+//     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
+// --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
+// Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
+// "states" CELLS x (ns + 1), "pressure" in Pa). --cpu runs the CPU backend (no GPU needed):
+// checksums, and wall-clock medians that are no benchmark.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/assembly/assembler.h"
+#include "bench/energy_bench.h"
+#include "examples/kinetics/rate_constants.h"
+#include "examples/kinetics/reactor_cells.h"
+#include "jit/lowering.h"
+
+using namespace dualjit;
+using kinetics::Mechanism;
+using kinetics::Reaction;
+using kinetics::ReactionType;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const char* type_name(ReactionType t) {
+  switch (t) {
+    case ReactionType::elementary:
+      return "elementary";
+    case ReactionType::three_body:
+      return "three-body";
+    case ReactionType::falloff:
+      return "falloff";
+    case ReactionType::chemically_activated:
+      return "chemically-activated";
+    case ReactionType::plog:
+      return "pressure-dependent-Arrhenius";
+    case ReactionType::chebyshev:
+      return "Chebyshev";
+  }
+  return "?";
+}
+
+const char* form_name(kinetics::FalloffForm f) {
+  switch (f) {
+    case kinetics::FalloffForm::lindemann:
+      return "lindemann";
+    case kinetics::FalloffForm::troe:
+      return "troe";
+    case kinetics::FalloffForm::sri:
+      return "sri";
+  }
+  return "?";
+}
+
+// Minimal JSON output: numbers round-trip (%.17g), strings escaped.
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+std::string str(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+template <class T, class F>
+std::string list(const std::vector<T>& v, F item) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + item(v[i]);
+  return out + "]";
+}
+std::string numbers(const std::vector<double>& v) {
+  return list(v, num);
+}
+std::string arrhenius(const kinetics::Arrhenius& a) {
+  return numbers({a.A, a.b, a.Ea});
+}
+// Species index -> coefficient, merged and in species order, as rate_laws.cpp builds them.
+std::string powers(const Mechanism& m, const kinetics::Stoichiometry& side, size_t i,
+                   const std::map<std::string, double>& overrides = {}) {
+  std::map<size_t, double> p;
+  for (const auto& [name, nu] : side) p[kinetics::reaction_species(m, name, i)] += nu;
+  for (const auto& [name, order] : overrides) p[kinetics::reaction_species(m, name, i)] = order;
+  std::vector<std::pair<size_t, double>> v(p.begin(), p.end());
+  return list(v, [](const auto& kv) {
+    return "[" + std::to_string(kv.first) + ", " + num(kv.second) + "]";
+  });
+}
+
+// The mechanism as bench/peers/kinetics_jax.py reads it: every array in SI with kmol, as the
+// loader converted it (mechanism.h), species and reactions in the mechanism's order.
+void write_mechanism_json(const Mechanism& m, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << "{\"file\": " << str(m.file) << ", \"phase\": " << str(m.phase)
+      << ", \"gas_constant\": " << num(kinetics::kGasConstant)
+      << ", \"one_atm\": " << num(kinetics::kOneAtm) << ",\n \"species\": [\n";
+  for (size_t k = 0; k < m.species.size(); ++k) {
+    const kinetics::Species& s = m.species[k];
+    const auto& t = s.thermo;
+    out << "  {\"name\": " << str(s.name) << ", \"W\": " << num(s.molecular_weight)
+        << ", \"t_mid\": " << num(t.t_mid) << ", \"low\": " << numbers({t.low.begin(), t.low.end()})
+        << ", \"high\": " << numbers({t.high.begin(), t.high.end()}) << "}"
+        << (k + 1 < m.species.size() ? ",\n" : "\n");
+  }
+  out << " ],\n \"reactions\": [\n";
+  for (size_t i = 0; i < m.reactions.size(); ++i) {
+    const Reaction& r = m.reactions[i];
+    out << "  {\"index\": " << i << ", \"equation\": " << str(r.equation)
+        << ", \"type\": " << str(type_name(r.type))
+        << ", \"reversible\": " << (r.reversible ? "true" : "false")
+        << ", \"reactants\": " << powers(m, r.reactants, i)
+        << ", \"products\": " << powers(m, r.products, i)
+        << ", \"orders\": " << powers(m, r.reactants, i, r.orders)
+        << ", \"rate\": " << arrhenius(r.rate);
+    if (r.type == ReactionType::three_body || r.type == ReactionType::falloff ||
+        r.type == ReactionType::chemically_activated) {
+      std::vector<std::pair<size_t, double>> eff;
+      for (const auto& [name, e] : r.third_body.efficiencies)
+        eff.emplace_back(kinetics::reaction_species(m, name, i), e);
+      std::sort(eff.begin(), eff.end());
+      out << ", \"default_efficiency\": " << num(r.third_body.default_efficiency)
+          << ", \"efficiencies\": " << list(eff, [](const auto& kv) {
+               return "[" + std::to_string(kv.first) + ", " + num(kv.second) + "]";
+             });
+    }
+    if (r.type == ReactionType::falloff || r.type == ReactionType::chemically_activated) {
+      const kinetics::Falloff& f = r.falloff;
+      out << ", \"low\": " << arrhenius(r.low) << ", \"high\": " << arrhenius(r.high)
+          << ", \"falloff\": {\"form\": " << str(form_name(f.form))
+          << ", \"troe\": " << numbers({f.troe_A, f.troe_T3, f.troe_T1, f.troe_T2})
+          << ", \"troe_has_t2\": " << (f.troe_has_t2 ? "true" : "false")
+          << ", \"sri\": " << numbers({f.sri_A, f.sri_B, f.sri_C, f.sri_D, f.sri_E}) << "}";
+    }
+    if (r.type == ReactionType::plog) {
+      out << ", \"plog\": " << list(r.plog, [](const kinetics::PlogRate& p) {
+        return numbers({p.pressure, p.rate.A, p.rate.b, p.rate.Ea});
+      });
+    }
+    if (r.type == ReactionType::chebyshev) {
+      const kinetics::Chebyshev& c = r.chebyshev;
+      out << ", \"chebyshev\": {\"T\": " << numbers({c.t_min, c.t_max})
+          << ", \"P\": " << numbers({c.p_min, c.p_max}) << ", \"data\": " << list(c.data, numbers)
+          << "}";
+    }
+    out << "}" << (i + 1 < m.reactions.size() ? ",\n" : "\n");
+  }
+  out << " ]}\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// n cells x (T, Y_1..Y_ns), cell-major: T uniform in [1000, 2500] K, Y_k uniform in (0, 1]
+// then normalised (every species present, so that no concentration is zero).
+std::vector<double> random_states(int64_t n, int ns, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> x(size_t(n) * (ns + 1));
+  for (int64_t c = 0; c < n; ++c) {
+    double* s = &x[size_t(c) * (ns + 1)];
+    s[0] = 1000.0 + 1500.0 * u(rng);
+    double total = 0;
+    for (int k = 1; k <= ns; ++k) total += s[k] = 1e-12 + u(rng);
+    for (int k = 1; k <= ns; ++k) s[k] /= total;
+  }
+  return x;
+}
+
+// Compensated (Neumaier) sums: the checksums are then independent of the order of summation
+// to about one rounding, so that cell-major, component-major and the peer's chunked sums agree
+// to 1e-15 rather than to the 1e-12 that plain sums of 1e6 terms drift by.
+struct Sum {
+  double s = 0, c = 0;
+  void add(double x) {
+    const double t = s + x;
+    c += std::abs(s) >= std::abs(x) ? (s - t) + x : (x - t) + s;
+    s = t;
+  }
+  double value() const { return s + c; }
+};
+
+struct Checksums {
+  double wdot_sum = 0, wdot_abs_sum = 0, q_sum = 0;
+};
+Checksums rate_checksums(const std::vector<double>& rates, int ns) {
+  Sum w, wa, q;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    if (int(i % (ns + 1)) == ns) {
+      q.add(rates[i]);
+    } else {
+      w.add(rates[i]);
+      wa.add(std::abs(rates[i]));
+    }
+  }
+  return {w.value(), wa.value(), q.value()};
+}
+void add_abs(Sum& sum, const double* v, size_t n) {
+  for (size_t i = 0; i < n; ++i) sum.add(std::abs(v[i]));
+}
+double abs_sum(const double* v, size_t n) {
+  Sum s;
+  add_abs(s, v, n);
+  return s.value();
+}
+
+// sum |J| of n doubles on the device, downloaded in pieces (1e6 GRI cells are 23 GB).
+double device_abs_sum(const double* p, size_t n) {
+  const size_t piece = size_t(1) << 25;
+  std::vector<double> host(std::min(n, piece));
+  Sum s;
+  for (size_t i = 0; i < n; i += piece) {
+    const size_t m = std::min(piece, n - i);
+    cuda::download(host.data(), p + i, m * sizeof(double));
+    add_abs(s, host.data(), m);
+  }
+  return s.value();
+}
+
+// The fp64 peak (flop/s, FMA = 2) of the device: see the header comment.
+double fp64_peak(double override_tflops) {
+  if (override_tflops > 0) return override_tflops * 1e12;
+  const auto& dev = cuda::Context::primary().device();
+  if ((dev.cc_major == 8 || dev.cc_major == 9) && dev.cc_minor == 0)
+    return dev.multiprocessors * 64.0 * 2.0 * 1.98e9;
+  return 0;  // unknown: no arithmetic floor
+}
+
+void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, size_t to,
+                   const char* output, double first_call_s, const std::string& mech) {
+  for (size_t i = from; i < to && i < all.size(); ++i) {
+    const auto& k = all[i];
+    std::printf(
+        "RESULT kinetics_compile mechanism=%s output=%s kernel=%s flops=%d registers=%d "
+        "spill_bytes=%d compiled_now=%d first_call_s=%.3f\n",
+        mech.c_str(), output, k.symbol.c_str(), k.flops, k.registers, k.spill_bytes,
+        int(k.compiled_now), first_call_s);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::Args args = bench::parse_args(argc, argv, {},
+                                       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak",
+                                        "--width", "--threads-per-cell", "--cells-per-block"});
+  if (args.sizes.empty())
+    args.sizes =
+        args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
+  const std::string spec = args.flag("--mechanism", "gri30.yaml");
+  const uint64_t seed = std::stoull(args.flag("--seed", "20261124"));
+  const double pressure = std::stod(args.flag("--pressure-atm", "10")) * kinetics::kOneAtm;
+  const double peak_override = std::stod(args.flag("--fp64-peak", "0"));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const Mechanism m = kinetics::load_mechanism(spec);
+  const int ns = int(m.species.size()), B = ns + 1;
+  std::map<std::string, int> types;
+  for (const Reaction& r : m.reactions) {
+    std::string t = type_name(r.type);
+    if (r.type == ReactionType::falloff || r.type == ReactionType::chemically_activated)
+      t += std::string("/") + form_name(r.falloff.form);
+    ++types[t];
+  }
+  // The name in files and RESULT lines: the file's stem.
+  const std::string mech = std::filesystem::path(m.file).stem().string();
+  std::printf("mechanism %s (%s, phase %s): %d species, %zu reactions;", mech.c_str(),
+              m.file.c_str(), m.phase.c_str(), ns, m.reactions.size());
+  for (const auto& [t, n] : types) std::printf(" %s %d", t.c_str(), n);
+  std::printf("; loaded in %.2f s\n", seconds_since(t0));
+  double bw = 0;
+  if (!bench::open_device(args.cpu, &bw)) return 1;
+  const double peak = args.cpu ? 0.0 : fp64_peak(peak_override);
+  if (!args.cpu)
+    std::printf("fp64 peak %.1f TFLOP/s (FMA = 2 flops; %s)\n", peak / 1e12,
+                peak_override > 0 ? "--fp64-peak" : "SMs x 64 x 2 x 1.98 GHz");
+  if (!args.write_dir.empty())
+    write_mechanism_json(m, args.write_dir + "/kinetics_" + mech + ".json");
+
+  // Operations per cell of the rates, by kind (the KernelInfo flops total hides the specials).
+  {
+    jit::LoweringOptions lo;
+    lo.mode = Mode::Value;
+    const auto t1 = std::chrono::steady_clock::now();
+    const jit::LoweredKernel l = jit::lower(kinetics::production_rates_kernel(m), lo);
+    std::printf("rates per cell: %s (build + lower %.2f s)\n", jit::format(l.ops).c_str(),
+                seconds_since(t1));
+  }
+
+  bool first = true;
+  for (int64_t n : args.sizes) {
+    const std::vector<double> states = random_states(n, ns, seed);
+    std::printf("\n%s, %lld cells, p = %g Pa\n", mech.c_str(), (long long)n, pressure);
+    std::fflush(stdout);
+    if (!args.write_dir.empty()) {
+      bench::ArraysFile f;
+      f.add("states", states, B);
+      f.add_scalar("pressure", pressure);
+      f.write(bench::data_path(args, ("kinetics_" + mech).c_str(), n));
+    }
+    kinetics::ReactorCellsOptions o;
+    o.pressure = pressure;
+    o.assembler.backend = args.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
+    // The element kernels' configuration (defaults: one chunk, one thread per cell).
+    o.assembler.element_width = std::stoi(args.flag("--width", "0"));
+    o.assembler.element_layout.threads_per_element =
+        std::stoi(args.flag("--threads-per-cell", "1"));
+    if (const std::string b = args.flag("--cells-per-block", ""); !b.empty())
+      o.assembler.element_layout.elements_per_block = std::stoi(b);
+    auto t1 = std::chrono::steady_clock::now();
+    kinetics::ReactorCells cells(m, n, o);
+    const double graph_s = seconds_since(t1);
+    assembly::Assembler& a = cells.assembler();
+    const size_t n_rates = size_t(n) * B, n_jac = size_t(n) * B * B;
+
+    double w_ms = 0, j_ms = 0, jc_ms = 0, w_first = 0, j_first = 0, jc_first = 0;
+    std::vector<double> rates;
+    double j_abs = 0, jc_abs = 0;
+    bool transposed_equal = true;
+    size_t k_rates = 0, k_jac = 0;
+    // A few cells' blocks, to check that the component-major output is the cell-major one
+    // transposed.
+    const std::vector<int64_t> probe = {0, n / 3, n - 1};
+    std::vector<double> probe_blocks;
+    if (!args.cpu) {
+      a.set_state(states);
+      cuda::check_last("set_state");
+      t1 = std::chrono::steady_clock::now();
+      a.run_residual();
+      cuda::check_last("kinetics rates");
+      w_first = seconds_since(t1);
+      k_rates = a.kernels().size();
+      t1 = std::chrono::steady_clock::now();
+      a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
+      cuda::check_last("kinetics Jacobian");
+      j_first = seconds_since(t1);
+      k_jac = a.kernels().size();
+      t1 = std::chrono::steady_clock::now();
+      a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
+      cuda::check_last("kinetics Jacobian, component-major");
+      jc_first = seconds_since(t1);
+      w_ms = bench::median_ms([&] { a.run_residual(); }, args.reps);
+      j_ms = bench::median_ms([&] { a.run_element_blocks(0, assembly::BlockOrder::CellMajor); },
+                              args.reps);
+      jc_ms = bench::median_ms(
+          [&] { a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor); }, args.reps);
+      // Checksums from the device results (the outputs of the timed calls).
+      const double* w = a.run_residual();
+      rates.resize(n_rates);
+      cuda::check_last("kinetics rates");
+      cuda::download(rates.data(), w, n_rates * sizeof(double));
+      const double* j = a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
+      cuda::check_last("kinetics Jacobian");
+      j_abs = device_abs_sum(j, n_jac);
+      for (int64_t c : probe) {
+        probe_blocks.resize(probe_blocks.size() + size_t(B) * B);
+        cuda::download(probe_blocks.data() + probe_blocks.size() - size_t(B) * B,
+                       j + size_t(c) * B * B, size_t(B) * B * sizeof(double));
+      }
+      const double* jc = a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
+      cuda::check_last("kinetics Jacobian, component-major");
+      jc_abs = device_abs_sum(jc, n_jac);
+      for (size_t p = 0; p < probe.size(); ++p)
+        for (int rc = 0; rc < B * B; ++rc) {
+          double v = 0;
+          cuda::download(&v, jc + size_t(rc) * n + probe[p], sizeof(double));
+          transposed_equal &= v == probe_blocks[p * B * B + rc];
+        }
+    } else {
+      // CPU: the first call compiles (host compiler) or loads; then wall-clock medians.
+      const int reps = std::min(args.reps, 3);
+      t1 = std::chrono::steady_clock::now();
+      rates = cells.rates(states);
+      w_first = seconds_since(t1);
+      k_rates = a.kernels().size();
+      t1 = std::chrono::steady_clock::now();
+      std::vector<double> j = cells.jacobian(states, assembly::BlockOrder::CellMajor);
+      j_first = seconds_since(t1);
+      k_jac = a.kernels().size();
+      t1 = std::chrono::steady_clock::now();
+      std::vector<double> jc = cells.jacobian(states, assembly::BlockOrder::ComponentMajor);
+      jc_first = seconds_since(t1);
+      w_ms = tuning::median_wall_ms([&] { cells.rates(states); }, 0, reps);
+      j_ms = tuning::median_wall_ms([&] { cells.jacobian(states); }, 0, reps);
+      jc_ms = tuning::median_wall_ms(
+          [&] { cells.jacobian(states, assembly::BlockOrder::ComponentMajor); }, 0, reps);
+      j_abs = abs_sum(j.data(), n_jac);
+      jc_abs = abs_sum(jc.data(), n_jac);
+      for (int64_t c : probe)
+        for (int rc = 0; rc < B * B; ++rc)
+          transposed_equal &= jc[size_t(rc) * n + c] == j[size_t(c) * B * B + rc];
+    }
+    const std::vector<assembly::KernelInfo> kernels = a.kernels();
+    if (first) {
+      std::printf("kernel graph built in %.2f s\n", graph_s);
+      print_kernels(kernels, 0, k_rates, "rates", w_first, mech);
+      print_kernels(kernels, k_rates, k_jac, "jacobian", j_first, mech);
+      print_kernels(kernels, k_jac, kernels.size(), "jacobian-component-major", jc_first, mech);
+      first = false;
+    }
+    int w_flops = 0;
+    for (size_t i = 0; i < k_rates && i < kernels.size(); ++i) w_flops += kernels[i].flops;
+    const Checksums cs = rate_checksums(rates, ns);
+    // Bytes: the state read once (the uniform p is one number), the outputs written once.
+    const double state_b = double(n_rates) * 8, rates_b = double(n_rates) * 8,
+                 jac_b = double(n_jac) * 8;
+    const double floor_w = args.cpu ? 0 : (state_b + rates_b) / bw * 1e3;
+    const double floor_j = args.cpu ? 0 : (state_b + jac_b) / bw * 1e3;
+    const double floor_w_arith = peak > 0 ? double(w_flops) * double(n) / peak * 1e3 : 0;
+    std::printf(
+        "RESULT kinetics_dualjit mechanism=%s backend=%s cells=%lld species=%d reactions=%zu "
+        "w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f floor_J_ms=%.4f "
+        "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
+        "Jc_abs_sum=%.17g Jc_transposed=%s\n",
+        mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(), w_ms, j_ms,
+        jc_ms, floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum,
+        j_abs, jc_abs, transposed_equal ? "yes" : "NO");
+    std::fflush(stdout);
+  }
+  return 0;
+}
