@@ -18,8 +18,10 @@ struct Taylor {
 
 class Expander {
  public:
-  Expander(const Kernel& kernel, const DerivativePlan& plan, const Chunk& chunk, bool prune)
+  Expander(const Kernel& kernel, const DerivativePlan& plan, const Chunk& chunk, bool prune,
+           const JacobianPattern* sparse)
       : kernel_(kernel),
+        sparse_(sparse),
         chunk_(chunk),
         prune_(prune),
         nreal_(chunk.directions.size()),
@@ -66,7 +68,19 @@ class Expander {
     // direction starts, which bounds the live values to the primal plus one direction.
     for (int j : chunk_.first_columns) {
       for (size_t r = 0; r < outs.size(); ++r) {
-        add_store(prog, Target::First, r * n + j, tangent(outs[r], dir_of(j)));
+        const NodeId t = tangent(outs[r], dir_of(j));
+        if (!sparse_) {
+          add_store(prog, Target::First, r * n + j, t);
+          continue;
+        }
+        const int64_t at = sparse_->index(static_cast<int>(r), j);
+        if (at >= 0) {
+          add_store(prog, Target::First, static_cast<size_t>(at), t);
+        } else if (prune_ && t != kNoNode && !g_->is_constant(t, 0.0)) {
+          throw std::logic_error("kernel '" + kernel_.name() + "': output " + std::to_string(r) +
+                                 " has a derivative in input " + std::to_string(j) +
+                                 " outside its Jacobian pattern");
+        }
       }
     }
     for (size_t p = 0; p < np_; ++p) {
@@ -306,6 +320,7 @@ class Expander {
   }
 
   const Kernel& kernel_;
+  const JacobianPattern* sparse_;
   const Chunk& chunk_;
   const bool prune_;
   // Directions: the chunk's (nreal_), then one per cut node (ncut_), nd_ in all.
@@ -321,12 +336,16 @@ class Expander {
 }  // namespace
 
 ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
-                                 bool prune) {
+                                 bool prune, const JacobianPattern* sparse) {
   if (chunk < 0 || static_cast<size_t>(chunk) >= plan.chunks.size()) {
     throw std::out_of_range("kernel '" + kernel.name() + "': chunk " + std::to_string(chunk) +
                             " of a plan with " + std::to_string(plan.chunks.size()));
   }
-  Expander e(kernel, plan, plan.chunks[chunk], prune);
+  if (sparse && plan.mode != Mode::Jacobian) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
+                                std::string(mode_name(plan.mode)));
+  }
+  Expander e(kernel, plan, plan.chunks[chunk], prune, sparse);
   return e.run(plan);
 }
 

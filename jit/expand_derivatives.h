@@ -5,11 +5,14 @@
 // once. With prune = false every component is materialised, as a fixed-width dual would.
 #pragma once
 
+#include "jit/jacobian_pattern.h"
 #include "jit/scalar_program.h"
 
 namespace dualjit::jit {
 
+// With `sparse` (a Jacobian plan), first-derivative entries go to their positions in the
+// pattern and structural zeros are not stored.
 ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
-                                 bool prune = true);
+                                 bool prune = true, const JacobianPattern* sparse = nullptr);
 
 }  // namespace dualjit::jit

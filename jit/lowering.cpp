@@ -122,7 +122,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                "_b" + std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
                (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
-               (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") + driver.suffix();
+               (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
+               (options.sparse_jacobian ? "_sp" : "") + driver.suffix();
   out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
@@ -158,6 +159,14 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   spec.n_uniforms = kernel.n_uniforms();
   spec.n_outputs = kernel.n_outputs();
   spec.first_size = out.first_size = first_size(plan.mode, plan.n_inputs, plan.n_outputs);
+  if (options.sparse_jacobian) {
+    if (plan.mode != Mode::Jacobian) {
+      throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
+                                  std::string(mode_name(plan.mode)) + " (Jacobian only)");
+    }
+    out.first_pattern = jacobian_pattern(kernel);
+    spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
+  }
   spec.second_size = out.second_size = second_size(plan.mode, plan.n_inputs);
   spec.hvp = plan.mode == Mode::Hvp;
   spec.layout = layout;
@@ -173,7 +182,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   std::string chunks_text;
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const std::string tag = "c" + std::to_string(c);
-    ScalarProgram prog = expand_derivatives(kernel, plan, static_cast<int>(c), options.prune);
+    ScalarProgram prog = expand_derivatives(kernel, plan, static_cast<int>(c), options.prune,
+                                            options.sparse_jacobian ? &out.first_pattern : nullptr);
     dump(tag + ".2-expanded.txt", print_program(prog));
     schedule(prog, sched);
     dump(tag + ".3-scheduled.txt", print_program(prog));

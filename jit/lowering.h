@@ -11,6 +11,7 @@
 
 #include "jit/derivative_plan.h"
 #include "jit/driver.h"
+#include "jit/jacobian_pattern.h"
 #include "jit/op_counts.h"
 #include "jit/schedule.h"
 
@@ -48,6 +49,10 @@ struct LoweringOptions {
   // Derivative arithmetic in fp32, the primal in fp64 (jit/emit_element.h): derivatives
   // accurate to fp32, not fp64. Off by default; never chosen by the tuner on its own.
   bool single_tangents = false;
+  // Jacobian: store only the entries that are not structural zeros (jit/jacobian_pattern.h),
+  // in LoweredKernel::first_pattern's order: a rate law's dw/dC, whose rows touch a few
+  // species each, stores nnz values per element, not n_out x n_in.
+  bool sparse_jacobian = false;
 };
 
 struct LoweredKernel {
@@ -73,8 +78,9 @@ struct LoweredKernel {
   int max_live = 0;                 // largest over chunks
   size_t statements = 0;            // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
-  std::string report() const;    // op counts, chunks, liveness
-  const Driver& driver() const;  // options.driver, or the element-local driver
+  JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
+  std::string report() const;     // op counts, chunks, liveness
+  const Driver& driver() const;   // options.driver, or the element-local driver
 };
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);

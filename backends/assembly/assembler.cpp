@@ -278,6 +278,13 @@ const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstr
   return e.element_jacobians_device();
 }
 
+const double* Assembler::run_element_sparse_blocks(size_t term, BlockOrder order, CUstream stream) {
+  Cuda& c = cuda("run_element_sparse_blocks");
+  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
+  e.run_element_jacobians(term, order, stream, /*sparse=*/true);
+  return e.element_jacobians_device();
+}
+
 // --- Host memory -------------------------------------------------------------------------------
 
 namespace {
@@ -478,19 +485,41 @@ std::vector<double> Assembler::hvp(std::span<const double> state,
 
 std::vector<double> Assembler::element_blocks(size_t term, std::span<const double> state,
                                               BlockOrder order) {
+  return element_jacobians(term, state, order, false, "element_blocks");
+}
+
+std::vector<double> Assembler::element_sparse_blocks(size_t term, std::span<const double> state,
+                                                     BlockOrder order) {
+  return element_jacobians(term, state, order, true, "element_sparse_blocks");
+}
+
+jit::JacobianPattern Assembler::element_pattern(size_t term) const {
+  if (term >= problem_.n_terms()) {
+    throw ProblemError("Assembler::element_pattern: term #" + std::to_string(term) + " of " +
+                       std::to_string(problem_.n_terms()));
+  }
+  return jit::jacobian_pattern(*problem_.term(term).kernel);
+}
+
+std::vector<double> Assembler::element_jacobians(size_t term, std::span<const double> state,
+                                                 BlockOrder order, bool sparse, const char* call) {
   problem_.check_values(state, "state");
   if (term >= problem_.n_terms()) {
-    throw ProblemError("Assembler::element_blocks: term #" + std::to_string(term) + " of " +
-                       std::to_string(problem_.n_terms()));
+    throw ProblemError(std::string("Assembler::") + call + ": term #" + std::to_string(term) +
+                       " of " + std::to_string(problem_.n_terms()));
   }
   if (backend_ == Backend::Cuda) {
     set_state(state);
     const Term& t = problem_.term(term);
-    const int64_t n = t.elements.size() * t.kernel->n_outputs() * t.kernel->n_inputs();
-    return download(run_element_blocks(term, order), n, "Assembler::element_blocks");
+    const int64_t per = sparse ? element_pattern(term).nnz()
+                               : int64_t(t.kernel->n_outputs()) * t.kernel->n_inputs();
+    const double* d =
+        sparse ? run_element_sparse_blocks(term, order) : run_element_blocks(term, order);
+    return download(d, t.elements.size() * per, (std::string("Assembler::") + call).c_str());
   }
-  check_terms("element_blocks");
-  return host_element(problem_, options_, cpu().element).element_jacobians(term, state, order);
+  check_terms(call);
+  return host_element(problem_, options_, cpu().element)
+      .element_jacobians(term, state, order, sparse);
 }
 
 }  // namespace dualjit::assembly

@@ -34,6 +34,7 @@
 #include "backends/assembly/fused_assembly.h"
 #include "backends/assembly/problem.h"
 #include "backends/mesh/block_csr.h"
+#include "jit/jacobian_pattern.h"
 
 namespace dualjit::assembly {
 
@@ -145,6 +146,13 @@ class Assembler {
   // [r][c][e] component-major.
   std::vector<double> element_blocks(size_t term, std::span<const double> state,
                                      BlockOrder order = BlockOrder::CellMajor);
+  // The same with only the entries that are not structural zeros (a rate law's dw/dC): per
+  // element the nnz values of element_pattern(term), in its CSR order; [e][k] cell-major,
+  // [k][e] component-major.
+  std::vector<double> element_sparse_blocks(size_t term, std::span<const double> state,
+                                            BlockOrder order = BlockOrder::CellMajor);
+  // CSR over the term's n_out x n_in, from its kernel's graph (jit/jacobian_pattern.h).
+  jit::JacobianPattern element_pattern(size_t term) const;
 
   // --- Device memory (CUDA backend; throws ProblemError naming the call on the CPU) ----------
   // Inputs: n_nodes x B doubles, uploaded here or written directly through the pointers.
@@ -168,11 +176,15 @@ class Assembler {
       mesh::Symmetry symmetry = mesh::Symmetry::General, CUstream stream = nullptr);
   const double* run_element_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
                                    CUstream stream = nullptr);
+  const double* run_element_sparse_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
+                                          CUstream stream = nullptr);
 
  private:
   struct Cuda;
   struct Cpu;
   Cuda& cuda(const char* call);
+  std::vector<double> element_jacobians(size_t term, std::span<const double> state,
+                                        BlockOrder order, bool sparse, const char* call);
   Cpu& cpu();
   void check_terms(const char* call) const;
 

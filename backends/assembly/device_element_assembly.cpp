@@ -301,11 +301,12 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
   cuda::upload(direction_device(), direction.data(), direction.size() * sizeof(double));
 }
 
-const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode) {
-  auto& k = terms_[term].kernels[mode];
+const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode, bool sparse) {
+  auto& k = terms_[term].kernels[{mode, sparse}];
   if (!k) {
     jit::LoweringOptions o = element_lowering(problem_.term(term), mode, options_.width);
     o.layout = options_.layout;
+    o.sparse_jacobian = sparse;
     try {
       k = std::make_unique<cuda::CudaKernel>(jit::lower(*problem_.term(term).kernel, o));
     } catch (const std::exception& e) {
@@ -332,11 +333,11 @@ jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
   return a;
 }
 
-void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
-                                        double* first_out) {
+void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out,
+                                        bool sparse) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
-  const cuda::CudaKernel& ck = kernel(term, mode);
+  const cuda::CudaKernel& ck = kernel(term, mode, sparse);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
@@ -698,7 +699,8 @@ void DeviceElementAssembly::run_jacobian(CUstream stream) {
   if (!accumulate) fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
 }
 
-void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order, CUstream stream) {
+void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order, CUstream stream,
+                                                  bool sparse) {
   check_terms("run_element_jacobians");
   if (term >= n_terms_) {
     throw ProblemError("DeviceElementAssembly::run_element_jacobians: term #" +
@@ -706,13 +708,14 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = t.elements.size();
-  const int64_t fs = int64_t(t.kernel->n_outputs()) * t.kernel->n_inputs();
+  const int64_t fs =
+      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse).lowered().first_size);
   ensure(element_blocks_, ne * fs * sizeof(double));
   if (order == BlockOrder::CellMajor) {
-    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_));  // already [e][r][c]
+    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse);  // [e][entry]
     return;
   }
-  run_element(term, Mode::Jacobian, stream);
+  run_element(term, Mode::Jacobian, stream, nullptr, sparse);
   const TransposeArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_)};
   launch(kTransposeEntry, &a, ne * fs, stream);
 }
@@ -805,11 +808,12 @@ mesh::BlockCsr<double> DeviceElementAssembly::jacobian(std::span<const double> s
 
 std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
                                                              std::span<const double> state,
-                                                             BlockOrder order) {
+                                                             BlockOrder order, bool sparse) {
   set_state(state);
-  run_element_jacobians(term, order);
+  run_element_jacobians(term, order, nullptr, sparse);
   const Term& t = problem_.term(term);
-  const int64_t n = t.elements.size() * t.kernel->n_outputs() * t.kernel->n_inputs();
+  const int64_t n = t.elements.size() *
+                    static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse).lowered().first_size);
   return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 

@@ -186,8 +186,9 @@ class DeviceElementAssembly {
   void run_hvp(CUstream stream = nullptr);       // H(state) direction, no H formed
   void run_residual(CUstream stream = nullptr);  // vector terms
   void run_jacobian(CUstream stream = nullptr);  // vector terms, General pattern
+  // sparse: only the entries of jit::jacobian_pattern(term's kernel), nnz per element.
   void run_element_jacobians(size_t term, BlockOrder order = BlockOrder::CellMajor,
-                             CUstream stream = nullptr);
+                             CUstream stream = nullptr, bool sparse = false);
 
   // Device results of the last run of each output (n_values doubles for vectors; one double
   // for the energy; n_elements x n_out x n_in for element Jacobians, in the order run).
@@ -209,7 +210,8 @@ class DeviceElementAssembly {
   std::vector<double> residual(std::span<const double> state);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
   std::vector<double> element_jacobians(size_t term, std::span<const double> state,
-                                        BlockOrder order = BlockOrder::CellMajor);
+                                        BlockOrder order = BlockOrder::CellMajor,
+                                        bool sparse = false);
 
  private:
   struct Local {  // element-major results of one term's kernel on the device
@@ -221,7 +223,8 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
-    std::map<Mode, std::unique_ptr<cuda::CudaKernel>> kernels;  // element-local
+    // Element-local, by mode and whether a Jacobian is sparse.
+    std::map<std::pair<Mode, bool>, std::unique_ptr<cuda::CudaKernel>> kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that adds the
     // diagonal of the single-vertex terms.
@@ -245,9 +248,10 @@ class DeviceElementAssembly {
 
   void check_terms(const char* what) const;
   void check_values(std::span<const double> values, const char* what) const;
-  const cuda::CudaKernel& kernel(size_t term, Mode mode);
+  const cuda::CudaKernel& kernel(size_t term, Mode mode, bool sparse = false);
   // Runs term's element kernel; first_out replaces the term's own `first` array when set.
-  void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr);
+  void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
+                   bool sparse = false);
   jit::ElementLaunch element_inputs(size_t term, Mode mode, const jit::LoweredKernel& l) const;
   // Adds term's rows (mode Value, Gradient or Hvp) into out (n_values) or its blocks (Hessian,
   // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.

@@ -6,11 +6,12 @@
 
 namespace dualjit::assembly {
 
-const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode) {
-  auto& k = kernels_[{term, mode}];
+const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse) {
+  auto& k = kernels_[{term, mode, sparse}];
   if (!k) {
-    k = std::make_unique<cpu::CpuKernel>(
-        jit::lower(*p_.term(term).kernel, element_lowering(p_.term(term), mode, width_)));
+    jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_);
+    o.sparse_jacobian = sparse;
+    k = std::make_unique<cpu::CpuKernel>(jit::lower(*p_.term(term).kernel, o));
   }
   return *k;
 }
@@ -58,9 +59,10 @@ ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
 
 HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
                                                     std::span<const double> state,
-                                                    std::span<const double> direction) {
+                                                    std::span<const double> direction,
+                                                    bool sparse) {
   const Term& t = p_.term(term);
-  const cpu::CpuKernel& ck = kernel_for(term, mode);
+  const cpu::CpuKernel& ck = kernel_for(term, mode, sparse);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
   Local out;
@@ -240,13 +242,13 @@ std::vector<double> HostElementAssembly::hvp(std::span<const double> state,
 
 std::vector<double> HostElementAssembly::element_jacobians(size_t term,
                                                            std::span<const double> state,
-                                                           BlockOrder order) {
+                                                           BlockOrder order, bool sparse) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
-  const Local l = run(term, Mode::Jacobian, state);
+  const Local l = run(term, Mode::Jacobian, state, {}, sparse);
   if (order == BlockOrder::CellMajor) return l.first;
   const int64_t ne = t.elements.size();
-  const size_t fs = static_cast<size_t>(t.kernel->n_outputs()) * t.kernel->n_inputs();
+  const size_t fs = kernel_for(term, Mode::Jacobian, sparse).lowered().first_size;
   std::vector<double> out(l.first.size());
   for (int64_t e = 0; e < ne; ++e) {
     for (size_t i = 0; i < fs; ++i) out[i * ne + e] = l.first[e * fs + i];

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "backends/assembly/problem.h"
@@ -48,8 +49,10 @@ class HostElementAssembly {
   std::vector<double> hvp(std::span<const double> state, std::span<const double> direction);
   // Dense per-element Jacobians of one vector term (n_out x n_in each): cell-major
   // [e][r][c], or component-major [r][c][e].
+  // sparse: only the entries of jit::jacobian_pattern(term's kernel), nnz per element.
   std::vector<double> element_jacobians(size_t term, std::span<const double> state,
-                                        BlockOrder order = BlockOrder::CellMajor);
+                                        BlockOrder order = BlockOrder::CellMajor,
+                                        bool sparse = false);
   std::vector<const cpu::CpuKernel*> kernels() const;  // built so far
   ElementResults element_results(size_t term, Mode mode, std::span<const double> state,
                                  std::span<const double> direction = {});
@@ -57,15 +60,15 @@ class HostElementAssembly {
  private:
   using Local = ElementResults;
   Local run(size_t term, Mode mode, std::span<const double> state,
-            std::span<const double> direction = {});
-  const cpu::CpuKernel& kernel_for(size_t term, Mode mode);
+            std::span<const double> direction = {}, bool sparse = false);
+  const cpu::CpuKernel& kernel_for(size_t term, Mode mode, bool sparse = false);
   // (k B) x (k B) element matrices of a term, row-major, for mesh::add_element_blocks.
   std::vector<double> jacobian_element_matrices(size_t term, const Local& local) const;
   std::vector<double> hessian_element_matrices(size_t term, const Local& local) const;
 
   Problem& p_;
   int width_;
-  std::map<std::pair<size_t, Mode>, std::unique_ptr<cpu::CpuKernel>> kernels_;
+  std::map<std::tuple<size_t, Mode, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
 };
 
 }  // namespace dualjit::assembly

@@ -69,4 +69,9 @@ std::vector<double> ReactorCells::jacobian(std::span<const double> states,
   return assembler_->element_blocks(0, states, order);
 }
 
+std::vector<double> ReactorCells::sparse_jacobian(std::span<const double> states,
+                                                  assembly::BlockOrder order) {
+  return assembler_->element_sparse_blocks(0, states, order);
+}
+
 }  // namespace dualjit::kinetics

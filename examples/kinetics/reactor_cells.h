@@ -52,6 +52,13 @@ class ReactorCells {
   std::vector<double> rates(std::span<const double> states);
   std::vector<double> jacobian(std::span<const double> states,
                                assembly::BlockOrder order = assembly::BlockOrder::CellMajor);
+  // The Jacobian without its structural zeros: per cell the values of jacobian_pattern() in
+  // its CSR order (rows wdot_k then q, columns T then the state's species), cell- or
+  // component-major. The pattern follows the stoichiometry and third-body efficiencies (in the
+  // (T, C) form dwdot/dC is sparse; in (T, Y) the density couples every species).
+  std::vector<double> sparse_jacobian(std::span<const double> states,
+                                      assembly::BlockOrder order = assembly::BlockOrder::CellMajor);
+  jit::JacobianPattern jacobian_pattern() const { return assembler_->element_pattern(0); }
 
  private:
   void rebuild();

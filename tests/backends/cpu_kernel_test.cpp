@@ -71,6 +71,46 @@ TEST_CASE("CPU backend equals the reference with cuts: every mode and width, nes
   check_against_reference(rates, Mode::Jacobian, 0, true, 5, {}, 0, &plain);
 }
 
+TEST_CASE("CPU backend: sparse Jacobians are the dense ones' entries in the pattern's order") {
+  for (const Kernel& k :
+       {test::arrhenius_kernel(), test::cut_kernel(true), cfd::roe_flux_kernel()}) {
+    for (int w : {0, 2}) {
+      CAPTURE(k.name());
+      CAPTURE(w);
+      jit::LoweringOptions o;
+      o.mode = Mode::Jacobian;
+      o.width = w;
+      const cpu::CpuKernel dense(jit::lower(k, o));
+      o.sparse_jacobian = true;
+      const cpu::CpuKernel sparse(jit::lower(k, o));
+      const auto pr = test::make_problem(k, dense.lowered(), 64, 11);
+      test::HostOutputs d, s;
+      dense.run(test::host_args(pr, dense.lowered(), d).args());
+      sparse.run(test::host_args(pr, sparse.lowered(), s).args());
+      const jit::JacobianPattern& p = sparse.lowered().first_pattern;
+      const int n_in = k.n_inputs(), n_out = k.n_outputs();
+      REQUIRE(s.first.size() == size_t(pr.batch.n_elements * p.nnz()));
+      bool same = true, zeros_outside = true;
+      for (int64_t e = 0; e < pr.batch.n_elements; ++e) {
+        for (int r = 0; r < n_out; ++r) {
+          for (int c = 0; c < n_in; ++c) {
+            const double v = d.first[(e * n_out + r) * n_in + c];
+            const int64_t at = p.index(r, c);
+            if (at < 0) {
+              zeros_outside = zeros_outside && v == 0.0;
+            } else {
+              same = same && s.first[e * p.nnz() + at] == v;
+            }
+          }
+        }
+      }
+      CHECK(same);
+      CHECK(zeros_outside);
+      CHECK(s.values == d.values);
+    }
+  }
+}
+
 TEST_CASE("CPU backend equals the reference: random graphs") {
   for (uint64_t seed = 1; seed <= 4; ++seed) {
     test::RandomKernelOptions o;

@@ -85,6 +85,11 @@ TEST_SUITE("gpu") {
         for (int64_t c = 0; c < n && same; c += 397)
           for (size_t i = 0; i < b * b; ++i) same = same && cm[c * b * b + i] == km[i * n + c];
         CHECK(same);
+        // The sparse Jacobian too.
+        const double sparse = max_block_rel(gpu.sparse_jacobian(x), cpu.sparse_jacobian(x),
+                                            size_t(gpu.jacobian_pattern().nnz()));
+        MESSAGE(std::string(spec) << " " << reactor_state_name(form) << ": sparse " << sparse);
+        CHECK(sparse < 1e-11);
       }
     }
   }
