@@ -17,18 +17,16 @@
 #include "backends/assembly/assembler.h"
 #include "backends/tuning/timing.h"
 #include "examples/mesh_energy/spring_grid.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
+using bench::seconds_since;
 
 namespace {
 
 // Median milliseconds of `run` on the null stream (CUDA events), after 3 untimed runs.
 double time_ms(const std::function<void()>& run, int reps) {
   return tuning::median_gpu_ms(run, 3, reps);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {

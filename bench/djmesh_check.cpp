@@ -24,8 +24,10 @@
 #include "dsl/reference_evaluator.h"
 #include "examples/cfd/roe_flux.h"
 #include "examples/cfd/roe_problem.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
+using bench::seconds_since;
 
 namespace {
 
@@ -126,10 +128,6 @@ void print_edge(const MeshFile& m, int64_t e, double gamma) {
       for (int j = 0; j < 5; ++j) std::printf(" %.17g", r.jacobian[i * 10 + side * 5 + j]);
   }
   std::printf("\n");
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 }  // namespace

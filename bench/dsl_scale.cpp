@@ -7,14 +7,12 @@
 #include <random>
 
 #include "dsl/reference_evaluator.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
+using bench::seconds_since;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Arrhenius-like terms over a growing pool, the shape of a large kinetics mechanism.
 Kernel build(int n_nodes, int n_inputs) {

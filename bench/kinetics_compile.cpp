@@ -2,9 +2,11 @@
 // mechanism and state form, the rates (values) and their Jacobian (one chunk), lowered to
 // source, then compiled by NVRTC to CUBIN for sm_90 (no GPU needed) and, with --host, by the
 // host compiler. Prints operations per cell, emitted statements and seconds per stage. The
-// kernel cache is not used: every compile is cold.
+// kernel cache is not used: every compile is cold. --sparse: the Jacobian without structural
+// zeros (jit/jacobian_pattern.h; what a 1,268-species mechanism needs), its nnz printed;
+// --state FORM: only constant-pressure or concentrations.
 //
-//   kinetics_compile [--host] [MECHANISM[:PHASE] ...]
+//   kinetics_compile [--host] [--sparse] [--state FORM] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -16,24 +18,23 @@
 #include "examples/kinetics/rate_law_kernels.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+using bench::seconds_since;
 
 int main(int argc, char** argv) {
-  bool host = false;
+  bool host = false, sparse = false;
+  std::string only_state;
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--host") {
       host = true;
+    } else if (a == "--sparse") {
+      sparse = true;
+    } else if (a == "--state" && i + 1 < argc) {
+      only_state = argv[++i];
     } else {
       specs.push_back(a);
     }
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     const kinetics::Mechanism m = kinetics::load_mechanism(spec);
     for (auto state :
          {kinetics::ReactorState::constant_pressure, kinetics::ReactorState::concentrations}) {
+      if (!only_state.empty() && only_state != kinetics::reactor_state_name(state)) continue;
       auto t0 = std::chrono::steady_clock::now();
       const Kernel k = kinetics::production_rates_kernel(m, {state});
       const double build_s = seconds_since(t0);
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
         jit::LoweringOptions o;
         o.mode = mode;
         o.width = 0;
+        o.sparse_jacobian = sparse && mode == Mode::Jacobian;
         t0 = std::chrono::steady_clock::now();
         const jit::LoweredKernel l = jit::lower(k, o);
         const double lower_s = seconds_since(t0);
@@ -64,10 +67,15 @@ int main(int argc, char** argv) {
           cpu::host_compile(l.symbol, l.host_source, cpu::HostCompileOptions{});
           host_s = seconds_since(t0);
         }
-        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.2f %8.2f %8.2f\n", spec.c_str(),
+        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.2f %8.2f %8.2f", spec.c_str(),
                     std::string(kinetics::reactor_state_name(state)).c_str(),
                     std::string(mode_name(mode)).c_str(), (long long)l.ops.flops(), l.statements,
                     build_s, lower_s, nvrtc_s, host_s);
+        if (o.sparse_jacobian) {
+          std::printf("  nnz %lld of %lld", (long long)l.first_pattern.nnz(),
+                      (long long)k.n_inputs() * k.n_outputs());
+        }
+        std::printf("\n");
         std::fflush(stdout);
       }
     }

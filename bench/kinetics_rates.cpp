@@ -47,17 +47,15 @@
 #include "examples/kinetics/rate_constants.h"
 #include "examples/kinetics/reactor_cells.h"
 #include "jit/lowering.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
+using bench::seconds_since;
 using kinetics::Mechanism;
 using kinetics::Reaction;
 using kinetics::ReactionType;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 const char* type_name(ReactionType t) {
   switch (t) {

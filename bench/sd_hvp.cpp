@@ -31,16 +31,10 @@
 #include "examples/mesh_energy/parameterization.h"
 #include "solvers/newton_cg.h"
 #include "solvers/objective.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+using bench::seconds_since;
 
 int main(int argc, char** argv) {
   const bench::Args args =

@@ -26,8 +26,10 @@
 
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
+#include "wall_clock.h"
 
 using namespace dualjit;
+using bench::seconds_since;
 
 namespace {
 
@@ -123,10 +125,6 @@ void write_djmesh(const std::filesystem::path& path, const cfd::EdgeMesh& em,
     if (!f) throw std::runtime_error(tmp.string() + ": write failed");
   }
   std::filesystem::rename(tmp, path);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 }  // namespace
