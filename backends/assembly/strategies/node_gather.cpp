@@ -11,9 +11,9 @@
 // per-vertex terms then never touch the matrix themselves.
 // A Hessian kernel can also sum each node's gradient row and its share of the energy from the
 // same element results (InPlaceShape::with_energy_gradient): a Newton step's three outputs in
-// the one pass. The price is recomputation: each element is evaluated once per vertex (k times), so
-// it suits cheap elements (springs, triangles) more than expensive ones; the tuner decides. The CPU
-// backend runs the same text over OpenMP.
+// the one pass. The price is recomputation: each element is evaluated once per vertex (k
+// times), so it suits cheap elements (springs, triangles) more than expensive ones; the tuner
+// decides. The CPU backend runs the same text over OpenMP.
 #include <algorithm>
 #include <memory>
 #include <sstream>
