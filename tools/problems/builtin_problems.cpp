@@ -10,6 +10,7 @@ void register_builtin_problems() {
     register_problem(cfd_roe_recipe());
     register_problem(spring_recipe());
     register_problem(spring_grid_recipe());
+    for (ProblemRecipe& r : kinetics_recipes()) register_problem(std::move(r));
   });
 }
 

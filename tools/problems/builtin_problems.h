@@ -1,6 +1,8 @@
 // The problems the dualjit command knows without plugins.
 #pragma once
 
+#include <vector>
+
 #include "tools/registry/problem_registry.h"
 
 namespace dualjit::tools {
@@ -11,6 +13,9 @@ ProblemRecipe cfd_roe_recipe();
 ProblemRecipe spring_recipe();
 // spring-grid: the cloth step's energy, gradient, H v and Hessian assembled by the Assembler.
 ProblemRecipe spring_grid_recipe();
+// kinetics: GRI-3.0's production rates and their (T, Y) Jacobian per cell; none when the
+// project is built without yaml-cpp (no mechanism loader).
+std::vector<ProblemRecipe> kinetics_recipes();
 
 // Registers them all; idempotent.
 void register_builtin_problems();
