@@ -18,7 +18,8 @@
 //     multiply takes a whole FMA slot and counts one ("rates per cell" prints the kinds).
 // Compile: each kernel's symbol, flops, registers, spills, whether it was compiled now (cold)
 // or loaded from the disk cache (warm), and the wall time of the first call of its output
-// (lowering, compile or load, structure), at the first cell count.
+// (lowering, compile or load, structure), at the first cell count: a user's start-up cost is
+// what those first calls take, and the cache is what makes the second run cheap.
 //
 // Checksums, printed by the JAX peer (bench/peers/kinetics_jax.py) too: sum wdot, sum |wdot|,
 // sum q, sum |J| (over all cells and entries).
@@ -404,7 +405,8 @@ int main(int argc, char** argv) {
           transposed_equal &= v == probe_blocks[p * B * B + rc];
         }
     } else {
-      // CPU: the first call compiles (host compiler) or loads; then wall-clock medians.
+      // CPU (no CUDA events): the first call is timed apart because it includes the host
+      // compile or the cache load; the medians of the later calls are the evaluation alone.
       const int reps = std::min(args.reps, 3);
       t1 = std::chrono::steady_clock::now();
       rates = cells.rates(states);
