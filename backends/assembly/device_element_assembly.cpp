@@ -15,8 +15,8 @@ namespace {
 constexpr int64_t kThreadsPerBlock = 256;
 // Reduction levels: each thread sums at most this many values, with at most kMaxSumThreads
 // threads in a level (enough to fill any GPU with coalesced strided loads). Few values per
-// thread: a level of one block summing 128 values a thread took 18 us (a chain of dependent
-// adds behind L2 latency), more than a whole level over 1 M values.
+// thread, because each thread's sum is a chain of dependent adds behind L2 latency: the narrow
+// last levels would otherwise cost more than a wide level over millions of values.
 constexpr int64_t kValuesPerThread = 16;
 constexpr int64_t kMaxSumThreads = int64_t(1) << 16;
 

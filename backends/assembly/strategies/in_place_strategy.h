@@ -58,9 +58,9 @@ struct InPlaceShape {
   bool with_energy_gradient = false;
   // Blocks of a multi-vertex term: the kernel also adds InPlaceTarget::diagonal (the summed
   // blocks of the single-vertex terms, written node-major and coalesced) into the rows it
-  // stores; only for units that folds_diagonal(). A single-vertex term (a per-vertex mass)
-  // adding its few entries straight into the matrix reads and writes a scattered 72 bytes per
-  // node: 246 us of the cloth's 0.62 ms Hessian on an H100.
+  // stores; only for units that folds_diagonal(). Because a single-vertex term (a per-vertex
+  // mass) adding its few entries straight into the matrix reads and writes a scattered 72
+  // bytes per node, a large share of a cheap Hessian (bench/RESULTS.md, the one-pass step).
   bool adds_diagonal = false;
   // Blocks: out's rows hold one block each, the node's own (the node-major diagonal that the
   // single-vertex terms are summed into): a staged unit tiles them without a pattern.
