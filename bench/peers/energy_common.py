@@ -7,6 +7,7 @@ Arrays file (little endian): magic "DJARRS1\\0", int64 n_arrays, then per array:
 bytes, NUL-padded), dtype (8 bytes, NUL-padded: "<i4" or "<f8"), int64 rows, int64 cols, the
 values row-major.
 """
+import argparse
 import time
 
 import numpy as np
@@ -78,3 +79,19 @@ def result_line(name, **kv):
         else:
             parts.append(f"{k}={v}")
     return f"RESULT {name} " + " ".join(parts)
+
+
+def run_files(run, device_line, extra_flags=()):
+    """The peers' command line: data files written by the C++ program, --reps, and any boolean
+    flags the peer adds; prints the device, then calls run(path, reps, **flags) per file."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--reps", type=int, default=15)
+    for flag in extra_flags:
+        ap.add_argument(flag, action="store_true")
+    args = ap.parse_args()
+    print("device", device_line, flush=True)
+    flags = {f.lstrip("-").replace("-", "_"): getattr(args, f.lstrip("-").replace("-", "_"))
+             for f in extra_flags}
+    for path in args.files:
+        run(path, args.reps, **flags)

@@ -15,7 +15,6 @@ blocks, |Hp|_F) in one RESULT line.
 
 Usage: python3 nh_jax.py FILE.bin [...] [--reps 15]
 """
-import argparse
 import os
 import sys
 
@@ -87,13 +86,7 @@ def run(path, reps):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--reps", type=int, default=15)
-    args = ap.parse_args()
-    print("device", jax.devices()[0].device_kind, flush=True)
-    for path in args.files:
-        run(path, args.reps)
+    ec.run_files(run, jax.devices()[0].device_kind)
 
 
 if __name__ == "__main__":

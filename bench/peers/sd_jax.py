@@ -15,7 +15,6 @@ v^T H v from the blocks, |Hp|_F) in one RESULT line.
 
 Usage: python3 sd_jax.py FILE.bin [...] [--reps 15] [--skip-hessian]
 """
-import argparse
 import os
 import sys
 
@@ -104,14 +103,7 @@ def run(path, reps, skip_hessian):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--skip-hessian", action="store_true")
-    args = ap.parse_args()
-    print("device", jax.devices()[0].device_kind, flush=True)
-    for path in args.files:
-        run(path, args.reps, args.skip_hessian)
+    ec.run_files(run, jax.devices()[0].device_kind, ["--skip-hessian"])
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ Prints the checksums bench/sd_hvp.cpp prints for energy, gradient and H v in one
 
 Usage: python3 sd_torch.py FILE.bin [...] [--reps 15]
 """
-import argparse
 import os
 import sys
 
@@ -90,15 +89,9 @@ def run(path, reps, dev):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--reps", type=int, default=15)
-    args = ap.parse_args()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    print("device", torch.cuda.get_device_name() if dev.type == "cuda" else "cpu",
-          "torch", torch.__version__, flush=True)
-    for path in args.files:
-        run(path, args.reps, dev)
+    name = torch.cuda.get_device_name() if dev.type == "cuda" else "cpu"
+    ec.run_files(lambda path, reps: run(path, reps, dev), f"{name} torch {torch.__version__}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ Prints the checksums bench/smooth_gradient.cpp prints (energy, |g|, g.v) in one 
 
 Usage: python3 smooth_jax.py FILE.bin [...] [--reps 15]
 """
-import argparse
 import os
 import sys
 
@@ -44,13 +43,7 @@ def run(path, reps):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--reps", type=int, default=15)
-    args = ap.parse_args()
-    print("device", jax.devices()[0].device_kind, flush=True)
-    for path in args.files:
-        run(path, args.reps)
+    ec.run_files(run, jax.devices()[0].device_kind)
 
 
 if __name__ == "__main__":
