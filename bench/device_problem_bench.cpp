@@ -16,8 +16,8 @@
 
 #include "backends/assembly/assembler.h"
 #include "backends/tuning/timing.h"
+#include "bench/wall_clock.h"
 #include "examples/mesh_energy/spring_grid.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

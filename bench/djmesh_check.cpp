@@ -21,10 +21,10 @@
 
 #include "backends/assembly/assembler.h"
 #include "backends/assembly/host_element_assembly.h"
+#include "bench/wall_clock.h"
 #include "dsl/reference_evaluator.h"
 #include "examples/cfd/roe_flux.h"
 #include "examples/cfd/roe_problem.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

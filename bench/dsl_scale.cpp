@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "bench/wall_clock.h"
 #include "dsl/reference_evaluator.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "backends/cpu/host_compiler.h"
+#include "bench/wall_clock.h"
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/rate_law_kernels.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

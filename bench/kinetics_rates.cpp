@@ -45,10 +45,10 @@
 
 #include "backends/assembly/assembler.h"
 #include "bench/energy_bench.h"
+#include "bench/wall_clock.h"
 #include "examples/kinetics/rate_constants.h"
 #include "examples/kinetics/reactor_cells.h"
 #include "jit/lowering.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

@@ -28,10 +28,10 @@
 
 #include "backends/assembly/assembler.h"
 #include "bench/energy_bench.h"
+#include "bench/wall_clock.h"
 #include "examples/mesh_energy/parameterization.h"
 #include "solvers/newton_cg.h"
 #include "solvers/objective.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/wall_clock.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
-#include "wall_clock.h"
 
 using namespace dualjit;
 using bench::seconds_since;
