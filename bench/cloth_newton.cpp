@@ -18,6 +18,7 @@
 
 #include "backends/assembly/assembler.h"
 #include "backends/cuda/driver.h"
+#include "bench/energy_bench.h"
 #include "examples/mesh_energy/cloth_energy.h"
 #include "solvers/newton.h"
 #include "solvers/objective.h"
@@ -28,12 +29,8 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   if (sizes.empty()) sizes = {100, 500, 1000};
-  if (!cuda::driver_available()) {
-    std::printf("no GPU: %s\n", cuda::driver_unavailable_reason().c_str());
-    return 1;
-  }
-  const auto& dev = cuda::Context::primary().device();
-  std::printf("device %s (%s)\n", dev.name.c_str(), dev.arch().c_str());
+  double bw = 0;
+  if (!bench::open_device(false, &bw)) return 1;
   for (int n : sizes) {
     const mesh_energy::ClothGrid grid = mesh_energy::cloth_grid(n);
     const int64_t nv = grid.mesh.n_vertices();

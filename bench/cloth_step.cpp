@@ -27,6 +27,7 @@
 #include "backends/assembly/assembler.h"
 #include "backends/cuda/source_module.h"
 #include "backends/tuning/timing.h"
+#include "bench/energy_bench.h"
 #include "examples/mesh_energy/cloth_energy.h"
 
 using namespace dualjit;
@@ -34,7 +35,7 @@ using namespace dualjit;
 namespace {
 
 double median_ms(const std::function<void()>& run) {
-  return tuning::median_gpu_ms(run, 3, 15);
+  return bench::median_ms(run, 15);
 }
 
 std::string read_text(const std::string& path) {
@@ -122,17 +123,8 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   if (sizes.empty()) sizes = {100, 500, 1000};
-  if (!cuda::driver_available()) {
-    std::printf("no GPU: %s\n", cuda::driver_unavailable_reason().c_str());
-    return 1;
-  }
-  const auto& dev = cuda::Context::primary().device();
-  cuda::DeviceBuffer src(1ull << 30), dst(1ull << 30);
-  src.fill_bytes(1);
-  const double bw =
-      2.0 * src.bytes() / (median_ms([&] { dst.copy_from(src, src.bytes()); }) * 1e-3);
-  std::printf("device %s (%s); copy bandwidth %.0f GB/s\n", dev.name.c_str(), dev.arch().c_str(),
-              bw / 1e9);
+  double bw = 0;
+  if (!bench::open_device(false, &bw)) return 1;
   const cuda::SourceModule closed_form(
       "cloth_closed_form",
       read_text(std::string(DUALJIT_BENCH_DIR) + "/peers/cloth_closed_form.cu"));
