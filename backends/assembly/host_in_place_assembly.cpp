@@ -129,10 +129,18 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
   bool first = true;  // out comes zeroed (BlockCsr::zeros)
   if (fold) {
     const int64_t n = p_.n_nodes(), bb = int64_t(p_.block_size()) * p_.block_size();
-    std::vector<double> diagonal(n * bb);
-    std::vector<int32_t> rows(n + 1), diag_slot(n);
-    for (int64_t i = 0; i <= n; ++i) rows[i] = static_cast<int32_t>(i);
-    for (int64_t i = 0; i < n; ++i) diag_slot[i] = static_cast<int32_t>(pattern.diag_index(i));
+    if (one_block_rows_.empty()) {
+      one_block_rows_.resize(n + 1);
+      for (int64_t i = 0; i <= n; ++i) one_block_rows_[i] = static_cast<int32_t>(i);
+      diagonal_.resize(n * bb);
+    }
+    std::vector<int32_t>& diag_slot = diag_slot_[symmetry];
+    if (diag_slot.empty()) {
+      diag_slot.resize(n);
+      for (int64_t i = 0; i < n; ++i) diag_slot[i] = static_cast<int32_t>(pattern.diag_index(i));
+    }
+    const std::vector<int32_t>& rows = one_block_rows_;
+    std::vector<double>& diagonal = diagonal_;
     for (size_t ti : single) {
       InPlaceTarget target = extra;
       target.out = diagonal.data();

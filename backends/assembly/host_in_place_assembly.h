@@ -69,6 +69,11 @@ class HostInPlaceAssembly {
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
   std::map<size_t, mesh::Incidence> incidence_;
   std::map<mesh::Symmetry, std::vector<int32_t>> row_ptr_;  // the patterns' BSR row pointers
+  // The single-vertex terms' node-major diagonal (blocks()' fold), built on first use: the rows
+  // of one block each (0..n), each node's diagonal block per symmetry, and the blocks' values.
+  std::vector<int32_t> one_block_rows_;
+  std::map<mesh::Symmetry, std::vector<int32_t>> diag_slot_;
+  std::vector<double> diagonal_;
 };
 
 }  // namespace dualjit::assembly
