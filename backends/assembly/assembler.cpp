@@ -498,7 +498,12 @@ jit::JacobianPattern Assembler::element_pattern(size_t term) const {
     throw ProblemError("Assembler::element_pattern: term #" + std::to_string(term) + " of " +
                        std::to_string(problem_.n_terms()));
   }
-  return jit::jacobian_pattern(*problem_.term(term).kernel);
+  // Once per term: a large mechanism's dependency pass is not free, and the sparse Jacobian's
+  // calls size their output by it.
+  auto it = patterns_.find(term);
+  if (it == patterns_.end())
+    it = patterns_.emplace(term, jit::jacobian_pattern(*problem_.term(term).kernel)).first;
+  return it->second;
 }
 
 std::vector<double> Assembler::element_jacobians(size_t term, std::span<const double> state,

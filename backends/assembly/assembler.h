@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -194,6 +195,7 @@ class Assembler {
   size_t n_terms_;
   std::unique_ptr<Cuda> cuda_;
   std::unique_ptr<Cpu> cpu_;
+  mutable std::map<size_t, jit::JacobianPattern> patterns_;  // element_pattern, per term
 };
 
 }  // namespace dualjit::assembly
