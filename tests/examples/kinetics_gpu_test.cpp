@@ -9,6 +9,7 @@
 
 #include "examples/kinetics/reactor_cells.h"
 #include "examples/kinetics/units.h"
+#include "kinetics_reference.h"
 #include "support/gpu.h"
 
 namespace {
@@ -16,26 +17,13 @@ namespace {
 using namespace dualjit;
 using namespace dualjit::kinetics;
 
-// n cells: T in 900-2400 K, Y log-uniform over three decades, normalised; for the (T, C) form
-// the concentrations of that mixture at one atmosphere.
+// n cells of test::random_state at one atmosphere, one after another.
 std::vector<double> random_cells(const Mechanism& m, ReactorState form, int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> T(900.0, 2400.0), e(-3.0, 0.0);
-  const size_t ns = m.species.size();
   std::vector<double> x;
   for (int64_t c = 0; c < n; ++c) {
-    const double t = T(rng);
-    std::vector<double> y(ns);
-    double sum = 0, moles = 0;
-    for (double& v : y) sum += v = std::pow(10.0, e(rng));
-    for (size_t k = 0; k < ns; ++k) moles += (y[k] /= sum) / m.species[k].molecular_weight;
-    x.push_back(t);
-    const double c_tot = kOneAtm / (kGasConstant * t);
-    for (size_t k = 0; k < ns; ++k) {
-      x.push_back(form == ReactorState::concentrations
-                      ? c_tot * y[k] / m.species[k].molecular_weight / moles
-                      : y[k]);
-    }
+    const std::vector<double> s = test::random_state(m, form, kOneAtm, rng);
+    x.insert(x.end(), s.begin(), s.end());
   }
   return x;
 }

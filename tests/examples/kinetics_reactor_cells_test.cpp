@@ -43,20 +43,6 @@ void check_against_cantera(const std::vector<double>& rates, const test::Kinetic
   CHECK(rates[ns] == doctest::Approx(s.hrr).epsilon(1e-10));
 }
 
-// Random positive states: T in 900-2400 K, Y log-uniform over three decades (normalised), or the
-// concentrations of such a mixture at p.
-std::vector<double> random_state(const Mechanism& m, ReactorState form, double p,
-                                 std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> T(900.0, 2400.0), e(-3.0, 0.0);
-  test::KineticsState s;
-  s.T = T(rng);
-  s.p = p;
-  double sum = 0;
-  for (size_t k = 0; k < m.species.size(); ++k) sum += s.Y.emplace_back(std::pow(10.0, e(rng)));
-  for (double& y : s.Y) y /= sum;
-  return form == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
-}
-
 // Every cell's (ns+1) x (ns+1) block against fourth-order central differences of the compiled
 // rates (steps of 1e-3 relative to each component, all positive; the perturbed states of a cell
 // in one call of `fd_cells`) and against the reference evaluator's Jacobian. Errors are relative
@@ -173,7 +159,7 @@ TEST_SUITE("kinetics") {
       ReactorCells cells(m, n, o), fd_cells(m, 4 * B, o);
       std::vector<double> x;
       for (int64_t c = 0; c < n; ++c) {
-        const auto s = random_state(m, form, o.pressure, rng);
+        const auto s = test::random_state(m, form, o.pressure, rng);
         x.insert(x.end(), s.begin(), s.end());
       }
       const auto [fd, reference] = check_jacobian(m, cells, fd_cells, x, uniforms);
@@ -191,7 +177,7 @@ TEST_SUITE("kinetics") {
     ReactorCells cells(m, n, o), fd_cells(m, 4 * B, o);
     std::vector<double> x;
     for (int64_t c = 0; c < n; ++c) {
-      const auto s = random_state(m, ReactorState::concentrations, 2.0e5 * (c + 1), rng);
+      const auto s = test::random_state(m, ReactorState::concentrations, 2.0e5 * (c + 1), rng);
       x.insert(x.end(), s.begin(), s.end());
     }
     const auto [fd, reference] = check_jacobian(m, cells, fd_cells, x, {});

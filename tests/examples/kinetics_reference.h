@@ -11,10 +11,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/mechanism.h"
 #include "examples/kinetics/units.h"
 
@@ -129,6 +131,20 @@ inline std::vector<double> tc_state(const kinetics::Mechanism& m, const Kinetics
   for (size_t k = 0; k < m.species.size(); ++k)
     x.push_back(rho * s.Y[k] / m.species[k].molecular_weight);
   return x;
+}
+
+// Random positive states: T in 900-2400 K, Y log-uniform over three decades (normalised), or the
+// concentrations of such a mixture at p.
+inline std::vector<double> random_state(const kinetics::Mechanism& m, kinetics::ReactorState form,
+                                        double p, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> T(900.0, 2400.0), e(-3.0, 0.0);
+  KineticsState s;
+  s.T = T(rng);
+  s.p = p;
+  double sum = 0;
+  for (size_t k = 0; k < m.species.size(); ++k) sum += s.Y.emplace_back(std::pow(10.0, e(rng)));
+  for (double& y : s.Y) y /= sum;
+  return form == kinetics::ReactorState::concentrations ? tc_state(m, s) : ty_state(s);
 }
 
 // h_k (J/kmol) from the loaded NASA7 data, for scales of the heat release rate.

@@ -8,19 +8,20 @@
 
 #include "examples/kinetics/reactor_cells.h"
 #include "examples/kinetics/units.h"
+#include "kinetics_reference.h"
 
 namespace {
 
 using namespace dualjit;
 using namespace dualjit::kinetics;
 
+// n cells of test::random_state's concentrations at one atmosphere.
 std::vector<double> tc_cells(const Mechanism& m, int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> T(900.0, 2400.0), e(-3.0, 0.0);
   std::vector<double> x;
   for (int64_t c = 0; c < n; ++c) {
-    x.push_back(T(rng));
-    for (size_t k = 0; k < m.species.size(); ++k) x.push_back(std::pow(10.0, e(rng)) * 1e-2);
+    const std::vector<double> s = test::random_state(m, ReactorState::concentrations, kOneAtm, rng);
+    x.insert(x.end(), s.begin(), s.end());
   }
   return x;
 }
