@@ -29,7 +29,7 @@ CompileOptions default_compile_options(const LoweredKernel& kernel, const std::s
                                   "): needs " + specific + ", not " + arch);
     o.arch = specific;
   }
-  if (kernel.statements > kLargeKernel) {
+  if (kernel.options.compile_effort == CompileEffort::Auto && kernel.statements > kLargeKernel) {
     o.opt_level = 0;  // --Ofast-compile=max implies ptxas -O0 and rejects any other level
     o.extra.push_back("--Ofast-compile=max");
   }

@@ -20,9 +20,10 @@ struct CudaImage {
   std::string arch;
 };
 
-// NVRTC options for a lowered kernel on `arch`: full optimisation, except that kernels of
-// more than kLargeKernel statements compile with --Ofast-compile=max (ptxas -O0), which
-// turns minutes into seconds for chemistry-sized graphs; and the driver's CompileFlags
+// NVRTC options for a lowered kernel on `arch`: full optimisation, except that under
+// CompileEffort::Auto kernels of more than kLargeKernel statements compile with
+// --Ofast-compile=max (ptxas -O0), which turns minutes into seconds for chemistry-sized
+// graphs (jit/lowering.h); and the driver's CompileFlags
 // (jit/driver.h): FMA contraction off where a strategy promises the same bits for any layout,
 // an architecture-specific target where it needs one.
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);

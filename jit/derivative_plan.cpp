@@ -5,7 +5,40 @@
 
 namespace dualjit::jit {
 
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
+namespace {
+
+// [0, n) as ceil(n/size) consecutive ranges of equal length where n allows (10 at size 6..9:
+// 5 + 5, not 6 + 4): the largest sets the register demand, so uneven ones only add to it.
+std::vector<std::pair<int, int>> even_ranges(int n, int size) {
+  std::vector<std::pair<int, int>> out;
+  const int count = (n + size - 1) / size;
+  for (int k = 0, start = 0; k < count; ++k) {
+    const int end = start + n / count + (k < n % count ? 1 : 0);
+    out.emplace_back(start, end);
+    start = end;
+  }
+  return out;
+}
+
+// Every chunk once per row group, group by group; each group's first chunk writes its values.
+void split_rows(DerivativePlan& plan, int rows) {
+  const int n_out = plan.n_outputs;
+  if (rows <= 0 || rows >= n_out) return;
+  plan.rows = rows;
+  std::vector<Chunk> grouped;
+  for (const auto& [first, last] : even_ranges(n_out, rows)) {
+    for (const Chunk& c : plan.chunks) {
+      Chunk g = c;
+      for (int r = first; r < last; ++r) g.outputs.push_back(r);
+      grouped.push_back(std::move(g));
+    }
+  }
+  plan.chunks = std::move(grouped);
+}
+
+}  // namespace
+
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows) {
   DerivativePlan plan;
   plan.mode = mode;
   plan.n_inputs = kernel.n_inputs();
@@ -17,17 +50,18 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
   }
   plan.width = (width <= 0 || width > n) ? std::max(n, 1) : width;
   const int w = plan.width;
+  if (rows > 0 && mode != Mode::Value && mode != Mode::Jacobian) {
+    throw DslError("kernel '" + kernel.name() + "': row groups in mode '" +
+                   std::string(mode_name(mode)) + "' (Value and Jacobian only)");
+  }
   if (mode == Mode::Value || n == 0) {
     Chunk c;
     c.writes_values = true;
     plan.chunks.push_back(c);
+    split_rows(plan, rows);
     return plan;
   }
-  // ceil(n/W) chunks of equal size where n allows (10 directions at W = 6..9: 5 + 5, not
-  // 6 + 4): the largest chunk sets the register demand, so uneven chunks only add to it.
-  const int n_chunks = (n + w - 1) / w;
-  for (int k = 0, start = 0; k < n_chunks; ++k) {
-    const int end = start + n / n_chunks + (k < n % n_chunks ? 1 : 0);
+  for (const auto& [start, end] : even_ranges(n, w)) {
     Chunk c;
     c.writes_values = start == 0;
     switch (mode) {
@@ -63,15 +97,17 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width) {
         break;
     }
     plan.chunks.push_back(std::move(c));
-    start = end;
   }
+  split_rows(plan, rows);
   return plan;
 }
 
 std::string describe(const DerivativePlan& plan) {
   std::ostringstream os;
   os << "plan " << mode_name(plan.mode) << " W=" << plan.width << " n=" << plan.n_inputs
-     << " chunks=" << plan.chunks.size() << '\n';
+     << " chunks=" << plan.chunks.size();
+  if (plan.rows > 0) os << " rows=" << plan.rows;
+  os << '\n';
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const Chunk& ch = plan.chunks[c];
     os << "  chunk " << c << ": directions";
@@ -82,7 +118,9 @@ std::string describe(const DerivativePlan& plan) {
         os << ' ' << d.input;
       }
     }
-    os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "") << '\n';
+    os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "");
+    if (!ch.outputs.empty()) os << ", outputs " << ch.outputs.front() << ".." << ch.outputs.back();
+    os << '\n';
   }
   return os.str();
 }

@@ -184,11 +184,12 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   return out;
 }
 
-std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty) {
+std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
+                       bool own_function) {
   const Graph& g = *p.graph;
   std::vector<std::string> name(g.size());
   std::ostringstream os;
-  os << "DJ_FN void " << fn_name << "(" << kParams << ") {\n"
+  os << (own_function ? "DJ_NOINLINE void " : "DJ_FN void ") << fn_name << "(" << kParams << ") {\n"
      << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
@@ -321,14 +322,15 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 }  // namespace
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
-                                  size_t max_statements, bool single_tangents) {
+                                  size_t max_statements, bool single_tangents, bool own_function) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
     const Op op = p.graph->node(id).op;
     statements += !(op == Op::Const || is_leaf(op));
   }
-  if (max_statements == 0 || statements <= max_statements) return emit_whole(p, fn_name, ty);
+  if (max_statements == 0 || statements <= max_statements)
+    return emit_whole(p, fn_name, ty, own_function);
   return emit_split(p, fn_name, max_statements, ty);
 }
 

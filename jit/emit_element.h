@@ -25,8 +25,11 @@ namespace dualjit::jit {
 // registers per tangent component and twice the arithmetic rate on GPUs, at fp32 accuracy
 // of the derivatives (relative 1e-7 to 1e-6): for Jacobians that are stored in fp32 anyway
 // or serve as preconditioners.
+// own_function: the function is not inlined into its caller (a row group's chunk of a big
+// kernel), so that ptxas allocates registers and schedules it on its own.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
-                                  size_t max_statements = 0, bool single_tangents = false);
+                                  size_t max_statements = 0, bool single_tangents = false,
+                                  bool own_function = false);
 
 // C spelling of one op applied to operand spellings (shared by every target).
 std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c);

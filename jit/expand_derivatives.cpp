@@ -37,13 +37,23 @@ class Expander {
 
   ScalarProgram run(const DerivativePlan& plan) {
     const Graph& pg = kernel_.graph();
+    const auto& outs = kernel_.outputs();
+    std::vector<size_t> rows;  // the outputs this chunk stores
+    if (chunk_.outputs.empty()) {
+      for (size_t r = 0; r < outs.size(); ++r) rows.push_back(r);
+    } else {
+      rows.assign(chunk_.outputs.begin(), chunk_.outputs.end());
+    }
+    // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it.
+    const std::vector<uint8_t> cone = cone_of(pg, outs, rows);
     nodes_.resize(pg.size());
-    for (size_t i = 0; i < pg.size(); ++i) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
+    for (size_t i = 0; i < pg.size(); ++i) {
+      if (cone[i]) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
+    }
     ScalarProgram prog;
     const int n = plan.n_inputs;
-    const auto& outs = kernel_.outputs();
     if (chunk_.writes_values) {
-      for (size_t k = 0; k < outs.size(); ++k) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
+      for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
     }
     auto dir_of = [&](int input) {
       for (size_t d = 0; d < nd_; ++d) {
@@ -67,7 +77,7 @@ class Expander {
     // Direction-major: one direction's tangents are finished, and die, before the next
     // direction starts, which bounds the live values to the primal plus one direction.
     for (int j : chunk_.first_columns) {
-      for (size_t r = 0; r < outs.size(); ++r) {
+      for (size_t r : rows) {
         const NodeId t = tangent(outs[r], dir_of(j));
         if (!sparse_) {
           add_store(prog, Target::First, r * n + j, t);
@@ -98,6 +108,18 @@ class Expander {
   }
 
  private:
+  static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
+                                      const std::vector<size_t>& rows) {
+    std::vector<uint8_t> mark(g.size(), 0);
+    for (size_t r : rows) mark[outs[r]] = 1;
+    for (size_t i = g.size(); i-- > 0;) {
+      if (!mark[i]) continue;
+      const Node& nd = g.node(static_cast<NodeId>(i));
+      for (int k = 0; k < op_arity(nd.op); ++k) mark[nd.operand(k)] = 1;
+    }
+    return mark;
+  }
+
   void add_store(ScalarProgram& prog, Target target, size_t index, NodeId node) {
     if (node == kNoNode) node = g_->constant(0.0);  // structural zero: written, not computed
     prog.stores.push_back({target, static_cast<int>(index), node});

@@ -88,10 +88,11 @@ std::string LoweredKernel::report() const {
   std::ostringstream os;
   os << "kernel " << kernel_name << " -> " << symbol << '\n'
      << "  mode " << mode_name(plan.mode) << ", W=" << plan.width << ", chunks "
-     << plan.chunks.size() << ", layout " << options.layout.describe() << ", "
-     << schedule_name(*options.schedule) << ", " << (options.prune ? "pruned" : "unpruned") << '\n';
+     << plan.chunks.size() << (plan.rows > 0 ? ", rows " + std::to_string(plan.rows) : "")
+     << ", layout " << options.layout.describe() << ", " << schedule_name(*options.schedule) << ", "
+     << (options.prune ? "pruned" : "unpruned") << '\n';
   for (size_t c = 0; c < chunk_ops.size(); ++c) {
-    os << "  chunk " << c << ": " << format(chunk_ops[c]) << '\n';
+    os << "  chunk " << c << ": " << format(chunk_ops[c]) << ", max live " << chunk_live[c] << '\n';
   }
   os << "  total per element: " << format(ops) << '\n'
      << "  statements " << statements << ", max live values (one chunk): " << max_live << '\n';
@@ -111,17 +112,30 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   LoweredKernel out;
   out.kernel_name = kernel.name();
   out.options = options;
-  out.plan = plan_derivatives(kernel, options.mode, options.width);
+  out.plan = plan_derivatives(kernel, options.mode, options.width, options.rows);
+  if (out.plan.rows > 0 && options.driver) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': row groups (" +
+                                std::to_string(options.rows) +
+                                " outputs per chunk) need the element-local driver, not '" +
+                                options.driver->suffix() + "'");
+  }
   const Driver& driver = options.driver ? *options.driver : *element_local_driver();
   driver.adapt(out.plan);
   const DerivativePlan& plan = out.plan;
-  if (!out.options.schedule) out.options.schedule = default_schedule(plan.width);
+  if (!out.options.schedule) {
+    out.options.schedule = kernel.graph().size() > kLargeChunk ? ScheduleKind::LeastLive
+                                                               : default_schedule(plan.width);
+  }
   const ScheduleKind sched = *out.options.schedule;
   out.symbol = "dj_" + sanitize(kernel.name()) + "_" + std::string(mode_name(plan.mode)) + "_w" +
                std::to_string(plan.width) + "_t" + std::to_string(layout.threads_per_element) +
-               "_b" + std::to_string(layout.elements_per_block) +
+               (out.plan.rows > 0 ? "_r" + std::to_string(out.plan.rows) : "") + "_b" +
+               std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
-               (options.prune ? "" : "_np") + (sched == ScheduleKind::NodeMajor ? "_nm" : "_df") +
+               (options.prune ? "" : "_np") +
+               (sched == ScheduleKind::NodeMajor   ? "_nm"
+                : sched == ScheduleKind::LeastLive ? "_ll"
+                                                   : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
                (options.sparse_jacobian ? "_sp" : "") + driver.suffix();
   out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
@@ -189,7 +203,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     dump(tag + ".3-scheduled.txt", print_program(prog));
     out.chunk_ops.push_back(count_ops(prog));
     out.ops += out.chunk_ops.back();
-    out.max_live = std::max(out.max_live, max_live_values(prog));
+    out.chunk_live.push_back(max_live_values(prog));
+    out.max_live = std::max(out.max_live, out.chunk_live.back());
     size_t statements = 0;
     for (NodeId id : prog.order) {
       const Op op = prog.graph->node(id).op;
@@ -199,7 +214,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     size_t piece = options.max_statements_per_function;
     if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
     chunks_text +=
-        emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents);
+        emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents,
+                              /*own_function=*/plan.rows > 0);
     chunks_text += '\n';
   }
   out.element_source =

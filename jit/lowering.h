@@ -29,12 +29,22 @@ inline constexpr size_t kLargeChunk = 3000;
 inline constexpr size_t kSplitPiece = 1000;
 inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-compile
 
+// How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
+// with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;
+// Full: always -O3, for kernels that run long enough to repay minutes of compile (GRI-3.0 on
+// an H100, 1e5 cells: rates 6.9 -> 1.2 ms, (T, Y) Jacobian in row groups 43 -> 17 ms;
+// bench/RESULTS.md). The choice is part of the cache key.
+enum class CompileEffort { Auto, Full };
+
 struct LoweringOptions {
   Mode mode = Mode::Jacobian;
   int width = 0;  // W; <= 0: all directions in one chunk
+  // Outputs per row group (jit/derivative_plan.h); 0: every chunk computes every output.
+  // Value and Jacobian modes under the element-local driver.
+  int rows = 0;
   LaunchLayout layout;
   bool prune = true;  // false: fixed-width duals, the baseline for op counts
-  // Unset: default_schedule(W).
+  // Unset: least-live for graphs of more than kLargeChunk nodes, else default_schedule(W).
   std::optional<ScheduleKind> schedule;
   // Element vertex each active input slot is gathered from; empty: slot s <- vertex s.
   std::vector<int> input_vertex;
@@ -53,6 +63,7 @@ struct LoweringOptions {
   // in LoweredKernel::first_pattern's order: a rate law's dw/dC, whose rows touch a few
   // species each, stores nnz values per element, not n_out x n_in.
   bool sparse_jacobian = false;
+  CompileEffort compile_effort = CompileEffort::Auto;
 };
 
 struct LoweredKernel {
@@ -74,6 +85,7 @@ struct LoweredKernel {
   std::vector<int> input_vertex;    // resolved binding
   std::vector<int> slot_size;       // per active input slot
   std::vector<OpCounts> chunk_ops;  // per chunk
+  std::vector<int> chunk_live;      // per chunk: max_live_values of its schedule
   OpCounts ops;                     // total per element
   int max_live = 0;                 // largest over chunks
   size_t statements = 0;            // emitted statements over all chunks

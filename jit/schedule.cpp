@@ -10,6 +10,8 @@ std::string_view schedule_name(ScheduleKind kind) {
       return "depth-first";
     case ScheduleKind::NodeMajor:
       return "node-major";
+    case ScheduleKind::LeastLive:
+      return "least-live";
   }
   return "?";
 }
@@ -40,6 +42,14 @@ ScheduleKind default_schedule(int width) {
 }
 
 void schedule(ScalarProgram& program, ScheduleKind kind) {
+  if (kind == ScheduleKind::LeastLive) {
+    schedule(program, ScheduleKind::DepthFirst);
+    const std::vector<NodeId> depth_first = program.order;
+    const int live_depth_first = max_live_values(program);
+    schedule(program, ScheduleKind::NodeMajor);
+    if (live_depth_first < max_live_values(program)) program.order = depth_first;
+    return;
+  }
   if (kind == ScheduleKind::NodeMajor) {
     schedule_node_major(program);
     return;

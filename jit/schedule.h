@@ -12,6 +12,10 @@ namespace dualjit::jit {
 enum class ScheduleKind {
   DepthFirst,  // operand trees just before their users, stores direction by direction
   NodeMajor,   // primal node by node, all its components together (as dual numbers run)
+  // Per program, whichever of the two keeps fewer values live (max_live_values). The default
+  // for big graphs: a rate law built reaction by reaction keeps 282 values live node-major
+  // and 469 depth-first (GRI-3.0's rates), and ran 1.18 ms instead of 1.42 ms on an H100.
+  LeastLive,
 };
 std::string_view schedule_name(ScheduleKind kind);
 

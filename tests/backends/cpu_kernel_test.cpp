@@ -13,10 +13,12 @@ namespace {
 // `reference`: the kernel the reference evaluator runs, when not `k` itself.
 void check_against_reference(const Kernel& k, Mode mode, int width, bool prune = true,
                              uint64_t seed = 1, std::vector<int> binding = {},
-                             size_t max_statements = 0, const Kernel* reference = nullptr) {
+                             size_t max_statements = 0, const Kernel* reference = nullptr,
+                             int rows = 0) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
+  o.rows = rows;
   o.prune = prune;
   o.input_vertex = binding;
   o.max_statements_per_function = max_statements;
@@ -69,6 +71,19 @@ TEST_CASE("CPU backend equals the reference with cuts: every mode and width, nes
   // And against the same math without cuts.
   const Kernel plain = test::cut_kernel(false);
   check_against_reference(rates, Mode::Jacobian, 0, true, 5, {}, 0, &plain);
+}
+
+TEST_CASE("CPU backend equals the reference in row groups: every output once, every width") {
+  // Each chunk stores only its group's rows: together they must be the whole Jacobian.
+  const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true);
+  for (int rows : {1, 2, 3}) {
+    CAPTURE(rows);
+    for (int w : {0, 4})
+      check_against_reference(roe, Mode::Jacobian, w, true, 3, {}, 0, nullptr, rows);
+    check_against_reference(roe, Mode::Value, 0, true, 3, {}, 0, nullptr, rows);
+    for (int w : {0, 2})
+      check_against_reference(rates, Mode::Jacobian, w, true, 4, {}, 0, nullptr, rows);
+  }
 }
 
 TEST_CASE("CPU backend: sparse Jacobians are the dense ones' entries in the pattern's order") {

@@ -1,0 +1,67 @@
+// Row groups (jit/derivative_plan.h): a vector kernel's outputs split into groups, each chunk
+// storing only its group's rows and computing only what they need. (That the rows together are
+// the whole result: tests/backends/cpu_kernel_test.cpp, against the reference evaluator.)
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "jit/lowering.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+
+namespace {
+
+// y_k = exp(x_k) * x_k for k < n: no output shares any work with another.
+Kernel separate_rows(int n) {
+  return Kernel("separate_rows", [n](KernelBuilder& kb) {
+    auto x = kb.input("x", n);
+    std::vector<Expr> y;
+    for (int k = 0; k < n; ++k) y.push_back(exp(x[k]) * x[k]);
+    kb.output("y", y);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("row groups: every output in exactly one group, each group runs every column chunk") {
+  const Kernel k = separate_rows(7);
+  const jit::DerivativePlan p = jit::plan_derivatives(k, Mode::Jacobian, 3, 3);
+  CHECK(p.rows == 3);
+  // 7 rows in groups of at most 3 as even as 7 allows (3, 2, 2); 7 columns in chunks 3, 2, 2.
+  REQUIRE(p.chunks.size() == 9);
+  std::multiset<int> seen;
+  for (size_t c = 0; c < p.chunks.size(); ++c) {
+    const jit::Chunk& ch = p.chunks[c];
+    CHECK(ch.writes_values == (c % 3 == 0));  // each group's first column chunk
+    if (c % 3 == 0) seen.insert(ch.outputs.begin(), ch.outputs.end());
+    CHECK(ch.outputs == p.chunks[c - c % 3].outputs);
+  }
+  CHECK(seen == std::multiset<int>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(p.chunks[0].outputs.size() == 3);
+  CHECK(p.chunks[8].outputs.size() == 2);
+  // As many rows as outputs, or none, is one group: the plain plan.
+  CHECK(jit::plan_derivatives(k, Mode::Jacobian, 3, 7).rows == 0);
+  CHECK(jit::plan_derivatives(k, Mode::Jacobian, 3, 0).chunks.size() == 3);
+  CHECK(jit::plan_derivatives(k, Mode::Value, 0, 2).chunks.size() == 4);
+}
+
+TEST_CASE("row groups: a group computes only its rows' cone") {
+  const Kernel k = separate_rows(8);
+  jit::LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  const jit::LoweredKernel whole = jit::lower(k, o);
+  o.rows = 1;
+  const jit::LoweredKernel grouped = jit::lower(k, o);
+  REQUIRE(grouped.chunk_ops.size() == 8);
+  // Nothing shared, nothing recomputed: the groups' operations add up to the whole kernel's.
+  CHECK(grouped.ops.flops() == whole.ops.flops());
+  for (const jit::OpCounts& c : grouped.chunk_ops) CHECK(c.flops() * 8 == whole.ops.flops());
+  CHECK(grouped.symbol.find("_r1_") != std::string::npos);
+}
+
+TEST_CASE("row groups: refused outside Value and Jacobian modes") {
+  const Kernel energy = test::cut_kernel(true, true);
+  CHECK_THROWS_WITH_AS(jit::plan_derivatives(energy, Mode::Hessian, 0, 1),
+                       doctest::Contains("row groups in mode 'hessian'"), DslError);
+}
