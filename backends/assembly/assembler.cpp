@@ -46,7 +46,8 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
     if (mode_is_matrix(mode)) shape.pattern = &p.pattern();
     return in_place_strategy(s).lowering(t, mode, shape);
   }
-  jit::LoweringOptions l = element_lowering(t, mode, o.element_width);
+  jit::LoweringOptions l = element_lowering(t, mode, o.element_width, o.element_rows);
+  l.compile_effort = o.compile_effort;
   if (cuda) l.layout = o.element_layout;
   return l;
 }
@@ -56,6 +57,7 @@ Assembler::Assembler(Problem& problem, AssemblerOptions options)
       options_(std::move(options)),
       backend_(resolve_backend(options_.backend)),
       n_terms_(problem.n_terms()) {
+  options_.fused.compile_effort = options_.compile_effort;
   if (options_.hessian_projection.active() && options_.matrix_strategy == ElementStrategy::Gather) {
     throw ProblemError("Assembler: Hessian projection (" + options_.hessian_projection.describe() +
                        ") needs an in-place matrix strategy, not element-gather");
@@ -221,7 +223,7 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
     slot = std::make_unique<DeviceElementAssembly>(
         p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
                                 o.matrix_strategy, o.hessian_projection, dptr<double>(state),
-                                dptr<double>(direction)});
+                                dptr<double>(direction), o.element_rows, o.compile_effort});
   }
   return *slot;
 }
@@ -362,7 +364,7 @@ namespace {
 
 HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
                                   std::unique_ptr<HostElementAssembly>& slot) {
-  if (!slot) slot = std::make_unique<HostElementAssembly>(p, o.element_width);
+  if (!slot) slot = std::make_unique<HostElementAssembly>(p, o.element_width, o.element_rows);
   return *slot;
 }
 

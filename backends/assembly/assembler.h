@@ -54,6 +54,15 @@ struct AssemblerOptions {
   // on the GPU, layout.
   int element_width = 0;
   jit::LaunchLayout element_layout;
+  // Outputs per row group of the element kernels' general Jacobian (jit/derivative_plan.h):
+  // 0 computes every row in every chunk; a few rows per chunk keep a big kernel's chunks
+  // (a rate law's 54 rows) small enough for registers, at the price of recomputing what the
+  // groups share.
+  int element_rows = 0;
+  // NVRTC effort for the kernels of big graphs (jit/lowering.h: Auto compiles them fast, Full
+  // optimises them): the fused kernels' (it overrides fused.compile_effort) and the element
+  // kernels' general Jacobian.
+  jit::CompileEffort compile_effort = jit::CompileEffort::Auto;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
   // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
   // spring grid on an H100 (bench/RESULTS.md), and both give bit-identical repeats. The

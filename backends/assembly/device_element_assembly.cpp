@@ -304,9 +304,11 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
 const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode, bool sparse) {
   auto& k = terms_[term].kernels[{mode, sparse}];
   if (!k) {
-    jit::LoweringOptions o = element_lowering(problem_.term(term), mode, options_.width);
+    jit::LoweringOptions o =
+        element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
+    o.compile_effort = options_.compile_effort;
     try {
       k = std::make_unique<cuda::CudaKernel>(jit::lower(*problem_.term(term).kernel, o));
     } catch (const std::exception& e) {

@@ -151,6 +151,8 @@ struct DeviceElementOptions {
   // assemblies of one problem share their inputs; null: arrays of its own.
   double* state = nullptr;
   double* direction = nullptr;
+  int rows = 0;  // outputs per row group of the general Jacobian's element kernels
+  jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
 };
 
 class DeviceElementAssembly {

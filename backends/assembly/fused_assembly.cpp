@@ -85,6 +85,7 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
     lo.layout = o.layout;
     lo.input_vertex = t.input_vertex;
     lo.single_tangents = o.single_tangents && o.jacobian;
+    lo.compile_effort = o.compile_effort;
     auto strategy = make_fused_strategy(name, std::move(spec));
     lo.driver = strategy;
     out.push_back({strategy, jit::lower(*t.kernel, lo)});

@@ -28,6 +28,8 @@ struct FusedOptions {
   // (jit/emit_element.h): Adiag and Aoff accurate to about 1e-6 relative instead of 1e-15.
   // Halves the registers of the tangents; never switched on by the tuner.
   bool single_tangents = false;
+  // NVRTC effort for these kernels (jit/lowering.h); the Assembler sets it from its own.
+  jit::CompileEffort compile_effort = jit::CompileEffort::Auto;
 };
 
 // Whether every off-diagonal slot of p's vector terms receives exactly one element block
