@@ -62,7 +62,18 @@ class ReactionBuilder {
         context_{&m,     TemperatureTerms(s.T), s.log_p, s.log_p * (1.0 / std::log(10.0)), s.C,
                  s.C_tot},
         log_RT_over_pref_(context_.t.log_T + std::log(kGasConstant / kOneAtm)) {
-    for (const Species& sp : m.species) g_RT_.push_back(g_over_RT(sp.thermo, context_.t));
+    for (const Species& sp : m.species) {
+      g_RT_.push_back(g_over_RT(sp.thermo, context_.t));
+      h_RT_.push_back(h_over_RT(sp.thermo, context_.t));
+    }
+  }
+
+  // sum_k nu_k h_k/RT over a reaction's net coefficients: its enthalpy change over RT.
+  Expr enthalpy_change(const Powers& net) const {
+    Expr sum;
+    for (const auto& [k, nu] : net)
+      if (nu != 0.0) sum = add_scaled(sum, nu, h_RT_[k]);
+    return sum;
   }
 
   const TemperatureTerms& t() const { return context_.t; }
@@ -108,7 +119,7 @@ class ReactionBuilder {
   const CellState& s_;
   RateContext context_;
   Expr log_RT_over_pref_;  // ln(R T / p_ref): the standard concentration's part of ln(1/Kc)
-  std::vector<Expr> g_RT_;
+  std::vector<Expr> g_RT_, h_RT_;
 };
 
 }  // namespace
@@ -117,7 +128,13 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s) {
   const size_t ns = m.species.size(), nr = m.reactions.size();
   ReactionBuilder builder(m, s);
   RateLaws out;
-  std::vector<std::vector<std::pair<size_t, double>>> uses(ns);  // species -> (reaction, nu)
+  // Each species' sum, and the heat release, are extended right after every reaction that
+  // changes them, so that the graph's creation order is reaction-major: a rate of progress is
+  // consumed soon after it is made instead of living until the end (the node-major schedule
+  // follows creation order). The heat release sums over reactions, -RT sum_r dh_r/RT q_r,
+  // not over species: its derivatives then need one accumulator, not every species' sum.
+  std::vector<Expr> wdot(ns);
+  Expr enthalpy_sum;  // sum_r (dh_r / RT) q_r
   for (size_t i = 0; i < nr; ++i) {
     Powers net;
     try {
@@ -126,18 +143,13 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s) {
       throw MechanismError(reaction_label(m, i) + ": " + e.what());
     }
     for (const auto& [k, nu] : net)
-      if (nu != 0.0) uses[k].emplace_back(i, nu);
+      if (nu != 0.0) wdot[k] = add_scaled(wdot[k], nu, out.rop[i]);
+    if (const Expr dh = builder.enthalpy_change(net); dh.valid()) {
+      const Expr term = dh * out.rop[i];
+      enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
+    }
   }
-
-  Expr enthalpy_sum;  // sum_k h_k/RT wdot_k
-  for (size_t k = 0; k < ns; ++k) {
-    Expr w;
-    for (const auto& [i, nu] : uses[k]) w = add_scaled(w, nu, out.rop[i]);
-    out.wdot.push_back(w.valid() ? w : s.T.constant(0.0));
-    if (!w.valid()) continue;
-    const Expr term = h_over_RT(m.species[k].thermo, builder.t()) * w;
-    enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
-  }
+  for (size_t k = 0; k < ns; ++k) out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
   out.heat_release =
       enthalpy_sum.valid() ? -(kGasConstant * s.T) * enthalpy_sum : s.T.constant(0.0);
   return out;
