@@ -10,6 +10,7 @@
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ using bench::seconds_since;
 
 int main(int argc, char** argv) {
   bool host = false, sparse = false;
-  std::string only_state;
+  int rows = 0;
+  std::string schedule;  // df, nm or ll; empty: the default
+  std::string only_state, opt;
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -33,6 +36,12 @@ int main(int argc, char** argv) {
       host = true;
     } else if (a == "--sparse") {
       sparse = true;
+    } else if (a == "--schedule" && i + 1 < argc) {
+      schedule = argv[++i];
+    } else if (a == "--rows" && i + 1 < argc) {
+      rows = std::stoi(argv[++i]);
+    } else if (a == "--opt" && i + 1 < argc) {
+      opt = argv[++i];
     } else if (a == "--state" && i + 1 < argc) {
       only_state = argv[++i];
     } else {
@@ -54,12 +63,22 @@ int main(int argc, char** argv) {
         jit::LoweringOptions o;
         o.mode = mode;
         o.width = 0;
+        o.rows = rows;
+        if (schedule == "df") o.schedule = jit::ScheduleKind::DepthFirst;
+        if (schedule == "nm") o.schedule = jit::ScheduleKind::NodeMajor;
+        if (schedule == "ll") o.schedule = jit::ScheduleKind::LeastLive;
         o.sparse_jacobian = sparse && mode == Mode::Jacobian;
         t0 = std::chrono::steady_clock::now();
         const jit::LoweredKernel l = jit::lower(k, o);
         const double lower_s = seconds_since(t0);
         t0 = std::chrono::steady_clock::now();
-        jit::nvrtc_compile(l.symbol, l.cuda_source, jit::default_compile_options(l, "sm_90"));
+        jit::CompileOptions co = jit::default_compile_options(l, "sm_90");
+        if (!opt.empty()) {  // "O<n>": ptxas -O<n>, whole; "fast-<mode>": --Ofast-compile=<mode>
+          co.extra.clear();
+          co.opt_level = opt[0] == 'O' ? std::stoi(opt.substr(1)) : (opt == "fast-max" ? 0 : 1);
+          if (opt.rfind("fast-", 0) == 0) co.extra.push_back("--Ofast-compile=" + opt.substr(5));
+        }
+        const jit::CompiledImage img = jit::nvrtc_compile(l.cuda_entry, l.cuda_source, co);
         const double nvrtc_s = seconds_since(t0);
         double host_s = 0;
         if (host) {
@@ -75,7 +94,9 @@ int main(int argc, char** argv) {
           std::printf("  nnz %lld of %lld", (long long)l.first_pattern.nnz(),
                       (long long)k.n_inputs() * k.n_outputs());
         }
-        std::printf("\n");
+        std::printf("  live %d  regs %d stack %d spill %d/%d B\n", l.max_live, img.ptxas.registers,
+                    img.ptxas.stack_bytes, img.ptxas.spill_store_bytes, img.ptxas.spill_load_bytes);
+        if (std::getenv("DUALJIT_PTXAS_LOG")) std::printf("%s\n", img.log.c_str());
         std::fflush(stdout);
       }
     }

@@ -26,7 +26,8 @@
 //
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
-//                  [--threads-per-cell T] [--cells-per-block E] [CELLS ...]
+//                  [--rows R] [--threads-per-cell T] [--cells-per-block E]
+//                  [--effort auto|full] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -279,9 +280,10 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Args args = bench::parse_args(argc, argv, {},
-                                       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak",
-                                        "--width", "--threads-per-cell", "--cells-per-block"});
+  bench::Args args =
+      bench::parse_args(argc, argv, {},
+                        {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width",
+                         "--rows", "--threads-per-cell", "--cells-per-block", "--effort"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -343,6 +345,14 @@ int main(int argc, char** argv) {
     o.assembler.element_width = std::stoi(args.flag("--width", "0"));
     o.assembler.element_layout.threads_per_element =
         std::stoi(args.flag("--threads-per-cell", "1"));
+    o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
+    const std::string effort = args.flag("--effort", "auto");
+    if (effort != "auto" && effort != "full") {
+      std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
+      return 1;
+    }
+    o.assembler.compile_effort =
+        effort == "full" ? jit::CompileEffort::Full : jit::CompileEffort::Auto;
     if (const std::string b = args.flag("--cells-per-block", ""); !b.empty())
       o.assembler.element_layout.elements_per_block = std::stoi(b);
     auto t1 = std::chrono::steady_clock::now();
