@@ -1,23 +1,40 @@
 #!/usr/bin/env bash
-# One device call: issue 16's kinetics benchmark and its JAX peer on the same GPU and the same
-# states. bench/kinetics_rates.cpp times the rates and the per-cell Jacobian (cold compile: the
-# kernel cache starts empty) and writes the mechanism and the states with --write into $WORK; a
-# second, small run shows the warm start from the disk cache; peers/kinetics_jax.py reads the
-# files; peers/kinetics_summary.py prints the tables (times, JAX / dualjit, dualjit / floor, the
-# targets, checksum differences, compile times) to $OUT/summary.txt.
+# One device call: issue 16's kinetics benchmark and its peers on the same GPU, the same host
+# and the same states. bench/kinetics_rates.cpp times the rates and the per-cell Jacobian (cold
+# compile: the kernel cache starts empty) and writes the mechanism and the states with --write
+# into $WORK; a second, small run shows the warm start from the disk cache; the peers read the
+# files: peers/kinetics_jax.py (JAX, hand-written rates, GPU), peers/kinetics_cantera_cpu.py
+# (Cantera 3.2 on all CPU cores: the CPU reference, cells per second) and
+# peers/kinetics_canterax.py (canterax, JAX on the GPU); peers/kinetics_summary.py prints the
+# tables (times, JAX / dualjit, dualjit / floor, the targets, checksum differences, Cantera's and
+# canterax's times and cells per second against dualjit's, compile times) to $OUT/summary.txt.
 #
 #   bench/kinetics_peers.sh [CELLS ...]     (default 10000 100000 1000000)
 #
 # Environment: YAML_CPP_ROOT (an unpacked Debian libyaml-cpp-dev and libyaml-cpp0.7, as
 # bench/gpu_tests.sh takes it: the GPU machines have no yaml-cpp); MECHANISM (FILE[:PHASE], gri30.yaml); REPS (15); CHUNK
-# (JAX Jacobian cells per call, 16384); SKIP=jax; PEER_TIMEOUT (seconds, 300); OUT (logs,
-# default gpu-out); WORK (data files, default /tmp/dj-kinetics); PYTHON; BUILD_DIR (a tree
-# already built: no cmake here); BUILD_ONLY=1 (stop after the build: a first call, when the
-# build and the runs together would not fit one call's time); CPU=1 (the CPU backend, untimed,
-# default 1000 cells: a dry run of the whole pipeline without a GPU).
+# (JAX and canterax Jacobian cells per call, 16384); SKIP (peers left out: any of jax, cantera,
+# canterax); PEER_TIMEOUT (seconds per peer, 300); OUT (logs, default gpu-out); WORK (data
+# files, default /tmp/dj-kinetics); PYTHON; CANTERA_PYTHON (the Cantera peer's, default
+# PYTHON); CANTERA_CELLS (those of the CELLS that the Cantera peer runs, default all: its
+# Jacobian takes about 0.3 ms per GRI-3.0 cell and core); PYTHON_WHEELS (a folder of wheels to install
+# first, below); RATES_FLAGS (extra kinetics_rates flags, e.g. "--effort full --rows 2");
+# BUILD_DIR (a tree already built: no cmake here); BUILD_ONLY=1 (stop after the
+# build: a first call, when the build and the runs together would not fit one call's time);
+# CPU=1 (the CPU backend, untimed, default 1000 cells: a dry run of the whole pipeline without
+# a GPU).
 # Device call, with the unpacked Debian package in .yaml/ (carried):
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT \
 #     bash bench/kinetics_peers.sh
+# The GPU machines have neither Cantera nor canterax and no network: carry their wheels in .whl/
+# (cantera-3.2.0-cp312-...manylinux_2_28_x86_64.whl, canterax-0.3.1-py3-none-any.whl,
+# ruamel_yaml-0.19.1-py3-none-any.whl: 18.5 MiB; canterax's other needs, JAX, equinox,
+# diffrax, lineax, optimistix, PyYAML, matplotlib, and Cantera's numpy and typing_extensions,
+# are there) and add PYTHON_WHEELS=.whl: they are installed with pip --no-index --no-deps into
+# $WORK/site, put first on PYTHONPATH (the machines' python3 is a virtual environment, where
+# pip --user is refused). Here: python3 -m pip download --no-deps --only-binary=:all:
+#   --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl
+#   cantera==3.2.0 canterax==0.3.1 ruamel.yaml==0.19.1
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cpu=()
@@ -62,20 +79,42 @@ step() {  # step NAME COMMAND...: output in $out/NAME.log (XLA's log lines left 
 }
 
 step kinetics_rates "$build/bench/kinetics_rates" ${cpu[@]+"${cpu[@]}"} "${mech[@]}" \
-  --write "$work" --reps "$reps" $cells
+  ${RATES_FLAGS:-} --write "$work" --reps "$reps" $cells
 step kinetics_rates_warm "$build/bench/kinetics_rates" ${cpu[@]+"${cpu[@]}"} "${mech[@]}" \
-  --reps 3 ${cells%% *}
+  ${RATES_FLAGS:-} --reps 3 ${cells%% *}
 logs=("$out/kinetics_rates.log" "$out/kinetics_rates_warm.log")
-if [[ " ${SKIP:-} " != *" jax "* ]]; then
-  stem=kinetics_$(awk '/^mechanism /{print $2; exit}' "$out/kinetics_rates.log")
-  json=$work/$stem.json
-  bins=()
-  for n in $cells; do bins+=("$work/${stem}_$n.bin"); done
-  # Most of the GPU for JAX's pool: 1e6 cells' Jacobians are 23 GB, kept as a user keeps them.
-  export XLA_PYTHON_CLIENT_MEM_FRACTION=${XLA_PYTHON_CLIENT_MEM_FRACTION:-.9}
+stem=kinetics_$(awk '/^mechanism /{print $2; exit}' "$out/kinetics_rates.log")
+json=$work/$stem.json
+bins=()
+for n in $cells; do bins+=("$work/${stem}_$n.bin"); done
+skip=" ${SKIP:-} "
+if [[ -n ${PYTHON_WHEELS:-} && ($skip != *" cantera "* || $skip != *" canterax "*) ]]; then
+  # Only the wheels the peers need (drjit's may be in the same folder).
+  whls=()
+  for w in cantera-3 canterax- ruamel_yaml-; do whls+=("$PYTHON_WHEELS"/$w*.whl); done
+  "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target "$work/site" "${whls[@]}" &&
+    export PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} ||
+    echo "installing ${whls[*]} failed: the Cantera peers will fail"
+fi
+# Most of the GPU for JAX's pool: 1e6 cells' Jacobians are 23 GB, kept as a user keeps them.
+export XLA_PYTHON_CLIENT_MEM_FRACTION=${XLA_PYTHON_CLIENT_MEM_FRACTION:-.9}
+if [[ $skip != *" jax "* ]]; then
   step kinetics_jax timeout "${PEER_TIMEOUT:-300}" "$py" bench/peers/kinetics_jax.py \
   "$json" "${bins[@]}" --reps "$reps" --chunk "${CHUNK:-16384}"
   logs+=("$out/kinetics_jax.log")
+fi
+if [[ $skip != *" cantera "* ]]; then
+  cbins=()
+  for n in ${CANTERA_CELLS:-$cells}; do cbins+=("$work/${stem}_$n.bin"); done
+  step kinetics_cantera timeout "${PEER_TIMEOUT:-300}" "${CANTERA_PYTHON:-$py}" \
+    bench/peers/kinetics_cantera_cpu.py "$json" "${cbins[@]}" --reps "$reps"
+  logs+=("$out/kinetics_cantera.log")
+fi
+if [[ $skip != *" canterax "* ]]; then
+  step kinetics_canterax timeout "${PEER_TIMEOUT:-300}" "$py" bench/peers/kinetics_canterax.py \
+    "$json" "${bins[@]}" --reps "$reps" --chunk "${CHUNK:-16384}"
+  logs+=("$out/kinetics_canterax.log")
 fi
 "$py" bench/peers/kinetics_summary.py "${logs[@]}" | tee "$out/summary.txt"
 echo "total $(( $(date +%s) - start )) s"

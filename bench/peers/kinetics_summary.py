@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Tables of bench/kinetics_peers.sh from the RESULT lines in its logs: per cell count, the
 rates and Jacobian times of dualjit (bench/kinetics_rates.cpp) and JAX (kinetics_jax.py), JAX /
-dualjit, dualjit / floor, issue 16's targets, and the checksums' relative differences; then the
-kernels' compile times, cold (first run, empty cache) and warm (second run, disk cache).
+dualjit, dualjit / floor, issue 16's targets, and the checksums' relative differences; where
+their logs are given, the same for Cantera on all CPU cores (kinetics_cantera_cpu.py) and
+canterax (kinetics_canterax.py), with cells per second; then the kernels' compile times, cold
+(first run, empty cache) and warm (second run, disk cache).
 
-Usage: python3 kinetics_summary.py COLD.log [WARM.log] [JAX.log]
+Usage: python3 kinetics_summary.py COLD.log [WARM.log] [PEER.log ...]   (peers by RESULT tag)
 """
 import sys
 
@@ -42,6 +44,43 @@ def rel(a, b, scale=None):
     return abs(a - b) / s if s else abs(a - b)
 
 
+def per_s(cells, ms):
+    return float(cells) / ms * 1e3 if ms == ms and ms > 0 else float("nan")
+
+
+def peers_table(dj, rs):
+    """dualjit against Cantera (all cores) and canterax: times, cells per second, peer time /
+    dualjit time (how many times dualjit is faster), checksum differences."""
+    peers = [("kinetics_cantera", "Cantera"), ("kinetics_canterax", "canterax")]
+    by = {tag: {r["cells"]: r for r in rs if r["_tag"] == tag} for tag, _ in peers}
+    if not any(by.values()):
+        return
+    print("\n| cells | code | rates ms | rates cells/s | / dualjit | J ms | J cells/s | / dualjit "
+          "| d wdot | d abs wdot | d q | d abs J |")
+    print("|" + "---|" * 12)
+    for cells in sorted(dj, key=int):
+        d = dj[cells]
+        w, J = num(d, "w_ms"), num(d, "J_ms")
+        print(f"| {cells} | dualjit ({d.get('backend', '?')}) | {w:.3f} | "
+              f"{per_s(cells, w):.3g} | 1 | {J:.3f} | {per_s(cells, J):.3g} | 1 | | | | |")
+        for tag, label in peers:
+            p = by[tag].get(cells)
+            if p is None:
+                continue
+            if "procs" in p:
+                label += f" ({p['procs']} cores, {p.get('jacobian', '?')})"
+            pw, pj = num(p, "w_ms"), num(p, "J_ms")
+            diffs = [rel(num(d, "wdot_sum"), num(p, "wdot_sum"), num(d, "wdot_abs_sum")),
+                     rel(num(d, "wdot_abs_sum"), num(p, "wdot_abs_sum")),
+                     rel(num(d, "q_sum"), num(p, "q_sum")),
+                     rel(num(d, "J_abs_sum"), num(p, "J_abs_sum"))]
+            print(f"| {cells} | {label} | {pw:.3f} | {per_s(cells, pw):.3g} | {ratio(pw, w):.1f} | "
+                  f"{pj:.3f} | {per_s(cells, pj):.3g} | {ratio(pj, J):.1f} | "
+                  + " | ".join(f"{x:.1e}" for x in diffs) + " |")
+    print("(/ dualjit: the peer's time over dualjit's, i.e. dualjit's cells/s over the peer's; "
+          "d: as above, against dualjit)")
+
+
 def main():
     rs = results(sys.argv[1:])
     dj = {r["cells"]: r for r in rs if r["_tag"] == "kinetics_dualjit" and r["_file"] == 0}
@@ -73,6 +112,7 @@ def main():
         if cells in dj:
             print(f"target at {cells} cells: {what} = {r(dj[cells], jx.get(cells, {})):.2f} "
                   f"(target {target})")
+    peers_table(dj, rs)
     comp = [r for r in rs if r["_tag"] == "kinetics_compile"]
     if comp:
         print("\n| output | kernel | flops | registers | spill bytes | cold first call s "
