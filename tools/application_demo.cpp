@@ -34,6 +34,7 @@ int application_demo(const Application& app, const Args& args) {
     if (args.has(o))
       throw UsageError(std::string(o) + " applies to the kernel problems, not to the application " +
                        app.name);
+  refuse_problem_options(args, {}, "the application " + app.name);
   if (args.has("--mesh") && !app.takes_mesh)
     throw UsageError("the application " + app.name + " builds its own mesh; it takes no --mesh");
   mesh_energy::DemoOptions o;

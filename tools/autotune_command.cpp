@@ -54,9 +54,11 @@ int autotune(int argc, char** argv) {
       .flag("--pin", "pin the result: later autotune runs never change it")
       .flag("--unpin", "release a pinned record first, then tune")
       .flag("--cpu", "tune the CPU backend even when a GPU is present");
+  add_problem_options(args);
   if (!args.parse(argc, argv)) return 0;
   if (args.has("--pin") && args.has("--unpin")) throw UsageError("--pin and --unpin conflict");
   const ProblemRecipe& recipe = recipe_named(args.positional()[0]);
+  const ProblemOptionValues options = pick_problem_options(recipe, args);
   const Mode mode = pick_mode(recipe, args.get("--mode"));
   const double budget = args.get_double("--budget", 300);
   if (budget <= 0) throw UsageError("--budget must be positive");
@@ -67,7 +69,7 @@ int autotune(int argc, char** argv) {
   if (repeats < 1) throw UsageError("--repeats must be at least 1");
   const bool json = args.has("--json");
 
-  auto instance = recipe.build(size);
+  auto instance = build_problem(recipe, size, options);
   const jit::TuningKey key = tuning_key_for(*instance, target, mode);
   jit::TuningDb db = jit::TuningDb::from_env();
   const std::string path = db.record_path(key).string();
@@ -131,7 +133,7 @@ int autotune(int argc, char** argv) {
   };
   jit::TuningRecord rec = tuning::autotune(key, heuristic, candidates, timer, s);
   progress.done();
-  rec.problem = recipe.name;
+  rec.problem = problem_label(recipe, options);
   rec.n_elements = instance->n_elements();
   rec.pinned = args.has("--pin");
   const auto stored = db.store(rec);

@@ -17,15 +17,17 @@ int bench(int argc, char** argv) {
       .option("--repeats", "N", "timed runs (default 20 GPU, 5 CPU)")
       .flag("--cpu", "the CPU backend even when a GPU is present");
   add_config_options(args);
+  add_problem_options(args);
   if (!args.parse(argc, argv)) return 0;
   const ProblemRecipe& recipe = recipe_named(args.positional()[0]);
+  const ProblemOptionValues options = pick_problem_options(recipe, args);
   const Mode mode = pick_mode(recipe, args.get("--mode"));
   std::string why_cpu;
   const Target target = pick_target(args.has("--cpu"), &why_cpu);
   const int64_t size = pick_size(recipe, args, target);
   const int repeats = static_cast<int>(args.get_int("--repeats", target == Target::Cuda ? 20 : 5));
   if (repeats < 1) throw UsageError("--repeats must be at least 1");
-  auto instance = recipe.build(size);
+  auto instance = build_problem(recipe, size, options);
   const tuning::ConfigChoice chosen = choose_run_config(*instance, target, mode, args);
   const tuning::TuningCandidate heuristic = instance->heuristic(mode, target);
 
@@ -77,7 +79,7 @@ int bench(int argc, char** argv) {
     text +=
         "no tuning record for this problem, mode, device and size bucket: run 'dualjit "
         "autotune " +
-        recipe.name + "'\n";
+        problem_label(recipe, options) + "'\n";
   }
   emit_output(args,
               Json::object()

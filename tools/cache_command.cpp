@@ -30,6 +30,7 @@ int warm(int argc, char** argv) {
       .flag("--cpu", "the CPU backend (host compiler)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)", true)
       .flag("--candidates", "also every autotune candidate");
+  add_problem_options(args);
   if (!args.parse(argc, argv)) return 0;
   std::vector<const ProblemRecipe*> problems;
   if (args.has("--all")) {
@@ -39,6 +40,8 @@ int warm(int argc, char** argv) {
     for (const std::string& name : args.positional()) problems.push_back(&recipe_named(name));
   }
   if (problems.empty()) throw UsageError("name the problems to warm, or --all");
+  // A problem option goes to the problems that declare it (with --all: those among all).
+  refuse_problem_options(args, problems, "the problems warmed");
   std::vector<std::string> archs = args.all("--arch");
   for (const std::string& a : archs) {
     if (a.rfind("sm_", 0) != 0 || a.size() < 5) {
@@ -60,7 +63,7 @@ int warm(int argc, char** argv) {
     std::vector<Mode> modes;
     for (const std::string& m : args.all("--mode")) modes.push_back(pick_mode(*r, m));
     if (modes.empty()) modes.push_back(r->modes.front());
-    auto instance = r->build(r->small_size);
+    auto instance = build_problem(*r, r->small_size, problem_option_values(*r, args));
     const std::string khash = tuning::kernels_hash(instance->kernels());
     std::vector<std::pair<Target, std::string>> targets;
     for (const auto& a : archs) targets.emplace_back(Target::Cuda, a);

@@ -115,6 +115,12 @@ bool Args::parse(int argc, char** argv) {
   return true;
 }
 
+bool Args::declares(const std::string& name) const {
+  for (const auto& [n, _] : specs_)
+    if (n == name) return true;
+  return false;
+}
+
 bool Args::has(const std::string& name) const {
   return values_.count(name) > 0;
 }

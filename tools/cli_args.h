@@ -30,6 +30,7 @@ class Args {
   // help is printed). Throws UsageError naming the bad argument.
   bool parse(int argc, char** argv);
 
+  bool declares(const std::string& name) const;  // an option or flag of this command
   bool has(const std::string& name) const;
   std::string get(const std::string& name, const std::string& fallback = "") const;
   std::vector<std::string> all(const std::string& name) const;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "backends/cuda/driver.h"
 
 namespace dualjit::tools {
@@ -48,6 +50,66 @@ int64_t pick_size(const ProblemRecipe& r, const Args& args, Target t) {
   const int64_t n = args.get_int("--size", t == Target::Cuda ? r.gpu_size : r.cpu_size);
   if (n < 1) throw UsageError("--size must be at least 1");
   return n;
+}
+
+void add_problem_options(Args& args) {
+  // Problem options in order of first declaration; the help names every problem taking one.
+  std::vector<std::pair<const ProblemOption*, std::string>> options;
+  for (const ProblemRecipe* r : registered_problems()) {
+    for (const ProblemOption& o : r->options) {
+      auto it = std::find_if(options.begin(), options.end(),
+                             [&](const auto& p) { return p.first->name == o.name; });
+      if (it == options.end()) {
+        if (args.declares(o.name))
+          throw std::invalid_argument("problem '" + r->name + "' declares the option " + o.name +
+                                      ", which the command already has");
+        options.push_back({&o, r->name});
+      } else {
+        it->second += ", " + r->name;
+      }
+    }
+  }
+  for (const auto& [o, names] : options) args.option(o->name, o->metavar, names + ": " + o->help);
+}
+
+void refuse_problem_options(const Args& args, const std::vector<const ProblemRecipe*>& problems,
+                            const std::string& what) {
+  const auto declares = [](const ProblemRecipe& r, const std::string& name) {
+    return std::any_of(r.options.begin(), r.options.end(),
+                       [&](const ProblemOption& o) { return o.name == name; });
+  };
+  std::vector<std::string> seen;
+  for (const ProblemRecipe* r : registered_problems()) {
+    for (const ProblemOption& o : r->options) {
+      if (!args.has(o.name) || std::find(seen.begin(), seen.end(), o.name) != seen.end()) continue;
+      seen.push_back(o.name);
+      if (std::any_of(problems.begin(), problems.end(),
+                      [&](const ProblemRecipe* p) { return declares(*p, o.name); }))
+        continue;
+      std::string takers;
+      for (const ProblemRecipe* t : registered_problems())
+        if (declares(*t, o.name)) takers += (takers.empty() ? "" : ", ") + t->name;
+      throw UsageError(o.name + " applies to the problem " + takers + ", not to " + what);
+    }
+  }
+}
+
+ProblemOptionValues pick_problem_options(const ProblemRecipe& r, const Args& args) {
+  refuse_problem_options(args, {&r}, "the problem " + r.name);
+  return problem_option_values(r, args);
+}
+
+ProblemOptionValues problem_option_values(const ProblemRecipe& r, const Args& args) {
+  ProblemOptionValues values;
+  for (const ProblemOption& o : r.options)
+    if (args.has(o.name)) values[o.name] = args.get(o.name);
+  return values;
+}
+
+std::string problem_label(const ProblemRecipe& r, const ProblemOptionValues& values) {
+  std::string label = r.name;
+  for (const auto& [name, value] : values) label += " " + name + " " + value;
+  return label;
 }
 
 void add_config_options(Args& args) {

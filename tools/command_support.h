@@ -24,6 +24,24 @@ Mode pick_mode(const ProblemRecipe& r, const std::string& text);
 // --size (counts like 6M), else the recipe's default for the backend.
 int64_t pick_size(const ProblemRecipe& r, const Args& args, Target t);
 
+// The options the registered problems declare (ProblemRecipe::options, e.g. kinetics'
+// --mechanism), each declared once on `args`, its help naming the problems that take it.
+// Call after the command's own options; throws std::invalid_argument when a problem's option
+// has the name of one of them.
+void add_problem_options(Args& args);
+// UsageError for a problem option given on `args` that none of `problems` declares.
+void refuse_problem_options(const Args& args, const std::vector<const ProblemRecipe*>& problems,
+                            const std::string& what);
+// The values given on `args` of the options `r` declares, for build_problem(); UsageError for
+// another problem's option.
+ProblemOptionValues pick_problem_options(const ProblemRecipe& r, const Args& args);
+// The same without the refusal: for a command of several problems, after
+// refuse_problem_options over all of them.
+ProblemOptionValues problem_option_values(const ProblemRecipe& r, const Args& args);
+// The problem as a command line names it: "kinetics --mechanism h2o2.yaml" (the name alone
+// without options), for tuning records and hints, which the name alone would not tell apart.
+std::string problem_label(const ProblemRecipe& r, const ProblemOptionValues& values);
+
 // --set FIELD=VALUE (repeatable), --width W, --layout TxB[xMIN_BLOCKS]: declared on `args`.
 void add_config_options(Args& args);
 bool has_config_options(const Args& args);

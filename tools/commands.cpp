@@ -16,12 +16,15 @@ std::string usage() {
          "commands:\n"
          "  demo      the main job on the built-in default problem (cfd-roe), checked;\n"
          "            --problem cloth|param|sphere|smooth|neohookean: an energy application\n"
-         "  list      registered problems, their modes and sizes; the energy applications\n"
+         "  list      registered problems, their modes, sizes and options; the energy\n"
+         "            applications\n"
          "  info      GPUs, NVRTC and driver versions, the cache and the tuning records\n"
          "  emit      print a problem's generated source and operation counts\n"
          "  autotune  time the candidate configurations and record the fastest\n"
          "  cache     warm | list | clear | prune the kernel cache\n"
          "  bench     the tuned configuration against the heuristic default\n"
+         "a problem may take options of its own in demo, emit, autotune, bench and cache warm\n"
+         "(kinetics: --mechanism FILE[:PHASE]); 'dualjit list' shows them\n"
          "run 'dualjit <command> --help' for a command's options\n";
 }
 

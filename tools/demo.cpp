@@ -45,11 +45,13 @@ int demo(int argc, char** argv) {
       .flag("--cpu", "the CPU backend even when a GPU is present");
   add_config_options(args);
   add_application_options(args);
+  add_problem_options(args);
   if (!args.parse(argc, argv)) return 0;
   const std::string name = args.get("--problem", "cfd-roe");
   if (const Application* app = find_application(name)) return application_demo(*app, args);
   refuse_application_options(args, name);
   const ProblemRecipe& recipe = recipe_named(name);
+  const ProblemOptionValues options = pick_problem_options(recipe, args);
   const Mode mode = pick_mode(recipe, args.get("--mode"));
   std::string why_cpu;
   const auto t_driver = std::chrono::steady_clock::now();
@@ -85,7 +87,7 @@ int demo(int argc, char** argv) {
     j.set("backend", "cpu").set("cpu_reason", why_cpu);
   }
   const auto t_build = std::chrono::steady_clock::now();
-  auto instance = recipe.build(size);
+  auto instance = build_problem(recipe, size, options);
   const double build_s = seconds_since(t_build);
   say(fmt("problem %s (%s): %s; built in %.2f s\n", recipe.name.c_str(),
           std::string(mode_name(mode)).c_str(), instance->summary().c_str(), build_s));

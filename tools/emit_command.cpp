@@ -14,15 +14,17 @@ int emit(int argc, char** argv) {
       .option("--target", "cuda|cpu", "NVRTC translation unit (cuda, default) or host source (cpu)")
       .flag("--report-only", "print the operation counts without the source");
   add_config_options(args);
+  add_problem_options(args);
   if (!args.parse(argc, argv)) return 0;
   const ProblemRecipe& r = recipe_named(args.positional()[0]);
+  const ProblemOptionValues options = pick_problem_options(r, args);
   const Mode mode = pick_mode(r, args.get("--mode"));
   const std::string target_text = args.get("--target", "cuda");
   if (target_text != "cuda" && target_text != "cpu") {
     throw UsageError("--target must be cuda or cpu, not '" + target_text + "'");
   }
   const Target target = target_text == "cuda" ? Target::Cuda : Target::Cpu;
-  auto instance = r.build(r.small_size);
+  auto instance = build_problem(r, r.small_size, options);
   const jit::TuningConfig config =
       apply_config_options(instance->heuristic(mode, target).config, args);
   const auto lowered = instance->lower(mode, config, target);
@@ -30,9 +32,11 @@ int emit(int argc, char** argv) {
                .set("problem", r.name)
                .set("mode", std::string(mode_name(mode)))
                .set("target", target_text)
-               .set("config", jit::format_config(config));
+               .set("config", jit::format_config(config))
+               .set("summary", instance->summary());
   Json ks = Json::array();
-  std::string text;
+  // What was built first: the source alone does not say which inputs (e.g. which mechanism).
+  std::string text = "// " + r.name + ": " + instance->summary() + "\n";
   for (const jit::LoweredKernel& l : lowered) {
     const std::string& src = target == Target::Cuda ? l.cuda_source : l.host_source;
     ks.push(Json::object()

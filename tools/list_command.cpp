@@ -7,12 +7,22 @@ namespace dualjit::tools {
 
 int list(int argc, char** argv) {
   Args args("list", "[options]",
-            "Registered problems: built-in ones and those of --plugin libraries; then the\n"
+            "Registered problems: built-in ones and those of --plugin libraries, with the\n"
+            "options of their own that demo, emit, autotune, bench and cache warm take; then the\n"
             "energy applications that 'dualjit demo --problem NAME' runs.");
   if (!args.parse(argc, argv)) return 0;
-  Table t({"problem", "modes", "size unit", "cpu size", "gpu size", "origin", "description"});
+  Table t({"problem", "modes", "size unit", "cpu size", "gpu size", "options", "origin",
+           "description"});
   Json arr = Json::array();
+  std::string option_notes;
   for (const ProblemRecipe* r : registered_problems()) {
+    std::string options;
+    Json jo = Json::array();
+    for (const ProblemOption& o : r->options) {
+      options += (options.empty() ? "" : " ") + o.name + " " + o.metavar;
+      option_notes += "  " + r->name + " " + o.name + " " + o.metavar + ": " + o.help + "\n";
+      jo.push(Json::object().set("name", o.name).set("metavar", o.metavar).set("help", o.help));
+    }
     std::string modes;
     Json jm = Json::array();
     for (Mode m : r->modes) {
@@ -20,13 +30,14 @@ int list(int argc, char** argv) {
       jm.push(std::string(mode_name(m)));
     }
     t.row({r->name, modes, r->size_unit, std::to_string(r->cpu_size), std::to_string(r->gpu_size),
-           r->origin, r->description});
+           options.empty() ? "-" : options, r->origin, r->description});
     arr.push(Json::object()
                  .set("name", r->name)
                  .set("modes", jm)
                  .set("size_unit", r->size_unit)
                  .set("cpu_size", r->cpu_size)
                  .set("gpu_size", r->gpu_size)
+                 .set("options", jo)
                  .set("origin", r->origin)
                  .set("description", r->description));
   }
@@ -40,8 +51,11 @@ int list(int argc, char** argv) {
                   .set("takes_mesh", a.takes_mesh)
                   .set("description", a.description));
   }
-  emit_output(args, Json::object().set("problems", arr).set("applications", apps),
-              t.str() + "\napplications ('dualjit demo --problem NAME'):\n" + at.str());
+  if (!option_notes.empty())
+    option_notes = "\nproblem options (demo, emit, autotune, bench, cache warm):\n" + option_notes;
+  emit_output(
+      args, Json::object().set("problems", arr).set("applications", apps),
+      t.str() + option_notes + "\napplications ('dualjit demo --problem NAME'):\n" + at.str());
   return 0;
 }
 

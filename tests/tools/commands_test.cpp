@@ -186,6 +186,82 @@ TEST_CASE("demo --problem kinetics: GRI-3.0's rates per cell, checked against th
   CHECK(contains(r.out, "demo: ok"));
 }
 
+TEST_CASE("kinetics --mechanism FILE[:PHASE]: listed, in demo, emit, cache warm, bench, autotune") {
+  TempCacheDir dir;
+  const auto l = run_tool(dir.path(), {"list"});
+  if (!contains(l.out, "\nkinetics ")) {
+    MESSAGE("built without yaml-cpp: no kinetics problem");
+    return;
+  }
+  CHECK(contains(l.out, "--mechanism FILE[:PHASE]"));
+  CHECK(contains(run_tool(dir.path(), {"list", "--json"}).out,
+                 "\"options\":[{\"name\":\"--mechanism\",\"metavar\":\"FILE[:PHASE]\""));
+  const auto help = run_tool(dir.path(), {"emit", "--help"});
+  CHECK(help.rc == 0);
+  CHECK(contains(help.out, "--mechanism FILE[:PHASE]"));
+
+  // h2o2 (10 species): its rates compile in about a second, unlike GRI-3.0's.
+  const std::string h2o2 = "phase ohmech (10 species, 29 reactions)";
+  const auto d = run_tool(dir.path(), {"demo", "--cpu", "--problem", "kinetics", "--mechanism",
+                                       "h2o2.yaml", "--mode", "value", "--size", "64"});
+  INFO(d.out, d.err);
+  CHECK(d.rc == 0);
+  CHECK(contains(d.out, "h2o2.yaml, " + h2o2 + ": 64 cells, (T, Y) at 10 atm"));
+  CHECK(contains(d.out, "kinetics_ohmech"));
+  CHECK(contains(d.out, "demo: ok"));
+  // The phase named, and the --NAME=VALUE form.
+  const auto e = run_tool(dir.path(), {"emit", "kinetics", "--mechanism=h2o2.yaml:ohmech",
+                                       "--target", "cpu", "--report-only"});
+  INFO(e.out, e.err);
+  CHECK(e.rc == 0);
+  CHECK(contains(e.out, h2o2));
+  CHECK(contains(e.out, "// ===== dj_kinetics_ohmech_"));
+  // Warmed for the CPU backend (the value kernel the demo compiled: cached), then benched.
+  const auto w = run_tool(dir.path(), {"cache", "warm", "kinetics", "--mechanism", "h2o2.yaml",
+                                       "--cpu", "--mode", "value"});
+  INFO(w.out, w.err);
+  CHECK(w.rc == 0);
+  CHECK(contains(w.out, "0 compiled, 1 already cached, 0 failed"));
+  const auto b = run_tool(dir.path(), {"bench", "--cpu", "kinetics", "--mechanism", "h2o2.yaml",
+                                       "--mode", "value", "--size", "64", "--repeats", "1"});
+  INFO(b.out, b.err);
+  CHECK(b.rc == 0);
+  CHECK(contains(b.out, h2o2));
+  CHECK(contains(b.out, "run 'dualjit autotune kinetics --mechanism h2o2.yaml'"));
+  // The tuning record names the mechanism: GRI-3.0's would otherwise read the same.
+  const auto a = run_tool(dir.path(), {"autotune", "--cpu", "kinetics", "--mechanism", "h2o2.yaml",
+                                       "--mode", "value", "--size", "64", "--repeats", "1"});
+  INFO(a.out, a.err);
+  CHECK(a.rc == 0);
+  CHECK(contains(a.out, h2o2));
+  CHECK(contains(run_tool(dir.path(), {"info"}).out, "\nkinetics --mechanism h2o2.yaml  value"));
+
+  // Errors name the file: exit 1 with the loader's message.
+  const auto missing = run_tool(
+      dir.path(), {"demo", "--cpu", "--problem", "kinetics", "--mechanism", "no-such-mech.yaml"});
+  CHECK(missing.rc == 1);
+  CHECK(contains(missing.err, "no-such-mech.yaml: mechanism file not found (tried "));
+  const auto rk = run_tool(dir.path(), {"emit", "kinetics", "--mechanism",
+                                        "nDodecane_Reitz.yaml:nDodecane_RK", "--report-only"});
+  CHECK(rk.rc == 1);
+  CHECK(contains(rk.err,
+                 "nDodecane_Reitz.yaml: phase 'nDodecane_RK': thermo 'Redlich-Kwong' is "
+                 "not supported (only ideal-gas phases are)"));
+  const auto phase = run_tool(dir.path(), {"emit", "kinetics", "--mechanism", "h2o2.yaml:nope"});
+  CHECK(phase.rc == 1);
+  CHECK(contains(phase.err, "h2o2.yaml: no phase 'nope' (phases: ohmech, "));
+  // Another problem's option is a usage error.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"emit", "spring", "--mechanism", "h2o2.yaml"},
+        {"demo", "--problem", "cloth", "--mechanism", "h2o2.yaml"},
+        {"cache", "warm", "spring", "--mechanism", "h2o2.yaml"}}) {
+    const auto r = run_tool(dir.path(), args);
+    CAPTURE(args[0]);
+    CHECK(r.rc == 2);
+    CHECK(contains(r.err, "--mechanism applies to the problem kinetics, not to "));
+  }
+}
+
 TEST_CASE("demo --problem cloth runs the energy application: table, facts, files, JSON") {
   TempCacheDir dir;
   const std::filesystem::path out = dir.path() / "demo-out";

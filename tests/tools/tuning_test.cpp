@@ -225,6 +225,42 @@ TEST_CASE("a problem's baselines: listed, prepared by name and checked; unknown 
                        doctest::Contains("none registered"), std::invalid_argument);
 }
 
+TEST_CASE("problem options: declared with build_with_options, well formed, and only those") {
+  using namespace dualjit;
+  tools::register_builtin_problems();
+  const auto recipe = [](std::vector<tools::ProblemOption> options) {
+    tools::ProblemRecipe r;
+    r.name = "options-test";
+    r.modes = {Mode::Value};
+    r.options = std::move(options);
+    r.build_with_options = [](int64_t size, const tools::ProblemOptionValues& values) {
+      return tools::find_problem("spring").build(size + static_cast<int64_t>(values.size()));
+    };
+    return r;
+  };
+  // Malformed options, or options with the option-less build, are refused at registration.
+  CHECK_THROWS_WITH_AS(tools::register_problem(recipe({{"-x", "X", "help"}})),
+                       doctest::Contains("must be --NAME"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(tools::register_problem(recipe({{"--x", "", "help"}})),
+                       doctest::Contains("needs a metavar"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(tools::register_problem(recipe({{"--x", "X", "a"}, {"--x", "X", "b"}})),
+                       doctest::Contains("declared twice"), std::invalid_argument);
+  tools::ProblemRecipe plain = recipe({{"--x", "X", "help"}});
+  plain.build = [](int64_t) { return std::unique_ptr<tools::ProblemInstance>(); };
+  CHECK_THROWS_WITH_AS(tools::register_problem(plain), doctest::Contains("one build function"),
+                       std::invalid_argument);
+  plain.build_with_options = nullptr;
+  CHECK_THROWS_WITH_AS(tools::register_problem(plain), doctest::Contains("build_with_options"),
+                       std::invalid_argument);
+  // build_problem passes declared values and refuses others.
+  const tools::ProblemRecipe ok = recipe({{"--x", "X", "help"}});
+  CHECK(tools::build_problem(ok, 10, {{"--x", "1"}})->n_elements() == 11);
+  CHECK_THROWS_WITH_AS(tools::build_problem(ok, 10, {{"--y", "1"}}),
+                       doctest::Contains("takes no option --y"), std::invalid_argument);
+  CHECK_THROWS_AS(tools::build_problem(tools::find_problem("spring"), 10, {{"--x", "1"}}),
+                  std::invalid_argument);
+}
+
 TEST_CASE("spring-grid: every candidate of every mode runs through the Assembler and checks") {
   tools::register_builtin_problems();
   auto grid = tools::find_problem("spring-grid").build(200);

@@ -13,8 +13,8 @@ ProblemRecipe cfd_roe_recipe();
 ProblemRecipe spring_recipe();
 // spring-grid: the cloth step's energy, gradient, H v and Hessian assembled by the Assembler.
 ProblemRecipe spring_grid_recipe();
-// kinetics: GRI-3.0's production rates and their (T, Y) Jacobian per cell; none when the
-// project is built without yaml-cpp (no mechanism loader).
+// kinetics: a mechanism's production rates and their (T, Y) Jacobian per cell (GRI-3.0, or
+// --mechanism FILE[:PHASE]); none when the project is built without yaml-cpp (no loader).
 std::vector<ProblemRecipe> kinetics_recipes();
 
 // Registers them all; idempotent.

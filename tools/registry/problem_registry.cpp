@@ -55,9 +55,25 @@ std::unique_ptr<ProblemRun> ProblemInstance::prepare_baseline(const std::string&
 
 void register_problem(ProblemRecipe recipe) {
   if (recipe.name.empty()) throw std::invalid_argument("register_problem: empty problem name");
-  if (recipe.modes.empty() || !recipe.build) {
+  if (recipe.modes.empty() || !recipe.build == !recipe.build_with_options) {
     throw std::invalid_argument("register_problem: problem '" + recipe.name +
-                                "' needs at least one mode and a build function");
+                                "' needs at least one mode and one build function (build or "
+                                "build_with_options)");
+  }
+  if (!recipe.options.empty() && !recipe.build_with_options) {
+    throw std::invalid_argument("register_problem: problem '" + recipe.name +
+                                "' declares options: it needs build_with_options");
+  }
+  for (size_t i = 0; i < recipe.options.size(); ++i) {
+    const ProblemOption& o = recipe.options[i];
+    const std::string where =
+        "register_problem: problem '" + recipe.name + "': option '" + o.name + "'";
+    if (o.name.size() < 3 || o.name.rfind("--", 0) != 0 || o.name.find('=') != std::string::npos)
+      throw std::invalid_argument(where + ": the name must be --NAME");
+    if (o.metavar.empty() || o.help.empty())
+      throw std::invalid_argument(where + ": needs a metavar and a help line");
+    for (size_t j = 0; j < i; ++j)
+      if (recipe.options[j].name == o.name) throw std::invalid_argument(where + ": declared twice");
   }
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
@@ -79,6 +95,17 @@ const ProblemRecipe& find_problem(const std::string& name) {
   std::string names;
   for (const auto& [n, _] : r.recipes) names += (names.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown problem '" + name + "' (registered: " + names + ")");
+}
+
+std::unique_ptr<ProblemInstance> build_problem(const ProblemRecipe& recipe, int64_t size,
+                                               const ProblemOptionValues& values) {
+  for (const auto& [name, _] : values) {
+    const bool declared = std::any_of(recipe.options.begin(), recipe.options.end(),
+                                      [&](const ProblemOption& o) { return o.name == name; });
+    if (!declared)
+      throw std::invalid_argument("problem '" + recipe.name + "' takes no option " + name);
+  }
+  return recipe.build_with_options ? recipe.build_with_options(size, values) : recipe.build(size);
 }
 
 std::vector<const ProblemRecipe*> registered_problems() {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,18 @@ class ProblemInstance {
                                                        Target target);
 };
 
+// An option of one problem beyond --size (e.g. kinetics' --mechanism FILE[:PHASE]). Every
+// command that builds problems (demo, emit, autotune, bench, cache warm) declares the options
+// of the registered problems and hands the given values to the problem's build_with_options,
+// so that a problem adds an option here rather than in each command.
+struct ProblemOption {
+  std::string name;     // "--mechanism": starts with "--"
+  std::string metavar;  // "FILE[:PHASE]"
+  std::string help;     // one line, saying the default
+};
+// The options given on the command line, by name (absent: not given; the problem's default).
+using ProblemOptionValues = std::map<std::string, std::string>;
+
 struct ProblemRecipe {
   std::string name;         // command-line name, e.g. "cfd-roe"
   std::string description;  // one line
@@ -106,13 +119,23 @@ struct ProblemRecipe {
   int64_t cpu_size = 0;     // default size on the CPU backend: seconds, not minutes
   int64_t gpu_size = 0;     // default size on a GPU
   int64_t small_size = 0;   // enough to lower the kernels (emit, cache warm)
+  // One of the two: build for a problem without options, build_with_options for one with.
   std::function<std::unique_ptr<ProblemInstance>(int64_t size)> build;
+  std::vector<ProblemOption> options;
+  std::function<std::unique_ptr<ProblemInstance>(int64_t size, const ProblemOptionValues&)>
+      build_with_options;
   std::string origin = "built-in";  // set by the registry: "built-in" or the plugin path
 };
 
-// Adds a recipe; throws std::invalid_argument for an empty or duplicate name, no modes or no
-// build function.
+// Adds a recipe; throws std::invalid_argument for an empty or duplicate name, no modes, not
+// exactly one build function, options without build_with_options, or a malformed or repeated
+// option.
 void register_problem(ProblemRecipe recipe);
+// The recipe's instance at `size` with `values` (which build_with_options receives; build
+// takes none). Throws std::invalid_argument naming a value's option that the recipe does not
+// declare.
+std::unique_ptr<ProblemInstance> build_problem(const ProblemRecipe& recipe, int64_t size,
+                                               const ProblemOptionValues& values = {});
 // Throws std::invalid_argument listing the registered names when `name` is unknown.
 const ProblemRecipe& find_problem(const std::string& name);
 std::vector<const ProblemRecipe*> registered_problems();  // sorted by name
