@@ -108,10 +108,15 @@ DJ_FN void dj_partial_sums_at(const DjPartialSums& a, long long t) {
   a.out[t] = sum;
 }
 
-// Thread t = i * rows + r writes consecutive addresses; reads are strided.
+// Thread t = q * rows + r moves columns 4q .. 4q + 3 of row r: a warp's lanes are consecutive
+// rows, so each lane reads one whole 32-byte sector and each of the four stores is coalesced
+// across the warp (one column per thread read 8 useful bytes of every sector).
 DJ_FN void dj_transpose_at(const DjTranspose& a, long long t) {
-  const long long i = t / a.rows, r = t - i * a.rows;
-  a.out[t] = a.in[r * a.cols + i];
+  const long long q = t / a.rows, r = t - q * a.rows;
+  const long long i0 = 4 * q, n = a.cols - i0 < 4 ? a.cols - i0 : 4;
+  const double* in = a.in + r * a.cols + i0;
+  double* out = a.out + i0 * a.rows + r;
+  for (long long k = 0; k < n; ++k) out[k * a.rows] = in[k];
 }
 
 DJ_FN void dj_fill_zero_at(const DjFill& a, long long t) {
@@ -719,7 +724,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   run_element(term, Mode::Jacobian, stream, nullptr, sparse);
   const TransposeArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_)};
-  launch(kTransposeEntry, &a, ne * fs, stream);
+  launch(kTransposeEntry, &a, ne * ((fs + 3) / 4), stream);
 }
 
 DeviceBsr DeviceElementAssembly::hessian_bsr(mesh::Symmetry symmetry) {
