@@ -9,16 +9,9 @@ out=${OUT:-gpu-out}
 suites=${*:-test_backends test_solvers test_examples}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
-# The GPU machines carry no yaml-cpp: YAML_CPP_ROOT, a Debian package unpacked there (see
-# README's GPU section), brings the kinetics in.
-yaml=()
-if [[ -n ${YAML_CPP_ROOT:-} ]]; then
-  yaml=(-Dyaml-cpp_DIR="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu/cmake/yaml-cpp")
-  export LD_LIBRARY_PATH="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=ON -DDUALJIT_BUILD_BENCH=ON "${yaml[@]}" > "$out/cmake.log" 2>&1 &&
-  cmake --build build-gpu -j16 --target $suites > "$out/build_tests.log" 2>&1 ||
-  { grep -m20 -A3 error "$out/build_tests.log"; exit 1; }
+# YAML_CPP_ROOT: yaml-cpp for the kinetics (bench/gpu_build.sh).
+source bench/gpu_build.sh
+gpu_build "$out" $suites || exit 1
 export DUALJIT_REQUIRE_GPU=1 DUALJIT_CACHE_DIR=$PWD/build-gpu/test-cache
 status=0
 for s in $suites; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Kinetics kernel configurations on one GPU (issue 16): each line of CONFIG_FILE is
-# "name | environment assignments | kinetics_rates flags" ('#' starts a comment). All configurations are first compiled
-# concurrently (one process each, CELLS=1000, into one disk cache: NVRTC is single-threaded and
-# the machine has many cores), then timed one after another from the warm cache at $CELLS.
-# Logs under $OUT. Usage: YAML_CPP_ROOT=... bench/kinetics_sweep.sh CONFIG_FILE [CELLS]
+# "name | environment assignments | kinetics_rates flags" ("#" starts a comment). All
+# configurations are first compiled concurrently (one process each, CELLS=1000, into one disk
+# cache: NVRTC is single-threaded and the machine has many cores), then timed one after another
+# from the warm cache at $CELLS. Logs under $OUT.
+# Usage: YAML_CPP_ROOT=... bench/kinetics_sweep.sh CONFIG_FILE [CELLS]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -11,14 +12,8 @@ configs=$1
 cells=${2:-100000}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
-yaml=()
-if [[ -n ${YAML_CPP_ROOT:-} ]]; then
-  yaml=(-Dyaml-cpp_DIR="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu/cmake/yaml-cpp")
-  export LD_LIBRARY_PATH="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=ON -DDUALJIT_BUILD_BENCH=ON "${yaml[@]}" > "$out/cmake.log" 2>&1 &&
-  cmake --build build-gpu -j16 --target kinetics_rates > "$out/build.log" 2>&1 ||
-  { grep -m20 -A3 error "$out/build.log"; exit 1; }
+source bench/gpu_build.sh
+gpu_build "$out" kinetics_rates || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/sweep-cache
 start=$(date +%s)
 run() {  # run NAME ENV FLAGS CELLS REPS

@@ -78,42 +78,9 @@ def make_rates(mech):
 
 
 def run(mech, name, ns, nr, path, reps, chunk, w_chunk, jacobian):
-    """kinetics_jax.run with canterax's rates."""
-    d = ec.read_arrays(path)
-    x, p = d["states"], d["pressure"]
-    if x.shape[1] != ns + 1:
-        raise SystemExit(f"{path}: states have {x.shape[1]} columns, the mechanism {ns + 1}")
-    n = x.shape[0]
-    rates = make_rates(mech)
-    w_fn = jax.jit(jax.vmap(rates, in_axes=(0, None)))
-    j_fn = jax.jit(jax.vmap(jax.jacfwd(rates), in_axes=(0, None)))
-    abs_sum = jax.jit(lambda a: jnp.sum(jnp.abs(a)))
-    xd = jax.device_put(x)
-    w_parts = [xd[a:b] for a, b in kj.chunks(n, w_chunk)]
-    j_parts = [xd[a:b] for a, b in kj.chunks(n, chunk)]
-    sync = jax.block_until_ready
-
-    t0 = time.perf_counter()
-    sync(w_fn(w_parts[0], p))
-    w_first = time.perf_counter() - t0
-    w_ms = ec.median_ms(lambda: [w_fn(s, p) for s in w_parts], sync, reps)
-    w = np.concatenate([np.asarray(w_fn(s, p)) for s in w_parts])
-    wd, q = w[:, :-1], w[:, -1]
-    out = dict(mechanism=name, cells=n, species=ns, reactions=nr, w_ms=w_ms, J_ms=float("nan"),
-               chunk=min(chunk, n) if chunk > 0 else n, w_first_s=w_first, J_first_s=float("nan"))
-    j_abs = float("nan")
-    if jacobian:
-        try:
-            t0 = time.perf_counter()
-            sync(j_fn(j_parts[0], p))
-            out["J_first_s"] = time.perf_counter() - t0
-            out["J_ms"] = ec.median_ms(lambda: [j_fn(s, p) for s in j_parts], sync, reps)
-            j_abs = math.fsum(float(abs_sum(j_fn(s, p))) for s in j_parts)
-        except Exception as e:  # out of memory: say so and go on with the checksums of wdot
-            print(f"{path}: Jacobian failed: {str(e).splitlines()[0]}", flush=True)
-    sums = dict(wdot_sum=math.fsum(wd.sum(axis=1)), wdot_abs_sum=math.fsum(np.abs(wd).sum(axis=1)),
-                q_sum=math.fsum(q), J_abs_sum=j_abs)
-    print(kj.result_line("kinetics_canterax", out, sums), flush=True)
+    """kinetics_jax's timing with canterax's rates."""
+    kj.time_cells(make_rates(mech), path, reps, chunk, w_chunk, jacobian, "kinetics_canterax",
+                  dict(mechanism=name, species=ns, reactions=nr))
 
 
 def main():

@@ -265,12 +265,21 @@ def chunks(n, size):
 
 
 def run(m, path, reps, chunk, w_chunk, jacobian):
+    name = os.path.splitext(m.name)[0].removeprefix("kinetics_")
+    time_cells(make_rates(m), path, reps, chunk, w_chunk, jacobian, "kinetics_jax",
+               dict(mechanism=name, species=m.ns, reactions=m.nr))
+
+
+def time_cells(rates, path, reps, chunk, w_chunk, jacobian, tag, meta):
+    """Times jit(vmap(rates)) and, in chunks, jit(vmap(jacfwd(rates))) over the states in `path`
+    (rates(x, p): wdot then q of one cell) and prints RESULT `tag` with `meta` (mechanism,
+    species, reactions): the one timing loop of the JAX-based peers."""
     d = ec.read_arrays(path)
     x, p = d["states"], d["pressure"]
-    if x.shape[1] != m.ns + 1:
-        raise SystemExit(f"{path}: states have {x.shape[1]} columns, the mechanism {m.ns + 1}")
+    ns = meta["species"]
+    if x.shape[1] != ns + 1:
+        raise SystemExit(f"{path}: states have {x.shape[1]} columns, the mechanism {ns + 1}")
     n = x.shape[0]
-    rates = make_rates(m)
     w_fn = jax.jit(jax.vmap(rates, in_axes=(0, None)))
     j_fn = jax.jit(jax.vmap(jax.jacfwd(rates), in_axes=(0, None)))
     abs_sum = jax.jit(lambda a: jnp.sum(jnp.abs(a)))
@@ -278,15 +287,14 @@ def run(m, path, reps, chunk, w_chunk, jacobian):
     w_parts = [xd[a:b] for a, b in chunks(n, w_chunk)]
     j_parts = [xd[a:b] for a, b in chunks(n, chunk)]
     sync = jax.block_until_ready
-
     t0 = time.perf_counter()
     sync(w_fn(w_parts[0], p))
     w_first = time.perf_counter() - t0
     w_ms = ec.median_ms(lambda: [w_fn(s, p) for s in w_parts], sync, reps)
     w = np.concatenate([np.asarray(w_fn(s, p)) for s in w_parts])
     wd, q = w[:, :-1], w[:, -1]
-    out = dict(mechanism=os.path.splitext(m.name)[0].removeprefix("kinetics_"), cells=n,
-               species=m.ns, reactions=m.nr, w_ms=w_ms, J_ms=float("nan"),
+    out = dict(mechanism=meta["mechanism"], cells=n, species=ns, reactions=meta["reactions"],
+               w_ms=w_ms, J_ms=float("nan"),
                chunk=min(chunk, n) if chunk > 0 else n, w_first_s=w_first, J_first_s=float("nan"))
     j_abs = float("nan")
     if jacobian:
@@ -301,7 +309,7 @@ def run(m, path, reps, chunk, w_chunk, jacobian):
     # Sums in float64 by numpy (pairwise) per cell, then fsum: order-independent to ~1e-15.
     sums = dict(wdot_sum=math.fsum(wd.sum(axis=1)), wdot_abs_sum=math.fsum(np.abs(wd).sum(axis=1)),
                 q_sum=math.fsum(q), J_abs_sum=j_abs)
-    print(result_line("kinetics_jax", out, sums), flush=True)
+    print(result_line(tag, out, sums), flush=True)
 
 
 def result_line(name, values, checksums):

@@ -1,0 +1,17 @@
+# Sourced by the device scripts: gpu_build OUT_DIR TARGET... configures build-gpu (Release,
+# tests and benchmarks) and builds the targets, logs in OUT_DIR. The GPU machines carry no
+# yaml-cpp: YAML_CPP_ROOT, a Debian package unpacked there (see README's GPU section), brings
+# the kinetics in, and its library directory is exported on LD_LIBRARY_PATH for the runs.
+gpu_build() {
+  local out=$1
+  shift
+  local yaml=()
+  if [[ -n ${YAML_CPP_ROOT:-} ]]; then
+    yaml=(-Dyaml-cpp_DIR="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu/cmake/yaml-cpp")
+    export LD_LIBRARY_PATH="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDUALJIT_BUILD_TESTS=ON \
+    -DDUALJIT_BUILD_BENCH=ON ${yaml[@]+"${yaml[@]}"} > "$out/cmake.log" 2>&1 &&
+    cmake --build build-gpu -j16 --target "$@" > "$out/build.log" 2>&1 ||
+    { grep -m20 -A3 error "$out/build.log" "$out/cmake.log"; return 1; }
+}
