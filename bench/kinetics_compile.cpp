@@ -4,9 +4,14 @@
 // host compiler. Prints operations per cell, emitted statements and seconds per stage. The
 // kernel cache is not used: every compile is cold. --sparse: the Jacobian without structural
 // zeros (jit/jacobian_pattern.h; what a 1,268-species mechanism needs), its nnz printed;
-// --state FORM: only constant-pressure or concentrations.
+// --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
+// (jit/derivative_plan.h); --schedule df|nm|ll; --opt O<n> (ptxas -O<n>, whole) or
+// fast-<max|mid|min> (--Ofast-compile) instead of the default effort; --extra OPT: an NVRTC
+// option added verbatim (repeatable). Each line ends with the largest chunk's live-value
+// estimate and the entry's ptxas registers, stack and spills (DUALJIT_PTXAS_LOG: the full log).
 //
-//   kinetics_compile [--host] [--sparse] [--state FORM] [MECHANISM[:PHASE] ...]
+//   kinetics_compile [--host] [--sparse] [--state FORM] [--rows R] [--schedule S] [--opt O]
+//                    [--extra OPT] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -29,6 +34,7 @@ int main(int argc, char** argv) {
   int rows = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
+  std::vector<std::string> extra;  // NVRTC options added verbatim
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -40,6 +46,8 @@ int main(int argc, char** argv) {
       schedule = argv[++i];
     } else if (a == "--rows" && i + 1 < argc) {
       rows = std::stoi(argv[++i]);
+    } else if (a == "--extra" && i + 1 < argc) {
+      extra.push_back(argv[++i]);
     } else if (a == "--opt" && i + 1 < argc) {
       opt = argv[++i];
     } else if (a == "--state" && i + 1 < argc) {
@@ -78,6 +86,7 @@ int main(int argc, char** argv) {
           co.opt_level = opt[0] == 'O' ? std::stoi(opt.substr(1)) : (opt == "fast-max" ? 0 : 1);
           if (opt.rfind("fast-", 0) == 0) co.extra.push_back("--Ofast-compile=" + opt.substr(5));
         }
+        co.extra.insert(co.extra.end(), extra.begin(), extra.end());
         const jit::CompiledImage img = jit::nvrtc_compile(l.cuda_entry, l.cuda_source, co);
         const double nvrtc_s = seconds_since(t0);
         double host_s = 0;
