@@ -27,12 +27,13 @@
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--threads-per-cell T] [--cells-per-block E]
-//                  [--effort auto|full] [CELLS ...]
+//                  [--effort auto|full] [--outputs all|rates] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
 // "states" CELLS x (ns + 1), "pressure" in Pa). --cpu runs the CPU backend (no GPU needed):
-// checksums, and wall-clock medians that are no benchmark.
+// checksums, and wall-clock medians that are no benchmark. --outputs rates: the rates alone (a
+// 1,268-species mechanism's dense Jacobian is 12.9 MB per cell); the Jacobian fields print 0.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -280,10 +281,10 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Args args =
-      bench::parse_args(argc, argv, {},
-                        {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width",
-                         "--rows", "--threads-per-cell", "--cells-per-block", "--effort"});
+  bench::Args args = bench::parse_args(
+      argc, argv, {},
+      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows",
+       "--threads-per-cell", "--cells-per-block", "--effort", "--outputs"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -346,6 +347,12 @@ int main(int argc, char** argv) {
     o.assembler.element_layout.threads_per_element =
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
+    const std::string outputs = args.flag("--outputs", "all");
+    if (outputs != "all" && outputs != "rates") {
+      std::fprintf(stderr, "kinetics_rates: --outputs all|rates, not '%s'\n", outputs.c_str());
+      return 1;
+    }
+    const bool jacobian = outputs == "all";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
@@ -378,42 +385,47 @@ int main(int argc, char** argv) {
       cuda::check_last("kinetics rates");
       w_first = seconds_since(t1);
       k_rates = a.kernels().size();
-      t1 = std::chrono::steady_clock::now();
-      a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
-      cuda::check_last("kinetics Jacobian");
-      j_first = seconds_since(t1);
-      k_jac = a.kernels().size();
-      t1 = std::chrono::steady_clock::now();
-      a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
-      cuda::check_last("kinetics Jacobian, component-major");
-      jc_first = seconds_since(t1);
+      k_jac = k_rates;
+      if (jacobian) {
+        t1 = std::chrono::steady_clock::now();
+        a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
+        cuda::check_last("kinetics Jacobian");
+        j_first = seconds_since(t1);
+        k_jac = a.kernels().size();
+        t1 = std::chrono::steady_clock::now();
+        a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
+        cuda::check_last("kinetics Jacobian, component-major");
+        jc_first = seconds_since(t1);
+        j_ms = bench::median_ms([&] { a.run_element_blocks(0, assembly::BlockOrder::CellMajor); },
+                                args.reps);
+        jc_ms = bench::median_ms(
+            [&] { a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor); }, args.reps);
+      }
       w_ms = bench::median_ms([&] { a.run_residual(); }, args.reps);
-      j_ms = bench::median_ms([&] { a.run_element_blocks(0, assembly::BlockOrder::CellMajor); },
-                              args.reps);
-      jc_ms = bench::median_ms(
-          [&] { a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor); }, args.reps);
       // Checksums from the device results (the outputs of the timed calls).
       const double* w = a.run_residual();
       rates.resize(n_rates);
       cuda::check_last("kinetics rates");
       cuda::download(rates.data(), w, n_rates * sizeof(double));
-      const double* j = a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
-      cuda::check_last("kinetics Jacobian");
-      j_abs = device_abs_sum(j, n_jac);
-      for (int64_t c : probe) {
-        probe_blocks.resize(probe_blocks.size() + size_t(B) * B);
-        cuda::download(probe_blocks.data() + probe_blocks.size() - size_t(B) * B,
-                       j + size_t(c) * B * B, size_t(B) * B * sizeof(double));
-      }
-      const double* jc = a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
-      cuda::check_last("kinetics Jacobian, component-major");
-      jc_abs = device_abs_sum(jc, n_jac);
-      for (size_t p = 0; p < probe.size(); ++p)
-        for (int rc = 0; rc < B * B; ++rc) {
-          double v = 0;
-          cuda::download(&v, jc + size_t(rc) * n + probe[p], sizeof(double));
-          transposed_equal &= v == probe_blocks[p * B * B + rc];
+      if (jacobian) {
+        const double* j = a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
+        cuda::check_last("kinetics Jacobian");
+        j_abs = device_abs_sum(j, n_jac);
+        for (int64_t c : probe) {
+          probe_blocks.resize(probe_blocks.size() + size_t(B) * B);
+          cuda::download(probe_blocks.data() + probe_blocks.size() - size_t(B) * B,
+                         j + size_t(c) * B * B, size_t(B) * B * sizeof(double));
         }
+        const double* jc = a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
+        cuda::check_last("kinetics Jacobian, component-major");
+        jc_abs = device_abs_sum(jc, n_jac);
+        for (size_t p = 0; p < probe.size(); ++p)
+          for (int rc = 0; rc < B * B; ++rc) {
+            double v = 0;
+            cuda::download(&v, jc + size_t(rc) * n + probe[p], sizeof(double));
+            transposed_equal &= v == probe_blocks[p * B * B + rc];
+          }
+      }
     } else {
       // CPU (no CUDA events): the first call is timed apart because it includes the host
       // compile or the cache load; the medians of the later calls are the evaluation alone.
@@ -422,22 +434,25 @@ int main(int argc, char** argv) {
       rates = cells.rates(states);
       w_first = seconds_since(t1);
       k_rates = a.kernels().size();
-      t1 = std::chrono::steady_clock::now();
-      std::vector<double> j = cells.jacobian(states, assembly::BlockOrder::CellMajor);
-      j_first = seconds_since(t1);
-      k_jac = a.kernels().size();
-      t1 = std::chrono::steady_clock::now();
-      std::vector<double> jc = cells.jacobian(states, assembly::BlockOrder::ComponentMajor);
-      jc_first = seconds_since(t1);
       w_ms = tuning::median_wall_ms([&] { cells.rates(states); }, 0, reps);
-      j_ms = tuning::median_wall_ms([&] { cells.jacobian(states); }, 0, reps);
-      jc_ms = tuning::median_wall_ms(
-          [&] { cells.jacobian(states, assembly::BlockOrder::ComponentMajor); }, 0, reps);
-      j_abs = abs_sum(j.data(), n_jac);
-      jc_abs = abs_sum(jc.data(), n_jac);
-      for (int64_t c : probe)
-        for (int rc = 0; rc < B * B; ++rc)
-          transposed_equal &= jc[size_t(rc) * n + c] == j[size_t(c) * B * B + rc];
+      k_jac = k_rates;
+      if (jacobian) {
+        t1 = std::chrono::steady_clock::now();
+        std::vector<double> j = cells.jacobian(states, assembly::BlockOrder::CellMajor);
+        j_first = seconds_since(t1);
+        k_jac = a.kernels().size();
+        t1 = std::chrono::steady_clock::now();
+        std::vector<double> jc = cells.jacobian(states, assembly::BlockOrder::ComponentMajor);
+        jc_first = seconds_since(t1);
+        j_ms = tuning::median_wall_ms([&] { cells.jacobian(states); }, 0, reps);
+        jc_ms = tuning::median_wall_ms(
+            [&] { cells.jacobian(states, assembly::BlockOrder::ComponentMajor); }, 0, reps);
+        j_abs = abs_sum(j.data(), n_jac);
+        jc_abs = abs_sum(jc.data(), n_jac);
+        for (int64_t c : probe)
+          for (int rc = 0; rc < B * B; ++rc)
+            transposed_equal &= jc[size_t(rc) * n + c] == j[size_t(c) * B * B + rc];
+      }
     }
     const std::vector<assembly::KernelInfo> kernels = a.kernels();
     if (first) {
