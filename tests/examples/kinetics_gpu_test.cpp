@@ -105,6 +105,26 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("ReactorCells: rates of a mechanism too big to stage (nDodecane) on the GPU" *
+            dualjit::test::needs_gpu()) {
+    const Mechanism m = load_mechanism("nDodecane_Reitz.yaml:nDodecane_IG");
+    const size_t b = m.species.size() + 1;
+    const int64_t n = 300;
+    ReactorCellsOptions o;
+    o.assembler.backend = assembly::Backend::Cuda;
+    ReactorCells gpu(m, n, o);
+    const std::vector<double> x = random_cells(m, ReactorState::constant_pressure, n, 11);
+    const std::vector<double> rates = gpu.rates(x), uniforms = {o.pressure};
+    double worst = 0;
+    for (int64_t c = 0; c < n; c += 29) {
+      const std::span<const double> state(x.data() + c * b, b);
+      const std::vector<double> ref = evaluate_values(gpu.kernel(), {state, {}, uniforms});
+      worst = std::max(worst, block_rel({rates.data() + c * b, b}, ref));
+    }
+    MESSAGE("nDodecane rates: " << worst);
+    CHECK(worst < 1e-12);
+  }
+
   TEST_CASE("ReactorCells: the Jacobian in row groups, fully optimised, equals the reference" *
             dualjit::test::needs_gpu()) {
     const Mechanism m = load_mechanism("h2o2.yaml");
