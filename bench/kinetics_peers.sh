@@ -20,7 +20,7 @@
 # Jacobian takes about 0.3 ms per GRI-3.0 cell and core); PYTHON_WHEELS (a folder of wheels to install
 # first, below); RATES_FLAGS (extra kinetics_rates flags, e.g. "--effort full --rows 2");
 # BUILD_DIR (a tree already built: no cmake here); BUILD_ONLY=1 (stop after the
-# build: a first call, when the build and the runs together would not fit one call's time);
+# build, for when the build and the runs together would not fit one device call's time);
 # CPU=1 (the CPU backend, untimed, default 1000 cells: a dry run of the whole pipeline without
 # a GPU).
 # Device call, with the unpacked Debian package in .yaml/ (carried):

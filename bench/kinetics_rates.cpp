@@ -16,10 +16,10 @@
 //     the fp64 Tensor Core rate, which scalar code cannot use), else --fp64-peak TFLOPS. A lower
 //     bound: an exp or log in fp64 costs tens of instructions and counts one, an unfused add or
 //     multiply takes a whole FMA slot and counts one ("rates per cell" prints the kinds).
-// Compile: each kernel's symbol, flops, registers, spills, whether it was compiled now (cold)
-// or loaded from the disk cache (warm), and the wall time of the first call of its output
-// (lowering, compile or load, structure), at the first cell count: a user's start-up cost is
-// what those first calls take, and the cache is what makes the second run cheap.
+// Compile: each kernel's symbol, flops, registers, spills, whether NVRTC built it (cold) or the
+// disk cache served it (warm), and the wall time of the call that brought it in (lowering,
+// compile or load, structure), at the smallest cell count: that is a user's start-up cost, and
+// the cache is what removes it from later runs.
 //
 // Checksums, printed by the JAX peer (bench/peers/kinetics_jax.py) too: sum wdot, sum |wdot|,
 // sum q, sum |J| (over all cells and entries).
@@ -427,8 +427,8 @@ int main(int argc, char** argv) {
           }
       }
     } else {
-      // CPU (no CUDA events): the first call is timed apart because it includes the host
-      // compile or the cache load; the medians of the later calls are the evaluation alone.
+      // CPU (no CUDA events): the call that host-compiles or loads the kernel is timed apart,
+      // so that the medians measure the evaluation alone.
       const int reps = std::min(args.reps, 3);
       t1 = std::chrono::steady_clock::now();
       rates = cells.rates(states);

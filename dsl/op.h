@@ -49,7 +49,7 @@ enum class Op : uint8_t {
   Ne,
   Select,  // select(cond, a, b): a where cond != 0, else b
   // The identity, marking an intermediate that first derivatives are taken through (dsl/expr.h
-  // cut()). Last, so that the ids of the others, and with them kernel hashes, stay as they were.
+  // cut()). Last: op ids enter kernel hashes, so appending keeps every cached kernel's key.
   Cut,
   Count_
 };

@@ -35,7 +35,8 @@ int emit(int argc, char** argv) {
                .set("config", jit::format_config(config))
                .set("summary", instance->summary());
   Json ks = Json::array();
-  // What was built first: the source alone does not say which inputs (e.g. which mechanism).
+  // The problem's summary heads the text: the source alone does not say which inputs (e.g.
+  // which mechanism) it was emitted for.
   std::string text = "// " + r.name + ": " + instance->summary() + "\n";
   for (const jit::LoweredKernel& l : lowered) {
     const std::string& src = target == Target::Cuda ? l.cuda_source : l.host_source;
