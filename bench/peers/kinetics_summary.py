@@ -70,15 +70,21 @@ def peers_table(dj, rs):
             if "procs" in p:
                 label += f" ({p['procs']} cores, {p.get('jacobian', '?')})"
             pw, pj = num(p, "w_ms"), num(p, "J_ms")
-            diffs = [rel(num(d, "wdot_sum"), num(p, "wdot_sum"), num(d, "wdot_abs_sum")),
-                     rel(num(d, "wdot_abs_sum"), num(p, "wdot_abs_sum")),
-                     rel(num(d, "q_sum"), num(p, "q_sum")),
-                     rel(num(d, "J_abs_sum"), num(p, "J_abs_sum"))]
+            diffs = checksum_diffs(d, p)
             print(f"| {cells} | {label} | {pw:.3f} | {per_s(cells, pw):.3g} | {ratio(pw, w):.1f} | "
                   f"{pj:.3f} | {per_s(cells, pj):.3g} | {ratio(pj, J):.1f} | "
                   + " | ".join(f"{x:.1e}" for x in diffs) + " |")
     print("(/ dualjit: the peer's time over dualjit's, i.e. dualjit's cells/s over the peer's; "
           "d: as above, against dualjit)")
+
+
+def checksum_diffs(d, p):
+    """dualjit's checksums (d) against a peer's (p): sum wdot relative to sum |wdot|, the others
+    relative to themselves."""
+    return [rel(num(d, "wdot_sum"), num(p, "wdot_sum"), num(d, "wdot_abs_sum")),
+            rel(num(d, "wdot_abs_sum"), num(p, "wdot_abs_sum")),
+            rel(num(d, "q_sum"), num(p, "q_sum")),
+            rel(num(d, "J_abs_sum"), num(p, "J_abs_sum"))]
 
 
 def main():
@@ -94,10 +100,7 @@ def main():
         w, fb, fa = num(d, "w_ms"), num(d, "floor_w_ms"), num(d, "floor_w_arith_ms")
         J, fj = num(d, "J_ms"), num(d, "floor_J_ms")
         jw, jj = num(j, "w_ms"), num(j, "J_ms")
-        diffs = [rel(num(d, "wdot_sum"), num(j, "wdot_sum"), num(d, "wdot_abs_sum")),
-                 rel(num(d, "wdot_abs_sum"), num(j, "wdot_abs_sum")),
-                 rel(num(d, "q_sum"), num(j, "q_sum")),
-                 rel(num(d, "J_abs_sum"), num(j, "J_abs_sum"))]
+        diffs = checksum_diffs(d, j)
         print(f"| {cells} | {w:.3f} | {fb:.3f} | {fa:.3f} | {ratio(w, max(fb, fa)):.1f} | "
               f"{jw:.3f} | {ratio(jw, w):.1f} | {J:.3f} | {num(d, 'Jc_ms'):.3f} | {fj:.3f} | "
               f"{ratio(J, fj):.1f} | {jj:.3f} | {ratio(jj, J):.1f} | "
