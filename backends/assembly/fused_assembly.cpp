@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <type_traits>
 
+#include <spdlog/spdlog.h>
+
 namespace dualjit::assembly {
 namespace {
 
@@ -81,14 +83,28 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
     spec.first_term = out.empty();
     jit::LoweringOptions lo;
     lo.mode = o.jacobian ? Mode::Jacobian : Mode::Value;
-    lo.width = o.width > 0 ? o.width : strategy_default_width(name, t.elements.k, p.block_size());
     lo.layout = o.layout;
     lo.input_vertex = t.input_vertex;
     lo.single_tangents = o.single_tangents && o.jacobian;
     lo.compile_effort = o.compile_effort;
-    auto strategy = make_fused_strategy(name, std::move(spec));
-    lo.driver = strategy;
-    out.push_back({strategy, jit::lower(*t.kernel, lo)});
+    auto lower_with = [&](std::string_view strategy_name) {
+      lo.width = o.width > 0 ? o.width
+                             : strategy_default_width(std::string(strategy_name), t.elements.k,
+                                                      p.block_size());
+      auto strategy = make_fused_strategy(strategy_name, spec);
+      lo.driver = strategy;
+      return FusedKernel{strategy, jit::lower(*t.kernel, lo)};
+    };
+    try {
+      out.push_back(lower_with(name));
+    } catch (const StrategyUnfit& e) {
+      // A staged strategy whose block does not fit (a big block size B, as kinetics' ns + 1)
+      // hands the term to its unstaged form, which computes the same.
+      const std::string_view fallback = make_fused_strategy(name, {})->host_form();
+      if (fallback == name) throw;
+      spdlog::info("dualjit: {}; term '{}' uses {}", e.what(), t.name, fallback);
+      out.push_back(lower_with(fallback));
+    }
   }
   return out;
 }
@@ -193,8 +209,12 @@ DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o
     terms_.push_back(std::move(d));
   }
   residual_ = cuda::DeviceBuffer(p.n_nodes() * B * sizeof(double));
-  diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
-  off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
+  // A residual-only assembly holds no Jacobian: for big blocks (kinetics' ns + 1) it would be
+  // most of the device's memory.
+  if (options_.jacobian) {
+    diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
+    off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
+  }
 }
 
 template <class OffT>
@@ -233,6 +253,12 @@ std::vector<double> DeviceFusedAssembly<OffT>::residual() const {
 
 template <class OffT>
 mesh::SplitBlockCsr<OffT> DeviceFusedAssembly<OffT>::jacobian() const {
+  if (!options_.jacobian) {
+    const std::string kernel =
+        problem_.n_terms() > 0 ? problem_.term(0).kernel->name() : std::string("none");
+    throw ProblemError("DeviceFusedAssembly (first kernel '" + kernel +
+                       "'): jacobian() of an assembly built for the residual alone");
+  }
   const int B = problem_.block_size();
   auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
   diag_.download(m.diag.data(), m.diag.size() * sizeof(double));

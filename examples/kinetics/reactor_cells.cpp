@@ -10,13 +10,6 @@ ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorC
     : kernel_(std::make_shared<const Kernel>(production_rates_kernel(mechanism, options.rate_law))),
       n_cells_(n_cells),
       options_(std::move(options)) {
-  // The default rates strategy, staged-scatter, stages a block of cells' outputs in shared
-  // memory: about ns + 3 doubles per cell, past the 48 KiB a block may declare statically at
-  // 64 cells per block for nDodecane (100 species) or n-hexane (1,268). Those sum through
-  // scatter-atomic instead, whose atomics never contend here: each cell owns its outputs.
-  assembly::FusedOptions& f = options_.assembler.fused;
-  const size_t staged = size_t(f.layout.elements_per_block) * (mechanism.species.size() + 3) * 8;
-  if (f.strategy == "staged-scatter" && staged > 48 * 1024) f.strategy = "scatter-atomic";
   rebuild();
 }
 

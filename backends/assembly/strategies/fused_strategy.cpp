@@ -13,6 +13,10 @@ void FusedStrategy::fail(const std::string& kernel, const std::string& what) con
                               " assembly: " + what);
 }
 
+void FusedStrategy::unfit(const std::string& kernel, const std::string& what) const {
+  throw StrategyUnfit("kernel '" + kernel + "': " + std::string(name()) + " assembly: " + what);
+}
+
 void FusedStrategy::check(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
                           const std::string& kernel) const {
   const FusedSpec& a = spec_;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,6 +75,13 @@ struct TermContext {
   const jit::LoweredKernel& kernel;
 };
 
+// A strategy's refusal of a layout whose resources (shared memory per block) it cannot have;
+// its unstaged form (host_form()) computes the same without them.
+class StrategyUnfit : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 class FusedStrategy : public jit::Driver {
  public:
   explicit FusedStrategy(FusedSpec spec) : spec_(std::move(spec)) {}
@@ -108,6 +116,8 @@ class FusedStrategy : public jit::Driver {
                               const std::string& kernel) const = 0;
   virtual std::vector<jit::ArgField> own_fields(const jit::DriverSpec& s) const = 0;
   [[noreturn]] void fail(const std::string& kernel, const std::string& what) const;
+  // The layout does not fit (StrategyUnfit): the assembly falls back to host_form().
+  [[noreturn]] void unfit(const std::string& kernel, const std::string& what) const;
 
  private:
   FusedSpec spec_;

@@ -84,10 +84,10 @@ class StagedGather : public TiledGatherStrategy {
                       const std::string& kernel) const override {
     check_tile(s, plan, kernel);
     if (staged_gather_shared_bytes(s, spec()) > kStaticSharedMax) {
-      fail(kernel, "staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
-                       std::to_string(staged_gather_shared_bytes(s, spec())) +
-                       " bytes of shared memory, over the 48 KiB static limit: use fewer "
-                       "elements per block");
+      unfit(kernel, "staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
+                        std::to_string(staged_gather_shared_bytes(s, spec())) +
+                        " bytes of shared memory, over the 48 KiB static limit: use fewer "
+                        "elements per block");
     }
   }
 };

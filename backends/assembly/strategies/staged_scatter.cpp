@@ -266,10 +266,10 @@ class StagedScatter : public FusedStrategy {
   void check_strategy(const jit::DriverSpec& s, const jit::DerivativePlan&,
                       const std::string& kernel) const override {
     if (staged_shared_bytes(s, spec()) > kStaticSharedMax) {
-      fail(kernel, "staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
-                       std::to_string(staged_shared_bytes(s, spec())) +
-                       " bytes of shared memory, over the 48 KiB static limit: use fewer "
-                       "elements per block");
+      unfit(kernel, "staging " + std::to_string(s.layout.elements_per_block) + " elements needs " +
+                        std::to_string(staged_shared_bytes(s, spec())) +
+                        " bytes of shared memory, over the 48 KiB static limit: use fewer "
+                        "elements per block");
     }
   }
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
