@@ -5,13 +5,16 @@
 // kernel cache is not used: every compile is cold. --sparse: the Jacobian without structural
 // zeros (jit/jacobian_pattern.h; what a 1,268-species mechanism needs), its nnz printed;
 // --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
-// (jit/derivative_plan.h); --schedule df|nm|ll; --opt O<n> (ptxas -O<n>, whole) or
-// fast-<max|mid|min> (--Ofast-compile) instead of the default effort; --extra OPT: an NVRTC
-// option added verbatim (repeatable). Each line ends with the largest chunk's live-value
-// estimate and the entry's ptxas registers, stack and spills (DUALJIT_PTXAS_LOG: the full log).
+// (jit/derivative_plan.h); --launches N: a kernel in row groups as at most N launches compiled
+// in parallel (jit/lowering.h lower_launches; 0 automatic, 1 whole); --schedule df|nm|ll;
+// --opt O<n> (ptxas -O<n>, whole) or fast-<max|mid|min> (--Ofast-compile) instead of the
+// default effort; --extra OPT: an NVRTC option added verbatim (repeatable). Each line ends
+// with the largest chunk's live-value estimate and the entry's ptxas registers, stack and
+// spills (over launches: the most registers and stack, the spills summed; DUALJIT_PTXAS_LOG:
+// the full log).
 //
-//   kinetics_compile [--host] [--sparse] [--state FORM] [--rows R] [--schedule S] [--opt O]
-//                    [--extra OPT] [MECHANISM[:PHASE] ...]
+//   kinetics_compile [--host] [--sparse] [--state FORM] [--rows R] [--launches N]
+//                    [--schedule S] [--opt O] [--extra OPT] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -31,7 +34,7 @@ using bench::seconds_since;
 
 int main(int argc, char** argv) {
   bool host = false, sparse = false;
-  int rows = 0;
+  int rows = 0, launches = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
   std::vector<std::string> extra;  // NVRTC options added verbatim
@@ -46,6 +49,8 @@ int main(int argc, char** argv) {
       schedule = argv[++i];
     } else if (a == "--rows" && i + 1 < argc) {
       rows = std::stoi(argv[++i]);
+    } else if (a == "--launches" && i + 1 < argc) {
+      launches = std::stoi(argv[++i]);
     } else if (a == "--extra" && i + 1 < argc) {
       extra.push_back(argv[++i]);
     } else if (a == "--opt" && i + 1 < argc) {
@@ -72,40 +77,62 @@ int main(int argc, char** argv) {
         o.mode = mode;
         o.width = 0;
         o.rows = rows;
+        o.launches = launches;
         if (schedule == "df") o.schedule = jit::ScheduleKind::DepthFirst;
         if (schedule == "nm") o.schedule = jit::ScheduleKind::NodeMajor;
         if (schedule == "ll") o.schedule = jit::ScheduleKind::LeastLive;
         o.sparse_jacobian = sparse && mode == Mode::Jacobian;
         t0 = std::chrono::steady_clock::now();
-        const jit::LoweredKernel l = jit::lower(k, o);
+        const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
         const double lower_s = seconds_since(t0);
         t0 = std::chrono::steady_clock::now();
-        jit::CompileOptions co = jit::default_compile_options(l, "sm_90");
-        if (!opt.empty()) {  // "O<n>": ptxas -O<n>, whole; "fast-<mode>": --Ofast-compile=<mode>
-          co.extra.clear();
-          co.opt_level = opt[0] == 'O' ? std::stoi(opt.substr(1)) : (opt == "fast-max" ? 0 : 1);
-          if (opt.rfind("fast-", 0) == 0) co.extra.push_back("--Ofast-compile=" + opt.substr(5));
-        }
-        co.extra.insert(co.extra.end(), extra.begin(), extra.end());
-        const jit::CompiledImage img = jit::nvrtc_compile(l.cuda_entry, l.cuda_source, co);
+        const auto options_of = [&](const jit::LoweredKernel& l) {
+          jit::CompileOptions co = jit::default_compile_options(l, "sm_90");
+          if (!opt.empty()) {  // "O<n>": ptxas -O<n>; "fast-<mode>": --Ofast-compile=<mode>
+            co.extra.clear();
+            co.opt_level = opt[0] == 'O' ? std::stoi(opt.substr(1)) : (opt == "fast-max" ? 0 : 1);
+            if (opt.rfind("fast-", 0) == 0) co.extra.push_back("--Ofast-compile=" + opt.substr(5));
+          }
+          co.extra.insert(co.extra.end(), extra.begin(), extra.end());
+          return co;
+        };
+        jit::KernelCache cold(std::nullopt);  // memory only, empty: every compile is cold
+        const std::vector<jit::CudaImage> images = jit::cuda_images(parts, options_of, cold);
         const double nvrtc_s = seconds_since(t0);
         double host_s = 0;
         if (host) {
           t0 = std::chrono::steady_clock::now();
-          cpu::host_compile(l.symbol, l.host_source, cpu::HostCompileOptions{});
+          for (const jit::LoweredKernel& l : parts)
+            cpu::host_compile(l.symbol, l.host_source, cpu::HostCompileOptions{});
           host_s = seconds_since(t0);
+        }
+        long long flops = 0;
+        size_t statements = 0;
+        int live = 0;
+        jit::PtxasReport r;
+        for (size_t i = 0; i < parts.size(); ++i) {
+          flops += parts[i].ops.flops();
+          statements += parts[i].statements;
+          live = std::max(live, parts[i].max_live);
+          const jit::PtxasReport& p = images[i].ptxas;
+          r.registers = std::max(r.registers, p.registers);
+          r.stack_bytes = std::max(r.stack_bytes, p.stack_bytes);
+          r.spill_store_bytes += p.spill_store_bytes;
+          r.spill_load_bytes += p.spill_load_bytes;
         }
         std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.2f %8.2f %8.2f", spec.c_str(),
                     std::string(kinetics::reactor_state_name(state)).c_str(),
-                    std::string(mode_name(mode)).c_str(), (long long)l.ops.flops(), l.statements,
-                    build_s, lower_s, nvrtc_s, host_s);
+                    std::string(mode_name(mode)).c_str(), flops, statements, build_s, lower_s,
+                    nvrtc_s, host_s);
         if (o.sparse_jacobian) {
-          std::printf("  nnz %lld of %lld", (long long)l.first_pattern.nnz(),
+          std::printf("  nnz %lld of %lld", (long long)parts[0].first_pattern.nnz(),
                       (long long)k.n_inputs() * k.n_outputs());
         }
-        std::printf("  live %d  regs %d stack %d spill %d/%d B\n", l.max_live, img.ptxas.registers,
-                    img.ptxas.stack_bytes, img.ptxas.spill_store_bytes, img.ptxas.spill_load_bytes);
-        if (std::getenv("DUALJIT_PTXAS_LOG")) std::printf("%s\n", img.log.c_str());
+        std::printf("  launches %zu  live %d  regs %d stack %d spill %d/%d B\n", parts.size(), live,
+                    r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes);
+        if (std::getenv("DUALJIT_PTXAS_LOG")) {
+          for (const jit::CudaImage& img : images) std::printf("%s\n", img.log.c_str());
+        }
         std::fflush(stdout);
       }
     }

@@ -26,7 +26,7 @@
 //
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
-//                  [--rows R] [--threads-per-cell T] [--cells-per-block E]
+//                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--effort auto|full] [--outputs all|rates] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
@@ -34,6 +34,8 @@
 // "states" CELLS x (ns + 1), "pressure" in Pa). --cpu runs the CPU backend (no GPU needed):
 // checksums, and wall-clock medians that are no benchmark. --outputs rates: the rates alone (a
 // 1,268-species mechanism's dense Jacobian is 12.9 MB per cell); the Jacobian fields print 0.
+// --launches L: the Jacobian in row groups as at most L launches that compile in parallel
+// (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -283,7 +285,7 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 int main(int argc, char** argv) {
   bench::Args args = bench::parse_args(
       argc, argv, {},
-      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows",
+      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--effort", "--outputs"});
   if (args.sizes.empty())
     args.sizes =
@@ -347,6 +349,7 @@ int main(int argc, char** argv) {
     o.assembler.element_layout.threads_per_element =
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
+    o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
     const std::string outputs = args.flag("--outputs", "all");
     if (outputs != "all" && outputs != "rates") {
       std::fprintf(stderr, "kinetics_rates: --outputs all|rates, not '%s'\n", outputs.c_str());

@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
 namespace dualjit::jit {
 namespace {
 
@@ -50,6 +55,7 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
   out.entry = cache.get_or_build(key, [&] {
     const CompiledImage img = nvrtc_compile(kernel.cuda_entry, kernel.cuda_source, options);
     out.compiled_now = true;
+    out.log = img.log;
     CacheEntry e;
     e.payload = img.image;
     e.metadata = {{"kernel", kernel.kernel_name},
@@ -79,6 +85,33 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
   out.ptxas.stack_bytes = metadata_int(e, "stack_bytes", 0);
   out.ptxas.spill_store_bytes = metadata_int(e, "spill_store_bytes", 0);
   out.ptxas.spill_load_bytes = metadata_int(e, "spill_load_bytes", 0);
+  return out;
+}
+
+std::vector<CudaImage> cuda_images(
+    const std::vector<LoweredKernel>& kernels,
+    const std::function<CompileOptions(const LoweredKernel&)>& options_of, KernelCache& cache) {
+  std::vector<CudaImage> out(kernels.size());
+  std::vector<std::exception_ptr> errors(kernels.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < kernels.size();) {
+      try {
+        out[i] = cuda_image(kernels[i], options_of(kernels[i]), cache);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const size_t n_threads =
+      std::min<size_t>(kernels.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
   return out;
 }
 

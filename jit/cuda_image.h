@@ -3,7 +3,10 @@
 // Needs no GPU (an explicit arch compiles on a build machine).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "jit/kernel_cache.h"
 #include "jit/lowering.h"
@@ -17,6 +20,7 @@ struct CudaImage {
   bool is_cubin = true;
   double compile_seconds = 0;  // of the compile that produced it
   PtxasReport ptxas;           // from the compile, kept in the entry's metadata
+  std::string log;             // NVRTC's log when compiled now, else empty
   std::string arch;
 };
 
@@ -31,5 +35,13 @@ CompileOptions default_compile_options(const LoweredKernel& kernel, const std::s
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);
 CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
                      KernelCache& cache = KernelCache::global());
+
+// cuda_image of each kernel with options_of(kernel), on parallel threads (at most one per
+// core): the launches of a split kernel (lower_launches). The first failure is rethrown once
+// all have finished.
+std::vector<CudaImage> cuda_images(
+    const std::vector<LoweredKernel>& kernels,
+    const std::function<CompileOptions(const LoweredKernel&)>& options_of,
+    KernelCache& cache = KernelCache::global());
 
 }  // namespace dualjit::jit

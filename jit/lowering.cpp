@@ -44,6 +44,42 @@ class IrDumper {
   std::string dir_, symbol_;
 };
 
+// How many launches lower_launches makes (LoweringOptions::launches).
+int launch_count(const LoweringOptions& o, const LoweredKernel& whole) {
+  if (o.launches < 0) {
+    throw std::invalid_argument("kernel '" + whole.kernel_name + "': launches " +
+                                std::to_string(o.launches) + " (0: automatic, N >= 1: at most N)");
+  }
+  const int chunks = static_cast<int>(whole.plan.chunks.size());
+  if (whole.plan.rows == 0 || chunks < 2 || !o.chunks.all()) return 1;
+  const int wanted =
+      o.launches > 0 ? o.launches : (whole.statements > kLargeKernel ? kMaxLaunches : 1);
+  return std::min(wanted, chunks);
+}
+
+// `n` contiguous, non-empty ranges of the chunks with about equal statement counts.
+std::vector<ChunkRange> balanced_ranges(const std::vector<size_t>& statements, int n) {
+  const int chunks = static_cast<int>(statements.size());
+  size_t total = 0;
+  for (size_t s : statements) total += s;
+  std::vector<ChunkRange> out;
+  int first = 0;
+  size_t done = 0;
+  for (int u = 1; u <= n; ++u) {
+    // A range ends once it reaches its share of the total, leaving a chunk for every later one.
+    const size_t target = total * static_cast<size_t>(u) / static_cast<size_t>(n);
+    int last = first + 1;
+    done += statements[first];
+    while (last < chunks && chunks - last > n - u &&
+           (u == n || done + statements[last] / 2 < target)) {
+      done += statements[last++];
+    }
+    out.push_back({first, last});
+    first = last;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string LaunchLayout::describe() const {
@@ -121,6 +157,18 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   }
   const Driver& driver = options.driver ? *options.driver : *element_local_driver();
   driver.adapt(out.plan);
+  if (!options.chunks.all()) {
+    const int n = static_cast<int>(out.plan.chunks.size());
+    const ChunkRange r = options.chunks;
+    if (options.driver || r.first < 0 || r.first >= r.last || r.last > n) {
+      throw std::invalid_argument(
+          "kernel '" + kernel.name() + "': chunks [" + std::to_string(r.first) + ", " +
+          std::to_string(r.last) + ") of a plan with " + std::to_string(n) +
+          (options.driver ? ", under the driver '" + options.driver->suffix() + "'" : "") +
+          " (a range of its chunks, under the element-local driver)");
+    }
+    out.plan.chunks.assign(out.plan.chunks.begin() + r.first, out.plan.chunks.begin() + r.last);
+  }
   const DerivativePlan& plan = out.plan;
   if (!out.options.schedule) {
     out.options.schedule = kernel.graph().size() > kLargeChunk ? ScheduleKind::LeastLive
@@ -137,7 +185,10 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") + driver.suffix();
+               (options.sparse_jacobian ? "_sp" : "") + driver.suffix() +
+               (options.chunks.all() ? ""
+                                     : "_k" + std::to_string(options.chunks.first) + "_" +
+                                           std::to_string(options.chunks.last));
   out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
@@ -211,6 +262,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
       statements += !(op == Op::Const || is_leaf(op));
     }
     out.statements += statements;
+    out.chunk_statements.push_back(statements);
     size_t piece = options.max_statements_per_function;
     if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
     chunks_text +=
@@ -235,6 +287,19 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} flops/element)", out.symbol,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                 plan.chunks.size(), out.ops.flops());
+  return out;
+}
+
+std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options) {
+  LoweredKernel whole = lower(kernel, options);
+  const int n = launch_count(options, whole);
+  if (n <= 1) return {std::move(whole)};
+  std::vector<LoweredKernel> out;
+  for (const ChunkRange& r : balanced_ranges(whole.chunk_statements, n)) {
+    LoweringOptions o = options;
+    o.chunks = r;
+    out.push_back(lower(kernel, o));
+  }
   return out;
 }
 

@@ -36,6 +36,12 @@ inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-c
 // bench/RESULTS.md). The choice is part of the cache key.
 enum class CompileEffort { Auto, Full };
 
+// A contiguous range [first, last) of a plan's chunks; last < 0: every chunk.
+struct ChunkRange {
+  int first = 0, last = -1;
+  bool all() const { return last < 0; }
+};
+
 struct LoweringOptions {
   Mode mode = Mode::Jacobian;
   int width = 0;  // W; <= 0: all directions in one chunk
@@ -64,7 +70,19 @@ struct LoweringOptions {
   // species each, stores nnz values per element, not n_out x n_in.
   bool sparse_jacobian = false;
   CompileEffort compile_effort = CompileEffort::Auto;
+  // Launches of a kernel in row groups (lower_launches): 0, automatic: up to kMaxLaunches for
+  // kernels of more than kLargeKernel statements, else one; N: at most N (one per chunk at
+  // most).
+  int launches = 0;
+  // The chunks this kernel computes (element-local driver): one launch of a split kernel.
+  ChunkRange chunks;
 };
+
+// ptxas runs on one thread per program and takes minutes for a big kernel in -O3, so a kernel
+// in row groups is split into launches that compile in parallel (GRI-3.0's (T, Y) Jacobian in
+// rows of 2, full effort: 144 s whole, 18 s as 16 launches on 16 cores; bench/RESULTS.md).
+// Each launch recomputes what its rows need from the inputs, as the groups of one kernel do.
+inline constexpr int kMaxLaunches = 16;
 
 struct LoweredKernel {
   std::string kernel_name;
@@ -79,16 +97,17 @@ struct LoweredKernel {
   std::string cuda_source_sha256, host_source_sha256;
   DerivativePlan plan;
   LoweringOptions options;
-  ArgTable args;                    // the argument block, from the driver (jit/kernel_args.h)
-  LaunchPolicy launch;              // how the CUDA entry is launched
-  CompileFlags compile;             // what the driver needs from the compiler
-  std::vector<int> input_vertex;    // resolved binding
-  std::vector<int> slot_size;       // per active input slot
-  std::vector<OpCounts> chunk_ops;  // per chunk
-  std::vector<int> chunk_live;      // per chunk: max_live_values of its schedule
-  OpCounts ops;                     // total per element
-  int max_live = 0;                 // largest over chunks
-  size_t statements = 0;            // emitted statements over all chunks
+  ArgTable args;                         // the argument block, from the driver (jit/kernel_args.h)
+  LaunchPolicy launch;                   // how the CUDA entry is launched
+  CompileFlags compile;                  // what the driver needs from the compiler
+  std::vector<int> input_vertex;         // resolved binding
+  std::vector<int> slot_size;            // per active input slot
+  std::vector<OpCounts> chunk_ops;       // per chunk
+  std::vector<int> chunk_live;           // per chunk: max_live_values of its schedule
+  std::vector<size_t> chunk_statements;  // per chunk: emitted statements
+  OpCounts ops;                          // total per element
+  int max_live = 0;                      // largest over chunks
+  size_t statements = 0;                 // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
   JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
   std::string report() const;     // op counts, chunks, liveness
@@ -96,5 +115,10 @@ struct LoweredKernel {
 };
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);
+
+// The kernel as launches of contiguous chunk ranges with about equal statement counts, in
+// order (LoweringOptions::launches), each writing its rows to the common outputs; one kernel
+// when it is not split. Together they store what lower(kernel, options) stores.
+std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options);
 
 }  // namespace dualjit::jit

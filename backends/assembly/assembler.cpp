@@ -223,7 +223,8 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
     slot = std::make_unique<DeviceElementAssembly>(
         p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
                                 o.matrix_strategy, o.hessian_projection, dptr<double>(state),
-                                dptr<double>(direction), o.element_rows, o.compile_effort});
+                                dptr<double>(direction), o.element_rows, o.compile_effort,
+                                o.element_launches});
   }
   return *slot;
 }

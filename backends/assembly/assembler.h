@@ -63,6 +63,9 @@ struct AssemblerOptions {
   // optimises them): the fused kernels' (it overrides fused.compile_effort) and the element
   // kernels' general Jacobian.
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;
+  // Launches of the element kernels in row groups (jit/lowering.h lower_launches): 0 splits
+  // big ones into launches that compile in parallel on the GPU backend, 1 keeps each whole.
+  int element_launches = 0;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
   // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
   // spring grid on an H100 (bench/RESULTS.md), and both give bit-identical repeats. The

@@ -3,6 +3,7 @@
 #include "backends/assembly/host_element_assembly.h"
 
 #include "backends/assembly/strategies/in_place_strategy.h"
+#include "jit/cuda_image.h"
 #include "jit/element_driver.h"
 
 #include <algorithm>
@@ -267,8 +268,8 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
 std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
   std::vector<const cuda::CudaKernel*> out;
   for (const TermData& d : terms_) {
-    for (const auto& [mode, k] : d.kernels)
-      if (k) out.push_back(k.get());
+    for (const auto& [mode, launches] : d.kernels)
+      for (const auto& k : launches) out.push_back(k.get());
     for (const auto& [key, k] : d.in_place)
       if (k) out.push_back(k.get());
   }
@@ -306,22 +307,35 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
   cuda::upload(direction_device(), direction.data(), direction.size() * sizeof(double));
 }
 
-const cuda::CudaKernel& DeviceElementAssembly::kernel(size_t term, Mode mode, bool sparse) {
+const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::kernel(size_t term,
+                                                                                    Mode mode,
+                                                                                    bool sparse) {
   auto& k = terms_[term].kernels[{mode, sparse}];
-  if (!k) {
+  if (k.empty()) {
     jit::LoweringOptions o =
         element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
     o.compile_effort = options_.compile_effort;
+    o.launches = options_.launches;
     try {
-      k = std::make_unique<cuda::CudaKernel>(jit::lower(*problem_.term(term).kernel, o));
+      std::vector<jit::LoweredKernel> launches =
+          jit::lower_launches(*problem_.term(term).kernel, o);
+      if (launches.size() > 1) {  // compiled in parallel, then loaded from the cache
+        const std::string arch = cuda::Context::primary().device().arch();
+        jit::cuda_images(launches, [&](const jit::LoweredKernel& l) {
+          return jit::default_compile_options(l, arch);
+        });
+      }
+      for (jit::LoweredKernel& l : launches)
+        k.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
     } catch (const std::exception& e) {
+      k.clear();
       throw ProblemError(term_label(problem_.term(term)) + ": element kernel (" +
                          std::string(mode_name(mode)) + "): " + e.what());
     }
   }
-  return *k;
+  return k;
 }
 
 jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
@@ -344,8 +358,8 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
                                         bool sparse) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
-  const cuda::CudaKernel& ck = kernel(term, mode, sparse);
-  const auto& l = ck.lowered();
+  const auto& launches = kernel(term, mode, sparse);
+  const auto& l = launches[0]->lowered();
   const int64_t ne = t.elements.size();
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
@@ -355,7 +369,8 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
   try {
-    ck.launch(a.args(), stream);
+    const jit::ArgValues args = a.args();
+    for (const auto& k : launches) k->launch(args, stream);
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +
                        "): " + e.what());
@@ -716,7 +731,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = t.elements.size();
   const int64_t fs =
-      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse).lowered().first_size);
+      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
   ensure(element_blocks_, ne * fs * sizeof(double));
   if (order == BlockOrder::CellMajor) {
     run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse);  // [e][entry]
@@ -819,8 +834,9 @@ std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
   set_state(state);
   run_element_jacobians(term, order, nullptr, sparse);
   const Term& t = problem_.term(term);
-  const int64_t n = t.elements.size() *
-                    static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse).lowered().first_size);
+  const int64_t n =
+      t.elements.size() *
+      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
   return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 

@@ -153,6 +153,7 @@ struct DeviceElementOptions {
   double* direction = nullptr;
   int rows = 0;  // outputs per row group of the general Jacobian's element kernels
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
+  int launches = 0;  // of the same: jit/lowering.h lower_launches
 };
 
 class DeviceElementAssembly {
@@ -226,7 +227,7 @@ class DeviceElementAssembly {
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
     // Element-local, by mode and whether a Jacobian is sparse.
-    std::map<std::pair<Mode, bool>, std::unique_ptr<cuda::CudaKernel>> kernels;
+    std::map<std::pair<Mode, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that adds the
     // diagonal of the single-vertex terms.
@@ -250,7 +251,10 @@ class DeviceElementAssembly {
 
   void check_terms(const char* what) const;
   void check_values(std::span<const double> values, const char* what) const;
-  const cuda::CudaKernel& kernel(size_t term, Mode mode, bool sparse = false);
+  // The element-local kernel's launches (one, or a kernel in row groups split by
+  // jit::lower_launches), in order; they share one argument block and its outputs.
+  const std::vector<std::unique_ptr<cuda::CudaKernel>>& kernel(size_t term, Mode mode,
+                                                               bool sparse = false);
   // Runs term's element kernel; first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
                    bool sparse = false);

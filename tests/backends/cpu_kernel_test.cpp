@@ -86,6 +86,40 @@ TEST_CASE("CPU backend equals the reference in row groups: every output once, ev
   }
 }
 
+TEST_CASE("CPU backend: a kernel split into launches stores what the whole kernel stores") {
+  // Every launch writes its chunk range's rows into the common outputs, which start as NaN:
+  // an entry no launch stores stays NaN and fails the comparison.
+  const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true);
+  for (const Kernel* k : {&roe, &rates}) {
+    for (Mode mode : {Mode::Value, Mode::Jacobian}) {
+      for (bool sparse : {false, true}) {
+        if (sparse && mode != Mode::Jacobian) continue;
+        CAPTURE(k->name());
+        CAPTURE(mode_name(mode));
+        CAPTURE(sparse);
+        jit::LoweringOptions o;
+        o.mode = mode;
+        o.rows = 1;
+        o.launches = 3;
+        o.sparse_jacobian = sparse;
+        const std::vector<jit::LoweredKernel> parts = jit::lower_launches(*k, o);
+        REQUIRE(parts.size() == 3);
+        std::vector<cpu::CpuKernel> launches;
+        for (const jit::LoweredKernel& l : parts) launches.emplace_back(l);
+        o.launches = 1;
+        const cpu::CpuKernel whole(jit::lower(*k, o));
+        const auto pr = test::make_problem(*k, whole.lowered(), 97, 5);
+        test::HostOutputs split, one;
+        const jit::ArgValues args = test::host_args(pr, parts[0], split).args();
+        for (const cpu::CpuKernel& l : launches) l.run(args);
+        whole.run(test::host_args(pr, whole.lowered(), one).args());
+        CHECK(test::max_rel_err(split.values, one.values) < 1e-13);
+        CHECK(test::max_rel_err(split.first, one.first) < 1e-13);
+      }
+    }
+  }
+}
+
 TEST_CASE("CPU backend: sparse Jacobians are the dense ones' entries in the pattern's order") {
   for (const Kernel& k :
        {test::arrhenius_kernel(), test::cut_kernel(true), cfd::roe_flux_kernel()}) {

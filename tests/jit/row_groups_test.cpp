@@ -65,3 +65,45 @@ TEST_CASE("row groups: refused outside Value and Jacobian modes") {
   CHECK_THROWS_WITH_AS(jit::plan_derivatives(energy, Mode::Hessian, 0, 1),
                        doctest::Contains("row groups in mode 'hessian'"), DslError);
 }
+
+TEST_CASE("row groups as launches: contiguous chunk ranges of about equal size, in order") {
+  const Kernel k = separate_rows(10);
+  jit::LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 1;  // 10 chunks, one row each
+  o.launches = 4;
+  const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
+  REQUIRE(parts.size() == 4);
+  size_t chunks = 0, statements = 0;
+  std::set<std::string> symbols;
+  for (const jit::LoweredKernel& p : parts) {
+    CHECK(p.plan.chunks.size() >= 2);  // 10 equal chunks over 4 launches: 2 or 3 each
+    CHECK(p.plan.chunks.size() <= 3);
+    CHECK(p.plan.chunks[0].outputs[0] == static_cast<int>(chunks));  // in order, no gap
+    chunks += p.plan.chunks.size();
+    statements += p.statements;
+    symbols.insert(p.symbol);
+  }
+  CHECK(chunks == 10);
+  CHECK(symbols.size() == 4);  // distinct symbols: distinct cache entries and modules
+  o.launches = 1;
+  CHECK(statements == jit::lower(k, o).statements);
+  // More launches than chunks: one chunk each. No row groups, one launch, or a small kernel
+  // left automatic: the kernel whole.
+  o.launches = 20;
+  CHECK(jit::lower_launches(k, o).size() == 10);
+  o.launches = 0;
+  CHECK(jit::lower_launches(k, o).size() == 1);
+  o.launches = 4;
+  o.rows = 0;
+  CHECK(jit::lower_launches(k, o).size() == 1);
+  o.launches = -1;
+  o.rows = 1;
+  CHECK_THROWS_WITH_AS(jit::lower_launches(k, o), doctest::Contains("launches -1"),
+                       std::invalid_argument);
+  // A chunk range outside the plan is refused, naming the kernel.
+  o.launches = 0;
+  o.chunks = {3, 11};
+  CHECK_THROWS_WITH_AS(jit::lower(k, o), doctest::Contains("'separate_rows': chunks [3, 11)"),
+                       std::invalid_argument);
+}
