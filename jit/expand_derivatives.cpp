@@ -67,7 +67,10 @@ class Expander {
       const Taylor& x = nodes_[out];
       if (d < 0 || x.t.empty()) return kNoNode;
       NodeId sum = x.t[d];
-      for (size_t c = 0; c < ncut_; ++c) sum = add(sum, mul(x.t[nreal_ + c], cut_total(c, d)));
+      for (size_t c = 0; c < ncut_; ++c) {
+        // A cut outside this chunk's cone (a row group's) was never expanded: no component.
+        if (x.t[nreal_ + c] != kNoNode) sum = add(sum, mul(x.t[nreal_ + c], cut_total(c, d)));
+      }
       return sum;
     };
     auto second = [&](NodeId out, size_t p) {
@@ -164,7 +167,9 @@ class Expander {
     if (memo != kUnset) return memo;
     const std::vector<NodeId>& t = cut_operand_[c];
     NodeId sum = at(t, d);
-    for (size_t e = 0; e < c; ++e) sum = add(sum, mul(at(t, nreal_ + e), cut_total(e, d)));
+    for (size_t e = 0; e < c; ++e) {
+      if (at(t, nreal_ + e) != kNoNode) sum = add(sum, mul(at(t, nreal_ + e), cut_total(e, d)));
+    }
     return memo = sum;
   }
 
