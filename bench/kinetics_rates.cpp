@@ -27,13 +27,16 @@
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
-//                  [--effort auto|full] [--outputs all|rates] [CELLS ...]
+//                  [--effort auto|full] [--outputs all|rates|sparse] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
 // "states" CELLS x (ns + 1), "pressure" in Pa). --cpu runs the CPU backend (no GPU needed):
 // checksums, and wall-clock medians that are no benchmark. --outputs rates: the rates alone (a
 // 1,268-species mechanism's dense Jacobian is 12.9 MB per cell); the Jacobian fields print 0.
+// --outputs sparse: the states as (T, C) and the Jacobian without its structural zeros
+// (ReactorCells::sparse_jacobian, cell-major; J_ms, floor_J_ms and J_abs_sum are its, nnz per
+// cell printed), what a 1,268-species mechanism needs and no peer computes.
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 #include <algorithm>
@@ -209,6 +212,19 @@ std::vector<double> random_states(int64_t n, int ns, uint64_t seed) {
   return x;
 }
 
+// The same cells as (T, C_1..C_ns) at pressure p: C_k = p Y_k / W_k / (R T sum_j Y_j / W_j).
+std::vector<double> as_concentrations(std::vector<double> x, const Mechanism& m, double p) {
+  const size_t b = m.species.size() + 1;
+  for (size_t c = 0; c < x.size() / b; ++c) {
+    double* s = &x[c * b];
+    double moles = 0;
+    for (size_t k = 1; k < b; ++k) moles += s[k] /= m.species[k - 1].molecular_weight;
+    const double scale = p / (kinetics::kGasConstant * s[0] * moles);
+    for (size_t k = 1; k < b; ++k) s[k] *= scale;
+  }
+  return x;
+}
+
 // Compensated (Neumaier) sums: the checksums are then independent of the order of summation
 // to about one rounding, so that cell-major, component-major and the peer's chunked sums agree
 // to 1e-15 rather than to the 1e-12 that plain sums of 1e6 terms drift by.
@@ -330,9 +346,17 @@ int main(int argc, char** argv) {
                 seconds_since(t1));
   }
 
+  const std::string outputs = args.flag("--outputs", "all");
+  if (outputs != "all" && outputs != "rates" && outputs != "sparse") {
+    std::fprintf(stderr, "kinetics_rates: --outputs all|rates|sparse, not '%s'\n", outputs.c_str());
+    return 1;
+  }
+  const bool jacobian = outputs == "all", sparse = outputs == "sparse";
   bool first = true;
   for (int64_t n : args.sizes) {
-    const std::vector<double> states = random_states(n, ns, seed);
+    const std::vector<double> states =
+        sparse ? as_concentrations(random_states(n, ns, seed), m, pressure)
+               : random_states(n, ns, seed);
     std::printf("\n%s, %lld cells, p = %g Pa\n", mech.c_str(), (long long)n, pressure);
     std::fflush(stdout);
     if (!args.write_dir.empty()) {
@@ -343,6 +367,7 @@ int main(int argc, char** argv) {
     }
     kinetics::ReactorCellsOptions o;
     o.pressure = pressure;
+    if (sparse) o.rate_law.state = kinetics::ReactorState::concentrations;
     o.assembler.backend = args.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
     // The element kernels' configuration (defaults: one chunk, one thread per cell).
     o.assembler.element_width = std::stoi(args.flag("--width", "0"));
@@ -350,12 +375,6 @@ int main(int argc, char** argv) {
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
-    const std::string outputs = args.flag("--outputs", "all");
-    if (outputs != "all" && outputs != "rates") {
-      std::fprintf(stderr, "kinetics_rates: --outputs all|rates, not '%s'\n", outputs.c_str());
-      return 1;
-    }
-    const bool jacobian = outputs == "all";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
@@ -369,7 +388,8 @@ int main(int argc, char** argv) {
     kinetics::ReactorCells cells(m, n, o);
     const double graph_s = seconds_since(t1);
     assembly::Assembler& a = cells.assembler();
-    const size_t n_rates = size_t(n) * B, n_jac = size_t(n) * B * B;
+    const size_t n_rates = size_t(n) * B;
+    const size_t n_jac = size_t(n) * (sparse ? size_t(cells.jacobian_pattern().nnz()) : B * B);
 
     double w_ms = 0, j_ms = 0, jc_ms = 0, w_first = 0, j_first = 0, jc_first = 0;
     std::vector<double> rates;
@@ -403,6 +423,16 @@ int main(int argc, char** argv) {
                                 args.reps);
         jc_ms = bench::median_ms(
             [&] { a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor); }, args.reps);
+      }
+      if (sparse) {
+        t1 = std::chrono::steady_clock::now();
+        a.run_element_sparse_blocks(0);
+        cuda::check_last("kinetics sparse Jacobian");
+        j_first = seconds_since(t1);
+        k_jac = a.kernels().size();
+        j_ms = bench::median_ms([&] { a.run_element_sparse_blocks(0); }, args.reps);
+        j_abs = device_abs_sum(a.run_element_sparse_blocks(0), n_jac);
+        cuda::check_last("kinetics sparse Jacobian");
       }
       w_ms = bench::median_ms([&] { a.run_residual(); }, args.reps);
       // Checksums from the device results (the outputs of the timed calls).
@@ -439,6 +469,14 @@ int main(int argc, char** argv) {
       k_rates = a.kernels().size();
       w_ms = tuning::median_wall_ms([&] { cells.rates(states); }, 0, reps);
       k_jac = k_rates;
+      if (sparse) {
+        t1 = std::chrono::steady_clock::now();
+        const std::vector<double> j = cells.sparse_jacobian(states);
+        j_first = seconds_since(t1);
+        k_jac = a.kernels().size();
+        j_ms = tuning::median_wall_ms([&] { cells.sparse_jacobian(states); }, 0, reps);
+        j_abs = abs_sum(j.data(), n_jac);
+      }
       if (jacobian) {
         t1 = std::chrono::steady_clock::now();
         std::vector<double> j = cells.jacobian(states, assembly::BlockOrder::CellMajor);
@@ -478,10 +516,11 @@ int main(int argc, char** argv) {
         "RESULT kinetics_dualjit mechanism=%s backend=%s cells=%lld species=%d reactions=%zu "
         "w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
-        "Jc_abs_sum=%.17g Jc_transposed=%s\n",
+        "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld\n",
         mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(), w_ms, j_ms,
         jc_ms, floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum,
-        j_abs, jc_abs, transposed_equal ? "yes" : "NO");
+        j_abs, jc_abs, transposed_equal ? "yes" : "NO", sparse ? "yes" : "no",
+        (long long)(n_jac / size_t(n)));
     std::fflush(stdout);
   }
   return 0;
