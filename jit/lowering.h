@@ -80,8 +80,10 @@ struct LoweringOptions {
 
 // ptxas runs on one thread per program and takes minutes for a big kernel in -O3, so a kernel
 // in row groups is split into launches that compile in parallel (GRI-3.0's (T, Y) Jacobian in
-// rows of 2, full effort: 144 s whole, 18 s as 16 launches on 16 cores; bench/RESULTS.md).
-// Each launch recomputes what its rows need from the inputs, as the groups of one kernel do.
+// rows of 2, full effort, on an H100's 16-core host: 139 s whole, 21 s as 16 launches, which
+// run 3% slower; bench/RESULTS.md). Each launch recomputes what its rows need from the inputs,
+// as the groups of one kernel do. (Units linked by nvJitLink compile as fast but run 20%
+// slower: calls across units follow the ABI and spill callee-saved registers.)
 inline constexpr int kMaxLaunches = 16;
 
 struct LoweredKernel {

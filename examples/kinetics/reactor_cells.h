@@ -27,9 +27,10 @@ struct ReactorCellsOptions {
   // Backend (CUDA, CPU, or auto: CUDA when a device is usable), dual width, strategies. The
   // defaults compile GRI-3.0 in seconds (rates 2 s, Jacobian 8-10 s on an H100's host). Runs
   // that evaluate millions of cells repay slower compiles: compile_effort = Full with
-  // element_rows = 2 (the Jacobian in groups of two species rows) made GRI-3.0 at 1e5 cells
-  // 5.4x (rates) and 2.6x (Jacobian) faster on an H100, for 14 s and 144 s of cold compile
-  // (bench/RESULTS.md); the kernel cache keeps them for later runs.
+  // element_rows = 2 (the Jacobian in groups of two species rows, compiled as 16 launches in
+  // parallel) made GRI-3.0 at 1e5 cells 5.4x (rates) and 2.5x (Jacobian) faster on an H100,
+  // for 14 s and 21 s of cold compile (bench/RESULTS.md); the kernel cache keeps them for
+  // later runs. n-hexane's sparse dw/dC needs row groups (element_rows = 80: 87 s cold).
   assembly::AssemblerOptions assembler;
 };
 
