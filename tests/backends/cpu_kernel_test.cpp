@@ -34,6 +34,47 @@ void check_against_reference(const Kernel& k, Mode mode, int width, bool prune =
   CHECK(test::max_rel_err(out.second, ref.second) < 1e-13);
 }
 
+// k's dense and sparse Jacobians under o (sparse_jacobian set here) on the same random
+// elements: the sparse values must be the dense ones at the pattern's positions, the dense
+// ones zero elsewhere, and the values equal.
+struct SparseAgainstDense {
+  jit::JacobianPattern pattern;
+  bool same = true, zeros_outside = true, values_equal = false;
+};
+
+SparseAgainstDense sparse_against_dense(const Kernel& k, jit::LoweringOptions o, int n,
+                                        uint64_t seed) {
+  o.mode = Mode::Jacobian;
+  o.sparse_jacobian = false;
+  const cpu::CpuKernel dense(jit::lower(k, o));
+  o.sparse_jacobian = true;
+  const cpu::CpuKernel sparse(jit::lower(k, o));
+  const auto pr = test::make_problem(k, dense.lowered(), n, seed);
+  test::HostOutputs d, s;
+  dense.run(test::host_args(pr, dense.lowered(), d).args());
+  sparse.run(test::host_args(pr, sparse.lowered(), s).args());
+  SparseAgainstDense r;
+  r.pattern = sparse.lowered().first_pattern;
+  const jit::JacobianPattern& p = r.pattern;
+  const int n_in = k.n_inputs(), n_out = k.n_outputs();
+  REQUIRE(s.first.size() == size_t(pr.batch.n_elements * p.nnz()));
+  for (int64_t e = 0; e < pr.batch.n_elements; ++e) {
+    for (int row = 0; row < n_out; ++row) {
+      for (int c = 0; c < n_in; ++c) {
+        const double v = d.first[(e * n_out + row) * n_in + c];
+        const int64_t at = p.index(row, c);
+        if (at < 0) {
+          r.zeros_outside = r.zeros_outside && v == 0.0;
+        } else {
+          r.same = r.same && s.first[e * p.nnz() + at] == v;
+        }
+      }
+    }
+  }
+  r.values_equal = s.values == d.values;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("CPU backend equals the reference: Roe flux Jacobian at W = 1, 2, 3, 5, n") {
@@ -97,24 +138,12 @@ TEST_CASE("CPU backend: row groups whose cone leaves out a cut, dense and sparse
     CAPTURE(rows);
     check_against_reference(k, Mode::Jacobian, 0, true, 8, {}, 0, nullptr, rows);
     jit::LoweringOptions o;
-    o.mode = Mode::Jacobian;
     o.rows = rows;
-    const cpu::CpuKernel dense(jit::lower(k, o));
-    o.sparse_jacobian = true;
-    const cpu::CpuKernel sparse(jit::lower(k, o));
-    const auto pr = test::make_problem(k, dense.lowered(), 31, 8);
-    test::HostOutputs d, sp;
-    dense.run(test::host_args(pr, dense.lowered(), d).args());
-    sparse.run(test::host_args(pr, sparse.lowered(), sp).args());
-    const jit::JacobianPattern& p = sparse.lowered().first_pattern;
-    CHECK(p.nnz() == 9);  // y0: x0 x1 x2; y1: x0 x1 x2 x3; y2: x0 x3
-    bool same = true;
-    for (int64_t e = 0; e < pr.batch.n_elements; ++e)
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 4; ++c)
-          if (const int64_t at = p.index(r, c); at >= 0)
-            same = same && sp.first[e * p.nnz() + at] == d.first[(e * 3 + r) * 4 + c];
-    CHECK(same);
+    const SparseAgainstDense r = sparse_against_dense(k, o, 31, 8);
+    CHECK(r.pattern.nnz() == 9);  // y0: x0 x1 x2; y1: x0 x1 x2 x3; y2: x0 x3
+    CHECK(r.same);
+    CHECK(r.zeros_outside);
+    CHECK(r.values_equal);
   }
 }
 
@@ -159,35 +188,11 @@ TEST_CASE("CPU backend: sparse Jacobians are the dense ones' entries in the patt
       CAPTURE(k.name());
       CAPTURE(w);
       jit::LoweringOptions o;
-      o.mode = Mode::Jacobian;
       o.width = w;
-      const cpu::CpuKernel dense(jit::lower(k, o));
-      o.sparse_jacobian = true;
-      const cpu::CpuKernel sparse(jit::lower(k, o));
-      const auto pr = test::make_problem(k, dense.lowered(), 64, 11);
-      test::HostOutputs d, s;
-      dense.run(test::host_args(pr, dense.lowered(), d).args());
-      sparse.run(test::host_args(pr, sparse.lowered(), s).args());
-      const jit::JacobianPattern& p = sparse.lowered().first_pattern;
-      const int n_in = k.n_inputs(), n_out = k.n_outputs();
-      REQUIRE(s.first.size() == size_t(pr.batch.n_elements * p.nnz()));
-      bool same = true, zeros_outside = true;
-      for (int64_t e = 0; e < pr.batch.n_elements; ++e) {
-        for (int r = 0; r < n_out; ++r) {
-          for (int c = 0; c < n_in; ++c) {
-            const double v = d.first[(e * n_out + r) * n_in + c];
-            const int64_t at = p.index(r, c);
-            if (at < 0) {
-              zeros_outside = zeros_outside && v == 0.0;
-            } else {
-              same = same && s.first[e * p.nnz() + at] == v;
-            }
-          }
-        }
-      }
-      CHECK(same);
-      CHECK(zeros_outside);
-      CHECK(s.values == d.values);
+      const SparseAgainstDense r = sparse_against_dense(k, o, 64, 11);
+      CHECK(r.same);
+      CHECK(r.zeros_outside);
+      CHECK(r.values_equal);
     }
   }
 }
