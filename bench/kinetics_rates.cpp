@@ -37,9 +37,6 @@
 // --outputs sparse: the states as (T, C) and the Jacobian without its structural zeros
 // (ReactorCells::sparse_jacobian, cell-major; J_ms, floor_J_ms and J_abs_sum are its, nnz per
 // cell printed), what a 1,268-species mechanism needs and no peer computes.
-// With --rows R the rates are also timed from the element kernel in row groups of R
-// (Assembler::run_element_values: w_element_ms, its cold first call, and its largest
-// difference from the residual's rates, relative to max(1, |w|)).
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 #include <algorithm>
@@ -395,7 +392,6 @@ int main(int argc, char** argv) {
     const size_t n_jac = size_t(n) * (sparse ? size_t(cells.jacobian_pattern().nnz()) : B * B);
 
     double w_ms = 0, j_ms = 0, jc_ms = 0, w_first = 0, j_first = 0, jc_first = 0;
-    double we_ms = 0, we_first = 0, we_diff = 0;  // rates from the element kernel (--rows)
     std::vector<double> rates;
     double j_abs = 0, jc_abs = 0;
     bool transposed_equal = true;
@@ -444,19 +440,6 @@ int main(int argc, char** argv) {
       rates.resize(n_rates);
       cuda::check_last("kinetics rates");
       cuda::download(rates.data(), w, n_rates * sizeof(double));
-      if (o.assembler.element_rows > 0) {  // the rates from the element kernel, in row groups
-        t1 = std::chrono::steady_clock::now();
-        a.run_element_values(0);
-        cuda::check_last("kinetics rates, element kernel");
-        we_first = seconds_since(t1);
-        we_ms = bench::median_ms([&] { a.run_element_values(0); }, args.reps);
-        std::vector<double> we(n_rates);
-        cuda::download(we.data(), a.run_element_values(0), n_rates * sizeof(double));
-        cuda::check_last("kinetics rates, element kernel");
-        for (size_t i = 0; i < n_rates; ++i)
-          we_diff =
-              std::max(we_diff, std::abs(we[i] - rates[i]) / std::max(1.0, std::abs(rates[i])));
-      }
       if (jacobian) {
         const double* j = a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
         cuda::check_last("kinetics Jacobian");
@@ -533,12 +516,11 @@ int main(int argc, char** argv) {
         "RESULT kinetics_dualjit mechanism=%s backend=%s cells=%lld species=%d reactions=%zu "
         "w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
-        "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld w_element_ms=%.4f "
-        "w_element_first_s=%.2f w_element_rel_diff=%.3g\n",
+        "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld\n",
         mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(), w_ms, j_ms,
         jc_ms, floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum,
         j_abs, jc_abs, transposed_equal ? "yes" : "NO", sparse ? "yes" : "no",
-        (long long)(n_jac / size_t(n)), we_ms, we_first, we_diff);
+        (long long)(n_jac / size_t(n)));
     std::fflush(stdout);
   }
   return 0;

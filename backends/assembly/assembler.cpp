@@ -281,13 +281,6 @@ const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstr
   return e.element_jacobians_device();
 }
 
-const double* Assembler::run_element_values(size_t term, CUstream stream) {
-  Cuda& c = cuda("run_element_values");
-  DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
-  e.run_element_values(term, stream);
-  return e.element_values_device(term);
-}
-
 const double* Assembler::run_element_sparse_blocks(size_t term, BlockOrder order, CUstream stream) {
   Cuda& c = cuda("run_element_sparse_blocks");
   DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
@@ -514,24 +507,6 @@ jit::JacobianPattern Assembler::element_pattern(size_t term) const {
   if (it == patterns_.end())
     it = patterns_.emplace(term, jit::jacobian_pattern(*problem_.term(term).kernel)).first;
   return it->second;
-}
-
-std::vector<double> Assembler::element_values(size_t term, std::span<const double> state) {
-  problem_.check_values(state, "state");
-  if (term >= problem_.n_terms()) {
-    throw ProblemError("Assembler::element_values: term #" + std::to_string(term) + " of " +
-                       std::to_string(problem_.n_terms()));
-  }
-  const Term& t = problem_.term(term);
-  if (backend_ == Backend::Cuda) {
-    set_state(state);
-    return download(run_element_values(term), t.elements.size() * t.kernel->n_outputs(),
-                    "Assembler::element_values");
-  }
-  check_terms("element_values");
-  return host_element(problem_, options_, cpu().element)
-      .element_results(term, Mode::Value, state)
-      .values;
 }
 
 std::vector<double> Assembler::element_jacobians(size_t term, std::span<const double> state,

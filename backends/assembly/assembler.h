@@ -54,8 +54,7 @@ struct AssemblerOptions {
   // on the GPU, layout.
   int element_width = 0;
   jit::LaunchLayout element_layout;
-  // Outputs per row group of the element kernels' general Jacobian and values
-  // (jit/derivative_plan.h):
+  // Outputs per row group of the element kernels' general Jacobian (jit/derivative_plan.h):
   // 0 computes every row in every chunk; a few rows per chunk keep a big kernel's chunks
   // (a rate law's 54 rows) small enough for registers, at the price of recomputing what the
   // groups share.
@@ -165,9 +164,6 @@ class Assembler {
   // [k][e] component-major.
   std::vector<double> element_sparse_blocks(size_t term, std::span<const double> state,
                                             BlockOrder order = BlockOrder::CellMajor);
-  // The outputs of each element of one vector term (n_out per element, [e][r]), as its kernel
-  // computes them, before any scatter: a batch of independent cells' results.
-  std::vector<double> element_values(size_t term, std::span<const double> state);
   // CSR over the term's n_out x n_in, from its kernel's graph (jit/jacobian_pattern.h).
   jit::JacobianPattern element_pattern(size_t term) const;
 
@@ -195,7 +191,6 @@ class Assembler {
                                    CUstream stream = nullptr);
   const double* run_element_sparse_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
                                           CUstream stream = nullptr);
-  const double* run_element_values(size_t term, CUstream stream = nullptr);
 
  private:
   struct Cuda;

@@ -742,15 +742,6 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   launch(kTransposeEntry, &a, ne * ((fs + 3) / 4), stream);
 }
 
-void DeviceElementAssembly::run_element_values(size_t term, CUstream stream) {
-  check_terms("run_element_values");
-  if (term >= n_terms_) {
-    throw ProblemError("DeviceElementAssembly::run_element_values: term #" + std::to_string(term) +
-                       " of " + std::to_string(n_terms_));
-  }
-  run_element(term, Mode::Value, stream);
-}
-
 DeviceBsr DeviceElementAssembly::hessian_bsr(mesh::Symmetry symmetry) {
   check_terms("hessian_bsr");
   const PatternData& pd = pattern_data(symmetry, /*hessian=*/true);

@@ -192,8 +192,6 @@ class DeviceElementAssembly {
   // sparse: only the entries of jit::jacobian_pattern(term's kernel), nnz per element.
   void run_element_jacobians(size_t term, BlockOrder order = BlockOrder::CellMajor,
                              CUstream stream = nullptr, bool sparse = false);
-  // The term's element outputs, n_elements x n_out (element_values_device(term)).
-  void run_element_values(size_t term, CUstream stream = nullptr);
 
   // Device results of the last run of each output (n_values doubles for vectors; one double
   // for the energy; n_elements x n_out x n_in for element Jacobians, in the order run).
@@ -202,9 +200,6 @@ class DeviceElementAssembly {
   const double* hvp_device() const { return ptr(hvp_); }
   const double* residual_device() const { return ptr(residual_); }
   const double* element_jacobians_device() const { return ptr(element_blocks_); }
-  const double* element_values_device(size_t term) const {
-    return ptr(terms_.at(term).local.values);
-  }
   DeviceBsr hessian_bsr(mesh::Symmetry symmetry = mesh::Symmetry::General);
   DeviceBsr jacobian_bsr();
 

@@ -41,7 +41,7 @@ jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int r
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
-  if (mode == Mode::Jacobian || mode == Mode::Value) o.rows = rows;
+  if (mode == Mode::Jacobian) o.rows = rows;
   o.input_vertex = t.input_vertex;
   return o;
 }
