@@ -307,9 +307,8 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
   cuda::upload(direction_device(), direction.data(), direction.size() * sizeof(double));
 }
 
-const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::kernel(size_t term,
-                                                                                    Mode mode,
-                                                                                    bool sparse) {
+const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::element_launches(
+    size_t term, Mode mode, bool sparse) {
   auto& k = terms_[term].kernels[{mode, sparse}];
   if (k.empty()) {
     jit::LoweringOptions o =
@@ -358,7 +357,7 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
                                         bool sparse) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
-  const auto& launches = kernel(term, mode, sparse);
+  const auto& launches = element_launches(term, mode, sparse);
   const auto& l = launches[0]->lowered();
   const int64_t ne = t.elements.size();
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
@@ -731,7 +730,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = t.elements.size();
   const int64_t fs =
-      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
+      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
   ensure(element_blocks_, ne * fs * sizeof(double));
   if (order == BlockOrder::CellMajor) {
     run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse);  // [e][entry]
@@ -836,7 +835,7 @@ std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
   const Term& t = problem_.term(term);
   const int64_t n =
       t.elements.size() *
-      static_cast<int64_t>(kernel(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
+      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
   return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 

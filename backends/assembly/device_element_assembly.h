@@ -253,8 +253,8 @@ class DeviceElementAssembly {
   void check_values(std::span<const double> values, const char* what) const;
   // The element-local kernel's launches (one, or a kernel in row groups split by
   // jit::lower_launches), in order; they share one argument block and its outputs.
-  const std::vector<std::unique_ptr<cuda::CudaKernel>>& kernel(size_t term, Mode mode,
-                                                               bool sparse = false);
+  const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(size_t term, Mode mode,
+                                                                         bool sparse = false);
   // Runs term's element kernel; first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
                    bool sparse = false);
