@@ -5,7 +5,10 @@
 // strategies, CUDA events after warm-up, medians: the energy, the gradient, the Hessian (3x3
 // blocks, both triangles), the PD-projected Hessian (each tet's 12x12 Hessian clamped to
 // eigenvalues >= 1e-9, AssemblerOptions::hessian_projection) and gradient + projected Hessian
-// together; against the byte floor of gradient + Hessian (positions, tets and params read once,
+// together, with the default matrix strategy (staged-node-gather: each tet's Hessian evaluated
+// and projected once per vertex), node-gather (the same, unstaged; Hp_ng_ms) and element-scatter
+// (once per tet, atomics; Hp_es_ms);
+// against the byte floor of gradient + Hessian (positions, tets and params read once,
 // gradient and blocks written once, at the device copy bandwidth measured in the same run).
 // E = 1e5, nu = 0.4.
 //
@@ -74,8 +77,12 @@ int main(int argc, char** argv) {
     assembly::AssemblerOptions o, po;
     po.hessian_projection = {jit::ProjectionKind::Clamp, 1e-9};
     if (args.cpu) o.backend = po.backend = assembly::Backend::Cpu;
-    assembly::Assembler a(problem, o), projected(problem, po);
-    double e_ms = 0, g_ms = 0, h_ms = 0, hp_ms = 0, ghp_ms = 0;
+    assembly::AssemblerOptions eso = po, ngo = po;
+    eso.matrix_strategy = assembly::ElementStrategy::Scatter;
+    ngo.matrix_strategy = assembly::ElementStrategy::NodeGather;
+    assembly::Assembler a(problem, o), projected(problem, po), projected_es(problem, eso),
+        projected_ng(problem, ngo);
+    double e_ms = 0, g_ms = 0, h_ms = 0, hp_ms = 0, hp_ng_ms = 0, hp_es_ms = 0, ghp_ms = 0;
     if (!args.cpu) {
       a.set_state(x);
       projected.set_state(x);
@@ -84,11 +91,17 @@ int main(int argc, char** argv) {
       a.run_hessian();
       projected.run_gradient();
       projected.run_hessian();
+      projected_es.set_state(x);
+      projected_es.run_hessian();
+      projected_ng.set_state(x);
+      projected_ng.run_hessian();
       cuda::check_last("neo-Hookean");
       e_ms = bench::median_ms([&] { a.run_energy(); }, args.reps);
       g_ms = bench::median_ms([&] { a.run_gradient(); }, args.reps);
       h_ms = bench::median_ms([&] { a.run_hessian(); }, args.reps);
       hp_ms = bench::median_ms([&] { projected.run_hessian(); }, args.reps);
+      hp_ng_ms = bench::median_ms([&] { projected_ng.run_hessian(); }, args.reps);
+      hp_es_ms = bench::median_ms([&] { projected_es.run_hessian(); }, args.reps);
       ghp_ms = bench::median_ms(
           [&] {
             projected.run_gradient();
@@ -98,16 +111,19 @@ int main(int argc, char** argv) {
     }
     const double energy = a.energy(x);
     const std::vector<double> g = a.gradient(x);
-    const mesh::BlockCsr<double> hs = a.hessian(x), hp = projected.hessian(x);
+    const mesh::BlockCsr<double> hs = a.hessian(x), hp = projected.hessian(x),
+                                 hp_es = projected_es.hessian(x);
     const int64_t blocks = hs.pattern->n_blocks();
     const double bytes = nv * 48.0 + nt * 96.0 + blocks * 72.0;
     std::printf(
         "RESULT nh_dualjit n=%lld nodes=%lld tets=%lld blocks=%lld E_ms=%.4f g_ms=%.4f H_ms=%.4f "
-        "Hp_ms=%.4f gHp_ms=%.4f floor_gH_ms=%.4f energy=%.15g g_norm=%.12g g_dot_v=%.12g "
-        "H_fro=%.12g H_vhv=%.12g Hp_fro=%.12g\n",
+        "Hp_ms=%.4f Hp_ng_ms=%.4f Hp_es_ms=%.4f gHp_ms=%.4f floor_gH_ms=%.4f energy=%.15g "
+        "g_norm=%.12g "
+        "g_dot_v=%.12g H_fro=%.12g H_vhv=%.12g Hp_fro=%.12g Hp_es_fro=%.12g\n",
         (long long)n, (long long)nv, (long long)nt, (long long)blocks, e_ms, g_ms, h_ms, hp_ms,
-        ghp_ms, args.cpu ? 0.0 : bytes / bw * 1e3, energy, bench::norm(g), bench::dot(g, v),
-        bench::frobenius(hs.values), bench::vhv(hs, v), bench::frobenius(hp.values));
+        hp_ng_ms, hp_es_ms, ghp_ms, args.cpu ? 0.0 : bytes / bw * 1e3, energy, bench::norm(g),
+        bench::dot(g, v), bench::frobenius(hs.values), bench::vhv(hs, v),
+        bench::frobenius(hp.values), bench::frobenius(hp_es.values));
     std::fflush(stdout);
   }
   return 0;

@@ -10,7 +10,8 @@ std::string cuda_prelude() {
          "#define DJ_FN __device__ __forceinline__\n"
          "#define DJ_NOINLINE __device__ __noinline__\n"
          "DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }\n"
-         "DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }\n";
+         "DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }\n"
+         "DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }\n";
 }
 
 std::string host_prelude() {
@@ -26,7 +27,8 @@ std::string host_prelude() {
          "  const float f = (float)v;\n"
          "#pragma omp atomic\n"
          "  *p += f;\n"
-         "}\n";
+         "}\n"
+         "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n";
 }
 
 std::string bounds_min(const DriverSpec& s) {

@@ -1,9 +1,12 @@
 #include "jit/hessian_projection.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "dsl/mode.h"
 
@@ -126,6 +129,162 @@ std::string emit_projection_function(const std::string& name, int n, const Hessi
     }
   }
   os << "}\n";
+  return os.str();
+}
+
+int projection_team_lanes(int n) {
+  if (n <= 8 || n > 32) return 0;
+  return n <= 16 ? 16 : 32;
+}
+
+namespace {
+
+// `r[idx]` for a runtime idx over a register array r[n]: selects, so that r stays in registers.
+std::string pick(const std::string& r, int n, const std::string& idx) {
+  std::string x = r + "[0]";
+  for (int j = 1; j < n; ++j)
+    x = "(" + idx + " == " + std::to_string(j) + " ? " + r + "[" + std::to_string(j) + "] : " + x +
+        ")";
+  return x;
+}
+
+// The pairs of round r of the round-robin (circle) ordering of N (even) indices: N - 1 rounds
+// whose N / 2 disjoint pairs together rotate every pair once. Lane i's partner is N - 1 <-> r,
+// else (2 r - i) mod (N - 1).
+std::vector<std::pair<int, int>> round_pairs(int N, int r) {
+  const int M = N - 1;
+  std::vector<std::pair<int, int>> pairs = {{std::min(r, M), std::max(r, M)}};
+  for (int k = 1; k < N / 2; ++k) {
+    const int a = (r + k) % M, b = ((r - k) % M + M) % M;
+    pairs.push_back({std::min(a, b), std::max(a, b)});
+  }
+  return pairs;
+}
+
+}  // namespace
+
+std::string emit_team_projection_function(const std::string& name, int n,
+                                          const HessianProjection& p) {
+  const int T = projection_team_lanes(n);
+  if (T == 0)
+    throw std::invalid_argument(name + ": no team projection of a " + std::to_string(n) + "x" +
+                                std::to_string(n) + " Hessian");
+  if (!p.active()) throw std::invalid_argument(name + ": no projection asked for");
+  char eps[40];
+  std::snprintf(eps, sizeof eps, "%.17g", p.epsilon);
+  const std::string N = std::to_string(n), Ts = std::to_string(T);
+  const int Ne = n + (n & 1);  // an odd n pairs with a dummy index n, which rotates nothing
+  const auto for_n = [&](const std::string& body) {
+    return "#pragma unroll\n    for (int m = 0; m < " + N + "; ++m) " + body + "\n";
+  };
+  std::ostringstream os;
+  os << "#if defined(__CUDACC__)\n"
+     << "DJ_FN void " << name << "_team(double* d2, bool live) {\n"
+     << "  const unsigned all = 0xffffffffu;\n"
+     << "  const int lane = threadIdx.x & 31, base = lane & ~" << T - 1 << ", i = lane & " << T - 1
+     << ";\n"
+     << "  const unsigned team = " << (T == 32 ? "all" : "0xffffu << base") << ";\n"
+     << "#pragma unroll 1\n"
+     << "  for (int it = 0; it < " << Ts << "; ++it) {\n"
+     << "    const int owner = base + it;\n"
+     << "    const bool on = __shfl_sync(all, (int)live, owner) != 0;\n"
+     << "    if (!__any_sync(all, on)) continue;\n"
+     << "    // Lane i holds row i of A and of V (rows i >= n stay zero).\n"
+     << "    double row[" << N << "], V[" << N << "];\n"
+     << for_n("{ row[m] = 0.0; V[m] = i == m ? 1.0 : 0.0; }");
+  for (int a = 0; a < n; ++a) {
+    for (int b = a; b < n; ++b) {
+      os << "    { const double x = __shfl_sync(all, d2[" << packed_upper_index(n, a, b)
+         << "], owner); if (on && i == " << a << ") row[" << b << "] = x;";
+      if (a != b) os << " if (on && i == " << b << ") row[" << a << "] = x;";
+      os << " }\n";
+    }
+  }
+  // Sweeps until the off-diagonal is negligible (the same test as the thread's form).
+  os << "#pragma unroll 1\n"
+     << "    for (int sweep = 0; sweep < 40; ++sweep) {\n"
+     << "      const double d = i < " << N << " ? " << pick("row", n, "i") << " : 0.0;\n"
+     << "      // The off-diagonal summed apart from the diagonal: the total minus the diagonal\n"
+     << "      // would leave the total's rounding, far above the test's threshold.\n"
+     << "      double off = 0.0;\n"
+     << "  " << for_n("off += m == i ? 0.0 : row[m] * row[m];") << "      double dg = d * d;\n";
+  for (int o = T / 2; o >= 1; o /= 2) {
+    os << "      off += __shfl_xor_sync(all, off, " << o << "); dg += __shfl_xor_sync(all, dg, "
+       << o << ");\n";
+  }
+  os << "      if (__all_sync(all, !(0.5 * off > 1e-30 * dg))) break;\n";
+  for (int r = 0; r < Ne - 1; ++r) {
+    const int M = Ne - 1;
+    os << "      {  // round " << r << "\n"
+       << "        const int j = i == " << M << " ? " << r << " : (i == " << r << " ? " << M
+       << " : (" << 2 * r + M << " - i) % " << M << ");\n"
+       << "        const bool paired = i < " << N << " && j < " << N << ";\n"
+       << "        const int jl = base + (j & " << T - 1 << ");\n"
+       << "        const double di = i < " << N << " ? " << pick("row", n, "i") << " : 0.0;\n"
+       << "        const double aij = " << pick("row", n, "j") << ";\n"
+       << "        const double dj = __shfl_sync(all, di, jl);\n"
+       << "        // Both lanes of a pair rotate with the lower lane's A[p][q].\n"
+       << "        const double apq = __shfl_sync(all, aij, i < j ? lane : jl);\n"
+       << "        const double app = i < j ? di : dj, aqq = i < j ? dj : di;\n"
+       << "        double c = 1.0, s = 0.0;\n"
+       << "        if (paired && apq != 0.0) {\n"
+       << "          const double theta = (aqq - app) / (2.0 * apq);\n"
+       << "          const double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * "
+          "theta + 1.0));\n"
+       << "          c = 1.0 / sqrt(t * t + 1.0); s = t * c;\n"
+       << "        }\n";
+    // A J and V J: every lane rotates columns p and q of its rows.
+    for (const auto& [a, b] : round_pairs(Ne, r)) {
+      if (b >= n) continue;
+      os << "        { const double cp = __shfl_sync(all, c, base + " << a
+         << "), sp = __shfl_sync(all, s, base + " << a << ");\n"
+         << "          double x = row[" << a << "], y = row[" << b << "]; row[" << a
+         << "] = cp * x - sp * y; row[" << b << "] = sp * x + cp * y;\n"
+         << "          x = V[" << a << "]; y = V[" << b << "]; V[" << a << "] = cp * x - sp * y; V["
+         << b << "] = sp * x + cp * y; }\n";
+    }
+    // J^T (A J): rows p and q combine (p: c row_p - s row_q, q: c row_q + s row_p, one
+    // expression for both so the pair's lanes do not diverge); A[p][q] is zero by construction.
+    os << "        const double sg = i < j ? -s : s;\n"
+       << "  "
+       << for_n(
+              "{ const double x = __shfl_sync(all, row[m], jl); if (paired) row[m] = c "
+              "* row[m] + sg * x; }");
+    for (int m = 0; m < n; ++m)
+      os << "        if (paired && j == " << m << ") row[" << m << "] = 0.0;\n";
+    os << "      }\n";
+  }
+  os << "    }\n"
+     << "    const double lam = i < " << N << " ? " << pick("row", n, "i") << " : 0.0;\n";
+  if (p.kind == ProjectionKind::Abs) {
+    os << "    const double l = fabs(lam) < " << eps << " ? " << eps << " : fabs(lam);\n";
+  } else {
+    os << "    const double l = lam < " << eps << " ? " << eps << " : lam;\n";
+  }
+  // An owner whose eigenvalues all pass keeps its d2 bit for bit.
+  os << "    const bool changed = (__ballot_sync(all, on && i < " << N
+     << " && l != lam) & team) != "
+     << "0u;\n"
+     << "    if (!__any_sync(all, changed)) continue;\n"
+     << "    // Row i of V diag(l) V^T.\n"
+     << "    double w[" << N << "], h[" << N << "];\n"
+     << for_n("w[m] = V[m] * __shfl_sync(all, l, base + m);");
+  for (int j = 0; j < n; ++j) {
+    os << "    { double hj = 0.0;\n"
+       << "  " << for_n("hj += w[m] * __shfl_sync(all, V[m], base + " + std::to_string(j) + ");")
+       << "      h[" << j << "] = hj; }\n";
+  }
+  for (int a = 0; a < n; ++a) {
+    for (int b = a; b < n; ++b) {
+      os << "    { const double x = __shfl_sync(all, h[" << b << "], base + " << a
+         << "); if (changed && lane == owner) d2[" << packed_upper_index(n, a, b) << "] = x; }\n";
+    }
+  }
+  os << "  }\n}\n"
+     << "#else\n"
+     << "DJ_FN void " << name << "_team(double* d2, bool live) {\n"
+     << "  if (live) " << name << "(d2);\n}\n"
+     << "#endif\n";
   return os.str();
 }
 

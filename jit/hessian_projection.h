@@ -39,4 +39,22 @@ struct HessianProjection {
 // was. Throws std::invalid_argument for n < 1, an inactive projection or epsilon < 0.
 std::string emit_projection_function(const std::string& name, int n, const HessianProjection& p);
 
+// Lanes of a warp that project one n x n matrix together on the GPU (a power of two that holds
+// n rows), or 0 where a thread projects its own (n <= 8, whose A and V fit its registers; n >
+// 32). A thread's 12 x 12 A and V are 288 doubles: far over its registers, so its sweeps run
+// through local memory. A team keeps one row of A and of V in each lane's registers.
+int projection_team_lanes(int n);
+
+// C text of
+//   DJ_FN void <name>_team(double* d2, bool live)
+// which every lane of a warp calls together (converged, blockDim.x a multiple of 32) with its
+// own packed upper triangle: the warp's matrices are projected one per team of
+// projection_team_lanes(n) lanes at a time (parallel-order Jacobi, rows exchanged by shuffles),
+// each lane's d2 rewritten as emit_projection_function would (to round-off: the rotation order
+// differs). A lane whose `live` is false contributes no matrix and keeps its d2. On the host
+// the same name projects the thread's own matrix with `<name>` (which must be emitted too).
+// Throws std::invalid_argument where projection_team_lanes(n) is 0.
+std::string emit_team_projection_function(const std::string& name, int n,
+                                          const HessianProjection& p);
+
 }  // namespace dualjit::jit

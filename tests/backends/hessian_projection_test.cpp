@@ -14,6 +14,8 @@
 #include "examples/cfd/tet_mesh.h"
 #include "examples/mesh_energy/neo_hookean.h"
 #include "jit/hessian_projection.h"
+#include "jit/lowering.h"
+#include "jit/nvrtc_compiler.h"
 #include "support/element_problems.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
@@ -118,6 +120,28 @@ void check_assembler(assembly::Backend backend, ElementStrategy strategy) {
   }
 }
 
+// A deformed Neo-Hookean box: 12 x 12 element Hessians, some indefinite, some positive
+// definite, and nodes of different valence (warps whose lanes run out of elements at different
+// times).
+Problem neo_hookean_box(int n, std::vector<double>& x, uint64_t seed) {
+  const cfd::TetMesh m = cfd::box_tet_mesh(n, n, n);
+  Problem p(m.n_nodes, 3);
+  assembly::Term t;
+  t.name = "elastic";
+  t.kernel = std::make_shared<Kernel>(mesh_energy::stable_neo_hookean_kernel());
+  t.elements = {"tets", 4, m.tets};
+  t.energy = true;
+  t.params = mesh_energy::neo_hookean_params(m.xyz, m.tets);
+  const mesh_energy::Lame lame = mesh_energy::lame_parameters(1e4, 0.3);
+  t.uniforms = {lame.mu, lame.lambda};
+  p.add_term(std::move(t));
+  std::mt19937_64 rng(seed);
+  x = m.xyz;
+  const auto noise = uniform(x.size(), -0.5 / n, 0.5 / n, rng);
+  for (size_t i = 0; i < x.size(); ++i) x[i] += noise[i];
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("projection kinds parse and name themselves; bad epsilon is refused") {
@@ -166,21 +190,8 @@ TEST_CASE("CPU: projected Hessian equals the sum of Eigen-projected element Hess
 }
 
 TEST_CASE("12x12: deformed Neo-Hookean tets, some indefinite, some positive definite") {
-  const cfd::TetMesh m = cfd::box_tet_mesh(2, 2, 2);
-  Problem p(m.n_nodes, 3);
-  assembly::Term t;
-  t.name = "elastic";
-  t.kernel = std::make_shared<Kernel>(mesh_energy::stable_neo_hookean_kernel());
-  t.elements = {"tets", 4, m.tets};
-  t.energy = true;
-  t.params = mesh_energy::neo_hookean_params(m.xyz, m.tets);
-  const mesh_energy::Lame lame = mesh_energy::lame_parameters(1e4, 0.3);
-  t.uniforms = {lame.mu, lame.lambda};
-  p.add_term(std::move(t));
-  std::mt19937_64 rng(9);
-  std::vector<double> x = m.xyz;
-  const auto noise = uniform(x.size(), -0.25, 0.25, rng);
-  for (size_t i = 0; i < x.size(); ++i) x[i] += noise[i];
+  std::vector<double> x;
+  Problem p = neo_hookean_box(2, x, 9);
   for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
     AssemblerOptions o;
     o.backend = assembly::Backend::Cpu;
@@ -211,6 +222,49 @@ TEST_CASE("12x12: deformed Neo-Hookean tets, some indefinite, some positive defi
   CHECK(definite > 0);
 }
 
+TEST_CASE("team sizes: threads project small Hessians, warps' teams the 9x9 to 32x32") {
+  CHECK(jit::projection_team_lanes(6) == 0);
+  CHECK(jit::projection_team_lanes(8) == 0);
+  CHECK(jit::projection_team_lanes(9) == 16);
+  CHECK(jit::projection_team_lanes(12) == 16);
+  CHECK(jit::projection_team_lanes(16) == 16);
+  CHECK(jit::projection_team_lanes(17) == 32);
+  CHECK(jit::projection_team_lanes(32) == 32);
+  CHECK(jit::projection_team_lanes(33) == 0);
+  CHECK_THROWS_WITH_AS(
+      jit::emit_team_projection_function("f", 6, {jit::ProjectionKind::Clamp, 1e-9}),
+      doctest::Contains("no team projection of a 6x6"), std::invalid_argument);
+}
+
+// What the GPU runs, compiled without one: the team form of every in-place strategy compiles
+// for sm_90 within the register file, and the host form of the same source keeps the thread's
+// own projection.
+TEST_CASE("the 12x12 team projection compiles with NVRTC for every in-place strategy") {
+  std::vector<double> x;
+  Problem p = neo_hookean_box(2, x, 3);
+  for (auto s :
+       {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
+    AssemblerOptions o;
+    o.backend = assembly::Backend::Cuda;
+    o.matrix_strategy = s;
+    o.hessian_projection = {jit::ProjectionKind::Clamp, 1e-9};
+    const jit::LoweredKernel k =
+        jit::lower(*p.term(0).kernel, assembly::element_kernel_lowering(p, 0, Mode::Hessian, o));
+    INFO(element_strategy_name(s));
+    CHECK(k.cuda_source.find("_project_team(d2, ") != std::string::npos);
+    CHECK(k.cuda_source.find("__shfl_sync") != std::string::npos);
+    const jit::CompiledImage img = jit::nvrtc_compile(k.cuda_entry, k.cuda_source, {});
+    CHECK(img.is_cubin);
+    CHECK(img.ptxas.registers > 0);
+    CHECK(img.ptxas.registers <= 255);
+    // Where no shared-memory tile sets the occupancy, 20 warps per multiprocessor.
+    if (s != ElementStrategy::StagedNodeGather) CHECK(img.ptxas.registers <= 65536 / 640);
+    MESSAGE(element_strategy_name(s)
+            << ": " << img.ptxas.registers << " registers, " << img.ptxas.spill_store_bytes
+            << " B spilled, " << img.compile_seconds << " s");
+  }
+}
+
 TEST_CASE("a projection with element-gather is refused, naming it") {
   Problem p = test::energy_problem(10, 3);
   AssemblerOptions o;
@@ -227,5 +281,36 @@ TEST_SUITE("gpu") {
     for (auto s :
          {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather})
       check_assembler(assembly::Backend::Cuda, s);
+  }
+
+  // The team projection (12 x 12: teams of 16 lanes) against Eigen, through every in-place
+  // strategy, on a box with several warps, partial last warps and uneven valences.
+  TEST_CASE("GPU: 12x12 projected by teams of lanes equals Eigen's projection" *
+            test::needs_gpu()) {
+    for (int n : {2, 5}) {
+      std::vector<double> x;
+      Problem p = neo_hookean_box(n, x, 17 + n);
+      for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
+        jit::HessianProjection proj{kind, 1e-6};
+        const Eigen::MatrixXd ref = projected_reference(p, x, proj);
+        for (auto s : {ElementStrategy::Scatter, ElementStrategy::NodeGather,
+                       ElementStrategy::StagedNodeGather}) {
+          AssemblerOptions o;
+          o.backend = assembly::Backend::Cuda;
+          o.matrix_strategy = s;
+          o.hessian_projection = proj;
+          Assembler a(p, o);
+          const Eigen::MatrixXd got(mesh::to_eigen(a.hessian(x)));
+          INFO("box " << n << " " << jit::projection_kind_name(kind) << " "
+                      << element_strategy_name(s));
+          CHECK(dense_rel(got, ref) < 1e-10);
+          // The Newton step's one pass (node-gather sums energy and gradient with it).
+          if (s != ElementStrategy::Scatter) {
+            const assembly::EnergyGradientHessian egh = a.energy_gradient_hessian(x);
+            CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(egh.hessian)), ref) < 1e-10);
+          }
+        }
+      }
+    }
   }
 }

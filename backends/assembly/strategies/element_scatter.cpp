@@ -35,7 +35,8 @@ class ElementScatter : public InPlaceDriver {
   std::string item_functions(const jit::DriverSpec& s) const override {
     const int B = block(), k = vertices();
     std::ostringstream os;
-    os << function_head(s) << element_results(s, "  ");
+    os << function_head(s) << element_results(s, "  ", "live");
+    if (team_projection(s)) os << "  if (!live) return;\n";
     const auto node = [](int v) {
       return "(a.conn ? (long long)a.conn[e * a.vertices_per_element + " + std::to_string(v) +
              "] : e)";
@@ -90,7 +91,7 @@ class ElementScatterUnit : public InPlaceStrategy {
                          "': element-scatter sums no energy or gradient with the Hessian (its "
                          "atomics would make the energy's sum order vary)");
     }
-    jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
+    jit::LoweringOptions o = in_place_lowering(t, mode, shape);
     o.driver = std::make_shared<ElementScatter>(in_place_rules(t, mode, shape, "element-scatter"),
                                                 shape.block, t.elements.k);
     return o;

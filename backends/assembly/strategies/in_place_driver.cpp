@@ -6,6 +6,7 @@
 
 #include "backends/assembly/strategies/emit_helpers.h"
 #include "jit/driver_text.h"
+#include "jit/hessian_projection.h"
 
 namespace dualjit::assembly {
 
@@ -23,6 +24,16 @@ void InPlaceDriver::check(const jit::DriverSpec& s, const jit::DerivativePlan&,
     throw std::invalid_argument(kernel + ": " + strategy_ + " runs one thread per " + item_.what +
                                 " (" + s.layout.describe() + ")");
   }
+  if (team_projection(s) && s.layout.elements_per_block % 32 != 0) {
+    std::ostringstream m;
+    m << kernel << ": " << strategy_ << " projects " << s.n_inputs << "x" << s.n_inputs
+      << " Hessians by warps, which needs whole warps per block (" << s.layout.describe() << ")";
+    throw std::invalid_argument(m.str());
+  }
+}
+
+bool InPlaceDriver::team_projection(const jit::DriverSpec& s) const {
+  return rules_.projection.active() && jit::projection_team_lanes(s.n_inputs) > 0;
 }
 
 std::string InPlaceDriver::cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const {
@@ -31,9 +42,17 @@ std::string InPlaceDriver::cuda_entry(const jit::DriverSpec& s, const jit::Deriv
   os << "extern \"C\" __global__ void __launch_bounds__(" << b << jit::bounds_min(s) << ") "
      << s.symbol << "(const " << s.args_type() << " a) {\n"
      << "  const long long " << item_.var << " = (long long)blockIdx.x * " << b
-     << " + threadIdx.x;\n"
-     << "  if (" << item_.var << " < a." << item_.count << ") " << s.symbol << "_" << item_.fn
-     << "(a, " << item_.var << ");\n}\n";
+     << " + threadIdx.x;\n";
+  if (team_projection(s)) {
+    // Every lane takes part in its warp's projections; past the end it repeats the last item
+    // and writes nothing.
+    os << "  const bool live = " << item_.var << " < a." << item_.count << ";\n"
+       << "  " << s.symbol << "_" << item_.fn << "(a, live ? " << item_.var << " : a."
+       << item_.count << " - 1, live);\n}\n";
+  } else {
+    os << "  if (" << item_.var << " < a." << item_.count << ") " << s.symbol << "_" << item_.fn
+       << "(a, " << item_.var << ");\n}\n";
+  }
   return os.str();
 }
 
@@ -44,7 +63,7 @@ std::string InPlaceDriver::host_entry(const jit::DriverSpec& s, const jit::Deriv
      << "#pragma omp parallel for schedule(" << item_.schedule << ")\n"
      << "  for (long long " << item_.var << " = 0; " << item_.var << " < a." << item_.count
      << "; ++" << item_.var << ") " << s.symbol << "_" << item_.fn << "(a, " << item_.var
-     << ");\n}\n";
+     << (team_projection(s) ? ", true" : "") << ");\n}\n";
   return os.str();
 }
 
@@ -65,16 +84,19 @@ std::string InPlaceDriver::functions(const jit::DriverSpec& s, const jit::Deriva
   if (rules_.projection.active()) {
     f = jit::emit_projection_function(s.symbol + "_project", s.n_inputs, rules_.projection);
   }
+  if (team_projection(s)) {
+    f += jit::emit_team_projection_function(s.symbol + "_project", s.n_inputs, rules_.projection);
+  }
   return f + item_functions(s);
 }
 
 std::string InPlaceDriver::function_head(const jit::DriverSpec& s) const {
   return "DJ_FN void " + s.symbol + "_" + item_.fn + "(const " + s.args_type() + "& a, long long " +
-         item_.var + ") {\n";
+         item_.var + (team_projection(s) ? ", bool live" : "") + ") {\n";
 }
 
-std::string InPlaceDriver::element_results(const jit::DriverSpec& s,
-                                           const std::string& indent) const {
+std::string InPlaceDriver::element_results(const jit::DriverSpec& s, const std::string& indent,
+                                           const std::string& live) const {
   const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
   std::ostringstream os;
   std::istringstream loads(jit::emit_element_loads(s));
@@ -83,7 +105,11 @@ std::string InPlaceDriver::element_results(const jit::DriverSpec& s,
   os << indent << "double val[" << dim(s.n_outputs) << "], d1[" << dim(s.first_size) << "], d2["
      << dim(s.second_size) << "];\n";
   for (int c = 0; c < s.n_chunks; ++c) os << indent << jit::chunk_call(s, c);
-  if (rules_.projection.active()) os << indent << s.symbol << "_project(d2);\n";
+  if (team_projection(s)) {
+    os << indent << s.symbol << "_project_team(d2, " << live << ");\n";
+  } else if (rules_.projection.active()) {
+    os << indent << s.symbol << "_project(d2);\n";
+  }
   return os.str();
 }
 

@@ -28,7 +28,11 @@ class InPlaceDriver : public jit::Driver {
   std::string suffix() const final;
   // The projection function (when the rules ask for one), then the unit's item functions.
   std::string functions(const jit::DriverSpec& s, const jit::DerivativePlan&) const final;
-  // Refuses more than one thread per item.
+  // Projected Hessians of this size are projected by teams of lanes on the GPU
+  // (jit::projection_team_lanes): every lane of a warp then runs the per-item function, those
+  // past the end with live = false on a repeated item.
+  bool team_projection(const jit::DriverSpec& s) const;
+  // Refuses more than one thread per item, and a team projection without whole warps.
   void check(const jit::DriverSpec& s, const jit::DerivativePlan&,
              const std::string& kernel) const override;
   std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan&) const override;
@@ -39,11 +43,14 @@ class InPlaceDriver : public jit::Driver {
   virtual std::string unit_suffix() const = 0;
   // The per-item function `<symbol>_<fn>` and whatever it calls.
   virtual std::string item_functions(const jit::DriverSpec& s) const = 0;
-  // "DJ_FN void <symbol>_<fn>(const <args>& a, long long <var>) {\n".
+  // "DJ_FN void <symbol>_<fn>(const <args>& a, long long <var>[, bool live]) {\n" (live with a
+  // team projection).
   std::string function_head(const jit::DriverSpec& s) const;
   // The element's local val, d1, d2 arrays and its chunk calls, then the projection of d2 when
-  // the rules ask for one, each line after `indent`.
-  std::string element_results(const jit::DriverSpec& s, const std::string& indent) const;
+  // the rules ask for one, each line after `indent`; `live` is the expression saying whether
+  // the element is real, for a team projection.
+  std::string element_results(const jit::DriverSpec& s, const std::string& indent,
+                              const std::string& live = "true") const;
   // One output entry: the signed sum of the source array over rules [begin, end).
   std::string row_sum(int vertex, int component) const;
   // One gradient entry of a Hessian with_energy_gradient(): the signed sum of "d1".

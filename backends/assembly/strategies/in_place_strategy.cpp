@@ -1,8 +1,10 @@
 #include "backends/assembly/strategies/in_place_strategy.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "backends/assembly/strategies/units.h"
+#include "jit/hessian_projection.h"
 
 namespace dualjit::assembly {
 
@@ -52,12 +54,16 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
   throw wrong("unknown mode");
 }
 
-jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, int width, int items_per_block) {
+jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, const InPlaceShape& shape) {
   jit::LoweringOptions o;
   o.mode = mode;
-  o.width = width;
+  o.width = shape.width;
   o.input_vertex = t.input_vertex;
-  o.layout = {1, items_per_block};
+  o.layout = {1, shape.items_per_block};
+  if (mode == Mode::Hessian && shape.projection.active() &&
+      jit::projection_team_lanes(t.kernel->n_inputs()) > 0) {
+    o.layout.min_blocks = std::max(1, 640 / shape.items_per_block);
+  }
   return o;
 }
 

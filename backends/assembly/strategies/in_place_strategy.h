@@ -108,7 +108,10 @@ struct InPlaceRules {
 };
 InPlaceRules in_place_rules(const Term& term, Mode mode, const InPlaceShape& shape,
                             const std::string& strategy);
-// Lowering options common to the units (mode, width, binding, one thread per item).
-jit::LoweringOptions in_place_lowering(const Term& term, Mode mode, int width, int items_per_block);
+// Lowering options common to the units (mode, width, binding, one thread per item). A Hessian
+// projected by teams of lanes (jit::projection_team_lanes) is compiled for 20 warps per
+// multiprocessor: its sweeps are latency-bound, and the registers ptxas would take otherwise
+// (255, 8 warps) leave too few warps to hide the shuffles and divisions (bench/RESULTS.md).
+jit::LoweringOptions in_place_lowering(const Term& term, Mode mode, const InPlaceShape& shape);
 
 }  // namespace dualjit::assembly

@@ -86,8 +86,12 @@ class NodeGather : public InPlaceDriver {
        << "  const long long count = ((long long)a.row_ptr[n1] - first) * " << BB << ";\n"
        << "  for (long long i = threadIdx.x; i < count; i += " << T << ") tile[i] = 0.0;\n"
        << "  __syncthreads();\n"
-       << "  if (n0 + threadIdx.x < n1) " << s.symbol
-       << "_node(a, n0 + threadIdx.x, tile, first);\n"
+       << (team_projection(s)
+               ? "  " + s.symbol +
+                     "_node(a, n0 + threadIdx.x < n1 ? n0 + threadIdx.x : n0, tile, first, n0 + "
+                     "threadIdx.x < n1);\n"
+               : "  if (n0 + threadIdx.x < n1) " + s.symbol +
+                     "_node(a, n0 + threadIdx.x, tile, first);\n")
        << "  __syncthreads();\n"
        << "  double* out = a.out + first * " << BB << ";\n"
        << "  if (a.accumulate) {\n"
@@ -115,7 +119,7 @@ class NodeGather : public InPlaceDriver {
        << "    const long long count = ((long long)a.row_ptr[n1] - first) * " << BB << ";\n"
        << "    double* tile = (double*)calloc(count > 0 ? count : 1, sizeof(double));\n"
        << "    for (long long node = n0; node < n1; ++node) " << s.symbol
-       << "_node(a, node, tile, first);\n"
+       << "_node(a, node, tile, first" << (team_projection(s) ? ", true" : "") << ");\n"
        << "    double* out = a.out + first * " << BB << ";\n"
        << "    for (long long i = 0; i < count; ++i) {\n"
        << "      if (!a.accumulate) out[i] = tile[i];\n"
@@ -136,9 +140,15 @@ class NodeGather : public InPlaceDriver {
   std::string item_functions(const jit::DriverSpec& s) const override {
     const int B = block(), k = vertices(), BB = B * B;
     std::ostringstream os;
+    // With a team projection every lane of the warp walks as many incident elements as the
+    // warp's busiest node (dj_warp_any), computing on element 0's first incidence when it has
+    // none left, and adds only what is real (`on`, `live`).
+    const bool team = team_projection(s);
+    const std::string if_live = team ? "if (live) " : "";
     if (staged()) {
       os << "DJ_FN void " << s.symbol << "_node(const " << s.args_type()
-         << "& a, long long node, double* tile, long long first) {\n";
+         << "& a, long long node, double* tile, long long first" << (team ? ", bool live" : "")
+         << ") {\n";
     } else {
       os << function_head(s);
     }
@@ -152,16 +162,27 @@ class NodeGather : public InPlaceDriver {
     if (!blocks()) {
       os << "  double acc[" << B << "] = {0};\n";
     } else if (!staged()) {
-      os << "  if (!a.accumulate) {\n"
+      os << "  " << if_live << "if (!a.accumulate) {\n"
          << "    for (long long i = (long long)a.row_ptr[node] * " << BB
          << "; i < (long long)a.row_ptr[node + 1] * " << BB << "; ++i) a.out[i] = 0.0;\n  }\n";
     }
-    os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
-       << "    const long long e = a.inc_element[q];\n"
-       << "    const int lv = a.inc_vertex[q];\n"
-       << element_results(s, "    ");
+    if (team) {
+      os << "  const long long q0 = live ? a.inc_ptr[node] : 0, q1 = live ? a.inc_ptr[node + 1] "
+            ": 0;\n"
+         << "  for (long long q = q0; dj_warp_any(q < q1); ++q) {\n"
+         << "    const bool on = q < q1;\n"
+         << "    const long long e = a.inc_element[on ? q : 0];\n"
+         << "    const int lv = on ? a.inc_vertex[q] : -1;\n"
+         << element_results(s, "    ", "on");
+    } else {
+      os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
+         << "    const long long e = a.inc_element[q];\n"
+         << "    const int lv = a.inc_vertex[q];\n"
+         << element_results(s, "    ");
+    }
     // Each element counts its energy once, at its local vertex 0 (every (element, local vertex)
-    // pair is in the incidence exactly once).
+    // pair is in the incidence exactly once). A lane with no incidence left has lv = -1: it
+    // adds nothing.
     if (with_energy_gradient()) os << "    if (lv == 0) eacc += val[0];\n";
     os << "    switch (lv) {\n";
     for (int v = 0; v < k; ++v) {
@@ -195,6 +216,7 @@ class NodeGather : public InPlaceDriver {
     // The node's own thread adds its diagonal block, inside the phase that fills its rows: a
     // separate pass over the tile would need one more barrier phase, which at this kernel's
     // occupancy (bounded by the tile) no other warp hides.
+    if (team) os << "  if (!live) return;\n";
     if (adds_diagonal_) {
       os << "  {\n    double* m = tile + ((long long)a.diag_slot[node] - first) * " << BB << ";\n"
          << "    const double* d = a.diag_in + node * " << BB << ";\n"
@@ -235,7 +257,7 @@ class NodeGatherUnit : public InPlaceStrategy {
   }
   jit::LoweringOptions lowering(const Term& t, Mode mode,
                                 const InPlaceShape& shape) const override {
-    jit::LoweringOptions o = in_place_lowering(t, mode, shape.width, shape.items_per_block);
+    jit::LoweringOptions o = in_place_lowering(t, mode, shape);
     const int block = shape.block;
     const std::string name(element_strategy_name(kind()));
     InPlaceRules rules = in_place_rules(t, mode, shape, name);
@@ -277,6 +299,7 @@ class NodeGatherUnit : public InPlaceStrategy {
                            "): fewer nodes per block");
       }
     }
+    if (tile > 0) o.layout.min_blocks = 0;  // the tile sets the occupancy
     if (shape.adds_diagonal && tile == 0) {
       throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                          ": only the staged blocks of a multi-vertex term add a diagonal");

@@ -3,6 +3,7 @@
 #define DJ_NOINLINE __device__ __noinline__
 DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }
 DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }
+DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 // (argument block: the driver's field table)
 
