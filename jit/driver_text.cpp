@@ -35,16 +35,20 @@ std::string bounds_min(const DriverSpec& s) {
   return s.layout.min_blocks > 0 ? ", " + std::to_string(s.layout.min_blocks) : "";
 }
 
-std::string emit_element_loads(const DriverSpec& s) {
+std::string emit_element_loads(const DriverSpec& s, const std::string& nodes) {
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
   os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], p["
      << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
   for (size_t slot = 0; slot < s.slot_size.size(); ++slot) {
-    os << "  {\n"
-       << "    const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
-       << s.input_vertex[slot] << "] : e;\n"
-       << "    const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot] << ";\n";
+    os << "  {\n";
+    if (nodes.empty()) {
+      os << "    const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
+         << s.input_vertex[slot] << "] : e;\n";
+    } else {
+      os << "    const long long node = " << nodes << "[" << s.input_vertex[slot] << "];\n";
+    }
+    os << "    const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot] << ";\n";
     if (s.hvp)
       os << "    const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
          << ";\n";

@@ -13,8 +13,9 @@ std::string cuda_prelude();
 std::string host_prelude();
 // ", N" for __launch_bounds__ when the layout asks for N blocks per multiprocessor.
 std::string bounds_min(const DriverSpec& spec);
-// Declares and fills x, v, p, u for element `e` of argument block `a`.
-std::string emit_element_loads(const DriverSpec& spec);
+// Declares and fills x, v, p, u for element `e` of argument block `a`. The element's nodes come
+// from a.conn, or, where `nodes` names an int array in scope, from nodes[local vertex].
+std::string emit_element_loads(const DriverSpec& spec, const std::string& nodes = "");
 // The fields every kernel's argument block starts with (what emit_element_loads reads):
 //   n_elements, conn, vertices_per_element, field[n_slots], direction[n_slots], params
 // and the one it ends with: uniform[max(n_uniforms, 1)].

@@ -243,6 +243,7 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
     d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
+    d.inc_nodes = cuda::DeviceBuffer::from(mesh::incidence_nodes(inc, t.elements));
     if (!uses(ElementStrategy::Gather)) {  // the in-place kernels carry the rules
       terms_.push_back(std::move(d));
       continue;
@@ -406,6 +407,7 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
       g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
       g.inc_element = as_ptr<int64_t>(d.inc_element);
       g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
+      g.inc_nodes = as_ptr<int32_t>(d.inc_nodes);
     }
     g.out = out;
     g.accumulate = !first;

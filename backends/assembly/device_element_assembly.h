@@ -221,7 +221,7 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer values, first, second;
   };
   struct TermData {
-    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex;
+    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_nodes;
     cuda::DeviceBuffer row_ptr, row_offset, row_sign;        // RowGather
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;

@@ -59,11 +59,13 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
   return *k;
 }
 
-const mesh::Incidence& HostInPlaceAssembly::incidence(size_t term) {
+const HostInPlaceAssembly::TermIncidence& HostInPlaceAssembly::incidence(size_t term) {
   auto it = incidence_.find(term);
   if (it == incidence_.end()) {
-    it =
-        incidence_.emplace(term, mesh::build_incidence(p_.n_nodes(), p_.term(term).elements)).first;
+    const mesh::ElementSet& set = p_.term(term).elements;
+    TermIncidence ti{mesh::build_incidence(p_.n_nodes(), set), {}};
+    ti.nodes = mesh::incidence_nodes(ti.inc, set);
+    it = incidence_.emplace(term, std::move(ti)).first;
   }
   return it->second;
 }
@@ -77,10 +79,11 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
       kernel(term, mode, pattern, target.gradient != nullptr, target.diagonal != nullptr);
   target.n_nodes = p_.n_nodes();
   if (st.needs_incidence()) {
-    const mesh::Incidence& inc = incidence(term);
-    target.inc_ptr = inc.ptr.data();
-    target.inc_element = inc.element.data();
-    target.inc_vertex = inc.local_vertex.data();
+    const TermIncidence& ti = incidence(term);
+    target.inc_ptr = ti.inc.ptr.data();
+    target.inc_element = ti.inc.element.data();
+    target.inc_vertex = ti.inc.local_vertex.data();
+    target.inc_nodes = ti.nodes.data();
   }
   k.run(st.args(host_element_inputs(t, k.lowered(), mode, state, direction), target));
 }

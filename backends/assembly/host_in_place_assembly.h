@@ -56,7 +56,12 @@ class HostInPlaceAssembly {
   // One launch of term's kernel into target (its incidence filled in when needed).
   void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
            InPlaceTarget target, const mesh::BlockPattern* pattern);
-  const mesh::Incidence& incidence(size_t term);
+  // A term's incidence and its nodes (mesh::incidence_nodes), built on first use.
+  struct TermIncidence {
+    mesh::Incidence inc;
+    std::vector<int32_t> nodes;
+  };
+  const TermIncidence& incidence(size_t term);
 
   Problem& p_;
   ElementStrategy strategy(Mode mode) const;  // refuses Gather
@@ -67,7 +72,7 @@ class HostInPlaceAssembly {
            std::unique_ptr<cpu::CpuKernel>>
       kernels_;
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
-  std::map<size_t, mesh::Incidence> incidence_;
+  std::map<size_t, TermIncidence> incidence_;
   std::map<mesh::Symmetry, std::vector<int32_t>> row_ptr_;  // the patterns' BSR row pointers
   // The single-vertex terms' node-major diagonal (blocks()' fold), built on first use: the rows
   // of one block each (0..n), each node's diagonal block per symmetry, and the blocks' values.

@@ -52,4 +52,13 @@ Incidence build_incidence(int64_t n_nodes, const ElementSet& set) {
   return inc;
 }
 
+std::vector<int32_t> incidence_nodes(const Incidence& inc, const ElementSet& set) {
+  const int k = set.k;
+  std::vector<int32_t> nodes(inc.element.size() * k);
+  for (size_t at = 0; at < inc.element.size(); ++at) {
+    std::copy_n(set.conn.begin() + inc.element[at] * k, k, nodes.begin() + at * k);
+  }
+  return nodes;
+}
+
 }  // namespace dualjit::mesh

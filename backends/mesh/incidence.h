@@ -27,4 +27,9 @@ struct Incidence {
 // set (repeated vertices allowed) and requires k <= 127 so that local vertices fit int8.
 Incidence build_incidence(int64_t n_nodes, const ElementSet& set);
 
+// The connectivity in incidence order: entry i's element's k nodes at [i*k, i*k+k). A gather
+// then reads each node's elements' nodes contiguously, instead of one scattered connectivity
+// row (a 32-byte sector for k indices) per incident element.
+std::vector<int32_t> incidence_nodes(const Incidence& inc, const ElementSet& set);
+
 }  // namespace dualjit::mesh

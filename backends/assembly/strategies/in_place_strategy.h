@@ -24,6 +24,7 @@ struct InPlaceTarget {
   const int64_t* inc_ptr = nullptr;
   const int64_t* inc_element = nullptr;
   const int8_t* inc_vertex = nullptr;
+  const int32_t* inc_nodes = nullptr;
   double* out = nullptr;  // n_nodes x B rows, or the pattern's block values
   // An earlier term has summed into out (else out holds whatever adds_to_output() asks).
   bool accumulate = false;

@@ -53,6 +53,7 @@ class NodeGather : public InPlaceDriver {
         {"inc_element", jit::ArgKind::Pointer, "const long long*", 1, true, "incident elements"},
         {"inc_vertex", jit::ArgKind::Pointer, "const signed char*", 1, true,
          "incident local vertices"},
+        {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements' nodes"},
         {"out", jit::ArgKind::Pointer, "double*", 1, true, blocks() ? "block values" : "node rows"},
         {"accumulate", jit::ArgKind::Int64, "", 1, false, "accumulate flag"}};
     if (blocks()) {
@@ -172,13 +173,15 @@ class NodeGather : public InPlaceDriver {
          << "  for (long long q = q0; dj_warp_any(q < q1); ++q) {\n"
          << "    const bool on = q < q1;\n"
          << "    const long long e = a.inc_element[on ? q : 0];\n"
+         << "    const int* en = a.inc_nodes + (on ? q : 0) * " << k << ";\n"
          << "    const int lv = on ? a.inc_vertex[q] : -1;\n"
-         << element_results(s, "    ", "on");
+         << element_results(s, "    ", "on", "en");
     } else {
       os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
          << "    const long long e = a.inc_element[q];\n"
+         << "    const int* en = a.inc_nodes + q * " << k << ";\n"
          << "    const int lv = a.inc_vertex[q];\n"
-         << element_results(s, "    ");
+         << element_results(s, "    ", "true", "en");
     }
     // Each element counts its energy once, at its local vertex 0 (every (element, local vertex)
     // pair is in the incidence exactly once). A lane with no incidence left has lv = -1: it
@@ -321,6 +324,7 @@ class NodeGatherUnit : public InPlaceStrategy {
     a.set("inc_ptr", t.inc_ptr);
     a.set("inc_element", t.inc_element);
     a.set("inc_vertex", t.inc_vertex);
+    a.set("inc_nodes", t.inc_nodes);
     a.set("out", t.out);
     a.set("accumulate", int64_t(t.accumulate ? 1 : 0));
     if (t.row_ptr) a.set("row_ptr", t.row_ptr);

@@ -13,17 +13,18 @@ DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_grad
   double acc[3] = {0};
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
+    const int* en = a.inc_nodes + q * 3;
     const int lv = a.inc_vertex[q];
     double x[6], v[1], p[1], u[1];
     {
-      const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + 2] : e;
+      const long long node = en[2];
       const double* f = a.field[0] + node * 3;
       x[0] = f[0];
       x[1] = f[1];
       x[2] = f[2];
     }
     {
-      const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + 0] : e;
+      const long long node = en[0];
       const double* f = a.field[1] + node * 3;
       x[3] = f[0];
       x[4] = f[1];

@@ -15,10 +15,11 @@ DJ_FN void dj_roe_flux_jacobian_w10_t1_b128_df_ngb_node(const DjArgs_dj_roe_flux
   }
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
+    const int* en = a.inc_nodes + q * 3;
     const int lv = a.inc_vertex[q];
     double x[10], v[1], p[3], u[1];
     {
-      const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + 1] : e;
+      const long long node = en[1];
       const double* f = a.field[0] + node * 5;
       x[0] = f[0];
       x[1] = f[1];
@@ -27,7 +28,7 @@ DJ_FN void dj_roe_flux_jacobian_w10_t1_b128_df_ngb_node(const DjArgs_dj_roe_flux
       x[4] = f[4];
     }
     {
-      const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + 2] : e;
+      const long long node = en[2];
       const double* f = a.field[1] + node * 5;
       x[5] = f[0];
       x[6] = f[1];
