@@ -6,7 +6,10 @@
 // events after warm-up, medians, against the byte floor: positions, edges and pinned edges
 // (node and pinned position) read once, the gradient written once, at the device copy bandwidth
 // measured in the same run. "floor_inc" adds what node-gather must also read: each node's
-// incident elements (one int32 per element end, one offset per node).
+// incident elements (one int32 per element end, one offset per node). g_rcm_ms: the same
+// gradient after renumbering the vertices by reverse Cuthill-McKee (mesh/reorder.h): the disk's
+// subdivision numbers each new vertex after all the old ones, so neighbours lie far apart in
+// memory; a user reorders once, the byte floor is the same.
 //
 // Checksums, printed by the JAX peer (bench/peers/smooth_jax.py) too: the energy, |g| and g . v
 // (v: energy_bench.h's direction).
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "backends/assembly/assembler.h"
+#include "backends/mesh/reorder.h"
 #include "bench/energy_bench.h"
 #include "examples/mesh_energy/smoothing.h"
 
@@ -81,6 +85,24 @@ int main(int argc, char** argv) {
       e_ms = bench::median_ms([&] { a.run_energy(); }, args.reps);
       g_ms = bench::median_ms([&] { a.run_gradient(); }, args.reps);
     }
+    double g_rcm_ms = 0, g_rcm_norm = 0;
+    if (!args.cpu) {
+      const mesh::ElementSet faces{"faces", 3, mesh.faces};
+      const std::vector<int32_t> new_of_old =
+          mesh::reverse_cuthill_mckee(mesh.n_vertices(), {&faces});
+      mesh_energy::TriMesh r = mesh;
+      r.x = mesh::permute_rows(mesh.x, 3, new_of_old);
+      for (int32_t& f : r.faces) f = new_of_old[f];
+      mesh_energy::Smoothing rs = mesh_energy::smoothing_problem(r, source + " (RCM)", true);
+      // The same noise formula on the renumbered free vertices (another state: its own norm).
+      std::vector<double> rx = rs.x;
+      for (size_t i = 0; i < rx.size(); ++i) rx[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
+      assembly::Assembler ra(rs.problem, o);
+      ra.set_state(rx);
+      ra.run_gradient();
+      g_rcm_ms = bench::median_ms([&] { ra.run_gradient(); }, args.reps);
+      g_rcm_norm = bench::norm(ra.gradient(rx));
+    }
     const double energy = a.energy(x);
     const std::vector<double> g = a.gradient(x);
     const double bytes = nv * 48.0 + ne * 8.0 + np * 28.0;
@@ -90,9 +112,10 @@ int main(int argc, char** argv) {
     std::printf(
         "RESULT smooth_dualjit vertices=%lld edges=%lld pinned=%lld E_ms=%.4f g_ms=%.4f "
         "floor_g_ms=%.4f floor_inc_g_ms=%.4f g_over_floor=%.2f energy=%.15g g_norm=%.12g "
-        "g_dot_v=%.12g\n",
+        "g_dot_v=%.12g g_rcm_ms=%.4f g_rcm_norm=%.12g\n",
         (long long)nv, (long long)ne, (long long)np, e_ms, g_ms, floor_ms, floor_inc_ms,
-        floor_ms > 0 ? g_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v));
+        floor_ms > 0 ? g_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v), g_rcm_ms,
+        g_rcm_norm);
     std::fflush(stdout);
   }
   return 0;
