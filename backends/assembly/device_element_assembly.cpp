@@ -321,14 +321,20 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
     try {
       std::vector<jit::LoweredKernel> launches =
           jit::lower_launches(*problem_.term(term).kernel, o);
-      if (launches.size() > 1) {  // compiled in parallel, then loaded from the cache
+      if (launches.size() > 1) {  // compiled in parallel, each launch loaded from its image
         const std::string arch = cuda::Context::primary().device().arch();
-        jit::cuda_images(launches, [&](const jit::LoweredKernel& l) {
+        const auto options_of = [&](const jit::LoweredKernel& l) {
           return jit::default_compile_options(l, arch);
-        });
+        };
+        std::vector<jit::CudaImage> images = jit::cuda_images(launches, options_of);
+        for (size_t i = 0; i < launches.size(); ++i) {
+          const jit::CompileOptions options = options_of(launches[i]);
+          k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options,
+                                                         std::move(images[i])));
+        }
+      } else {
+        k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[0])));
       }
-      for (jit::LoweredKernel& l : launches)
-        k.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
     } catch (const std::exception& e) {
       k.clear();
       throw ProblemError(term_label(problem_.term(term)) + ": element kernel (" +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 namespace dualjit::cuda {
 namespace {
@@ -33,8 +34,19 @@ CudaKernel::CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options,
   load(options, cache);
 }
 
+CudaKernel::CudaKernel(jit::LoweredKernel lowered, const jit::CompileOptions& options,
+                       jit::CudaImage image)
+    : lowered_(std::move(lowered)), image_(std::move(image)) {
+  if (!image_.entry) throw std::invalid_argument(lowered_.label + ": CudaKernel without an image");
+  load_image(options);
+}
+
 void CudaKernel::load(const jit::CompileOptions& options, jit::KernelCache& cache) {
   image_ = jit::cuda_image(lowered_, options, cache);
+  load_image(options);
+}
+
+void CudaKernel::load_image(const jit::CompileOptions& options) {
   module_ =
       loaded_module(jit::cuda_cache_key(lowered_, options).hex(), *image_.entry, lowered_.symbol);
   function_ = module_->function(lowered_.cuda_entry);

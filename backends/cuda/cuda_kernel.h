@@ -19,6 +19,9 @@ class CudaKernel {
   // options.arch empty: the current device's architecture.
   CudaKernel(jit::LoweredKernel lowered, jit::CompileOptions options,
              jit::KernelCache& cache = jit::KernelCache::global());
+  // From an image already built for `options` (jit::cuda_images compiles a split kernel's
+  // launches in parallel): no second cache lookup, and compiled_now() says what the build did.
+  CudaKernel(jit::LoweredKernel lowered, const jit::CompileOptions& options, jit::CudaImage image);
 
   // Device pointers. Asynchronous on `stream`.
   void launch(const jit::ArgValues& args, CUstream stream = nullptr) const;
@@ -30,6 +33,7 @@ class CudaKernel {
 
  private:
   void load(const jit::CompileOptions& options, jit::KernelCache& cache);
+  void load_image(const jit::CompileOptions& options);
 
   jit::LoweredKernel lowered_;
   jit::CudaImage image_;
