@@ -184,6 +184,31 @@ Problem cluster_problem(int k, int64_t n_nodes, int64_t n_elements, std::mt19937
   return p;
 }
 
+// The projected Hessian of every in-place strategy on `backend` against Eigen's projection of
+// each element (and, for the node gathers, the Newton step's one pass too).
+void check_every_strategy(assembly::Backend backend, Problem& p, const std::vector<double>& x,
+                          const jit::HessianProjection& proj, const std::string& what) {
+  const Eigen::MatrixXd ref = projected_reference(p, x, proj);
+  for (auto s :
+       {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
+    AssemblerOptions o;
+    o.backend = backend;
+    o.matrix_strategy = s;
+    o.hessian_projection = proj;
+    Assembler a(p, o);
+    INFO(what << ", " << jit::projection_kind_name(proj.kind) << ", " << element_strategy_name(s));
+    CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(a.hessian(x))), ref) < 1e-10);
+    if (s != ElementStrategy::Scatter) {
+      const assembly::EnergyGradientHessian egh = a.energy_gradient_hessian(x);
+      CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(egh.hessian)), ref) < 1e-10);
+    }
+  }
+  AssemblerOptions plain;
+  plain.backend = backend;
+  const Eigen::MatrixXd raw(mesh::to_eigen(Assembler(p, plain).hessian(x)));
+  CHECK(dense_rel(raw, ref) > 1e-3);  // the projection changed something
+}
+
 }  // namespace
 
 TEST_CASE("projection kinds parse and name themselves; bad epsilon is refused") {
@@ -236,12 +261,8 @@ TEST_CASE("CPU: 9x9 to 21x21 element Hessians projected as Eigen projects them")
   for (int k : {3, 5, 6, 7}) {
     Problem p = cluster_problem(k, 60, 70, rng);
     const auto x = uniform(180, -0.6, 0.6, rng);
-    AssemblerOptions o;
-    o.backend = assembly::Backend::Cpu;
-    o.hessian_projection = {jit::ProjectionKind::Clamp, 1e-6};
-    const Eigen::MatrixXd ref = projected_reference(p, x, o.hessian_projection);
-    INFO(3 * k << " inputs");
-    CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(Assembler(p, o).hessian(x))), ref) < 1e-10);
+    check_every_strategy(assembly::Backend::Cpu, p, x, {jit::ProjectionKind::Clamp, 1e-6},
+                         std::to_string(3 * k) + " inputs");
   }
 }
 
@@ -347,21 +368,8 @@ TEST_SUITE("gpu") {
     for (int k : {3, 5, 6, 7}) {
       Problem p = cluster_problem(k, 60, 70, rng);
       const auto x = uniform(180, -0.6, 0.6, rng);
-      const jit::HessianProjection proj{jit::ProjectionKind::Clamp, 1e-6};
-      const Eigen::MatrixXd ref = projected_reference(p, x, proj);
-      for (auto s : {ElementStrategy::Scatter, ElementStrategy::NodeGather,
-                     ElementStrategy::StagedNodeGather}) {
-        AssemblerOptions o;
-        o.backend = assembly::Backend::Cuda;
-        o.matrix_strategy = s;
-        o.hessian_projection = proj;
-        INFO(3 * k << " inputs, " << element_strategy_name(s));
-        CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(Assembler(p, o).hessian(x))), ref) < 1e-10);
-      }
-      AssemblerOptions plain;
-      plain.backend = assembly::Backend::Cuda;
-      const Eigen::MatrixXd raw(mesh::to_eigen(Assembler(p, plain).hessian(x)));
-      CHECK(dense_rel(raw, ref) > 1e-3);  // the projection changed something
+      check_every_strategy(assembly::Backend::Cuda, p, x, {jit::ProjectionKind::Clamp, 1e-6},
+                           std::to_string(3 * k) + " inputs");
     }
   }
 
@@ -372,27 +380,9 @@ TEST_SUITE("gpu") {
     for (int n : {2, 5}) {
       std::vector<double> x;
       Problem p = neo_hookean_box(n, x, 17 + n);
-      for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs}) {
-        jit::HessianProjection proj{kind, 1e-6};
-        const Eigen::MatrixXd ref = projected_reference(p, x, proj);
-        for (auto s : {ElementStrategy::Scatter, ElementStrategy::NodeGather,
-                       ElementStrategy::StagedNodeGather}) {
-          AssemblerOptions o;
-          o.backend = assembly::Backend::Cuda;
-          o.matrix_strategy = s;
-          o.hessian_projection = proj;
-          Assembler a(p, o);
-          const Eigen::MatrixXd got(mesh::to_eigen(a.hessian(x)));
-          INFO("box " << n << " " << jit::projection_kind_name(kind) << " "
-                      << element_strategy_name(s));
-          CHECK(dense_rel(got, ref) < 1e-10);
-          // The Newton step's one pass (node-gather sums energy and gradient with it).
-          if (s != ElementStrategy::Scatter) {
-            const assembly::EnergyGradientHessian egh = a.energy_gradient_hessian(x);
-            CHECK(dense_rel(Eigen::MatrixXd(mesh::to_eigen(egh.hessian)), ref) < 1e-10);
-          }
-        }
-      }
+      for (auto kind : {jit::ProjectionKind::Clamp, jit::ProjectionKind::Abs})
+        check_every_strategy(assembly::Backend::Cuda, p, x, {kind, 1e-6},
+                             "box " + std::to_string(n));
     }
   }
 }
