@@ -1,0 +1,176 @@
+// The batched Rosenbrock integrator (stiff_integrator.h) on the CPU: RODAS4's fourth order at
+// fixed steps, Robertson's stiff chemistry against its reference values, systems independent
+// of their batch, the peak of a component's rate, failures named per system, misuse refused.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "solvers/rosenbrock_method.h"
+#include "solvers/solver_error.h"
+#include "solvers/stiff_integrator.h"
+
+using namespace dualjit::solvers;
+
+namespace {
+
+// A host system from per-row f and J.
+class HostSystem final : public StiffSystem {
+ public:
+  using Rhs = std::function<void(const double* y, double* f)>;
+  using Jac = std::function<void(const double* y, double* j)>;
+  HostSystem(int n, Rhs f, Jac j) : n_(n), f_(std::move(f)), j_(std::move(j)) {}
+  int size() const override { return n_; }
+  bool on_device() const override { return false; }
+  const double* rhs(int64_t m, const double* y) override {
+    out_.resize(m * n_);
+    for (int64_t r = 0; r < m; ++r) f_(y + r * n_, &out_[r * n_]);
+    ++rhs_calls;
+    return out_.data();
+  }
+  const double* jacobian(int64_t m, const double* y) override {
+    out_.assign(m * n_ * n_, 0.0);
+    for (int64_t r = 0; r < m; ++r) j_(y + r * n_, &out_[r * n_ * n_]);
+    return out_.data();
+  }
+  int rhs_calls = 0;
+
+ private:
+  int n_;
+  Rhs f_;
+  Jac j_;
+  std::vector<double> out_;
+};
+
+HostSystem robertson() {
+  return HostSystem(
+      3,
+      [](const double* y, double* f) {
+        f[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+        f[2] = 3e7 * y[1] * y[1];
+        f[1] = -f[0] - f[2];
+      },
+      [](const double* y, double* j) {
+        j[0] = -0.04, j[1] = 1e4 * y[2], j[2] = 1e4 * y[1];
+        j[6] = 0, j[7] = 6e7 * y[1], j[8] = 0;
+        for (int c = 0; c < 3; ++c) j[3 + c] = -j[c] - j[6 + c];
+      });
+}
+
+// y' = -y^2 + sin(y): smooth and not stiff, for the order at fixed steps.
+HostSystem smooth_scalar() {
+  return HostSystem(
+      1, [](const double* y, double* f) { f[0] = -y[0] * y[0] + std::sin(y[0]); },
+      [](const double* y, double* j) { j[0] = -2 * y[0] + std::cos(y[0]); });
+}
+
+double fixed_step_end(HostSystem& s, double y0, double h, double t_end) {
+  StiffOptions o;
+  o.rtol = 1e30;  // every step accepted
+  o.initial_step = h;
+  o.max_step = h;
+  std::vector<double> y{y0};
+  const std::vector<double> te{t_end};
+  REQUIRE(integrate_stiff(s, y, te, o).failed() == 0);
+  return y[0];
+}
+
+}  // namespace
+
+TEST_CASE("RODAS4 converges at fourth order at fixed steps") {
+  HostSystem s = smooth_scalar();
+  const double exact = fixed_step_end(s, 1.7, 1.0 / 1024, 2.0);
+  double previous = 0;
+  for (double h : {0.1, 0.05, 0.025}) {
+    const double error = std::abs(fixed_step_end(s, 1.7, h, 2.0) - exact);
+    if (previous > 0) {
+      INFO("h = " << h << ": error " << error << ", previous " << previous);
+      CHECK(previous / error > 12.0);
+      CHECK(previous / error < 24.0);
+    }
+    previous = error;
+  }
+}
+
+TEST_CASE("Robertson's stiff kinetics to t = 40 and 4e5, each system on its own") {
+  HostSystem s = robertson();
+  // Several copies with different end times; Hairer and Wanner's reference at t = 40.
+  const std::vector<double> t_end{40.0, 0.4, 4e5, 40.0};
+  std::vector<double> y;
+  for (size_t i = 0; i < t_end.size(); ++i) y.insert(y.end(), {1.0, 0.0, 0.0});
+  StiffOptions o;
+  o.rtol = 1e-8;
+  o.atol = 1e-14;
+  const StiffReport r = integrate_stiff(s, y, t_end, o);
+  REQUIRE(r.failed() == 0);
+  CHECK(r.t == t_end);
+  CHECK(y[0] == doctest::Approx(0.7158270687).epsilon(1e-7));
+  CHECK(y[1] == doctest::Approx(9.185534764e-6).epsilon(1e-5));
+  CHECK(y[2] == doctest::Approx(0.2841637457).epsilon(1e-7));
+  // The same system with the same end time takes the same steps whatever its neighbours.
+  for (int c = 0; c < 3; ++c) CHECK(y[9 + c] == y[c]);
+  CHECK(r.steps[3] == r.steps[0]);
+  for (size_t i = 0; i < t_end.size(); ++i)
+    CHECK(y[3 * i] + y[3 * i + 1] + y[3 * i + 2] == doctest::Approx(1.0).epsilon(1e-12));
+  // Over 4e5 time units in about twice the steps to 40 (848 and 453 when written): the steps
+  // grow once the fast mode has decayed.
+  CHECK(r.steps[2] < 2 * r.steps[0] + 100);
+  std::vector<double> single{1.0, 0.0, 0.0};
+  const std::vector<double> one{4e5};
+  integrate_stiff(s, single, one, o);
+  for (int c = 0; c < 3; ++c) CHECK(single[c] == y[6 + c]);
+}
+
+TEST_CASE("the peak of a component's rate: the logistic curve's inflection") {
+  // y' = y (1 - y) peaks at y = 1/2, at t = ln(99) from y(0) = 0.01.
+  HostSystem s(
+      1, [](const double* y, double* f) { f[0] = y[0] * (1 - y[0]); },
+      [](const double* y, double* j) { j[0] = 1 - 2 * y[0]; });
+  StiffOptions o;
+  o.peak_component = 0;
+  o.rtol = 1e-8;
+  std::vector<double> y{0.01, 0.01};
+  const std::vector<double> t_end{10.0, 20.0};
+  const StiffReport r = integrate_stiff(s, y, t_end, o);
+  REQUIRE(r.failed() == 0);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(r.peak_time[i] == doctest::Approx(std::log(99.0)).epsilon(1e-4));
+    CHECK(r.peak_value[i] == doctest::Approx(0.25).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a failing system is named while the others finish") {
+  // y' = y^2 from 1 blows up at t = 1; from -1 it decays; a NaN start never becomes finite.
+  HostSystem s(
+      1, [](const double* y, double* f) { f[0] = y[0] * y[0]; },
+      [](const double* y, double* j) { j[0] = 2 * y[0]; });
+  std::vector<double> y{-1.0, 1.0, NAN, -1.0};
+  const std::vector<double> t_end{2.0, 2.0, 2.0, 0.0};
+  const StiffReport r = integrate_stiff(s, y, t_end, {});
+  CHECK(r.status[0] == StiffStatus::done);
+  CHECK(y[0] == doctest::Approx(-1.0 / 3.0).epsilon(1e-8));
+  CHECK(r.status[1] != StiffStatus::done);
+  CHECK(r.t[1] == doctest::Approx(1.0).epsilon(1e-6));  // stopped at the blow-up
+  CHECK(r.status[2] == StiffStatus::non_finite);
+  CHECK(r.status[3] == StiffStatus::done);  // nothing to do
+  CHECK(y[3] == -1.0);
+  CHECK(r.failed() == 2);
+  const std::string text = r.failures();
+  CHECK(text.find("system 1: ") != std::string::npos);
+  CHECK(text.find("system 2: non-finite state") != std::string::npos);
+}
+
+TEST_CASE("integrate_stiff refuses mismatched sizes, bad end times and tolerances") {
+  HostSystem s = robertson();
+  std::vector<double> y(6, 0.0);
+  CHECK_THROWS_AS(integrate_stiff(s, y, std::vector<double>{1.0}, {}), SolverError);
+  CHECK_THROWS_WITH_AS(integrate_stiff(s, y, std::vector<double>{1.0, -1.0}, {}),
+                       doctest::Contains("system 1"), SolverError);
+  StiffOptions o;
+  o.rtol = 0;
+  CHECK_THROWS_AS(integrate_stiff(s, y, std::vector<double>{1.0, 1.0}, o), SolverError);
+  o = {};
+  o.peak_component = 3;
+  CHECK_THROWS_AS(integrate_stiff(s, y, std::vector<double>{1.0, 1.0}, o), SolverError);
+}
