@@ -710,4 +710,13 @@ void upload(void* device_dst, const void* src, size_t bytes) {
       "cuda::upload of " + std::to_string(bytes) + " bytes");
 }
 
+void copy_on_device(void* device_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return;
+  const Api& a = api("cuda::copy_on_device");
+  ContextScope scope(a, current_or_primary(a));
+  check(a.memcpy_dtod(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_dst)),
+                      static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(device_src)), bytes),
+        "cuda::copy_on_device of " + std::to_string(bytes) + " bytes");
+}
+
 }  // namespace dualjit::cuda

@@ -202,5 +202,7 @@ void check_last(const char* what);
 void download(void* dst, const void* device_src, size_t bytes);
 // Copies `bytes` from the host to device memory at `device_dst` (synchronous).
 void upload(void* device_dst, const void* src, size_t bytes);
+// Copies `bytes` between device memory (asynchronous on the legacy stream, ordered with it).
+void copy_on_device(void* device_dst, const void* device_src, size_t bytes);
 
 }  // namespace dualjit::cuda

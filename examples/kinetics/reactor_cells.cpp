@@ -7,9 +7,17 @@
 namespace dualjit::kinetics {
 
 ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options)
-    : kernel_(std::make_shared<const Kernel>(production_rates_kernel(mechanism, options.rate_law))),
+    : ReactorCells(production_rates_kernel(mechanism, options.rate_law), n_cells, options) {}
+
+ReactorCells::ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options)
+    : kernel_(std::make_shared<const Kernel>(std::move(kernel))),
       n_cells_(n_cells),
       options_(std::move(options)) {
+  rebuild();
+}
+
+void ReactorCells::resize(int64_t n_cells) {
+  n_cells_ = n_cells;
   rebuild();
 }
 

@@ -38,6 +38,9 @@ class ReactorCells {
  public:
   // Builds the kernel; compiles it on first use of each output (or loads it from the cache).
   ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options = {});
+  // Another kernel of the same input and uniform (options.rate_law.state's, cell_state.h),
+  // such as reactor_equations.h's; rates() then returns its output.
+  ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options = {});
 
   int n_species() const { return block_size() - 1; }
   int block_size() const { return problem_->block_size(); }  // ns + 1
@@ -53,6 +56,8 @@ class ReactorCells {
   // are rebuilt; the compiled kernels come back from the in-process cache.
   void set_pressure(double pressure);
   void set_density(double density);
+  // Another number of cells: the problem and its assembler are rebuilt, the kernels reused.
+  void resize(int64_t n_cells);
 
   // Throws assembly::ProblemError when `states` is not n_cells x (ns + 1).
   std::vector<double> rates(std::span<const double> states);

@@ -1,6 +1,6 @@
 # The ctest test kinetics_cantera (cmake -P): writes the kinetics references afresh with Cantera
-# 3.2 (make_references.py --out OUT) and runs test_examples' comparisons against them
-# (DUALJIT_KINETICS_REFERENCES=OUT). Without Cantera it fails, saying how to install it:
+# 3.2 (make_references.py and make_ignition_references.py --out OUT) and runs test_examples'
+# comparisons against them (DUALJIT_KINETICS_REFERENCES=OUT). Without Cantera it fails, saying how to install it:
 # passing would hide that nothing was compared with Cantera.
 #   -DPYTHON=... -DSCRIPT=make_references.py -DOUT=dir -DTEST_EXE=test_examples -DBUILD_DIR=...
 foreach(v PYTHON SCRIPT OUT TEST_EXE BUILD_DIR)
@@ -23,10 +23,14 @@ if(NOT version MATCHES "^3\\.2")
 endif()
 message(STATUS "kinetics_cantera: Cantera ${version} (${PYTHON}) writes ${OUT}")
 file(REMOVE_RECURSE "${OUT}")
-execute_process(COMMAND "${PYTHON}" "${SCRIPT}" --out "${OUT}" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kinetics_cantera: ${SCRIPT} failed (exit ${rc})")
-endif()
+# The rate references, then the ignition references its sibling script writes.
+get_filename_component(script_dir "${SCRIPT}" DIRECTORY)
+foreach(script "${SCRIPT}" "${script_dir}/make_ignition_references.py")
+  execute_process(COMMAND "${PYTHON}" "${script}" --out "${OUT}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kinetics_cantera: ${script} failed (exit ${rc})")
+  endif()
+endforeach()
 # Every test case that reads the references has "Cantera" in its name.
 set(ENV{DUALJIT_KINETICS_REFERENCES} "${OUT}")
 execute_process(COMMAND "${TEST_EXE}" --test-suite=kinetics --test-case=*Cantera*

@@ -1,0 +1,23 @@
+// The equations of an adiabatic, closed, homogeneous ideal-gas reactor as a kernel: the time
+// derivative of its state (T, Y_1..Y_ns), Cantera's IdealGasConstPressureReactor and
+// IdealGasReactor (constant volume) without walls or flows:
+//   dY_k/dt = wdot_k W_k / rho
+//   dT/dt   = -sum_k h_k wdot_k / (rho cp)                 constant pressure ("p", Pa)
+//   dT/dt   = -sum_k (h_k - R T) wdot_k / (rho cv)          constant volume ("rho", kg/m^3)
+// with molar enthalpies h_k and mass heat capacities cp = sum_k Y_k cp_k / W_k, cv = cp - R/W.
+// Its Jacobian is square and aligned with the state: what a stiff integrator factors.
+#pragma once
+
+#include "dsl/kernel.h"
+#include "examples/kinetics/cell_state.h"
+#include "examples/kinetics/mechanism.h"
+
+namespace dualjit::kinetics {
+
+// Kernel "reactor_<phase>_<state>" with the input "state" and that state's uniform
+// (cell_state.h) and the output "rhs" (ns + 1: dT/dt, then dY_k/dt). The state is
+// constant_pressure or constant_volume (concentrations do not describe a closed reactor:
+// MechanismError).
+Kernel reactor_rhs_kernel(const Mechanism& mechanism, ReactorState state);
+
+}  // namespace dualjit::kinetics

@@ -1,0 +1,96 @@
+#include "examples/kinetics/reactor_odes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "backends/cuda/driver.h"
+#include "examples/kinetics/reactor_equations.h"
+
+namespace dualjit::kinetics {
+namespace {
+
+ReactorCellsOptions cells_options(const Mechanism& m, const ReactorOdesOptions& o) {
+  const double value = o.state == ReactorState::constant_volume ? o.density : o.pressure;
+  if (!(value > 0) || !std::isfinite(value))
+    throw MechanismError(m.file + ": a reactor's " +
+                         (o.state == ReactorState::constant_volume ? "density" : "pressure") +
+                         " must be finite and positive, not " + std::to_string(value));
+  ReactorCellsOptions c;
+  c.rate_law.state = o.state;
+  c.pressure = o.pressure;
+  c.density = o.density;
+  c.assembler = o.assembler;
+  return c;
+}
+
+}  // namespace
+
+ReactorOdes::ReactorOdes(const Mechanism& mechanism, int64_t max_cells, ReactorOdesOptions options)
+    : mechanism_(mechanism),
+      n_(static_cast<int>(mechanism.species.size()) + 1),
+      max_cells_(std::max<int64_t>(max_cells, 1)),
+      cells_(reactor_rhs_kernel(mechanism, options.state), max_cells_,
+             cells_options(mechanism, options)) {}
+
+void ReactorOdes::check_states(std::span<const double> states) const {
+  if (states.size() % n_ != 0)
+    throw MechanismError(mechanism_.file + ": " + std::to_string(states.size()) +
+                         " state values are not whole cells of " + std::to_string(n_));
+  const auto cells = static_cast<int64_t>(states.size() / n_);
+  for (int64_t c = 0; c < cells; ++c) {
+    const double* s = &states[c * n_];
+    const std::string cell = mechanism_.file + ": cell " + std::to_string(c) + ": ";
+    if (!(s[0] > 0) || !std::isfinite(s[0]))
+      throw MechanismError(cell + "temperature " + std::to_string(s[0]) +
+                           " K (finite and positive expected)");
+    double sum = 0;
+    for (int k = 1; k < n_; ++k) {
+      if (!(s[k] >= 0) || !std::isfinite(s[k]))
+        throw MechanismError(cell + "mass fraction of " + mechanism_.species[k - 1].name + " is " +
+                             std::to_string(s[k]));
+      sum += s[k];
+    }
+    if (std::abs(sum - 1.0) > 1e-6)
+      throw MechanismError(cell + "mass fractions sum to " + std::to_string(sum) +
+                           " (normalised Y expected)");
+  }
+}
+
+double* ReactorOdes::stage(int64_t m, const double* y) {
+  int64_t size = max_cells_;
+  while (size / 2 >= m) size /= 2;
+  if (size != cells_.n_cells() || filler_.size() != static_cast<size_t>(size) * n_) {
+    cells_.resize(size);
+    // A valid state for the rows beyond m: 1000 K and equal mass fractions.
+    filler_.assign(static_cast<size_t>(size) * n_, 1.0 / (n_ - 1));
+    for (int64_t r = 0; r < size; ++r) filler_[r * n_] = 1000.0;
+    if (on_device())
+      cuda::upload(cells_.assembler().state_device(), filler_.data(),
+                   filler_.size() * sizeof(double));
+    host_states_ = filler_;
+  }
+  if (on_device()) {
+    double* state = cells_.assembler().state_device();
+    cuda::copy_on_device(state, y, static_cast<size_t>(m) * n_ * sizeof(double));
+    return state;
+  }
+  std::copy_n(y, static_cast<size_t>(m) * n_, host_states_.begin());
+  return host_states_.data();
+}
+
+const double* ReactorOdes::rhs(int64_t m, const double* y) {
+  double* states = stage(m, y);
+  if (on_device()) return cells_.assembler().run_residual();
+  host_out_ = cells_.rates(std::span<const double>(states, host_states_.size()));
+  return host_out_.data();
+}
+
+const double* ReactorOdes::jacobian(int64_t m, const double* y) {
+  double* states = stage(m, y);
+  if (on_device()) return cells_.assembler().run_element_blocks(0);
+  host_out_ = cells_.jacobian(std::span<const double>(states, host_states_.size()));
+  return host_out_.data();
+}
+
+}  // namespace dualjit::kinetics

@@ -1,0 +1,55 @@
+// Many adiabatic reactors (reactor_equations.h) as one stiff system for solvers::integrate_stiff:
+// f and its exact Jacobian per cell from the reactor kernel, on the GPU or the CPU as the
+// assembler options choose. All cells share the state's uniform (the pressure of constant-
+// pressure reactors, the density of constant-volume ones), as in a low-Mach flow's
+// thermodynamic pressure: cells at another pressure go in another batch. As the integrator
+// packs the running cells, the kernels run over the smallest power-of-two fraction of the
+// batch that holds them (kernels reused, rows beyond them filled with a valid state).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "examples/kinetics/reactor_cells.h"
+#include "solvers/stiff_system.h"
+
+namespace dualjit::kinetics {
+
+struct ReactorOdesOptions {
+  ReactorState state = ReactorState::constant_pressure;  // or constant_volume
+  double pressure = kOneAtm;                             // Pa, constant pressure
+  double density = 1.0;                                  // kg/m^3, constant volume
+  assembly::AssemblerOptions assembler;                  // backend, strategies, effort
+};
+
+class ReactorOdes final : public solvers::StiffSystem {
+ public:
+  // Throws MechanismError for a concentrations state or a pressure or density that is not
+  // finite and positive.
+  ReactorOdes(const Mechanism& mechanism, int64_t max_cells, ReactorOdesOptions options = {});
+
+  int size() const override { return n_; }
+  bool on_device() const override { return cells_.backend() == assembly::Backend::Cuda; }
+  const double* rhs(int64_t m, const double* y) override;
+  const double* jacobian(int64_t m, const double* y) override;
+
+  // Refuses states (cells x (ns + 1): T, Y) that are not physical, naming the cell and the
+  // quantity: T not finite and positive, a Y_k negative or not finite, sum Y off 1 by 1e-6.
+  void check_states(std::span<const double> states) const;
+
+  const Mechanism& mechanism() const { return mechanism_; }
+  ReactorCells& cells() { return cells_; }
+
+ private:
+  double* stage(int64_t m, const double* y);  // y in the cells' state, rows beyond m valid
+
+  const Mechanism& mechanism_;
+  int n_;
+  int64_t max_cells_;
+  ReactorCells cells_;
+  std::vector<double> filler_;  // one valid state per row of the current size
+  std::vector<double> host_states_, host_out_;
+};
+
+}  // namespace dualjit::kinetics
