@@ -103,12 +103,14 @@ extern "C" __global__ void __launch_bounds__(FT) dj_rb_factor(
       bad = 1;
       continue;
     }
-    for (int i = k + 1 + threadIdx.x; i < N; i += FT) a[i * N + k] /= pivot;
-    __syncthreads();
-    const int w = N - k - 1;
-    for (int t = threadIdx.x; t < w * w; t += FT) {
-      const int i = k + 1 + t / w, j = k + 1 + t % w;
-      a[i * N + j] -= a[i * N + k] * a[k * N + j];
+    // A warp per row below the pivot, lanes along the row: the multiplier, then the update
+    // (no integer division, one barrier per column besides the pivot's).
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int i = k + 1 + warp; i < N; i += FT / 32) {
+      const double l = a[i * N + k] / pivot;
+      __syncwarp();
+      if (lane == 0) a[i * N + k] = l;
+      for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
     }
     __syncthreads();
   }

@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "jit/nvrtc_compiler.h"
+#include "solvers/device_rosenbrock_engine.h"
 #include "solvers/rosenbrock_method.h"
 #include "solvers/solver_error.h"
 #include "solvers/stiff_integrator.h"
@@ -173,4 +175,22 @@ TEST_CASE("integrate_stiff refuses mismatched sizes, bad end times and tolerance
   o = {};
   o.peak_component = 3;
   CHECK_THROWS_AS(integrate_stiff(s, y, std::vector<double>{1.0, 1.0}, o), SolverError);
+}
+
+TEST_CASE("the device Rosenbrock module compiles under NVRTC for sm_90 without a GPU") {
+  for (int n : {3, 54, 101}) {
+    dualjit::jit::CompileOptions o;
+    o.arch = "sm_90";
+    const dualjit::jit::CompiledImage img =
+        dualjit::jit::nvrtc_compile("rosenbrock", device_rosenbrock_source(rodas4(), n), o);
+    CHECK(img.is_cubin);
+    for (const char* entry : {"dj_rb_factor", "dj_rb_solve", "dj_rb_combine", "dj_rb_error",
+                              "dj_rb_accept", "dj_rb_gather", "dj_rb_column"}) {
+      CAPTURE(n);
+      CAPTURE(entry);
+      const dualjit::jit::PtxasReport r = dualjit::jit::parse_ptxas_report(img.log, entry);
+      CHECK(r.registers > 0);
+      CHECK(r.spill_store_bytes == 0);
+    }
+  }
 }
