@@ -5,7 +5,8 @@
 // Start-up is timed in parts (driver, context, problem, kernels, assembly structure), so that
 // a warm start shows what the cache saves and what it cannot. An energy application's name
 // (applications.h: cloth, param, sphere, smooth, neohookean) runs that application's demo
-// instead (application_demo.h).
+// instead (application_demo.h); "ignition" runs the kinetics' ignition-delay demo
+// (ignition_demo_command.h).
 #include <chrono>
 
 #include "backends/cuda/driver.h"
@@ -13,6 +14,7 @@
 #include "tools/application_demo.h"
 #include "tools/command_support.h"
 #include "tools/commands.h"
+#include "tools/ignition_demo_command.h"
 
 namespace dualjit::tools {
 namespace {
@@ -36,7 +38,9 @@ int demo(int argc, char** argv) {
             "The configuration is the tuned one when 'dualjit autotune' recorded one.\n"
             "An energy application (cloth, param, sphere, smooth, neohookean) instead minimises\n"
             "its energy, prints the convergence table and what it checked, and writes the\n"
-            "result mesh (OBJ) and pictures (PNG).");
+            "result mesh (OBJ) and pictures (PNG). The demo ignition integrates a sweep of\n"
+            "reactors (or one case with --T0) and prints their ignition delays beside\n"
+            "Cantera's.");
   args.option("--problem", "NAME", "the problem or application (default cfd-roe; 'dualjit list')")
       .option("--size", "N", "problem size (default: small on the CPU, ~6M edges on a GPU)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)")
@@ -46,8 +50,12 @@ int demo(int argc, char** argv) {
   add_config_options(args);
   add_application_options(args);
   add_problem_options(args);
+  add_ignition_options(args);
   if (!args.parse(argc, argv)) return 0;
   const std::string name = args.get("--problem", "cfd-roe");
+  if (name == kIgnitionDemo) return ignition_demo(args);
+  refuse_ignition_options(args,
+                          (find_application(name) ? "the application " : "the problem ") + name);
   if (const Application* app = find_application(name)) return application_demo(*app, args);
   refuse_application_options(args, name);
   const ProblemRecipe& recipe = recipe_named(name);

@@ -1,7 +1,9 @@
-// `dualjit list`: the registered problems, then the energy applications (applications.h).
+// `dualjit list`: the registered problems, then the energy applications (applications.h) and,
+// with the kinetics, the ignition demo.
 #include "tools/applications.h"
 #include "tools/command_support.h"
 #include "tools/commands.h"
+#include "tools/ignition_demo_command.h"
 
 namespace dualjit::tools {
 
@@ -9,7 +11,7 @@ int list(int argc, char** argv) {
   Args args("list", "[options]",
             "Registered problems: built-in ones and those of --plugin libraries, with the\n"
             "options of their own that demo, emit, autotune, bench and cache warm take; then the\n"
-            "energy applications that 'dualjit demo --problem NAME' runs.");
+            "energy applications and the ignition demo that 'dualjit demo --problem NAME' runs.");
   if (!args.parse(argc, argv)) return 0;
   Table t({"problem", "modes", "size unit", "cpu size", "gpu size", "options", "origin",
            "description"});
@@ -50,6 +52,15 @@ int list(int argc, char** argv) {
                   .set("size", a.size)
                   .set("takes_mesh", a.takes_mesh)
                   .set("description", a.description));
+  }
+  if (ignition_demo_available()) {
+    const std::string size = "reactors (16 on the CPU, 100k on a GPU)";
+    at.row({kIgnitionDemo, size, "-", ignition_demo_description()});
+    apps.push(Json::object()
+                  .set("name", kIgnitionDemo)
+                  .set("size", size)
+                  .set("takes_mesh", false)
+                  .set("description", ignition_demo_description()));
   }
   if (!option_notes.empty())
     option_notes = "\nproblem options (demo, emit, autotune, bench, cache warm):\n" + option_notes;

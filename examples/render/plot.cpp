@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 #include "examples/render/text.h"
@@ -92,6 +93,18 @@ Rgba series_color(const std::vector<Series>& series, size_t i) {
 
 double pixel_centre(double v) {
   return std::floor(v) + 0.5;
+}
+
+// A ring of the given diameter (pixels) around p.
+void draw_marker(Image& image, Point p, double diameter, Rgba color) {
+  if (!std::isfinite(p.x) || !std::isfinite(p.y)) return;
+  constexpr int kSides = 24;
+  std::vector<Point> ring;
+  for (int k = 0; k <= kSides; ++k) {
+    const double a = 2 * std::numbers::pi * k / kSides;
+    ring.push_back({p.x + 0.5 * diameter * std::cos(a), p.y + 0.5 * diameter * std::sin(a)});
+  }
+  draw_polyline(image, ring, color, std::max(1.5, diameter / 6));
 }
 
 }  // namespace
@@ -197,7 +210,9 @@ Image render_plot(const std::vector<Series>& series, const PlotOptions& o) {
     std::vector<Point> points;
     points.reserve(s.x.size());
     for (size_t k = 0; k < s.x.size(); ++k) points.push_back(f.to_pixel(s.x[k], s.y[k]));
-    draw_polyline(image, points, series_color(series, i), s.width);
+    if (s.width > 0) draw_polyline(image, points, series_color(series, i), s.width);
+    if (s.marker > 0)
+      for (const Point& p : points) draw_marker(image, p, s.marker, series_color(series, i));
   }
 
   // The box over the series' line ends.
@@ -228,7 +243,9 @@ Image render_plot(const std::vector<Series>& series, const PlotOptions& o) {
     if (!listed.empty()) {
       const int sample = 30, row = th + 6;
       const int w = 8 + sample + 8 + label_width + 8, h = static_cast<int>(listed.size()) * row + 8;
-      const int x0 = static_cast<int>(f.right) - 8 - w, y0 = static_cast<int>(f.top) + 8;
+      const int x0 =
+          o.legend_left ? static_cast<int>(f.left) + 8 : static_cast<int>(f.right) - 8 - w;
+      const int y0 = static_cast<int>(f.top) + 8;
       for (int y = y0; y < y0 + h; ++y)
         for (int x = x0; x < x0 + w; ++x) image.blend(x, y, kWhite, 0.9);
       const double l = x0 + 0.5, r = x0 + w - 0.5, t = y0 + 0.5, b = y0 + h - 0.5;
@@ -241,8 +258,12 @@ Image render_plot(const std::vector<Series>& series, const PlotOptions& o) {
         const Series& s = series[listed[k]];
         const int ty = y0 + 4 + static_cast<int>(k) * row + 3;
         const double cy = ty + th / 2.0 - 0.5;
-        draw_line(image, {x0 + 8.0, cy}, {x0 + 8.0 + sample, cy}, series_color(series, listed[k]),
-                  s.width);
+        if (s.width > 0)
+          draw_line(image, {x0 + 8.0, cy}, {x0 + 8.0 + sample, cy}, series_color(series, listed[k]),
+                    s.width);
+        if (s.marker > 0)
+          draw_marker(image, {x0 + 8.0 + sample / 2.0, cy}, std::min<double>(s.marker, row),
+                      series_color(series, listed[k]));
         draw_text(image, x0 + 8 + sample + 8, ty, s.label, kBlack, fs);
       }
     }

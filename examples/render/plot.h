@@ -1,5 +1,5 @@
 // Line plots of (x, y) series, such as a solver's gradient norm per iteration on a log axis,
-// with ticks, grid, title, axis labels and a legend.
+// with ticks, grid, title, axis labels and a legend; a series is a line, ring markers or both.
 #pragma once
 
 #include <optional>
@@ -15,7 +15,8 @@ struct Series {
   std::string label;  // in the legend; empty: not listed
   std::vector<double> x, y;
   std::optional<Rgba> color;  // default: the series' index in a ten-colour palette
-  double width = 2.0;
+  double width = 2.0;         // of the line; 0: no line (markers only)
+  double marker = 0.0;        // diameter of a ring drawn at each point, pixels; 0: none
 };
 
 struct PlotOptions {
@@ -23,7 +24,8 @@ struct PlotOptions {
   std::string title, x_label, y_label;
   bool log_x = false, log_y = false;  // base 10; non-positive values are left out
   int font_scale = 2;
-  bool legend = true;  // top right, when a series has a label
+  bool legend = true;        // top right, when a series has a label
+  bool legend_left = false;  // top left instead (data that rises to the right)
   Rgba background = kWhite;
 };
 

@@ -115,4 +115,31 @@ TEST_SUITE("render") {
     CHECK(f.y_lo < 3);
     CHECK(f.y_hi > 3);
   }
+
+  TEST_CASE("render_plot: markers alone are rings at the points, no line between them") {
+    Series s;
+    s.label = "markers";
+    s.color = Rgba{0, 0, 255, 255};
+    s.x = {1, 2, 3};
+    s.y = {1, 2, 3};
+    s.width = 0;
+    s.marker = 12;
+    PlotOptions o;
+    o.width = 400;
+    o.height = 300;
+    o.legend_left = true;
+    const PlotFrame f = plot_frame({s}, o);
+    const Image im = render_plot({s}, o);
+    const auto blue = [](Rgba c) { return c.b > 200 && c.r < 120; };
+    const Point p = f.to_pixel(2, 2), mid = f.to_pixel(2.5, 2.5);
+    CHECK(blue(im.at(int(p.x + 6), int(p.y))));  // on the ring
+    CHECK(blue(im.at(int(p.x), int(p.y - 6))));
+    CHECK_FALSE(blue(im.at(int(p.x), int(p.y))));      // its centre is empty
+    CHECK_FALSE(blue(im.at(int(mid.x), int(mid.y))));  // no line
+    // The legend, top left: a ring beside the label.
+    bool legend_ring = false;
+    for (int y = int(f.top); y < int(f.top) + 40; ++y)
+      for (int x = int(f.left); x < int(f.left) + 60; ++x) legend_ring |= blue(im.at(x, y));
+    CHECK(legend_ring);
+  }
 }
