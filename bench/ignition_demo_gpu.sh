@@ -28,7 +28,7 @@ if [[ $skip != *" demo "* ]]; then
   ( cd "$out" && timeout "${DEMO_TIMEOUT:-300}" "$OLDPWD/$cli" demo --problem ignition ) 2>&1 |
     tee "$out/demo_ignition.txt"
   timeout "${DEMO_TIMEOUT:-300}" "$cli" demo --problem ignition --mechanism gri30.yaml --T0 1200 \
-    --pressure 101325 --composition "CH4:1, O2:2, N2:7.52" --json --output "$out/one" 2>&1 |
+    --pressure 101325 --composition "CH4:1, O2:2, N2:7.52" --json 2>&1 |
     tee "$out/demo_ignition_one.txt"
 fi
 cases=${CASES:-.mech/ignition_gri30_1000.json}

@@ -8,7 +8,8 @@
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/ignition_gpu.sh [CELLS ...]
 #     (default 1000 10000 100000)
-# Environment: BENCH_FLAGS (extra kinetics_ignition flags), BENCH_TIMEOUT (s, 300),
+# Environment: METHODS (integrate_stiff methods, one run each: "bdf"; "bdf rodas4" to compare),
+# BENCH_FLAGS (extra kinetics_ignition flags), BENCH_TIMEOUT (s, 300, per method),
 # TEST_TIMEOUT (s, 240), TESTS (doctest filter of the GPU cases, "*ignition*"), WORK
 # (/tmp/dj-ignition), SKIP (any of cantera, canterax, tests), PEER_TIMEOUT (s, 150),
 # CANTERA_CELLS (1024), CANTERAX_CELLS (1024), CANTERAX_FLAGS, PYTHON (python3),
@@ -25,8 +26,13 @@ start=$(date +%s)
 gpu_build "$out" kinetics_ignition test_examples test_solvers || exit 1
 echo "built in $(( $(date +%s) - start )) s"
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/ignition-cache
-timeout "${BENCH_TIMEOUT:-300}" ./build-gpu/bench/kinetics_ignition --write "$work" \
-  ${BENCH_FLAGS:-} ${*:-1000 10000 100000} 2>&1 | tee "$out/kinetics_ignition.txt"
+write=(--write "$work")
+for method in ${METHODS:-bdf}; do
+  timeout "${BENCH_TIMEOUT:-300}" ./build-gpu/bench/kinetics_ignition "${write[@]}" \
+    --method "$method" ${BENCH_FLAGS:-} ${*:-1000 10000 100000} 2>&1 |
+    tee "$out/kinetics_ignition_$method.txt"
+  write=()  # the peers' cases from the first method's run
+done
 py=${PYTHON:-python3}
 skip=" ${SKIP:-} "
 cases=$(ls -S "$work"/ignition_*.json 2>/dev/null | head -1)  # the largest batch

@@ -1,17 +1,19 @@
 // Batched ignition (issue 17's benchmark): N adiabatic constant-pressure reactors of one
 // mechanism and mixture (GRI-3.0, CH4:1, O2:2, N2:7.52 at 10 atm by default) whose initial
 // temperatures are spread evenly over [T_lo, T_hi] (1000-1600 K), each integrated by
-// solvers::integrate_stiff (RODAS4, exact Jacobian) from 0 to twice its own ignition delay, in
+// solvers::integrate_stiff (--method bdf, the default, or rodas4; exact Jacobian) from 0 to
+// twice its own ignition delay, in
 // one batched call on the GPU (--cpu: the CPU backend). The delays come from a probe batch of
 // --probe reactors over the same range, integrated first (which also compiles the kernels), by
 // log-linear interpolation in 1/T0; each timed run then tracks every reactor's delay (time of
 // its largest dT/dt) again. Timed: the integrate_stiff call, wall clock (it synchronises), host
 // step control and transfers included; the report splits it into Jacobians, LU factorisations,
-// stages (right-hand sides and solves) and control.
+// stages (right-hand sides and solves) and control, and counts per reactor the attempted
+// steps, Jacobians, factorisations and right-hand sides.
 //
 //   kinetics_ignition [--mechanism FILE[:PHASE]] [--composition X] [--pressure-atm P]
 //                     [--t-range LO HI] [--rtol R] [--atol A] [--probe N] [--effort auto|full]
-//                     [--rows R] [--cpu] [--write DIR] [CELLS ...]
+//                     [--rows R] [--method bdf|rodas4] [--cpu] [--write DIR] [CELLS ...]
 //     (default gri30.yaml, 1000 10000 100000; rtol 1e-6, atol 1e-12; probe 48)
 // --effort and --rows: the kernels' NVRTC effort and the Jacobian's row groups
 // (assembly::AssemblerOptions::compile_effort, element_rows; issue 16's fastest GRI-3.0
@@ -44,8 +46,13 @@ struct Options {
   double pressure_atm = 10, t_lo = 1000, t_hi = 1600, rtol = 1e-6, atol = 1e-12;
   int probe = 48, rows = 0;
   bool cpu = false, full_effort = false;
+  solvers::StiffMethod method = solvers::StiffMethod::bdf;
   std::vector<int64_t> cells;
 };
+
+const char* method_name(solvers::StiffMethod m) {
+  return m == solvers::StiffMethod::bdf ? "bdf" : "rodas4";
+}
 
 [[noreturn]] void usage(const char* argv0, const std::string& what) {
   std::fprintf(stderr, "%s: %s\n", argv0, what.c_str());
@@ -79,7 +86,11 @@ Options parse(int argc, char** argv) {
       o.full_effort = value() == "full";
     else if (s == "--rows")
       o.rows = std::atoi(value().c_str());
-    else if (s == "--write")
+    else if (s == "--method") {
+      const std::string v = value();
+      if (v != "bdf" && v != "rodas4") usage(argv[0], "--method is bdf or rodas4");
+      o.method = v == "bdf" ? solvers::StiffMethod::bdf : solvers::StiffMethod::rodas4;
+    } else if (s == "--write")
       o.write_dir = value();
     else if (s == "--cpu")
       o.cpu = true;
@@ -130,9 +141,10 @@ int main(int argc, char** argv) {
   const std::string device = o.cpu ? "CPU" : cuda::Context::primary().device().name;
   std::printf(
       "kinetics_ignition: %s (%zu species, %zu reactions), %s at %g atm, T0 %g-%g K, "
-      "to 2 tau, rtol %g, atol %g, effort %s, rows %d, %s\n",
+      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, %s\n",
       m.file.c_str(), m.species.size(), m.reactions.size(), o.composition.c_str(), o.pressure_atm,
-      o.t_lo, o.t_hi, o.rtol, o.atol, o.full_effort ? "full" : "auto", o.rows, device.c_str());
+      o.t_lo, o.t_hi, method_name(o.method), o.rtol, o.atol, o.full_effort ? "full" : "auto",
+      o.rows, device.c_str());
   ReactorOdesOptions ro;
   ro.pressure = o.pressure_atm * kOneAtm;
   ro.assembler.backend = o.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
@@ -141,6 +153,7 @@ int main(int argc, char** argv) {
   solvers::StiffOptions so;
   so.rtol = o.rtol;
   so.atol = o.atol;
+  so.method = o.method;
   so.peak_component = 0;
 
   // The probe: delays over the range, to a generous end (and the kernels' compile).
@@ -171,8 +184,9 @@ int main(int argc, char** argv) {
     return std::exp((1 - w) * std::log(probe_tau[i - 1]) + w * std::log(probe_tau[i]));
   };
 
-  std::printf("%8s %9s %11s %7s %9s %9s %9s %9s %9s %9s %10s\n", "cells", "seconds", "reactors/s",
-              "rounds", "steps/cl", "maxsteps", "jac_s", "lu_s", "stage_s", "ctrl_s", "tau_dev");
+  std::printf("%8s %9s %11s %7s %9s %9s %7s %7s %7s %9s %9s %9s %9s %10s\n", "cells", "seconds",
+              "reactors/s", "rounds", "steps/cl", "maxsteps", "jac/cl", "lu/cl", "f/cl", "jac_s",
+              "lu_s", "stage_s", "ctrl_s", "tau_dev");
   for (int64_t cells : o.cells) {
     const std::vector<double> T0 = spread(o.t_lo, o.t_hi, cells);
     std::vector<double> t_end(cells);
@@ -188,17 +202,22 @@ int main(int argc, char** argv) {
       tau_dev = std::max(tau_dev, std::abs(r.peak_time[i] / tau_at(T0[i]) - 1));
       max_steps = std::max(max_steps, r.steps[i]);
     }
-    std::printf("%8lld %9.3f %11.1f %7d %9.1f %9d %9.3f %9.3f %9.3f %9.3f %10.2e\n",
-                static_cast<long long>(cells), r.seconds, cells / r.seconds, r.rounds,
-                double(r.system_steps) / cells, max_steps, r.jacobian_seconds, r.factor_seconds,
-                r.stage_seconds, r.control_seconds, tau_dev);
+    const double per = 1.0 / cells;
     std::printf(
-        "RESULT mechanism=%s cells=%lld seconds=%.4f reactors_per_s=%.2f rounds=%d "
-        "steps_mean=%.1f jacobian_s=%.4f factor_s=%.4f stage_s=%.4f control_s=%.4f "
-        "rtol=%g atol=%g device=\"%s\"\n",
-        std::filesystem::path(m.file).filename().c_str(), static_cast<long long>(cells), r.seconds,
-        cells / r.seconds, r.rounds, double(r.system_steps) / cells, r.jacobian_seconds,
-        r.factor_seconds, r.stage_seconds, r.control_seconds, o.rtol, o.atol, device.c_str());
+        "%8lld %9.3f %11.1f %7d %9.1f %9d %7.1f %7.1f %7.1f %9.3f %9.3f %9.3f %9.3f %10.2e\n",
+        static_cast<long long>(cells), r.seconds, cells / r.seconds, r.rounds, r.system_steps * per,
+        max_steps, r.system_jacobians * per, r.system_factorizations * per, r.system_rhs * per,
+        r.jacobian_seconds, r.factor_seconds, r.stage_seconds, r.control_seconds, tau_dev);
+    std::printf(
+        "RESULT mechanism=%s method=%s cells=%lld seconds=%.4f reactors_per_s=%.2f rounds=%d "
+        "steps_mean=%.1f jacobians_mean=%.1f factorizations_mean=%.1f rhs_mean=%.1f "
+        "jacobian_s=%.4f factor_s=%.4f stage_s=%.4f control_s=%.4f rtol=%g atol=%g "
+        "device=\"%s\"\n",
+        std::filesystem::path(m.file).filename().c_str(), method_name(o.method),
+        static_cast<long long>(cells), r.seconds, cells / r.seconds, r.rounds, r.system_steps * per,
+        r.system_jacobians * per, r.system_factorizations * per, r.system_rhs * per,
+        r.jacobian_seconds, r.factor_seconds, r.stage_seconds, r.control_seconds, o.rtol, o.atol,
+        device.c_str());
     std::fflush(stdout);
     if (!o.write_dir.empty()) {
       std::filesystem::create_directories(o.write_dir);

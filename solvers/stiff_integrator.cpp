@@ -2,66 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <sstream>
 
-#include "solvers/device_rosenbrock_engine.h"
-#include "solvers/host_rosenbrock_engine.h"
-#include "solvers/rosenbrock_method.h"
+#include "solvers/bdf_integration.h"
+#include "solvers/rosenbrock_integration.h"
 #include "solvers/solver_error.h"
-#include "solvers/stopwatch.h"
 
 namespace dualjit::solvers {
-namespace {
-
-// Step size factors of the controller (Hairer and Wanner's usual bounds).
-constexpr double kSafety = 0.9, kMinFactor = 0.2, kMaxFactor = 6.0;
-// Consecutive attempts with a non-finite error before a system is declared failed.
-constexpr int kMaxNonFinite = 8;
-
-// The largest sample of f_c(t) and its neighbours; the peak is the vertex of their parabola.
-class PeakTracker {
- public:
-  void add(double t, double f) {
-    if (f > best_f_) {
-      prev_t_ = last_t_, prev_f_ = last_f_;
-      best_t_ = t, best_f_ = f;
-      next_t_ = NAN;
-      best_is_last_ = true;
-    } else if (best_is_last_) {
-      next_t_ = t, next_f_ = f;
-      best_is_last_ = false;
-    }
-    last_t_ = t, last_f_ = f;
-  }
-
-  // (time, value) of the peak.
-  std::pair<double, double> peak() const {
-    if (std::isnan(prev_t_) || std::isnan(next_t_)) return {best_t_, best_f_};
-    const double x0 = prev_t_, x1 = best_t_, x2 = next_t_;
-    const double y0 = prev_f_, y1 = best_f_, y2 = next_f_;
-    // Newton form: y = y0 + d1 (x - x0) + d2 (x - x0)(x - x1).
-    const double d1 = (y1 - y0) / (x1 - x0);
-    const double d2 = ((y2 - y1) / (x2 - x1) - d1) / (x2 - x0);
-    if (!(d2 < 0)) return {best_t_, best_f_};
-    const double x = std::clamp(0.5 * (x0 + x1 - d1 / d2), x0, x2);
-    return {x, y0 + d1 * (x - x0) + d2 * (x - x0) * (x - x1)};
-  }
-
- private:
-  double prev_t_ = NAN, prev_f_ = NAN, best_t_ = NAN, best_f_ = -INFINITY, next_t_ = NAN,
-         next_f_ = NAN, last_t_ = NAN, last_f_ = NAN;
-  bool best_is_last_ = false;
-};
-
-struct SystemControl {
-  double t = 0, h = 0;
-  int non_finite = 0;
-  bool rejected_last = false, running = true;
-  PeakTracker peak;
-};
-
-}  // namespace
 
 std::string_view stiff_status_name(StiffStatus status) {
   switch (status) {
@@ -112,129 +59,13 @@ StiffReport integrate_stiff(StiffSystem& system, std::span<double> y, std::span<
     throw SolverError("integrate_stiff: peak_component " + std::to_string(options.peak_component) +
                       " of a system of " + std::to_string(n));
 
-  Stopwatch total;
-  const RosenbrockMethod& method = rodas4();
-  StiffReport report;
-  report.status.assign(n_systems, StiffStatus::done);
-  report.t.assign(n_systems, 0.0);
-  report.steps.assign(n_systems, 0);
-  report.rejected.assign(n_systems, 0);
-  std::vector<SystemControl> control(n_systems);
-  std::vector<int32_t> packed;  // original index of each packed row
-  for (int64_t i = 0; i < n_systems; ++i) {
-    control[i].h = options.initial_step > 0 ? options.initial_step : 1e-6 * t_end[i];
-    control[i].h = std::min({control[i].h, options.max_step, t_end[i]});
-    if (t_end[i] > 0)
-      packed.push_back(static_cast<int32_t>(i));
-    else
-      control[i].running = false;
+  switch (options.method) {
+    case StiffMethod::bdf:
+      return integrate_bdf(system, y, t_end, options);
+    case StiffMethod::rodas4:
+      return integrate_rosenbrock(system, y, t_end, options);
   }
-
-  std::unique_ptr<RosenbrockEngine> engine;
-  if (!packed.empty()) {
-    engine = system.on_device() ? make_device_rosenbrock_engine(system, method, options, n_systems)
-                                : make_host_rosenbrock_engine(system, method, options, n_systems);
-    std::vector<double> rows(packed.size() * n);
-    for (size_t r = 0; r < packed.size(); ++r)
-      std::copy_n(&y[static_cast<size_t>(packed[r]) * n], n, &rows[r * n]);
-    engine->load(rows);
-  }
-
-  std::vector<double> h, err, peak;
-  std::vector<uint8_t> accepted;
-  int64_t running = static_cast<int64_t>(packed.size());
-  while (running > 0) {
-    const size_t m = packed.size();
-    h.resize(m), err.resize(m), peak.resize(m), accepted.assign(m, 0);
-    for (size_t r = 0; r < m; ++r) {
-      const SystemControl& c = control[packed[r]];
-      h[r] = std::min(c.h, t_end[packed[r]] - c.t);
-      if (!(h[r] > 0)) h[r] = c.h;  // a finished row still in the pack: its result is unused
-    }
-    engine->attempt(h, err, peak);
-    ++report.rounds;
-
-    Stopwatch sc;
-    for (size_t r = 0; r < m; ++r) {
-      const int32_t i = packed[r];
-      SystemControl& c = control[i];
-      if (!c.running) continue;
-      ++report.steps[i];
-      ++report.system_steps;
-      const double e = err[r];
-      double factor;
-      if (std::isnan(e)) {  // a non-finite stage or state: retry smaller, a few times
-        ++report.rejected[i];
-        factor = kMinFactor;
-        if (++c.non_finite >= kMaxNonFinite) {
-          c.running = false;
-          report.status[i] = StiffStatus::non_finite;
-        }
-      } else if (e <= 1.0) {
-        accepted[r] = 1;
-        c.non_finite = 0;
-        if (options.peak_component >= 0) c.peak.add(c.t, peak[r]);
-        const double remaining = t_end[i] - c.t;
-        c.t = h[r] >= remaining ? t_end[i] : c.t + h[r];
-        factor = std::clamp(kSafety * std::pow(e, -1.0 / method.error_order), kMinFactor,
-                            c.rejected_last ? 1.0 : kMaxFactor);
-        c.rejected_last = false;
-        if (c.t >= t_end[i]) c.running = false;
-      } else {  // too large an error, or a singular step matrix (e = inf)
-        ++report.rejected[i];
-        factor = std::isinf(e)
-                     ? kMinFactor
-                     : std::max(kMinFactor, kSafety * std::pow(e, -1.0 / method.error_order));
-        c.rejected_last = true;
-      }
-      c.h = std::min(h[r] * factor, options.max_step);
-      if (c.running && (c.h <= 1e-14 * t_end[i] || c.t + c.h == c.t)) {
-        c.running = false;
-        report.status[i] = StiffStatus::step_underflow;
-      }
-      if (c.running && report.steps[i] >= options.max_steps) {
-        c.running = false;
-        report.status[i] = StiffStatus::too_many_steps;
-      }
-      if (!c.running) --running;
-    }
-    engine->accept(accepted);
-
-    // Pack the running rows to the front once a quarter of the rows has finished (and at the
-    // end), writing the finished ones back.
-    if (running == 0 || running <= static_cast<int64_t>(3 * m / 4)) {
-      std::vector<double> rows(m * n);
-      engine->store(rows);
-      std::vector<int32_t> keep, still;
-      for (size_t r = 0; r < m; ++r) {
-        if (control[packed[r]].running) {
-          keep.push_back(static_cast<int32_t>(r));
-          still.push_back(packed[r]);
-        } else {
-          std::copy_n(&rows[r * n], n, &y[static_cast<size_t>(packed[r]) * n]);
-        }
-      }
-      if (!keep.empty()) engine->compact(keep);
-      packed = std::move(still);
-    }
-    report.control_seconds += sc.seconds();
-  }
-
-  for (int64_t i = 0; i < n_systems; ++i) report.t[i] = control[i].t;
-  if (options.peak_component >= 0) {
-    report.peak_time.resize(n_systems);
-    report.peak_value.resize(n_systems);
-    for (int64_t i = 0; i < n_systems; ++i)
-      std::tie(report.peak_time[i], report.peak_value[i]) = control[i].peak.peak();
-  }
-  if (engine) {
-    const RosenbrockTimes t = engine->times();
-    report.jacobian_seconds = t.jacobian;
-    report.factor_seconds = t.factor;
-    report.stage_seconds = t.stages;
-  }
-  report.seconds = total.seconds();
-  return report;
+  throw SolverError("integrate_stiff: unknown method");
 }
 
 }  // namespace dualjit::solvers

@@ -1,11 +1,18 @@
-// Many independent stiff systems (stiff_system.h) advanced at once by an adaptive Rosenbrock
-// method (RODAS4, rosenbrock_method.h) with the exact Jacobian: each system has its own initial
-// state, end time and step size; every round attempts one step of each system still running,
-// with one Jacobian, one LU factorization and six stages per attempt. The array work runs where
-// the system lives (batched LU kernels on the GPU, Eigen on the CPU); the per-system step
-// control runs on the host on one error norm per system. Systems that finish stop costing:
-// the running ones are packed to the front. A system that fails (non-finite state, step size
-// underflow, too many steps) is reported with its index and reason while the others finish.
+// Many independent stiff systems (stiff_system.h) advanced at once with the exact Jacobian:
+// each system has its own initial state, end time, step size (and order); every round attempts
+// one step of each system still running. Two methods (StiffMethod):
+//  - bdf: variable-order (1-5), quasi-constant-step BDF in difference form (Shampine and
+//    Reichelt's NDF, as ode15s and SciPy's BDF), a modified Newton iteration whose Jacobian is
+//    kept across steps until the iteration fails to converge and whose LU is refreshed when the
+//    step or order changes (bdf_integration.h). Per step: one to four f evaluations and solves;
+//    Jacobians and factorizations only for the systems that need them.
+//  - rodas4: the Rosenbrock method RODAS4 (rosenbrock_method.h): one Jacobian, one LU and six
+//    stages per attempt, fewer steps; no Jacobian reuse.
+// The array work runs where the system lives (batched LU kernels on the GPU, Eigen on the
+// CPU); the per-system step control runs on the host on a few norms per system. Systems that
+// finish stop costing: the running ones are packed to the front. A system that fails
+// (non-finite state, step size underflow, too many steps) is reported with its index and
+// reason while the others finish.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +26,10 @@
 
 namespace dualjit::solvers {
 
+enum class StiffMethod { bdf, rodas4 };
+
 struct StiffOptions {
+  StiffMethod method = StiffMethod::bdf;
   // Error per component (weighted RMS over the system): |e_i| / (atol + rtol max(|y_i|,
   // |y_new,i|)) <= 1. The defaults are Cantera's ReactorNet's.
   double rtol = 1e-9;
@@ -43,8 +53,11 @@ struct StiffReport {
   std::vector<int> steps, rejected;
   std::vector<double> peak_time, peak_value;  // with peak_component; else empty
   int rounds = 0;                             // batched attempts
-  int64_t system_steps = 0;                   // attempts summed over systems
-  // Wall-clock seconds of each part, summed over rounds.
+  // Summed over systems: attempts, Jacobian evaluations, LU factorizations, f evaluations.
+  int64_t system_steps = 0, system_jacobians = 0, system_factorizations = 0, system_rhs = 0;
+  // Wall-clock seconds of each part, summed over rounds: stages are the f evaluations and
+  // solves (a Rosenbrock method's stages, the BDF's Newton iterations and its prediction and
+  // error norms).
   double seconds = 0, jacobian_seconds = 0, factor_seconds = 0, stage_seconds = 0,
          control_seconds = 0;
 

@@ -274,10 +274,11 @@ DeviceBsr Assembler::run_jacobian(CUstream stream) {
   return e.jacobian_bsr();
 }
 
-const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstream stream) {
+const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstream stream,
+                                            int64_t elements) {
   Cuda& c = cuda("run_element_blocks");
   DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
-  e.run_element_jacobians(term, order, stream);
+  e.run_element_jacobians(term, order, stream, /*sparse=*/false, elements);
   return e.element_jacobians_device();
 }
 

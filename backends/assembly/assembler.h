@@ -187,8 +187,10 @@ class Assembler {
   DeviceBsr run_jacobian(CUstream stream = nullptr);
   DeviceEnergyGradientHessian run_energy_gradient_hessian(
       mesh::Symmetry symmetry = mesh::Symmetry::General, CUstream stream = nullptr);
+  // elements >= 0: only the first `elements` elements of the term's set (a batch of cells
+  // that shrinks without a new Assembler), their blocks first.
   const double* run_element_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
-                                   CUstream stream = nullptr);
+                                   CUstream stream = nullptr, int64_t elements = -1);
   const double* run_element_sparse_blocks(size_t term, BlockOrder order = BlockOrder::CellMajor,
                                           CUstream stream = nullptr);
 

@@ -361,16 +361,20 @@ jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
 }
 
 void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out,
-                                        bool sparse) {
+                                        bool sparse, int64_t elements) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
   const auto& launches = element_launches(term, mode, sparse);
   const auto& l = launches[0]->lowered();
   const int64_t ne = t.elements.size();
+  if (elements > ne)
+    throw ProblemError(term_label(t) + ": the first " + std::to_string(elements) + " elements of " +
+                       std::to_string(ne));
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
+  if (elements >= 0) a.n_elements = elements;
   a.values = ptr(d.local.values);
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
@@ -729,22 +733,22 @@ void DeviceElementAssembly::run_jacobian(CUstream stream) {
 }
 
 void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order, CUstream stream,
-                                                  bool sparse) {
+                                                  bool sparse, int64_t elements) {
   check_terms("run_element_jacobians");
   if (term >= n_terms_) {
     throw ProblemError("DeviceElementAssembly::run_element_jacobians: term #" +
                        std::to_string(term) + " of " + std::to_string(n_terms_));
   }
   const Term& t = problem_.term(term);
-  const int64_t ne = t.elements.size();
+  const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   const int64_t fs =
       static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
-  ensure(element_blocks_, ne * fs * sizeof(double));
+  ensure(element_blocks_, static_cast<int64_t>(t.elements.size()) * fs * sizeof(double));
   if (order == BlockOrder::CellMajor) {
-    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse);  // [e][entry]
+    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse, ne);  // [e][entry]
     return;
   }
-  run_element(term, Mode::Jacobian, stream, nullptr, sparse);
+  run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne);
   const TransposeArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_)};
   launch(kTransposeEntry, &a, ne * ((fs + 3) / 4), stream);
 }

@@ -190,8 +190,10 @@ class DeviceElementAssembly {
   void run_residual(CUstream stream = nullptr);  // vector terms
   void run_jacobian(CUstream stream = nullptr);  // vector terms, General pattern
   // sparse: only the entries of jit::jacobian_pattern(term's kernel), nnz per element.
+  // elements >= 0: the first `elements` elements only (a prefix of the term's set), their
+  // blocks first in the results (component-major over that many elements).
   void run_element_jacobians(size_t term, BlockOrder order = BlockOrder::CellMajor,
-                             CUstream stream = nullptr, bool sparse = false);
+                             CUstream stream = nullptr, bool sparse = false, int64_t elements = -1);
 
   // Device results of the last run of each output (n_values doubles for vectors; one double
   // for the energy; n_elements x n_out x n_in for element Jacobians, in the order run).
@@ -255,9 +257,10 @@ class DeviceElementAssembly {
   // jit::lower_launches), in order; they share one argument block and its outputs.
   const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(size_t term, Mode mode,
                                                                          bool sparse = false);
-  // Runs term's element kernel; first_out replaces the term's own `first` array when set.
+  // Runs term's element kernel over its first `elements` elements (all when negative);
+  // first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
-                   bool sparse = false);
+                   bool sparse = false, int64_t elements = -1);
   jit::ElementLaunch element_inputs(size_t term, Mode mode, const jit::LoweredKernel& l) const;
   // Adds term's rows (mode Value, Gradient or Hvp) into out (n_values) or its blocks (Hessian,
   // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.

@@ -10,15 +10,17 @@ ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorC
     : ReactorCells(production_rates_kernel(mechanism, options.rate_law), n_cells, options) {}
 
 ReactorCells::ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options)
-    : kernel_(std::make_shared<const Kernel>(std::move(kernel))),
-      n_cells_(n_cells),
-      options_(std::move(options)) {
+    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)), n_cells, std::move(options)) {
+}
+
+ReactorCells::ReactorCells(std::shared_ptr<const Kernel> kernel, int64_t n_cells,
+                           ReactorCellsOptions options)
+    : kernel_(std::move(kernel)), n_cells_(n_cells), options_(std::move(options)) {
   rebuild();
 }
 
-void ReactorCells::resize(int64_t n_cells) {
-  n_cells_ = n_cells;
-  rebuild();
+ReactorCells ReactorCells::resized(int64_t n_cells) const {
+  return ReactorCells(kernel_, n_cells, options_);
 }
 
 void ReactorCells::rebuild() {

@@ -56,8 +56,9 @@ class ReactorCells {
   // are rebuilt; the compiled kernels come back from the in-process cache.
   void set_pressure(double pressure);
   void set_density(double density);
-  // Another number of cells: the problem and its assembler are rebuilt, the kernels reused.
-  void resize(int64_t n_cells);
+  // The same kernel and options over another number of cells (its own problem and assembler;
+  // the compiled kernels come back from the in-process cache).
+  ReactorCells resized(int64_t n_cells) const;
 
   // Throws assembly::ProblemError when `states` is not n_cells x (ns + 1).
   std::vector<double> rates(std::span<const double> states);
@@ -72,6 +73,7 @@ class ReactorCells {
   jit::JacobianPattern jacobian_pattern() const { return assembler_->element_pattern(0); }
 
  private:
+  ReactorCells(std::shared_ptr<const Kernel> kernel, int64_t n_cells, ReactorCellsOptions options);
   void rebuild();
 
   std::shared_ptr<const Kernel> kernel_;

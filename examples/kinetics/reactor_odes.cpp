@@ -57,39 +57,54 @@ void ReactorOdes::check_states(std::span<const double> states) const {
   }
 }
 
-double* ReactorOdes::stage(int64_t m, const double* y) {
+ReactorOdes::Tier& ReactorOdes::stage(int64_t m, const double* y) {
+  m = std::max<int64_t>(m, 1);
   int64_t size = max_cells_;
   while (size / 2 >= m) size /= 2;
-  if (size != cells_.n_cells() || filler_.size() != static_cast<size_t>(size) * n_) {
-    cells_.resize(size);
+  auto found = tiers_.find(size);
+  if (found == tiers_.end()) {
+    ReactorCells* cells = &cells_;
+    if (size != max_cells_) {
+      auto made = std::make_unique<ReactorCells>(cells_.resized(size));
+      cells = made.get();
+      smaller_.emplace(size, std::move(made));
+    }
     // A valid state for the rows beyond m: 1000 K and equal mass fractions.
-    filler_.assign(static_cast<size_t>(size) * n_, 1.0 / (n_ - 1));
-    for (int64_t r = 0; r < size; ++r) filler_[r * n_] = 1000.0;
+    std::vector<double> filler(static_cast<size_t>(size) * n_, 1.0 / (n_ - 1));
+    for (int64_t r = 0; r < size; ++r) filler[r * n_] = 1000.0;
     if (on_device())
-      cuda::upload(cells_.assembler().state_device(), filler_.data(),
-                   filler_.size() * sizeof(double));
-    host_states_ = filler_;
+      cuda::upload(cells->assembler().state_device(), filler.data(),
+                   filler.size() * sizeof(double));
+    found = tiers_.emplace(size, Tier{cells, on_device() ? std::vector<double>() : filler}).first;
   }
-  if (on_device()) {
-    double* state = cells_.assembler().state_device();
-    cuda::copy_on_device(state, y, static_cast<size_t>(m) * n_ * sizeof(double));
-    return state;
-  }
-  std::copy_n(y, static_cast<size_t>(m) * n_, host_states_.begin());
-  return host_states_.data();
+  Tier& tier = found->second;
+  if (!y) return tier;
+  if (on_device())
+    cuda::copy_on_device(tier.cells->assembler().state_device(), y,
+                         static_cast<size_t>(m) * n_ * sizeof(double));
+  else
+    std::copy_n(y, static_cast<size_t>(m) * n_, tier.host_states.begin());
+  return tier;
 }
 
 const double* ReactorOdes::rhs(int64_t m, const double* y) {
-  double* states = stage(m, y);
-  if (on_device()) return cells_.assembler().run_residual();
-  host_out_ = cells_.rates(std::span<const double>(states, host_states_.size()));
+  Tier& tier = stage(m, y);
+  if (on_device()) return tier.cells->assembler().run_residual();
+  host_out_ = tier.cells->rates(tier.host_states);
   return host_out_.data();
 }
 
 const double* ReactorOdes::jacobian(int64_t m, const double* y) {
-  double* states = stage(m, y);
-  if (on_device()) return cells_.assembler().run_element_blocks(0);
-  host_out_ = cells_.jacobian(std::span<const double>(states, host_states_.size()));
+  if (on_device()) {
+    // The whole batch's cells, the first m of them: a Jacobian of a few rows (the BDF's
+    // refreshes) costs a few rows, with no other tier's kernels to build.
+    stage(max_cells_, nullptr);
+    assembly::Assembler& a = cells_.assembler();
+    cuda::copy_on_device(a.state_device(), y, static_cast<size_t>(m) * n_ * sizeof(double));
+    return a.run_element_blocks(0, assembly::BlockOrder::CellMajor, nullptr, m);
+  }
+  Tier& tier = stage(m, y);
+  host_out_ = tier.cells->jacobian(tier.host_states);
   return host_out_.data();
 }
 

@@ -3,11 +3,15 @@
 // assembler options choose. All cells share the state's uniform (the pressure of constant-
 // pressure reactors, the density of constant-volume ones), as in a low-Mach flow's
 // thermodynamic pressure: cells at another pressure go in another batch. As the integrator
-// packs the running cells, the kernels run over the smallest power-of-two fraction of the
-// batch that holds them (kernels reused, rows beyond them filled with a valid state).
+// packs the running cells, f runs over the smallest power-of-two fraction of the batch that
+// holds them: one ReactorCells per such size, built on first use and kept (the kernels shared;
+// rows beyond m hold valid states). Jacobians of m rows run over the first m cells of the
+// whole batch on the GPU (Assembler::run_element_blocks' prefix), over a tier on the CPU.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -39,17 +43,23 @@ class ReactorOdes final : public solvers::StiffSystem {
   void check_states(std::span<const double> states) const;
 
   const Mechanism& mechanism() const { return mechanism_; }
-  ReactorCells& cells() { return cells_; }
+  ReactorCells& cells() { return cells_; }  // the whole batch's
 
  private:
-  double* stage(int64_t m, const double* y);  // y in the cells' state, rows beyond m valid
+  struct Tier {
+    ReactorCells* cells;
+    std::vector<double> host_states;  // the CPU backend's states, rows beyond m valid
+  };
+  // The tier that holds m rows, with y (unless null) in its first m rows.
+  Tier& stage(int64_t m, const double* y);
 
   const Mechanism& mechanism_;
   int n_;
   int64_t max_cells_;
   ReactorCells cells_;
-  std::vector<double> filler_;  // one valid state per row of the current size
-  std::vector<double> host_states_, host_out_;
+  std::map<int64_t, std::unique_ptr<ReactorCells>> smaller_;  // by size
+  std::map<int64_t, Tier> tiers_;
+  std::vector<double> host_out_;
 };
 
 }  // namespace dualjit::kinetics

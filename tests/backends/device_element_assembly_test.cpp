@@ -405,6 +405,19 @@ TEST_SUITE("gpu") {
                       test::serial(p).element_jacobians(ti, q, order)) < 1e-12);
       }
     }
+    // The first 37 elements only: their blocks, bit for bit, first in the results.
+    {
+      const auto all = d.element_jacobians(0, q);
+      const size_t per = all.size() / p.term(0).elements.size();
+      d.run_element_jacobians(0, assembly::BlockOrder::CellMajor, nullptr, false, 37);
+      std::vector<double> prefix(37 * per);
+      dualjit::cuda::download(prefix.data(), d.element_jacobians_device(),
+                              prefix.size() * sizeof(double));
+      CHECK(bit_identical(prefix, std::vector<double>(all.begin(), all.begin() + 37 * per)));
+      CHECK_THROWS_AS(d.run_element_jacobians(0, assembly::BlockOrder::CellMajor, nullptr, false,
+                                              1 + static_cast<int64_t>(p.term(0).elements.size())),
+                      assembly::ProblemError);
+    }
     CHECK(bit_identical(d.residual(q), r));
     CHECK(bit_identical(d.jacobian(q).values, j.values));
     // No energy terms: energy, gradient and Hessian are zero, not stale memory.

@@ -295,8 +295,9 @@ TEST_SUITE("gpu") {
       check_ignition(c, assembly::Backend::Cuda, gpu_tolerances());
   }
 
-  TEST_CASE("an h2o2 ignition sweep with staggered end times: the GPU equals the CPU" *
-            dualjit::test::needs_gpu()) {
+  TEST_CASE(
+      "an h2o2 ignition sweep with staggered end times: the GPU equals the CPU, both methods" *
+      dualjit::test::needs_gpu()) {
     // Cells finish one after another, so the running ones are packed and the kernels move to
     // smaller batches as they go (reactor_odes.h).
     const auto cases = read_ignition_references();
@@ -309,28 +310,34 @@ TEST_SUITE("gpu") {
       y0.insert(y0.end(), c.Y0.begin(), c.Y0.end());
       t_end.push_back(1e-3 * (1 + i % 7));
     }
-    solvers::StiffOptions o = gpu_tolerances();
-    o.peak_component = 0;
-    std::vector<std::vector<double>> tau, y;
-    for (auto backend : {assembly::Backend::Cpu, assembly::Backend::Cuda}) {
-      ReactorOdes odes(m, cells, reactor_options(m, c, backend));
-      y.push_back(y0);
-      const solvers::StiffReport r = solvers::integrate_stiff(odes, y.back(), t_end, o);
-      REQUIRE_MESSAGE(r.failed() == 0, r.failures());
-      CHECK(r.t == t_end);
-      tau.push_back(r.peak_time);
-      MESSAGE((backend == assembly::Backend::Cpu ? "CPU" : "GPU")
-              << ": " << r.rounds << " rounds, " << r.system_steps << " steps, " << r.seconds
-              << " s (Jacobian " << r.jacobian_seconds << ", LU " << r.factor_seconds << ", stages "
-              << r.stage_seconds << ", control " << r.control_seconds << ")");
+    for (solvers::StiffMethod method : {solvers::StiffMethod::bdf, solvers::StiffMethod::rodas4}) {
+      const std::string name = method == solvers::StiffMethod::bdf ? "bdf" : "rodas4";
+      CAPTURE(name);
+      solvers::StiffOptions o = gpu_tolerances();
+      o.method = method;
+      o.peak_component = 0;
+      std::vector<std::vector<double>> tau, y;
+      for (auto backend : {assembly::Backend::Cpu, assembly::Backend::Cuda}) {
+        ReactorOdes odes(m, cells, reactor_options(m, c, backend));
+        y.push_back(y0);
+        const solvers::StiffReport r = solvers::integrate_stiff(odes, y.back(), t_end, o);
+        REQUIRE_MESSAGE(r.failed() == 0, r.failures());
+        CHECK(r.t == t_end);
+        tau.push_back(r.peak_time);
+        MESSAGE(name << (backend == assembly::Backend::Cpu ? " CPU" : " GPU") << ": " << r.rounds
+                     << " rounds, " << r.system_steps << " steps, " << r.system_jacobians
+                     << " Jacobians, " << r.system_factorizations << " LUs, " << r.seconds
+                     << " s (Jacobian " << r.jacobian_seconds << ", LU " << r.factor_seconds
+                     << ", stages " << r.stage_seconds << ", control " << r.control_seconds << ")");
+      }
+      for (int i = 0; i < cells; ++i) {
+        CAPTURE(i);
+        CHECK(tau[1][i] == doctest::Approx(tau[0][i]).epsilon(1e-6));
+        for (int k = 0; k < n; ++k)
+          CHECK(y[1][i * n + k] == doctest::Approx(y[0][i * n + k]).epsilon(1e-6).scale(1e-9));
+      }
+      // Delays fall with the initial temperature.
+      for (int i = 1; i < cells; ++i) CHECK(tau[0][i] < tau[0][i - 1]);
     }
-    for (int i = 0; i < cells; ++i) {
-      CAPTURE(i);
-      CHECK(tau[1][i] == doctest::Approx(tau[0][i]).epsilon(1e-6));
-      for (int k = 0; k < n; ++k)
-        CHECK(y[1][i * n + k] == doctest::Approx(y[0][i * n + k]).epsilon(1e-6).scale(1e-9));
-    }
-    // Delays fall with the initial temperature.
-    for (int i = 1; i < cells; ++i) CHECK(tau[0][i] < tau[0][i - 1]);
   }
 }

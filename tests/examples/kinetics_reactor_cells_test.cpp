@@ -129,6 +129,13 @@ TEST_SUITE("kinetics") {
                                        rates.begin() + (c + 1) * (ns + 1));
         check_against_cantera(cell, ref.states[c], ns);
       }
+      // The same kernel over fewer cells: the first two states' rates, bit for bit.
+      ReactorCells two = tc.resized(2);
+      CHECK(two.n_cells() == 2);
+      const std::vector<double> states = tc_cells(m, ref);
+      const auto first =
+          two.rates(std::vector<double>(states.begin(), states.begin() + 2 * (ns + 1)));
+      CHECK(first == std::vector<double>(rates.begin(), rates.begin() + 2 * (ns + 1)));
       ReactorCells cv(m, 1, on_cpu(ReactorState::constant_volume));
       for (const auto& s : ref.states) {
         cv.set_density(test::density(m, s));

@@ -1,6 +1,8 @@
-// The batched Rosenbrock integrator (stiff_integrator.h) on the CPU: RODAS4's fourth order at
-// fixed steps, Robertson's stiff chemistry against its reference values, systems independent
-// of their batch, the peak of a component's rate, failures named per system, misuse refused.
+// The batched stiff integrator (stiff_integrator.h) on the CPU, both methods: RODAS4's fourth
+// order at fixed steps, the BDF's error proportional to the tolerance and its Jacobian reuse,
+// Robertson's stiff chemistry against its reference values, systems independent of their
+// batch, the peak of a component's rate, failures named per system, misuse refused; the device
+// modules compile under NVRTC.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "jit/nvrtc_compiler.h"
+#include "solvers/device_bdf_engine.h"
 #include "solvers/device_rosenbrock_engine.h"
 #include "solvers/rosenbrock_method.h"
 #include "solvers/solver_error.h"
@@ -67,8 +70,11 @@ HostSystem smooth_scalar() {
       [](const double* y, double* j) { j[0] = -2 * y[0] + std::cos(y[0]); });
 }
 
+const StiffMethod kMethods[] = {StiffMethod::bdf, StiffMethod::rodas4};
+
 double fixed_step_end(HostSystem& s, double y0, double h, double t_end) {
   StiffOptions o;
+  o.method = StiffMethod::rodas4;
   o.rtol = 1e30;  // every step accepted
   o.initial_step = h;
   o.max_step = h;
@@ -96,32 +102,84 @@ TEST_CASE("RODAS4 converges at fourth order at fixed steps") {
 }
 
 TEST_CASE("Robertson's stiff kinetics to t = 40 and 4e5, each system on its own") {
+  for (StiffMethod method : kMethods) {
+    const std::string name = method == StiffMethod::bdf ? "bdf" : "rodas4";
+    CAPTURE(name);
+    HostSystem s = robertson();
+    // Several copies with different end times; Hairer and Wanner's reference at t = 40.
+    const std::vector<double> t_end{40.0, 0.4, 4e5, 40.0};
+    std::vector<double> y;
+    for (size_t i = 0; i < t_end.size(); ++i) y.insert(y.end(), {1.0, 0.0, 0.0});
+    StiffOptions o;
+    o.method = method;
+    o.rtol = 1e-8;
+    o.atol = 1e-14;
+    const StiffReport r = integrate_stiff(s, y, t_end, o);
+    REQUIRE(r.failed() == 0);
+    CHECK(r.t == t_end);
+    const double eps = method == StiffMethod::bdf ? 1e-6 : 1e-7;
+    CHECK(y[0] == doctest::Approx(0.7158270687).epsilon(eps));
+    CHECK(y[1] == doctest::Approx(9.185534764e-6).epsilon(1e-5));
+    CHECK(y[2] == doctest::Approx(0.2841637457).epsilon(eps));
+    // The same system with the same end time takes the same steps whatever its neighbours.
+    for (int c = 0; c < 3; ++c) CHECK(y[9 + c] == y[c]);
+    CHECK(r.steps[3] == r.steps[0]);
+    for (size_t i = 0; i < t_end.size(); ++i)
+      CHECK(y[3 * i] + y[3 * i + 1] + y[3 * i + 2] == doctest::Approx(1.0).epsilon(1e-12));
+    // Over 4e5 time units in a few times the steps to 40 (RODAS4 848 and 453, the BDF 888
+    // and 369 when written): the steps grow once the fast mode has decayed.
+    CHECK(r.steps[2] < 4 * r.steps[0]);
+    std::vector<double> single{1.0, 0.0, 0.0};
+    const std::vector<double> one{4e5};
+    integrate_stiff(s, single, one, o);
+    for (int c = 0; c < 3; ++c) CHECK(single[c] == y[6 + c]);
+  }
+}
+
+TEST_CASE("the BDF keeps its Jacobian across steps and its LU across equal steps") {
   HostSystem s = robertson();
-  // Several copies with different end times; Hairer and Wanner's reference at t = 40.
-  const std::vector<double> t_end{40.0, 0.4, 4e5, 40.0};
-  std::vector<double> y;
-  for (size_t i = 0; i < t_end.size(); ++i) y.insert(y.end(), {1.0, 0.0, 0.0});
+  std::vector<double> y{1.0, 0.0, 0.0};
   StiffOptions o;
   o.rtol = 1e-8;
   o.atol = 1e-14;
-  const StiffReport r = integrate_stiff(s, y, t_end, o);
+  const StiffReport r = integrate_stiff(s, y, std::vector<double>{4e5}, o);
   REQUIRE(r.failed() == 0);
-  CHECK(r.t == t_end);
-  CHECK(y[0] == doctest::Approx(0.7158270687).epsilon(1e-7));
-  CHECK(y[1] == doctest::Approx(9.185534764e-6).epsilon(1e-5));
-  CHECK(y[2] == doctest::Approx(0.2841637457).epsilon(1e-7));
-  // The same system with the same end time takes the same steps whatever its neighbours.
-  for (int c = 0; c < 3; ++c) CHECK(y[9 + c] == y[c]);
-  CHECK(r.steps[3] == r.steps[0]);
-  for (size_t i = 0; i < t_end.size(); ++i)
-    CHECK(y[3 * i] + y[3 * i + 1] + y[3 * i + 2] == doctest::Approx(1.0).epsilon(1e-12));
-  // Over 4e5 time units in about twice the steps to 40 (848 and 453 when written): the steps
-  // grow once the fast mode has decayed.
-  CHECK(r.steps[2] < 2 * r.steps[0] + 100);
-  std::vector<double> single{1.0, 0.0, 0.0};
-  const std::vector<double> one{4e5};
-  integrate_stiff(s, single, one, o);
-  for (int c = 0; c < 3; ++c) CHECK(single[c] == y[6 + c]);
+  INFO("steps " << r.system_steps << ", Jacobians " << r.system_jacobians << ", LUs "
+                << r.system_factorizations << ", f " << r.system_rhs);
+  CHECK(r.system_jacobians * 10 < r.system_steps);
+  CHECK(r.system_factorizations * 2 < r.system_steps);
+  CHECK(r.system_rhs < 3 * r.system_steps);
+  // RODAS4 pays one Jacobian, one LU and six f per attempt.
+  o.method = StiffMethod::rodas4;
+  std::vector<double> y4{1.0, 0.0, 0.0};
+  const StiffReport r4 = integrate_stiff(s, y4, std::vector<double>{4e5}, o);
+  CHECK(r4.system_jacobians == r4.system_steps);
+  CHECK(r4.system_rhs == 6 * r4.system_steps);
+}
+
+TEST_CASE("the BDF's error follows the tolerance") {
+  // y' = -y^2 + sin(y) from 1.7 to t = 2 against RODAS4 at a tight tolerance.
+  HostSystem s = smooth_scalar();
+  StiffOptions ref;
+  ref.method = StiffMethod::rodas4;
+  ref.rtol = 1e-13;
+  ref.atol = 1e-16;
+  std::vector<double> exact{1.7};
+  integrate_stiff(s, exact, std::vector<double>{2.0}, ref);
+  int previous_steps = 0;
+  for (double rtol : {1e-5, 1e-7, 1e-9}) {
+    StiffOptions o;
+    o.rtol = rtol;
+    o.atol = 1e-16;
+    std::vector<double> y{1.7};
+    const StiffReport r = integrate_stiff(s, y, std::vector<double>{2.0}, o);
+    const double error = std::abs(y[0] - exact[0]) / std::abs(exact[0]);
+    INFO("rtol " << rtol << ": error " << error << " in " << r.steps[0] << " steps");
+    CHECK(error < 20 * rtol);
+    CHECK(error > 1e-4 * rtol);  // not a method far more accurate than asked (or exact)
+    CHECK(r.steps[0] > previous_steps);
+    previous_steps = r.steps[0];
+  }
 }
 
 TEST_CASE("the peak of a component's rate: the logistic curve's inflection") {
@@ -129,16 +187,19 @@ TEST_CASE("the peak of a component's rate: the logistic curve's inflection") {
   HostSystem s(
       1, [](const double* y, double* f) { f[0] = y[0] * (1 - y[0]); },
       [](const double* y, double* j) { j[0] = 1 - 2 * y[0]; });
-  StiffOptions o;
-  o.peak_component = 0;
-  o.rtol = 1e-8;
-  std::vector<double> y{0.01, 0.01};
-  const std::vector<double> t_end{10.0, 20.0};
-  const StiffReport r = integrate_stiff(s, y, t_end, o);
-  REQUIRE(r.failed() == 0);
-  for (int i = 0; i < 2; ++i) {
-    CHECK(r.peak_time[i] == doctest::Approx(std::log(99.0)).epsilon(1e-4));
-    CHECK(r.peak_value[i] == doctest::Approx(0.25).epsilon(1e-6));
+  for (StiffMethod method : kMethods) {
+    StiffOptions o;
+    o.method = method;
+    o.peak_component = 0;
+    o.rtol = 1e-8;
+    std::vector<double> y{0.01, 0.01};
+    const std::vector<double> t_end{10.0, 20.0};
+    const StiffReport r = integrate_stiff(s, y, t_end, o);
+    REQUIRE(r.failed() == 0);
+    for (int i = 0; i < 2; ++i) {
+      CHECK(r.peak_time[i] == doctest::Approx(std::log(99.0)).epsilon(1e-4));
+      CHECK(r.peak_value[i] == doctest::Approx(0.25).epsilon(1e-6));
+    }
   }
 }
 
@@ -147,20 +208,26 @@ TEST_CASE("a failing system is named while the others finish") {
   HostSystem s(
       1, [](const double* y, double* f) { f[0] = y[0] * y[0]; },
       [](const double* y, double* j) { j[0] = 2 * y[0]; });
-  std::vector<double> y{-1.0, 1.0, NAN, -1.0};
-  const std::vector<double> t_end{2.0, 2.0, 2.0, 0.0};
-  const StiffReport r = integrate_stiff(s, y, t_end, {});
-  CHECK(r.status[0] == StiffStatus::done);
-  CHECK(y[0] == doctest::Approx(-1.0 / 3.0).epsilon(1e-8));
-  CHECK(r.status[1] != StiffStatus::done);
-  CHECK(r.t[1] == doctest::Approx(1.0).epsilon(1e-6));  // stopped at the blow-up
-  CHECK(r.status[2] == StiffStatus::non_finite);
-  CHECK(r.status[3] == StiffStatus::done);  // nothing to do
-  CHECK(y[3] == -1.0);
-  CHECK(r.failed() == 2);
-  const std::string text = r.failures();
-  CHECK(text.find("system 1: ") != std::string::npos);
-  CHECK(text.find("system 2: non-finite state") != std::string::npos);
+  for (StiffMethod method : kMethods) {
+    const std::string name = method == StiffMethod::bdf ? "bdf" : "rodas4";
+    CAPTURE(name);
+    std::vector<double> y{-1.0, 1.0, NAN, -1.0};
+    const std::vector<double> t_end{2.0, 2.0, 2.0, 0.0};
+    StiffOptions o;
+    o.method = method;
+    const StiffReport r = integrate_stiff(s, y, t_end, o);
+    CHECK(r.status[0] == StiffStatus::done);
+    CHECK(y[0] == doctest::Approx(-1.0 / 3.0).epsilon(1e-8));
+    CHECK(r.status[1] != StiffStatus::done);
+    CHECK(r.t[1] == doctest::Approx(1.0).epsilon(1e-6));  // stopped at the blow-up
+    CHECK(r.status[2] == StiffStatus::non_finite);
+    CHECK(r.status[3] == StiffStatus::done);  // nothing to do
+    CHECK(y[3] == -1.0);
+    CHECK(r.failed() == 2);
+    const std::string text = r.failures();
+    CHECK(text.find("system 1: ") != std::string::npos);
+    CHECK(text.find("system 2: non-finite state") != std::string::npos);
+  }
 }
 
 TEST_CASE("integrate_stiff refuses mismatched sizes, bad end times and tolerances") {
@@ -175,6 +242,26 @@ TEST_CASE("integrate_stiff refuses mismatched sizes, bad end times and tolerance
   o = {};
   o.peak_component = 3;
   CHECK_THROWS_AS(integrate_stiff(s, y, std::vector<double>{1.0, 1.0}, o), SolverError);
+}
+
+TEST_CASE("the device BDF module compiles under NVRTC for sm_90 without a GPU") {
+  for (int n : {3, 54, 101}) {
+    dualjit::jit::CompileOptions o;
+    o.arch = "sm_90";
+    const dualjit::jit::CompiledImage img =
+        dualjit::jit::nvrtc_compile("bdf", device_bdf_source(n), o);
+    CHECK(img.is_cubin);
+    for (const char* entry :
+         {"dj_bdf_start", "dj_bdf_predict", "dj_bdf_gather_rows", "dj_bdf_scatter_jacobians",
+          "dj_bdf_factor", "dj_bdf_newton", "dj_bdf_error", "dj_bdf_accept", "dj_bdf_gather",
+          "dj_bdf_gather_int", "dj_bdf_solution"}) {
+      CAPTURE(n);
+      CAPTURE(entry);
+      const dualjit::jit::PtxasReport r = dualjit::jit::parse_ptxas_report(img.log, entry);
+      CHECK(r.registers > 0);
+      CHECK(r.spill_store_bytes == 0);
+    }
+  }
 }
 
 TEST_CASE("the device Rosenbrock module compiles under NVRTC for sm_90 without a GPU") {

@@ -1,0 +1,601 @@
+#include "solvers/device_bdf_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "backends/cuda/driver.h"
+#include "backends/cuda/source_module.h"
+#include "solvers/bdf_coefficients.h"
+#include "solvers/solver_error.h"
+#include "solvers/stopwatch.h"
+
+namespace dualjit::solvers {
+namespace {
+
+constexpr int kFactorThreads = 128;
+constexpr int kWarpsPerBlock = 4;  // systems per block of the warp-per-system kernels
+constexpr int kThreads = 256;      // element-wise kernels
+
+template <class T>
+T* dptr(const cuda::DeviceBuffer& b) {
+  return reinterpret_cast<T*>(b.get());
+}
+
+template <size_t L>
+std::string table(const char* name, const std::array<double, L>& v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "__constant__ double " << name << "[" << L << "] = {";
+  for (size_t i = 0; i < L; ++i) out << (i ? ", " : "") << v[i];
+  out << "};\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string device_bdf_source(int n) {
+  std::ostringstream head;
+  head << "constexpr int N = " << n << ";\nconstexpr int K = " << bdf::kDifferences
+       << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
+       << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
+       << ";\nconstexpr int FT = " << kFactorThreads << ";\nconstexpr int WPB = " << kWarpsPerBlock
+       << ";\n";
+  head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
+       << table("ERROR_CONST", bdf::error_const);
+  return head.str() + R"(
+#define DJ_NAN __longlong_as_double(0x7ff8000000000000ll)
+#define DJ_INF __longlong_as_double(0x7ff0000000000000ll)
+constexpr unsigned char ITERATING = 255;
+
+__device__ __forceinline__ double warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// D_0 = y, D_1 = h f(y).
+extern "C" __global__ void dj_bdf_start(const double* y, const double* f, const double* h,
+                                        double* D, long long rows) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long r = e / N, i = e % N;
+    D[(r * K) * N + i] = y[e];
+    D[(r * K + 1) * N + i] = h[r] * f[e];
+    for (int j = 2; j < K; ++j) D[(r * K + j) * N + i] = 0.0;
+  }
+}
+
+// Rescales D_0..D_q by RU (SciPy's change_D) where rescale != 1, then the prediction
+// y = sum_{j<=q} D_j, psi = sum_{1<=j<=q} gamma_j D_j / alpha_q, d = 0, scale = atol + rtol |y|;
+// the Newton state: iterating unless the LU is singular. A warp per system.
+extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_predict(
+    double* D, const signed char* order, const double* rescale, double* y, double* psi,
+    double* d, double* scale, unsigned char* state, double* norm_old, const int* slot,
+    const unsigned char* singular, double rtol, double atol, long long m) {
+  const int lane = threadIdx.x % 32;
+  const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
+  if (r >= m) return;
+  const int q = order[r];
+  const double factor = rescale[r];
+  double ru[QMAX + 1][QMAX + 1];
+  if (factor != 1.0) {
+    double R[QMAX + 1][QMAX + 1], U[QMAX + 1][QMAX + 1];
+    for (int j = 0; j <= q; ++j) R[0][j] = U[0][j] = 1.0;
+    for (int i = 1; i <= q; ++i) {
+      R[i][0] = U[i][0] = 0.0;
+      for (int j = 1; j <= q; ++j) {
+        R[i][j] = R[i - 1][j] * (i - 1 - factor * j) / i;
+        U[i][j] = U[i - 1][j] * (i - 1 - 1.0 * j) / i;
+      }
+    }
+    for (int i = 0; i <= q; ++i)
+      for (int j = 0; j <= q; ++j) {
+        double s = 0.0;
+        for (int k = 0; k <= q; ++k) s += R[i][k] * U[k][j];
+        ru[i][j] = s;
+      }
+  }
+  double* Dr = D + r * K * N;
+  for (int i = lane; i < N; i += 32) {
+    double v[QMAX + 1];
+    for (int j = 0; j <= q; ++j) v[j] = Dr[j * N + i];
+    if (factor != 1.0) {
+      double w[QMAX + 1];
+      for (int j = 0; j <= q; ++j) {
+        double s = 0.0;
+        for (int k = 0; k <= q; ++k) s += ru[k][j] * v[k];
+        w[j] = s;
+      }
+      for (int j = 0; j <= q; ++j) Dr[j * N + i] = v[j] = w[j];
+    }
+    double pred = 0.0, p = 0.0;
+    for (int j = 0; j <= q; ++j) pred += v[j];
+    for (int j = 1; j <= q; ++j) p += GAMMA[j] * v[j];
+    const long long at = r * N + i;
+    y[at] = pred;
+    psi[at] = p / ALPHA[q];
+    d[at] = 0.0;
+    scale[at] = atol + rtol * fabs(pred);
+  }
+  if (lane == 0) {
+    state[r] = ITERATING;
+    norm_old[r] = -1.0;
+  }
+}
+
+extern "C" __global__ void dj_bdf_gather_rows(const double* src, double* dst, const int* list,
+                                              long long rows) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
+       e += (long long)gridDim.x * blockDim.x)
+    dst[e] = src[(long long)list[e / N] * N + e % N];
+}
+
+// The Jacobians of the listed rows (jac: one n x n block per list entry) into their slots.
+extern "C" __global__ void dj_bdf_scatter_jacobians(const double* jac, double* store,
+                                                    const int* list, const int* slot,
+                                                    long long entries) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < entries;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long k = e / (N * N);
+    store[(long long)slot[list[k]] * N * N + e % (N * N)] = jac[e];
+  }
+}
+
+// The LU factors (unit L below the diagonal, U on and above) of I - c J of each listed row,
+// partial pivoting (LAPACK's row swaps in piv); singular = 1 at a zero pivot. A block per row.
+extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
+    const double* jac, const int* list, const int* slot, const double* c, double* lu, int* piv,
+    unsigned char* singular) {
+  extern __shared__ double a[];
+  __shared__ int pivot_row;
+  const int row = list[blockIdx.x];
+  const long long s = slot[row];
+  const double* J = jac + s * N * N;
+  const double cr = c[row];
+  for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? 1.0 : 0.0) - cr * J[i];
+  __syncthreads();
+  int bad = 0;
+  for (int k = 0; k < N; ++k) {
+    if (threadIdx.x < 32) {
+      double best = -1.0;
+      int at = k;
+      for (int i = k + threadIdx.x; i < N; i += 32) {
+        const double v = fabs(a[i * N + k]);
+        if (v > best) best = v, at = i;
+      }
+      for (int o = 16; o > 0; o >>= 1) {
+        const double ob = __shfl_xor_sync(0xffffffffu, best, o);
+        const int oa = __shfl_xor_sync(0xffffffffu, at, o);
+        if (ob > best || (ob == best && oa < at)) best = ob, at = oa;
+      }
+      if (threadIdx.x == 0) {
+        pivot_row = at;
+        piv[s * N + k] = at;
+      }
+    }
+    __syncthreads();
+    const int p = pivot_row;
+    if (p != k)
+      for (int j = threadIdx.x; j < N; j += FT) {
+        const double t = a[k * N + j];
+        a[k * N + j] = a[p * N + j];
+        a[p * N + j] = t;
+      }
+    __syncthreads();
+    const double pivot = a[k * N + k];
+    if (!(pivot != 0.0)) {  // zero or NaN
+      bad = 1;
+      continue;
+    }
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int i = k + 1 + warp; i < N; i += FT / 32) {
+      const double l = a[i * N + k] / pivot;
+      __syncwarp();
+      if (lane == 0) a[i * N + k] = l;
+      for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
+    }
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < N * N; i += FT) lu[s * N * N + i] = a[i];
+  if (threadIdx.x == 0) singular[s] = bad;
+}
+
+// Newton iteration `it` of every iterating row: dy = (I - c J)^-1 (c f - psi - d), the scaled
+// norm, SciPy's convergence test, y += dy and d += dy unless diverging. A warp per system;
+// `left` counts the rows still iterating.
+extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
+    const double* f, const double* lu, const int* piv, const unsigned char* singular,
+    const int* slot, const double* c, const double* psi, double* d, double* y,
+    const double* scale, unsigned char* state, double* norm_old, signed char* iterations,
+    double* peak, int it, double tol, int peak_component, int* left, long long m) {
+  __shared__ double xs[WPB][N];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long r = (long long)blockIdx.x * WPB + w;
+  if (r >= m || state[r] != ITERATING) return;
+  const long long s = slot[r];
+  if (singular[s]) {
+    if (lane == 0) state[r] = 3;
+    return;
+  }
+  double* x = xs[w];
+  const double cr = c[r];
+  for (int i = lane; i < N; i += 32) {
+    const long long at = r * N + i;
+    x[i] = cr * f[at] - psi[at] - d[at];
+  }
+  __syncwarp();
+  if (lane == 0) {
+    iterations[r] = it + 1;
+    if (peak_component >= 0) peak[r] = f[r * N + peak_component];
+    for (int i = 0; i < N; ++i) {
+      const int p = piv[s * N + i];
+      if (p != i) {
+        const double t = x[i];
+        x[i] = x[p];
+        x[p] = t;
+      }
+    }
+  }
+  __syncwarp();
+  const double* L = lu + s * N * N;
+  for (int i = 1; i < N; ++i) {
+    double sum = 0.0;
+    for (int j = lane; j < i; j += 32) sum += L[i * N + j] * x[j];
+    sum = warp_sum(sum);
+    if (lane == 0) x[i] -= sum;
+    __syncwarp();
+  }
+  for (int i = N - 1; i >= 0; --i) {
+    double sum = 0.0;
+    for (int j = i + 1 + lane; j < N; j += 32) sum += L[i * N + j] * x[j];
+    sum = warp_sum(sum);
+    if (lane == 0) x[i] = (x[i] - sum) / L[i * N + i];
+    __syncwarp();
+  }
+  double sum = 0.0;
+  for (int i = lane; i < N; i += 32) {
+    const double v = x[i] / scale[r * N + i];
+    sum += v * v;
+  }
+  const double norm = sqrt(warp_sum(sum) / N);
+  const double old = norm_old[r];
+  unsigned char next = ITERATING;
+  if (!isfinite(norm)) {
+    next = 2;
+  } else if (old >= 0.0) {
+    const double rate = norm / old;
+    if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
+      next = 0;
+    else if (rate / (1.0 - rate) * norm < tol)
+      next = 1;
+  } else if (norm == 0.0) {
+    next = 1;
+  }
+  if (next == ITERATING && it + 1 == ITERATIONS) next = 0;
+  if (next == ITERATING || next == 1)
+    for (int i = lane; i < N; i += 32) {
+      const long long at = r * N + i;
+      y[at] += x[i];
+      d[at] += x[i];
+    }
+  if (lane == 0) {
+    state[r] = next;
+    norm_old[r] = norm;
+    if (next == ITERATING) atomicAdd(left, 1);
+  }
+}
+
+// converged = the Newton state (0 when still iterating); for converged rows the error norms of
+// orders q, q - 1 and q + 1 with scale atol + rtol |y_new| (NaN when y_new is not finite).
+extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_error(
+    const double* D, const double* d, const double* y, const signed char* order,
+    const unsigned char* state, unsigned char* converged, double* err, double* err_lower,
+    double* err_higher, double rtol, double atol, long long m) {
+  const int lane = threadIdx.x % 32;
+  const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
+  if (r >= m) return;
+  const unsigned char st = state[r] == ITERATING ? 0 : state[r];
+  if (lane == 0) converged[r] = st;
+  if (st != 1) return;
+  const int q = order[r];
+  const double* Dr = D + r * K * N;
+  double e = 0.0, lower = 0.0, higher = 0.0;
+  bool finite = true;
+  for (int i = lane; i < N; i += 32) {
+    const long long at = r * N + i;
+    const double s = atol + rtol * fabs(y[at]), di = d[at];
+    e += (di / s) * (di / s);
+    if (q > 1) {
+      const double v = (Dr[q * N + i] + di) / s;
+      lower += v * v;
+    }
+    if (q < QMAX) {
+      const double v = (di - Dr[(q + 1) * N + i]) / s;
+      higher += v * v;
+    }
+    finite = finite && isfinite(y[at]);
+  }
+  e = warp_sum(e), lower = warp_sum(lower), higher = warp_sum(higher);
+  finite = __all_sync(0xffffffffu, finite);
+  if (lane == 0) {
+    err[r] = finite ? ERROR_CONST[q] * sqrt(e / N) : DJ_NAN;
+    err_lower[r] = q > 1 ? ERROR_CONST[q - 1] * sqrt(lower / N) : DJ_INF;
+    err_higher[r] = q < QMAX ? ERROR_CONST[q + 1] * sqrt(higher / N) : DJ_INF;
+  }
+}
+
+// The accepted rows' differences: D_{q+2} = d - D_{q+1}, D_{q+1} = d, D_j += D_{j+1} for j = q..0.
+extern "C" __global__ void dj_bdf_accept(double* D, const double* d, const signed char* order,
+                                         const unsigned char* accepted, long long rows) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long r = e / N, i = e % N;
+    if (!accepted[r]) continue;
+    const int q = order[r];
+    double* Dr = D + r * K * N + i;
+    const double di = d[e];
+    Dr[(q + 2) * N] = di - Dr[(q + 1) * N];
+    Dr[(q + 1) * N] = di;
+    for (int j = q; j >= 0; --j) Dr[j * N] += Dr[(j + 1) * N];
+  }
+}
+
+// dst row r = src row keep[r], rows of `width` doubles.
+extern "C" __global__ void dj_bdf_gather(const double* src, double* dst, const int* keep,
+                                         int width, long long entries) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < entries;
+       e += (long long)gridDim.x * blockDim.x)
+    dst[e] = src[(long long)keep[e / width] * width + e % width];
+}
+
+extern "C" __global__ void dj_bdf_gather_int(const int* src, int* dst, const int* keep, long long m) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m;
+       r += (long long)gridDim.x * blockDim.x)
+    dst[r] = src[keep[r]];
+}
+
+// y row r = D_0 of row r.
+extern "C" __global__ void dj_bdf_solution(const double* D, double* y, long long rows) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
+       e += (long long)gridDim.x * blockDim.x)
+    y[e] = D[(e / N) * K * N + e % N];
+}
+)";
+}
+
+namespace {
+
+class DeviceBdfEngine final : public BdfEngine {
+ public:
+  DeviceBdfEngine(StiffSystem& system, const StiffOptions& options, int64_t capacity)
+      : system_(system), options_(options), n_(system.size()) {
+    const int n = n_;
+    const cuda::DeviceInfo& device = cuda::Context::primary().device();
+    factor_shared_ = n * n * static_cast<int>(sizeof(double));
+    if (factor_shared_ > device.max_shared_per_block_optin)
+      throw SolverError("integrate_stiff: the device LU holds a system of " + std::to_string(n) +
+                        " unknowns in shared memory (" + std::to_string(factor_shared_) +
+                        " bytes); this GPU allows " +
+                        std::to_string(device.max_shared_per_block_optin));
+    module_ =
+        std::make_unique<cuda::SourceModule>("bdf_n" + std::to_string(n), device_bdf_source(n));
+    if (factor_shared_ > 48 * 1024)
+      cuda::set_max_dynamic_shared(module_->function("dj_bdf_factor"), factor_shared_);
+    const auto cap = static_cast<size_t>(capacity);
+    const size_t rows = cap * n * sizeof(double);
+    diff_ = cuda::DeviceBuffer(rows * bdf::kDifferences);
+    diff_spare_ = cuda::DeviceBuffer(rows * bdf::kDifferences);
+    y_ = cuda::DeviceBuffer(rows);
+    d_ = cuda::DeviceBuffer(rows);
+    psi_ = cuda::DeviceBuffer(rows);
+    scale_ = cuda::DeviceBuffer(rows);
+    gathered_ = cuda::DeviceBuffer(rows);
+    jac_ = cuda::DeviceBuffer(rows * n);
+    lu_ = cuda::DeviceBuffer(rows * n);
+    piv_ = cuda::DeviceBuffer(cap * n * sizeof(int));
+    singular_ = cuda::DeviceBuffer(cap);
+    singular_.fill_bytes(0);
+    slot_ = cuda::DeviceBuffer(cap * sizeof(int));
+    slot_spare_ = cuda::DeviceBuffer(cap * sizeof(int));
+    state_ = cuda::DeviceBuffer(cap);
+    norm_old_ = cuda::DeviceBuffer(cap * sizeof(double));
+    order_ = cuda::DeviceBuffer(cap);
+    c_ = cuda::DeviceBuffer(cap * sizeof(double));
+    rescale_ = cuda::DeviceBuffer(cap * sizeof(double));
+    list_ = cuda::DeviceBuffer(cap * sizeof(int));
+    converged_ = cuda::DeviceBuffer(cap);
+    iterations_ = cuda::DeviceBuffer(cap);
+    err_ = cuda::DeviceBuffer(3 * cap * sizeof(double));
+    peak_ = cuda::DeviceBuffer(cap * sizeof(double));
+    accepted_ = cuda::DeviceBuffer(cap);
+    left_ = cuda::DeviceBuffer(sizeof(int));
+    newton_tol_ = std::max(10 * std::numeric_limits<double>::epsilon() / options.rtol,
+                           std::min(0.03, std::sqrt(options.rtol)));
+    capacity_ = capacity;
+  }
+
+  void start(std::span<const double> y, std::span<const double> h) override {
+    long long m = static_cast<long long>(y.size()) / n_, rows = m * n_;
+    m_ = m;
+    cuda::Context& ctx = cuda::Context::primary();
+    Stopwatch st;
+    gathered_.upload(y.data(), y.size_bytes());
+    rescale_.upload(h.data(), h.size_bytes());  // the first steps, for dj_bdf_start
+    double* yd = dptr<double>(gathered_);
+    const double* f = system_.rhs(m, yd);
+    times_.rhs_rows += m;
+    {
+      double *hd = dptr<double>(rescale_), *D = dptr<double>(diff_);
+      void* args[] = {&yd, &f, &hd, &D, &rows};
+      launch("dj_bdf_start", grid(rows), kThreads, 0, args);
+    }
+    std::vector<int> slots(static_cast<size_t>(m));
+    for (long long r = 0; r < m; ++r) slots[r] = static_cast<int>(r);
+    slot_.upload(slots.data(), slots.size() * sizeof(int));
+    ctx.synchronize();
+    times_.stages += st.seconds();
+    Stopwatch jw;
+    const double* jac = system_.jacobian(m, yd);
+    cuda::copy_on_device(dptr<double>(jac_), jac, static_cast<size_t>(rows) * n_ * sizeof(double));
+    ctx.synchronize();
+    times_.jacobian += jw.seconds();
+  }
+
+  void store(std::span<double> y) override {
+    long long rows = m_ * n_;
+    double *D = dptr<double>(diff_), *out = dptr<double>(gathered_);
+    void* args[] = {&D, &out, &rows};
+    launch("dj_bdf_solution", grid(rows), kThreads, 0, args);
+    gathered_.download(y.data(), y.size_bytes());
+  }
+
+  void attempt(const BdfAttempt& a, const BdfOutcome& out) override {
+    long long m = m_, rows = m_ * n_;
+    cuda::Context& ctx = cuda::Context::primary();
+    double *D = dptr<double>(diff_), *y = dptr<double>(y_), *d = dptr<double>(d_),
+           *psi = dptr<double>(psi_), *scale = dptr<double>(scale_), *c = dptr<double>(c_),
+           *rescale = dptr<double>(rescale_), *norm_old = dptr<double>(norm_old_),
+           *jac = dptr<double>(jac_), *lu = dptr<double>(lu_), *peak = dptr<double>(peak_);
+    double *err = dptr<double>(err_), *err_lower = err + m, *err_higher = err + 2 * m;
+    int *piv = dptr<int>(piv_), *slot = dptr<int>(slot_), *list = dptr<int>(list_),
+        *left = dptr<int>(left_);
+    auto *order = dptr<signed char>(order_), *iterations = dptr<signed char>(iterations_);
+    auto *state = dptr<unsigned char>(state_), *singular = dptr<unsigned char>(singular_),
+         *converged = dptr<unsigned char>(converged_);
+    double rtol = options_.rtol, atol = options_.atol, tol = newton_tol_;
+    const cuda::Dim3 warps{unsigned((m + kWarpsPerBlock - 1) / kWarpsPerBlock)};
+
+    Stopwatch st;
+    order_.upload(a.order.data(), a.order.size_bytes());
+    c_.upload(a.c.data(), a.c.size_bytes());
+    rescale_.upload(a.rescale.data(), a.rescale.size_bytes());
+    iterations_.fill_bytes(0);
+    {
+      void* args[] = {&D,     &order,    &rescale, &y,        &psi,  &d,    &scale,
+                      &state, &norm_old, &slot,    &singular, &rtol, &atol, &m};
+      launch("dj_bdf_predict", warps, 32 * kWarpsPerBlock, 0, args);
+    }
+    ctx.synchronize();
+    times_.stages += st.seconds();
+
+    Stopwatch jw;
+    if (long long fresh = static_cast<long long>(a.refresh.size()); fresh > 0) {
+      list_.upload(a.refresh.data(), a.refresh.size_bytes());
+      double* g = dptr<double>(gathered_);
+      long long fresh_rows = fresh * n_;
+      {
+        void* args[] = {&y, &g, &list, &fresh_rows};
+        launch("dj_bdf_gather_rows", grid(fresh_rows), kThreads, 0, args);
+      }
+      const double* fj = system_.jacobian(fresh, g);
+      long long entries = fresh_rows * n_;
+      void* args[] = {&fj, &jac, &list, &slot, &entries};
+      launch("dj_bdf_scatter_jacobians", grid(entries), kThreads, 0, args);
+      ctx.synchronize();
+    }
+    times_.jacobian += jw.seconds();
+
+    Stopwatch fw;
+    if (!a.refactor.empty()) {
+      list_.upload(a.refactor.data(), a.refactor.size_bytes());
+      void* args[] = {&jac, &list, &slot, &c, &lu, &piv, &singular};
+      launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, kFactorThreads,
+             factor_shared_, args);
+      ctx.synchronize();
+    }
+    times_.factor += fw.seconds();
+
+    Stopwatch nw;
+    int pc = options_.peak_component;
+    for (int it = 0; it < bdf::kNewtonIterations; ++it) {
+      const double* f = system_.rhs(m, y);
+      times_.rhs_rows += m;
+      left_.fill_bytes(0);
+      void* args[] = {&f,  &lu,  &piv,   &singular, &slot,     &c,          &psi,
+                      &d,  &y,   &scale, &state,    &norm_old, &iterations, &peak,
+                      &it, &tol, &pc,    &left,     &m};
+      launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, 0, args);
+      int still = 0;
+      left_.download(&still, sizeof(int));
+      if (still == 0) break;
+    }
+    {
+      void* args[] = {&D,   &d,         &y,          &order, &state, &converged,
+                      &err, &err_lower, &err_higher, &rtol,  &atol,  &m};
+      launch("dj_bdf_error", warps, 32 * kWarpsPerBlock, 0, args);
+    }
+    converged_.download(out.converged.data(), out.converged.size_bytes());
+    iterations_.download(out.iterations.data(), out.iterations.size_bytes());
+    err_.download(out.err.data(), out.err.size_bytes());
+    err_.download(out.err_lower.data(), out.err_lower.size_bytes(), m * sizeof(double));
+    err_.download(out.err_higher.data(), out.err_higher.size_bytes(), 2 * m * sizeof(double));
+    if (pc >= 0) peak_.download(out.peak.data(), out.peak.size_bytes());
+    times_.stages += nw.seconds();
+    (void)rows;
+  }
+
+  void accept(std::span<const uint8_t> accepted) override {
+    long long rows = m_ * n_;
+    accepted_.upload(accepted.data(), accepted.size_bytes());
+    double *D = dptr<double>(diff_), *d = dptr<double>(d_);
+    auto* order = dptr<signed char>(order_);
+    auto* acc = dptr<unsigned char>(accepted_);
+    void* args[] = {&D, &d, &order, &acc, &rows};
+    launch("dj_bdf_accept", grid(rows), kThreads, 0, args);
+  }
+
+  void compact(std::span<const int32_t> keep) override {
+    long long m = static_cast<long long>(keep.size());
+    list_.upload(keep.data(), keep.size_bytes());
+    int* kp = dptr<int>(list_);
+    {
+      double *src = dptr<double>(diff_), *dst = dptr<double>(diff_spare_);
+      int width = bdf::kDifferences * n_;
+      long long entries = m * width;
+      void* args[] = {&src, &dst, &kp, &width, &entries};
+      launch("dj_bdf_gather", grid(entries), kThreads, 0, args);
+      std::swap(diff_, diff_spare_);
+    }
+    {
+      int *src = dptr<int>(slot_), *dst = dptr<int>(slot_spare_);
+      void* args[] = {&src, &dst, &kp, &m};
+      launch("dj_bdf_gather_int", grid(m), kThreads, 0, args);
+      std::swap(slot_, slot_spare_);
+    }
+    m_ = m;
+  }
+
+  BdfTimes times() const override { return times_; }
+
+ private:
+  static cuda::Dim3 grid(long long items) {
+    return cuda::Dim3{unsigned(std::clamp<long long>((items + kThreads - 1) / kThreads, 1, 65535))};
+  }
+
+  void launch(const char* kernel, cuda::Dim3 grid, unsigned threads, int shared, void** args) {
+    cuda::launch(module_->function(kernel), grid, cuda::Dim3{threads}, shared, args);
+  }
+
+  StiffSystem& system_;
+  StiffOptions options_;
+  int n_;
+  int64_t m_ = 0, capacity_ = 0;
+  int factor_shared_ = 0;
+  double newton_tol_ = 0;
+  std::unique_ptr<cuda::SourceModule> module_;
+  cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, piv_,
+      singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
+      iterations_, err_, peak_, accepted_, left_;
+  BdfTimes times_;
+};
+
+}  // namespace
+
+std::unique_ptr<BdfEngine> make_device_bdf_engine(StiffSystem& system, const StiffOptions& options,
+                                                  int64_t capacity) {
+  return std::make_unique<DeviceBdfEngine>(system, options, capacity);
+}
+
+}  // namespace dualjit::solvers

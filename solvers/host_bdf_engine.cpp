@@ -1,0 +1,259 @@
+#include "solvers/host_bdf_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "solvers/bdf_coefficients.h"
+#include "solvers/stopwatch.h"
+
+namespace dualjit::solvers {
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Vector = Eigen::Map<Eigen::VectorXd>;
+using ConstVector = Eigen::Map<const Eigen::VectorXd>;
+constexpr int K = bdf::kDifferences;
+constexpr uint8_t kIterating = 255;
+
+class HostBdfEngine final : public BdfEngine {
+ public:
+  HostBdfEngine(StiffSystem& system, const StiffOptions& options, int64_t capacity)
+      : system_(system), options_(options), n_(system.size()) {
+    const size_t rows = static_cast<size_t>(capacity) * n_;
+    diff_.resize(rows * K);
+    y_.resize(rows);
+    d_.resize(rows);
+    psi_.resize(rows);
+    scale_.resize(rows);
+    gathered_.resize(rows);
+    jac_.resize(static_cast<size_t>(capacity));
+    lu_.resize(static_cast<size_t>(capacity));
+    order_.resize(static_cast<size_t>(capacity));
+    singular_.assign(static_cast<size_t>(capacity), 0);
+    newton_tol_ = std::max(10 * std::numeric_limits<double>::epsilon() / options.rtol,
+                           std::min(0.03, std::sqrt(options.rtol)));
+  }
+
+  void start(std::span<const double> y, std::span<const double> h) override {
+    const int n = n_;
+    m_ = static_cast<int64_t>(y.size()) / n;
+    Stopwatch st;
+    const double* f = system_.rhs(m_, y.data());
+    times_.rhs_rows += m_;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < m_; ++r)
+      for (int i = 0; i < n; ++i) {
+        diff(r, 0)[i] = y[r * n + i];
+        diff(r, 1)[i] = h[r] * f[r * n + i];
+      }
+    times_.stages += st.seconds();
+    Stopwatch jw;
+    const double* jac = system_.jacobian(m_, y.data());
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < m_; ++r) jac_[r] = Eigen::Map<const RowMatrix>(jac + r * n * n, n, n);
+    times_.jacobian += jw.seconds();
+  }
+
+  void store(std::span<double> y) override {
+    for (int64_t r = 0; r < m_; ++r) std::copy_n(diff(r, 0), n_, &y[r * n_]);
+  }
+
+  void attempt(const BdfAttempt& a, const BdfOutcome& out) override {
+    const int n = n_;
+    const int64_t m = m_;
+    Stopwatch st;
+    // Rescale the differences, predict, and set up the iteration.
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < m; ++r) {
+      const int q = a.order[r];
+      order_[r] = q;
+      if (a.rescale[r] != 1.0) {
+        std::array<std::array<double, bdf::kMaxOrder + 1>, bdf::kMaxOrder + 1> ru;
+        bdf::rescale_matrix(q, a.rescale[r], ru);
+        std::array<double, bdf::kMaxOrder + 1> v;
+        for (int i = 0; i < n; ++i) {
+          for (int j = 0; j <= q; ++j) {
+            v[j] = 0.0;
+            for (int k = 0; k <= q; ++k) v[j] += ru[k][j] * diff(r, k)[i];
+          }
+          for (int j = 0; j <= q; ++j) diff(r, j)[i] = v[j];
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        double pred = 0.0, psi = 0.0;
+        for (int j = 0; j <= q; ++j) pred += diff(r, j)[i];
+        for (int j = 1; j <= q; ++j) psi += bdf::gamma[j] * diff(r, j)[i];
+        const size_t at = static_cast<size_t>(r) * n + i;
+        y_[at] = pred;
+        psi_[at] = psi / bdf::alpha[q];
+        d_[at] = 0.0;
+        scale_[at] = options_.atol + options_.rtol * std::abs(pred);
+      }
+    }
+    times_.stages += st.seconds();
+
+    Stopwatch jw;
+    const auto fresh = static_cast<int64_t>(a.refresh.size());
+    if (fresh > 0) {
+      for (int64_t k = 0; k < fresh; ++k)
+        std::copy_n(&y_[static_cast<size_t>(a.refresh[k]) * n], n, &gathered_[k * n]);
+      const double* jac = system_.jacobian(fresh, gathered_.data());
+#pragma omp parallel for schedule(static)
+      for (int64_t k = 0; k < fresh; ++k)
+        jac_[a.refresh[k]] = Eigen::Map<const RowMatrix>(jac + k * n * n, n, n);
+    }
+    times_.jacobian += jw.seconds();
+
+    Stopwatch fw;
+    std::vector<uint8_t> state(static_cast<size_t>(m), kIterating);
+    std::fill_n(out.iterations.begin(), m, int8_t{0});
+    const auto factored = static_cast<int64_t>(a.refactor.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < factored; ++k) {
+      const int32_t r = a.refactor[k];
+      RowMatrix mat = -a.c[r] * jac_[r];
+      mat.diagonal().array() += 1.0;
+      lu_[r].compute(mat);
+      singular_check(r);
+    }
+    for (int64_t r = 0; r < m; ++r)
+      if (singular_[r]) state[r] = 3;
+    times_.factor += fw.seconds();
+
+    Stopwatch nw;
+    std::vector<double> norm_old(static_cast<size_t>(m), -1.0);
+    for (int k = 0; k < bdf::kNewtonIterations; ++k) {
+      if (std::none_of(state.begin(), state.end(), [](uint8_t s) { return s == kIterating; }))
+        break;
+      const double* f = system_.rhs(m, y_.data());
+      times_.rhs_rows += m;
+#pragma omp parallel for schedule(static)
+      for (int64_t r = 0; r < m; ++r) {
+        if (state[r] != kIterating) continue;
+        const size_t at = static_cast<size_t>(r) * n;
+        out.iterations[r] = static_cast<int8_t>(k + 1);
+        if (options_.peak_component >= 0) out.peak[r] = f[at + options_.peak_component];
+        Eigen::VectorXd b =
+            a.c[r] * ConstVector(f + at, n) - ConstVector(&psi_[at], n) - ConstVector(&d_[at], n);
+        const Eigen::VectorXd dy = lu_[r].solve(b);
+        double sum = 0.0;
+        for (int i = 0; i < n; ++i) sum += (dy[i] / scale_[at + i]) * (dy[i] / scale_[at + i]);
+        const double norm = std::sqrt(sum / n);
+        state[r] = newton_update(norm, norm_old[r], k);
+        if (state[r] == 2 || state[r] == 0) continue;
+        Vector(&y_[at], n) += dy;
+        Vector(&d_[at], n) += dy;
+        norm_old[r] = norm;
+      }
+    }
+    times_.stages += nw.seconds();
+
+    Stopwatch ew;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < m; ++r) {
+      out.converged[r] = state[r] == kIterating ? 0 : state[r];
+      if (out.converged[r] != 1) continue;
+      const int q = order_[r];
+      double e = 0, lower = 0, higher = 0;
+      for (int i = 0; i < n; ++i) {
+        const size_t at = static_cast<size_t>(r) * n + i;
+        const double s = options_.atol + options_.rtol * std::abs(y_[at]), d = d_[at];
+        e += (d / s) * (d / s);
+        if (q > 1) lower += ((diff(r, q)[i] + d) / s) * ((diff(r, q)[i] + d) / s);
+        if (q < bdf::kMaxOrder)
+          higher += ((d - diff(r, q + 1)[i]) / s) * ((d - diff(r, q + 1)[i]) / s);
+        if (!std::isfinite(y_[at])) e = std::numeric_limits<double>::quiet_NaN();
+      }
+      constexpr double inf = std::numeric_limits<double>::infinity();
+      out.err[r] = bdf::error_const[q] * std::sqrt(e / n);
+      out.err_lower[r] = q > 1 ? bdf::error_const[q - 1] * std::sqrt(lower / n) : inf;
+      out.err_higher[r] =
+          q < bdf::kMaxOrder ? bdf::error_const[q + 1] * std::sqrt(higher / n) : inf;
+    }
+    times_.stages += ew.seconds();
+  }
+
+  void accept(std::span<const uint8_t> accepted) override {
+    const int n = n_;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < m_; ++r) {
+      if (!accepted[r]) continue;
+      const int q = order_[r];
+      for (int i = 0; i < n; ++i) {
+        const double d = d_[static_cast<size_t>(r) * n + i];
+        diff(r, q + 2)[i] = d - diff(r, q + 1)[i];
+        diff(r, q + 1)[i] = d;
+        for (int j = q; j >= 0; --j) diff(r, j)[i] += diff(r, j + 1)[i];
+      }
+    }
+  }
+
+  void compact(std::span<const int32_t> keep) override {
+    const int n = n_;
+    for (size_t r = 0; r < keep.size(); ++r) {
+      const auto from = static_cast<size_t>(keep[r]);
+      if (from == r) continue;
+      std::copy_n(&diff_[from * K * n], K * n, &diff_[r * K * n]);
+      jac_[r] = std::move(jac_[from]);
+      lu_[r] = std::move(lu_[from]);
+      singular_[r] = singular_[from];
+    }
+    m_ = static_cast<int64_t>(keep.size());
+  }
+
+  BdfTimes times() const override {
+    return times_;
+  }
+
+ private:
+  double* diff(int64_t r, int j) {
+    return &diff_[(static_cast<size_t>(r) * K + j) * n_];
+  }
+
+  void singular_check(int32_t r) {
+    const auto u = lu_[r].matrixLU().diagonal();
+    singular_[r] = 0;
+    for (int i = 0; i < n_; ++i)
+      if (u[i] == 0.0) singular_[r] = 1;
+  }
+
+  // SciPy's test on the correction norms of iteration k: 255 to go on, 1 converged, 0 diverging
+  // or too slow to converge within the iterations left, 2 not finite.
+  uint8_t newton_update(double norm, double norm_old, int k) const {
+    if (!std::isfinite(norm)) return 2;
+    if (norm_old >= 0) {
+      const double rate = norm / norm_old;
+      if (rate >= 1 || std::pow(rate, bdf::kNewtonIterations - k) / (1 - rate) * norm > newton_tol_)
+        return 0;
+      if (rate / (1 - rate) * norm < newton_tol_) return 1;
+    } else if (norm == 0) {
+      return 1;
+    }
+    return k + 1 == bdf::kNewtonIterations ? 0 : kIterating;
+  }
+
+  StiffSystem& system_;
+  StiffOptions options_;
+  int n_;
+  int64_t m_ = 0;
+  double newton_tol_;
+  std::vector<double> diff_, y_, d_, psi_, scale_, gathered_;
+  std::vector<RowMatrix> jac_;
+  std::vector<Eigen::PartialPivLU<RowMatrix>> lu_;
+  std::vector<int> order_;
+  std::vector<uint8_t> singular_;
+  BdfTimes times_;
+};
+
+}  // namespace
+
+std::unique_ptr<BdfEngine> make_host_bdf_engine(StiffSystem& system, const StiffOptions& options,
+                                                int64_t capacity) {
+  return std::make_unique<HostBdfEngine>(system, options, capacity);
+}
+
+}  // namespace dualjit::solvers
