@@ -17,6 +17,7 @@ namespace {
 
 // Consecutive attempts with a non-finite iterate or error before a system is declared failed.
 constexpr int kMaxNonFinite = 8;
+constexpr uint8_t kWantsJacobian = 1, kWantsLu = 2;
 
 struct SystemControl {
   double t = 0;
@@ -73,19 +74,22 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
 
   std::vector<int8_t> order, iterations;
   std::vector<double> c, rescale, err, err_lower, err_higher, peak;
-  std::vector<uint8_t> converged, accepted;
+  std::vector<uint8_t> converged, accepted, wants;
   std::vector<int32_t> refresh, refactor;
   int64_t running = static_cast<int64_t>(packed.size());
   while (running > 0) {
     Stopwatch sc;
     const size_t m = packed.size();
-    order.assign(m, 1), c.assign(m, 0.0), rescale.assign(m, 1.0), iterations.assign(m, 0);
-    err.assign(m, 0.0), err_lower.assign(m, 0.0), err_higher.assign(m, 0.0), peak.assign(m, 0.0);
-    converged.assign(m, 0), accepted.assign(m, 0);
-    refresh.clear(), refactor.clear();
-    for (size_t r = 0; r < m; ++r) {
+    order.resize(m), c.resize(m), rescale.resize(m), iterations.resize(m), err.resize(m);
+    err_lower.resize(m), err_higher.resize(m), peak.resize(m), converged.resize(m);
+    accepted.resize(m), wants.resize(m);
+    // Per row on many threads (a round's control over 1e5 systems is otherwise as long as the
+    // GPU's work); the lists of rows that need a Jacobian or an LU after, in row order.
+#pragma omp parallel for schedule(static) if (m > 4096)
+    for (int64_t r = 0; r < static_cast<int64_t>(m); ++r) {
       const int32_t i = packed[r];
       SystemControl& s = control[i];
+      accepted[r] = 0, wants[r] = 0, order[r] = 1, rescale[r] = 1.0;
       if (!s.running) {  // finished, still in the pack: attempts nothing that is kept
         c[r] = 1e-300;
         continue;
@@ -103,15 +107,20 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
       rescale[r] = s.rescale;
       s.rescale = 1.0;
       if (s.refresh) {
-        refresh.push_back(static_cast<int32_t>(r));
+        wants[r] |= kWantsJacobian;
         s.refresh = false;
         s.current_jacobian = true;
         s.lu_valid = false;
       }
       if (!s.lu_valid) {
-        refactor.push_back(static_cast<int32_t>(r));
+        wants[r] |= kWantsLu;
         s.lu_valid = true;
       }
+    }
+    refresh.clear(), refactor.clear();
+    for (size_t r = 0; r < m; ++r) {
+      if (wants[r] & kWantsJacobian) refresh.push_back(static_cast<int32_t>(r));
+      if (wants[r] & kWantsLu) refactor.push_back(static_cast<int32_t>(r));
     }
     report.control_seconds += sc.seconds();
 
@@ -122,12 +131,14 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
     report.system_factorizations += static_cast<int64_t>(refactor.size());
 
     Stopwatch sc2;
-    for (size_t r = 0; r < m; ++r) {
+    int64_t attempts = 0, stopped = 0;
+#pragma omp parallel for schedule(static) reduction(+ : attempts, stopped) if (m > 4096)
+    for (int64_t r = 0; r < static_cast<int64_t>(m); ++r) {
       const int32_t i = packed[r];
       SystemControl& s = control[i];
       if (!s.running) continue;
       ++report.steps[i];
-      ++report.system_steps;
+      ++attempts;
       const bool finite = converged[r] != 2 && (converged[r] != 1 || !std::isnan(err[r]));
       s.non_finite = finite ? 0 : s.non_finite + 1;
       if (s.non_finite >= kMaxNonFinite) {
@@ -176,8 +187,10 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
         s.running = false;
         report.status[i] = StiffStatus::too_many_steps;
       }
-      if (!s.running) --running;
+      if (!s.running) ++stopped;
     }
+    report.system_steps += attempts;
+    running -= stopped;
     engine->accept(accepted);
 
     // Pack the running rows to the front once a quarter of the rows has finished (and at the

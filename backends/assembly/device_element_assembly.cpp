@@ -743,7 +743,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   const int64_t fs =
       static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
-  ensure(element_blocks_, static_cast<int64_t>(t.elements.size()) * fs * sizeof(double));
+  ensure(element_blocks_, ne * fs * sizeof(double));  // a prefix needs (and grows) no more
   if (order == BlockOrder::CellMajor) {
     run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse, ne);  // [e][entry]
     return;
