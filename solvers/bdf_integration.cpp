@@ -10,6 +10,7 @@
 #include "solvers/device_bdf_engine.h"
 #include "solvers/host_bdf_engine.h"
 #include "solvers/peak_tracker.h"
+#include "solvers/stiff_packing.h"
 #include "solvers/stopwatch.h"
 
 namespace dualjit::solvers {
@@ -193,33 +194,11 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
     running -= stopped;
     engine->accept(accepted);
 
-    // Pack the running rows to the front once a quarter of the rows has finished (and at the
-    // end), writing the finished ones back.
-    if (running == 0 || running <= static_cast<int64_t>(3 * m / 4)) {
-      std::vector<double> rows(m * n);
-      engine->store(rows);
-      std::vector<int32_t> keep, still;
-      for (size_t r = 0; r < m; ++r) {
-        if (control[packed[r]].running) {
-          keep.push_back(static_cast<int32_t>(r));
-          still.push_back(packed[r]);
-        } else {
-          std::copy_n(&rows[r * n], n, &y[static_cast<size_t>(packed[r]) * n]);
-        }
-      }
-      if (!keep.empty()) engine->compact(keep);
-      packed = std::move(still);
-    }
+    pack_running(*engine, packed, control, running, n, y);
     report.control_seconds += sc2.seconds();
   }
 
-  for (int64_t i = 0; i < n_systems; ++i) report.t[i] = control[i].t;
-  if (options.peak_component >= 0) {
-    report.peak_time.resize(n_systems);
-    report.peak_value.resize(n_systems);
-    for (int64_t i = 0; i < n_systems; ++i)
-      std::tie(report.peak_time[i], report.peak_value[i]) = control[i].peak.peak();
-  }
+  report_ends(report, control, options.peak_component >= 0);
   if (engine) {
     const BdfTimes t = engine->times();
     report.jacobian_seconds = t.jacobian;

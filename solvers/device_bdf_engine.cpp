@@ -9,6 +9,7 @@
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
 #include "solvers/bdf_coefficients.h"
+#include "solvers/device_lu_source.h"
 #include "solvers/solver_error.h"
 #include "solvers/stopwatch.h"
 
@@ -54,7 +55,8 @@ __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-
+)" + device_lu_functions() +
+         R"(
 // D_0 = y, D_1 = h f(y).
 extern "C" __global__ void dj_bdf_start(const double* y, const double* f, const double* h,
                                         double* D, long long rows) {
@@ -143,61 +145,19 @@ extern "C" __global__ void dj_bdf_scatter_jacobians(const double* jac, double* s
   }
 }
 
-// The LU factors (unit L below the diagonal, U on and above) of I - c J of each listed row,
-// partial pivoting (LAPACK's row swaps in piv); singular = 1 at a zero pivot. A block per row.
+// The LU factors of I - c J of each listed row (lu_factor_shared) into its slot; singular = 1
+// at a zero pivot. A block per row.
 extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
     const double* jac, const int* list, const int* slot, const double* c, double* lu, int* piv,
     unsigned char* singular) {
   extern __shared__ double a[];
-  __shared__ int pivot_row;
   const int row = list[blockIdx.x];
   const long long s = slot[row];
   const double* J = jac + s * N * N;
   const double cr = c[row];
   for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? 1.0 : 0.0) - cr * J[i];
   __syncthreads();
-  int bad = 0;
-  for (int k = 0; k < N; ++k) {
-    if (threadIdx.x < 32) {
-      double best = -1.0;
-      int at = k;
-      for (int i = k + threadIdx.x; i < N; i += 32) {
-        const double v = fabs(a[i * N + k]);
-        if (v > best) best = v, at = i;
-      }
-      for (int o = 16; o > 0; o >>= 1) {
-        const double ob = __shfl_xor_sync(0xffffffffu, best, o);
-        const int oa = __shfl_xor_sync(0xffffffffu, at, o);
-        if (ob > best || (ob == best && oa < at)) best = ob, at = oa;
-      }
-      if (threadIdx.x == 0) {
-        pivot_row = at;
-        piv[s * N + k] = at;
-      }
-    }
-    __syncthreads();
-    const int p = pivot_row;
-    if (p != k)
-      for (int j = threadIdx.x; j < N; j += FT) {
-        const double t = a[k * N + j];
-        a[k * N + j] = a[p * N + j];
-        a[p * N + j] = t;
-      }
-    __syncthreads();
-    const double pivot = a[k * N + k];
-    if (!(pivot != 0.0)) {  // zero or NaN
-      bad = 1;
-      continue;
-    }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int i = k + 1 + warp; i < N; i += FT / 32) {
-      const double l = a[i * N + k] / pivot;
-      __syncwarp();
-      if (lane == 0) a[i * N + k] = l;
-      for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
-    }
-    __syncthreads();
-  }
+  const int bad = lu_factor_shared(a, piv + s * N);
   for (int i = threadIdx.x; i < N * N; i += FT) lu[s * N * N + i] = a[i];
   if (threadIdx.x == 0) singular[s] = bad;
 }
@@ -228,35 +188,12 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
     const long long at = r * N + i;
     x[i] = cr * f[fr * N + i] - psi[at] - d[at];
   }
-  __syncwarp();
   if (lane == 0) {
     iterations[r] = it + 1;
     if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
-    for (int i = 0; i < N; ++i) {
-      const int p = piv[s * N + i];
-      if (p != i) {
-        const double t = x[i];
-        x[i] = x[p];
-        x[p] = t;
-      }
-    }
   }
   __syncwarp();
-  const double* L = lu + s * N * N;
-  for (int i = 1; i < N; ++i) {
-    double sum = 0.0;
-    for (int j = lane; j < i; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] -= sum;
-    __syncwarp();
-  }
-  for (int i = N - 1; i >= 0; --i) {
-    double sum = 0.0;
-    for (int j = i + 1 + lane; j < N; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] = (x[i] - sum) / L[i * N + i];
-    __syncwarp();
-  }
+  lu_solve_warp(lu + s * N * N, piv + s * N, x, lane);
   double sum = 0.0;
   for (int i = lane; i < N; i += 32) {
     const double v = x[i] / scale[r * N + i];

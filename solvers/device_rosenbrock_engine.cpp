@@ -6,6 +6,7 @@
 
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
+#include "solvers/device_lu_source.h"
 #include "solvers/solver_error.h"
 #include "solvers/stopwatch.h"
 
@@ -56,64 +57,21 @@ __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-
-// lu = the LU factors (unit L below the diagonal, U on and above) of I / (h gamma) - J with
-// partial pivoting, row swaps in piv (LAPACK's convention); singular[r] = 1 at a zero pivot.
+)" + device_lu_functions() +
+         R"(
+// lu = the LU factors of I / (h gamma) - J (lu_factor_shared); singular[r] = 1 at a zero
+// pivot. A block per system.
 extern "C" __global__ void __launch_bounds__(FT) dj_rb_factor(
     const double* jac, const double* h, double* lu, int* piv, unsigned char* singular,
     long long m) {
   extern __shared__ double a[];
-  __shared__ int pivot_row;
   const long long r = blockIdx.x;
   if (r >= m) return;
   const double* J = jac + r * N * N;
   const double d = 1.0 / (h[r] * GAMMA);
   for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? d : 0.0) - J[i];
   __syncthreads();
-  int bad = 0;
-  for (int k = 0; k < N; ++k) {
-    if (threadIdx.x < 32) {
-      double best = -1.0;
-      int at = k;
-      for (int i = k + threadIdx.x; i < N; i += 32) {
-        const double v = fabs(a[i * N + k]);
-        if (v > best) best = v, at = i;
-      }
-      for (int o = 16; o > 0; o >>= 1) {
-        const double ob = __shfl_xor_sync(0xffffffffu, best, o);
-        const int oa = __shfl_xor_sync(0xffffffffu, at, o);
-        if (ob > best || (ob == best && oa < at)) best = ob, at = oa;
-      }
-      if (threadIdx.x == 0) {
-        pivot_row = at;
-        piv[r * N + k] = at;
-      }
-    }
-    __syncthreads();
-    const int p = pivot_row;
-    if (p != k)
-      for (int j = threadIdx.x; j < N; j += FT) {
-        const double t = a[k * N + j];
-        a[k * N + j] = a[p * N + j];
-        a[p * N + j] = t;
-      }
-    __syncthreads();
-    const double pivot = a[k * N + k];
-    if (pivot == 0.0) {  // NaN propagates to a non-finite error instead
-      bad = 1;
-      continue;
-    }
-    // A warp per row below the pivot, lanes along the row: the multiplier, then the update
-    // (no integer division, one barrier per column besides the pivot's).
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int i = k + 1 + warp; i < N; i += FT / 32) {
-      const double l = a[i * N + k] / pivot;
-      __syncwarp();
-      if (lane == 0) a[i * N + k] = l;
-      for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
-    }
-    __syncthreads();
-  }
+  const int bad = lu_factor_shared(a, piv + r * N);
   for (int i = threadIdx.x; i < N * N; i += FT) lu[r * N * N + i] = a[i];
   if (threadIdx.x == 0) singular[r] = bad;
 }
@@ -135,31 +93,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_rb_solve(
     x[i] = b;
   }
   __syncwarp();
-  if (lane == 0)
-    for (int i = 0; i < N; ++i) {
-      const int p = piv[r * N + i];
-      if (p != i) {
-        const double t = x[i];
-        x[i] = x[p];
-        x[p] = t;
-      }
-    }
-  __syncwarp();
-  const double* L = lu + r * N * N;
-  for (int i = 1; i < N; ++i) {
-    double sum = 0.0;
-    for (int j = lane; j < i; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] -= sum;
-    __syncwarp();
-  }
-  for (int i = N - 1; i >= 0; --i) {
-    double sum = 0.0;
-    for (int j = i + 1 + lane; j < N; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] = (x[i] - sum) / L[i * N + i];
-    __syncwarp();
-  }
+  lu_solve_warp(lu + r * N * N, piv + r * N, x, lane);
   for (int i = lane; i < N; i += 32) k[s * rows + r * N + i] = x[i];
 }
 
