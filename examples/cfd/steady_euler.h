@@ -1,0 +1,70 @@
+// Steady first-order Euler solutions of a roe_problem (roe_problem.h): pseudo-transient
+// continuation, each step a linear solve with (V / dt + dR/dQ) by restarted GMRES, with local
+// time steps from a CFL number that grows as the residual falls (switched evolution
+// relaxation, Mulder and van Leer); and, for comparison, explicit local time stepping of the
+// same residual. The residual and its exact Jacobian come from the Assembler (GPU or CPU
+// backend); the linear algebra runs on the host.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/assembly/assembler.h"
+#include "examples/cfd/edge_mesh.h"
+#include "examples/cfd/roe_problem.h"
+#include "solvers/gmres.h"
+
+namespace dualjit::cfd {
+
+enum class SteadyPreconditioner { block_jacobi, block_ilu0 };
+
+struct SteadyOptions {
+  // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max).
+  double cfl_initial = 10;
+  double cfl_max = 1e10;
+  double ser_exponent = 1.0;
+  int max_iterations = 100;
+  double rtol = 1e-10;  // stop at |R| <= rtol |R_0| (2-norm over all nodes and components)
+  double atol = 0;      // or |R| <= atol
+  solvers::GmresOptions linear{.restart = 30, .max_iterations = 300, .rtol = 1e-3};
+  SteadyPreconditioner preconditioner = SteadyPreconditioner::block_ilu0;
+};
+
+struct SteadyIteration {
+  int iteration = 0;
+  double residual = 0;  // |R| before the step
+  double cfl = 0;
+  int linear_iterations = 0;
+  double linear_residual = 0;  // GMRES's final relative residual
+  double seconds = 0;          // wall clock of the step: assembly, preconditioner, Krylov
+  double assembly_seconds = 0, preconditioner_seconds = 0, krylov_seconds = 0;
+};
+
+struct SteadyResult {
+  bool converged = false;
+  double initial_residual = 0, final_residual = 0;
+  std::vector<SteadyIteration> history;
+};
+
+// Node i's local time step at CFL 1: V_i / sum over its dual faces of (|u_i . S| + c_i |S|).
+// Throws std::invalid_argument naming the node whose density or pressure is not positive.
+std::vector<double> local_time_steps(const EdgeMesh& em, std::span<const double> q, double gamma);
+
+// Advances q (n_nodes x 5, conservative) to a steady state of the assembler's problem (built
+// by roe_problem over `em`). Throws std::invalid_argument for a state of the wrong size and
+// SolverError when a linear solve meets a singular block.
+SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
+                          std::vector<double>& q, const SteadyOptions& options = {});
+
+// Explicit local time stepping, q_i -= cfl dt_i / V_i R_i, for at most max_iterations steps or
+// until |R| <= rtol |R_0|; history holds every step's residual (linear fields zero).
+SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
+                                   std::vector<double>& q, double cfl, int max_iterations,
+                                   double rtol);
+
+// The history as a table (iteration, residual, CFL, linear iterations and residual, seconds).
+std::string format_history(const SteadyResult& result);
+
+}  // namespace dualjit::cfd
