@@ -4,6 +4,8 @@
 #include <memory>
 #include <numbers>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "examples/cfd/roe_flux.h"
 
@@ -28,7 +30,31 @@ Kernel roe_farfield_kernel() {
   });
 }
 
-assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf, bool with_boundary) {
+namespace {
+
+// The nodes with a nonzero area in `areas` (n_nodes * 3) and those areas, as a term over them.
+bool add_node_term(assembly::Problem& p, const std::vector<double>& areas, const char* name,
+                   Kernel kernel, std::vector<double> uniforms) {
+  std::vector<int32_t> nodes;
+  std::vector<double> area;
+  for (size_t i = 0; i < areas.size() / 3; ++i) {
+    const double* s = &areas[i * 3];
+    if (s[0] == 0 && s[1] == 0 && s[2] == 0) continue;
+    nodes.push_back(static_cast<int32_t>(i));
+    area.insert(area.end(), s, s + 3);
+  }
+  if (nodes.empty()) return false;
+  assembly::Term t;
+  t.name = name;
+  t.kernel = std::make_shared<Kernel>(std::move(kernel));
+  t.elements = {"boundary nodes", 1, std::move(nodes)};
+  t.params = std::move(area);
+  t.uniforms = std::move(uniforms);
+  p.add_term(std::move(t));
+  return true;
+}
+
+assembly::Problem interior(const EdgeMesh& em, const FreeStream& inf) {
   assembly::Problem p(em.n_nodes, 5);
   assembly::Term edges;
   edges.name = "interior edges";
@@ -38,25 +64,29 @@ assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf, bool wi
   edges.params = em.area;
   edges.uniforms = {inf.gamma};
   p.add_term(std::move(edges));
+  return p;
+}
 
-  if (!with_boundary) return p;
-  std::vector<int32_t> nodes;
-  std::vector<double> area;
-  for (int64_t i = 0; i < em.n_nodes; ++i) {
-    const double* s = &em.bnode_area[i * 3];
-    if (s[0] == 0 && s[1] == 0 && s[2] == 0) continue;
-    nodes.push_back(static_cast<int32_t>(i));
-    area.insert(area.end(), s, s + 3);
-  }
-  if (nodes.empty()) return p;
-  assembly::Term far;
-  far.name = "far-field nodes";
-  far.kernel = std::make_shared<Kernel>(roe_farfield_kernel());
-  far.elements = {"boundary nodes", 1, std::move(nodes)};
-  far.params = std::move(area);
+}  // namespace
+
+assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf, bool with_boundary) {
+  if (!with_boundary) return interior(em, inf);
+  return roe_problem(em, inf, farfield_boundary(em));
+}
+
+assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf,
+                              const BoundaryAreas& boundary) {
+  const size_t size = static_cast<size_t>(em.n_nodes) * 3;
+  if (boundary.farfield.size() != size || boundary.slip_wall.size() != size)
+    throw std::invalid_argument("roe_problem: boundary areas for " +
+                                std::to_string(boundary.farfield.size() / 3) + " and " +
+                                std::to_string(boundary.slip_wall.size() / 3) + " nodes, not " +
+                                std::to_string(em.n_nodes));
+  assembly::Problem p = interior(em, inf);
   const auto q = inf.conservative();
-  far.uniforms = {inf.gamma, q[0], q[1], q[2], q[3], q[4]};
-  p.add_term(std::move(far));
+  add_node_term(p, boundary.farfield, "far-field nodes", roe_farfield_kernel(),
+                {inf.gamma, q[0], q[1], q[2], q[3], q[4]});
+  add_node_term(p, boundary.slip_wall, "slip-wall nodes", roe_slip_wall_kernel(), {inf.gamma});
   return p;
 }
 

@@ -1,8 +1,8 @@
 // The node-centred finite-volume residual of the Euler equations on a median-dual edge mesh,
 // as a dualjit Problem: interior edges carry the Roe flux (+F at v0, -F at v1); boundary nodes
 // carry a characteristic far-field flux, the Roe flux between the node's state and the free
-// stream through the node's outward boundary area. The Jacobian of this residual is the
-// FUN3D-style operator (Adiag per node, Aoff per node pair).
+// stream through the node's outward boundary area, or a slip wall's pressure flux. The Jacobian of
+// this residual is the FUN3D-style operator (Adiag per node, Aoff per node pair).
 #pragma once
 
 #include <array>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/assembly/problem.h"
+#include "examples/cfd/boundary.h"
 #include "examples/cfd/edge_mesh.h"
 
 namespace dualjit::cfd {
@@ -31,6 +32,12 @@ Kernel roe_farfield_kernel();
 // over the nodes with a boundary area), when `with_boundary` and the mesh has a boundary.
 assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf = {},
                               bool with_boundary = true);
+
+// The same with the boundary split by kind (boundary.h): "far-field nodes" over the nodes with
+// a far-field area, then "slip-wall nodes" (roe_slip_wall) over those with a wall area, each
+// term present when some node has such an area.
+assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf,
+                              const BoundaryAreas& boundary);
 
 // The free stream with independent uniform noise at every node: density and pressure scaled
 // by 1 +- `amplitude` (positive for amplitude < 1), each velocity component shifted by
