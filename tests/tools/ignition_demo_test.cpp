@@ -147,8 +147,13 @@ TEST_CASE("demo --problem ignition: a sweep, its table, ignition.csv and ignitio
     CHECK(contains(r.out, "Cantera not found (/no/such/python3): plot without it\n"));
     CHECK(contains(r.out, "4 reactors, T0 1000-1500 K, to 0.01 s, rtol 1e-06, atol 1e-12"));
     CHECK(contains(r.out, "T0 (K)  tau (ms)  T_final (K)\n"));
-    CHECK(contains(r.out, "\n1000.0  0.2344"));
-    CHECK(contains(r.out, "\n1500.0  0.01277"));
+    // The 1000 K row's delay against Cantera's (the reference case is that reactor), within
+    // the 0.5 % the ignition tests allow at these tolerances.
+    std::smatch row;
+    REQUIRE(std::regex_search(r.out, row, std::regex("\n1000\\.0  ([0-9.]+)  ")));
+    const double tau_ms = std::stod(row[1]);
+    CHECK(std::abs(tau_ms / (1e3 * reference("h2o2_1000K_1atm", "tau")) - 1) < 5e-3);
+    CHECK(contains(r.out, "\n1500.0  0.0127"));
     CHECK(contains(r.out, "reactors: 4\n"));
     CHECK(contains(r.out, "reactors per second: "));
     CHECK(contains(r.out, "reactors failed                             0"));
@@ -161,7 +166,9 @@ TEST_CASE("demo --problem ignition: a sweep, its table, ignition.csv and ignitio
   for (std::string line; std::getline(csv, line);) lines.push_back(line);
   REQUIRE(lines.size() == 5);
   CHECK(lines[0] == "T0_K,tau_s,T_final_K");
-  CHECK(lines[1].rfind("1000,0.0002344", 0) == 0);
+  REQUIRE(lines[1].rfind("1000,", 0) == 0);
+  CHECK(std::stod(lines[1].substr(5)) ==
+        doctest::Approx(reference("h2o2_1000K_1atm", "tau")).epsilon(5e-3));
   std::ifstream png(out / "ignition.png", std::ios::binary);
   char magic[8] = {};
   png.read(magic, 8);
