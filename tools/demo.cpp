@@ -6,7 +6,7 @@
 // a warm start shows what the cache saves and what it cannot. An energy application's name
 // (applications.h: cloth, param, sphere, smooth, neohookean) runs that application's demo
 // instead (application_demo.h); "ignition" runs the kinetics' ignition-delay demo
-// (ignition_demo_command.h).
+// (ignition_demo_command.h); "cfd-steady" the steady Euler solve (steady_demo_command.h).
 #include <chrono>
 
 #include "backends/cuda/driver.h"
@@ -15,6 +15,7 @@
 #include "tools/command_support.h"
 #include "tools/commands.h"
 #include "tools/ignition_demo_command.h"
+#include "tools/steady_demo_command.h"
 
 namespace dualjit::tools {
 namespace {
@@ -40,7 +41,8 @@ int demo(int argc, char** argv) {
             "its energy, prints the convergence table and what it checked, and writes the\n"
             "result mesh (OBJ) and pictures (PNG). The demo ignition integrates a sweep of\n"
             "reactors (or one case with --T0) and prints their ignition delays beside\n"
-            "Cantera's.");
+            "Cantera's. The demo cfd-steady solves the steady Euler flow through a channel\n"
+            "with a bump and writes the solution (.vtu) and its residual history (PNG).");
   args.option("--problem", "NAME", "the problem or application (default cfd-roe; 'dualjit list')")
       .option("--size", "N", "problem size (default: small on the CPU, ~6M edges on a GPU)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)")
@@ -54,8 +56,11 @@ int demo(int argc, char** argv) {
   if (!args.parse(argc, argv)) return 0;
   const std::string name = args.get("--problem", "cfd-roe");
   if (name == kIgnitionDemo) return ignition_demo(args);
-  refuse_ignition_options(args,
-                          (find_application(name) ? "the application " : "the problem ") + name);
+  refuse_ignition_options(
+      args, name == kSteadyDemo
+                ? std::string("the demo ") + name
+                : (find_application(name) ? "the application " : "the problem ") + name);
+  if (name == kSteadyDemo) return steady_demo(args);
   if (const Application* app = find_application(name)) return application_demo(*app, args);
   refuse_application_options(args, name);
   const ProblemRecipe& recipe = recipe_named(name);

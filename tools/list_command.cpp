@@ -4,6 +4,7 @@
 #include "tools/command_support.h"
 #include "tools/commands.h"
 #include "tools/ignition_demo_command.h"
+#include "tools/steady_demo_command.h"
 
 namespace dualjit::tools {
 
@@ -11,7 +12,8 @@ int list(int argc, char** argv) {
   Args args("list", "[options]",
             "Registered problems: built-in ones and those of --plugin libraries, with the\n"
             "options of their own that demo, emit, autotune, bench and cache warm take; then the\n"
-            "energy applications and the ignition demo that 'dualjit demo --problem NAME' runs.");
+            "energy applications, the ignition demo and the steady CFD demo that 'dualjit demo\n"
+            "--problem NAME' runs.");
   if (!args.parse(argc, argv)) return 0;
   Table t({"problem", "modes", "size unit", "cpu size", "gpu size", "options", "origin",
            "description"});
@@ -61,6 +63,15 @@ int list(int argc, char** argv) {
                   .set("size", size)
                   .set("takes_mesh", false)
                   .set("description", ignition_demo_description()));
+  }
+  {
+    const std::string size = "12N x 2 x 4N cells (N = 2 on the CPU, 4 on a GPU)";
+    at.row({kSteadyDemo, size, "built-in", steady_demo_description()});
+    apps.push(Json::object()
+                  .set("name", kSteadyDemo)
+                  .set("size", size)
+                  .set("takes_mesh", false)
+                  .set("description", steady_demo_description()));
   }
   if (!option_notes.empty())
     option_notes = "\nproblem options (demo, emit, autotune, bench, cache warm):\n" + option_notes;

@@ -1,0 +1,40 @@
+// The steady Euler demo: subsonic flow through the channel with a bump (bump_channel.h) solved
+// by pseudo-transient continuation (steady_euler.h), with explicit local time stepping of the
+// same residual for comparison; writes the solution (.vtu) and the residual histories (PNG).
+// `dualjit demo --problem cfd-steady` runs it (tools/steady_demo_command.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backends/assembly/assembler.h"
+#include "examples/cfd/steady_euler.h"
+
+namespace dualjit::cfd {
+
+struct SteadyDemoOptions {
+  assembly::Backend backend = assembly::Backend::Cpu;  // of the assembly (the solve is host)
+  int size = 2;                                        // the channel has 12 size x 2 x 4 size cells
+  double mach = 0.5;                                   // free stream, along the channel
+  int max_iterations = 60;                             // nonlinear steps
+  int explicit_cap = 3000;           // explicit steps for the comparison (0: none)
+  std::filesystem::path output_dir;  // created when missing; empty: the working directory
+};
+
+struct SteadyDemoReport {
+  std::string summary;  // mesh, stream, backend
+  int64_t nodes = 0;
+  SteadyResult implicit, explicit_steps;
+  double implicit_seconds = 0, explicit_seconds = 0;
+  double entropy_error = 0;  // volume-weighted RMS of s / s_inf - 1
+  std::vector<std::filesystem::path> files;
+  bool ok = false;  // the implicit solve converged
+};
+
+// Throws std::invalid_argument for a size below 1 or a Mach number outside (0, 0.8] (the
+// bump's flow stays subsonic), std::runtime_error when the output cannot be written.
+SteadyDemoReport run_steady_demo(const SteadyDemoOptions& options);
+
+}  // namespace dualjit::cfd
