@@ -1,6 +1,7 @@
 // Block-Jacobi preconditioner: the inverse of each diagonal B x B block of a block-CSR matrix.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -17,6 +18,8 @@ class BlockJacobi {
   // z = D^-1 r, blockwise.
   void apply(std::span<const double> r, std::span<double> z) const;
   int block_size() const { return block_; }
+  // Node i's inverse diagonal block, row-major.
+  const double* inverse(int64_t node) const { return inverse_.data() + node * block_ * block_; }
 
  private:
   int block_ = 0;

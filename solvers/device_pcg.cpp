@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "solvers/device_block_inverse_source.h"
 #include "solvers/solver_error.h"
 
 namespace dualjit::solvers {
@@ -20,7 +21,7 @@ enum Scalar { kPq = 0, kRz = 1, kRr = 2, kRzOld = 3 };
 std::string device_pcg_source(int B) {
   // One thread per block row everywhere; sums go to per-GPU-block partials, then one block sums
   // those in a fixed order.
-  return "constexpr int B = " + std::to_string(B) + ";\n" + R"(
+  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() + R"(
 constexpr int T = 256;
 
 __device__ __forceinline__ double block_sum(double v, double* sh) {
@@ -62,26 +63,10 @@ extern "C" __global__ void __launch_bounds__(T) dj_pcg_jacobi(
       const bool pinned = free_dof(mask, node * B + i) == 0.0 || free_dof(mask, node * B + j) == 0.0;
       a[i][j] = pinned ? (i == j ? 1.0 : 0.0)
                        : vals[(long long)s * B * B + i * B + j] + (i == j ? shift : 0.0);
-      m[i][j] = i == j ? 1.0 : 0.0;
     }
-  for (int c = 0; c < B; ++c) {
-    int piv = c;
-    for (int i = c + 1; i < B; ++i) if (fabs(a[i][c]) > fabs(a[piv][c])) piv = i;
-    const double d = a[piv][c];
-    if (!(fabs(d) > 0.0) || !isfinite(d)) {
-      atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(node + 1));
-      return;
-    }
-    for (int j = 0; j < B; ++j) {
-      const double t = a[c][j]; a[c][j] = a[piv][j]; a[piv][j] = t;
-      const double u = m[c][j]; m[c][j] = m[piv][j]; m[piv][j] = u;
-    }
-    for (int j = 0; j < B; ++j) { a[c][j] /= d; m[c][j] /= d; }
-    for (int i = 0; i < B; ++i) {
-      if (i == c) continue;
-      const double f = a[i][c];
-      for (int j = 0; j < B; ++j) { a[i][j] -= f * a[c][j]; m[i][j] -= f * m[c][j]; }
-    }
+  if (!dj_invert_block(a, m)) {
+    atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(node + 1));
+    return;
   }
   for (int i = 0; i < B; ++i)
     for (int j = 0; j < B; ++j) inv[node * B * B + i * B + j] = m[i][j];

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "solvers/givens_least_squares.h"
 #include "solvers/solver_error.h"
 #include "solvers/vector_ops.h"
 
@@ -45,7 +46,7 @@ GmresResult gmres(const LinearOperator& a, const LinearOperator& m, std::span<co
   }
   const size_t n = b.size();
   const int dim = o.restart;
-  const size_t h_rows = static_cast<size_t>(dim) + 1;  // H is column-major, (dim + 1) x dim
+  const size_t h_rows = static_cast<size_t>(dim) + 1;  // basis vectors, entries of a column
   const auto precondition = [&](std::span<const double> r, std::span<double> z) {
     if (m) {
       m(r, z);
@@ -70,76 +71,56 @@ GmresResult gmres(const LinearOperator& a, const LinearOperator& m, std::span<co
   }
 
   std::vector<double> basis(h_rows * n);  // V, one Krylov vector after another
-  std::vector<double> h(h_rows * dim), cs(dim), sn(dim), g(h_rows), y(dim);
+  std::vector<double> h(h_rows);
+  GivensLeastSquares least_squares(dim);
   const auto v = [&](int i) { return std::span<double>(basis.data() + i * n, n); };
   while (res.iterations < o.max_iterations) {
     for (size_t i = 0; i < n; ++i) basis[i] = r[i] / beta;
-    std::fill(g.begin(), g.end(), 0.0);
-    g[0] = beta;
-    int k = 0;  // columns of H this cycle
+    least_squares.reset(beta);
     // A M^-1 maps the Krylov space into itself and the residual is not zero there: the
     // preconditioned operator is singular on it and no restart can do better.
     bool stagnated = false;
-    while (k < dim && res.iterations < o.max_iterations) {
-      const int j = k;
+    while (least_squares.columns() < dim && res.iterations < o.max_iterations) {
+      const int j = least_squares.columns();
       precondition(v(j), z);
       a(z, w);
       ++res.iterations;
-      double* hj = h.data() + j * h_rows;
       const double w_norm0 = norm(w);
       for (int i = 0; i <= j; ++i) {
-        hj[i] = dot(w, v(i));
-        axpy(-hj[i], v(i), w);
+        h[i] = dot(w, v(i));
+        axpy(-h[i], v(i), w);
       }
       double w_norm = norm(w);
       if (w_norm < kReorthogonalise * w_norm0) {
         for (int i = 0; i <= j; ++i) {
           const double c = dot(w, v(i));
-          hj[i] += c;
+          h[i] += c;
           axpy(-c, v(i), w);
         }
         w_norm = norm(w);
       }
-      hj[j + 1] = w_norm;
-      if (!std::isfinite(w_norm0) || !all_finite(std::span<const double>(hj, j + 2))) {
+      h[j + 1] = w_norm;
+      if (!std::isfinite(w_norm0) || !all_finite(std::span<const double>(h.data(), j + 2))) {
         throw SolverError("gmres: A M^-1 v is not finite at iteration " +
                           std::to_string(res.iterations));
       }
-      // The previous rotations, then the one that zeroes H(j+1, j): H becomes R, g the
-      // rotated right-hand side whose last entry is the residual of the least-squares problem.
-      for (int i = 0; i < j; ++i) {
-        const double t = cs[i] * hj[i] + sn[i] * hj[i + 1];
-        hj[i + 1] = -sn[i] * hj[i] + cs[i] * hj[i + 1];
-        hj[i] = t;
-      }
-      const double rho = std::hypot(hj[j], hj[j + 1]);
-      if (rho == 0) {
+      const double estimate = least_squares.add_column(h.data());
+      if (estimate < 0) {
         // This column adds nothing to the least-squares problem (and would be a zero pivot).
-        res.history.push_back(std::abs(g[j]));
+        res.history.push_back(least_squares.residual());
         stagnated = true;
         break;
       }
-      cs[j] = hj[j] / rho;
-      sn[j] = hj[j + 1] / rho;
-      hj[j] = rho;
-      hj[j + 1] = 0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = cs[j] * g[j];
-      const double estimate = std::abs(g[j + 1]);
       res.history.push_back(estimate);
-      k = j + 1;
       if (estimate <= target || w_norm <= kBreakdown * w_norm0) break;
       const std::span<double> next = v(j + 1);
       for (size_t i = 0; i < n; ++i) next[i] = w[i] / w_norm;
     }
 
-    // y = R^-1 g, then x += M^-1 V y.
-    for (int i = k - 1; i >= 0; --i) {
-      double s = g[i];
-      for (int l = i + 1; l < k; ++l) s -= h[l * h_rows + i] * y[l];
-      y[i] = s / h[i * h_rows + i];
-    }
+    // x += M^-1 V y, y = R^-1 g.
+    const int k = least_squares.columns();
     if (k > 0) {
+      const std::vector<double>& y = least_squares.solve();
       std::fill(w.begin(), w.end(), 0.0);
       for (int i = 0; i < k; ++i) axpy(y[i], v(i), w);
       precondition(w, z);

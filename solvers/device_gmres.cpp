@@ -1,0 +1,444 @@
+#include "solvers/device_gmres.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "solvers/device_block_inverse_source.h"
+#include "solvers/givens_least_squares.h"
+#include "solvers/solver_error.h"
+
+namespace dualjit::solvers {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxGrid = 1024;
+// As gmres.cpp: a new vector below this fraction of |A z| lies in the Krylov space to rounding.
+constexpr double kBreakdown = 1e-14;
+
+template <class T>
+T* dptr(const cuda::DeviceBuffer& b) {
+  return reinterpret_cast<T*>(b.get());
+}
+
+}  // namespace
+
+std::string device_gmres_source(int B) {
+  // Node kernels run one thread per block row; vector kernels are grid-stride loops over a
+  // fixed grid, their sums per-GPU-block partials that one block then adds in a fixed order.
+  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() + R"(
+constexpr int T = 256;
+
+__device__ __forceinline__ double block_sum(double v, double* sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = T / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  const double total = sh[0];
+  __syncthreads();
+  return total;
+}
+
+// inv[node] = the inverse of the node's diagonal block; status[0] = 1 + a node without a
+// diagonal block or with a singular or non-finite one.
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_invert(
+    const int* row_ptr, const int* col_idx, const double* vals, double* inv, long long* status,
+    long long mb) {
+  const long long node = (long long)blockIdx.x * T + threadIdx.x;
+  if (node >= mb) return;
+  int s = -1;
+  for (int k = row_ptr[node]; k < row_ptr[node + 1]; ++k)
+    if (col_idx[k] == node) { s = k; break; }
+  double a[B][B], m[B][B];
+  if (s >= 0)
+    for (int i = 0; i < B; ++i)
+      for (int j = 0; j < B; ++j) a[i][j] = vals[(long long)s * B * B + i * B + j];
+  if (s < 0 || !dj_invert_block(a, m)) {
+    atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(node + 1));
+    return;
+  }
+  for (int i = 0; i < B; ++i)
+    for (int j = 0; j < B; ++j) inv[node * B * B + i * B + j] = m[i][j];
+}
+
+// The block-row kernels give each node B lanes of a warp, lane i computing row i: the B lanes
+// read a block's B x B values as one contiguous run, and the node's B results meet by warp
+// shuffles. NPW nodes per warp, the last 32 - NPW B lanes idle.
+constexpr int NPW = 32 / B;
+constexpr int NODES_PER_BLOCK = (T / 32) * NPW;
+
+struct Lane {
+  long long node;  // -1: an idle lane or past the end
+  int row;         // 0..B-1
+  int base;        // the warp lane of the node's row 0
+};
+
+__device__ __forceinline__ Lane lane_of(long long first, long long count) {
+  const int lane = threadIdx.x & 31, slot = lane / B;
+  Lane l;
+  l.row = lane - slot * B;
+  l.base = slot * B;
+  const long long k = first + (long long)(threadIdx.x >> 5) * NPW + slot;
+  l.node = slot < NPW && k < count ? k : -1;
+  return l;
+}
+
+// sum over j of m[row][j] s_j, s_j held by lane base + j.
+__device__ __forceinline__ double row_times(const double* m, int row, double s, int base) {
+  double u = 0.0;
+  for (int j = 0; j < B; ++j) u += m[row * B + j] * __shfl_sync(0xffffffffu, s, base + j);
+  return u;
+}
+
+// z = D^-1 r, blockwise.
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_jacobi(
+    const double* inv, const double* r, double* z, long long mb) {
+  const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, mb);
+  const double s = l.node >= 0 ? r[l.node * B + l.row] : 0.0;
+  const double u = row_times(inv + (l.node >= 0 ? l.node : 0) * B * B, l.row, s, l.base);
+  if (l.node >= 0) z[l.node * B + l.row] = u;
+}
+
+// The nodes of one colour: z_i = D_i^-1 (r_i - sum over j != i of A_ij z_j). No two of them
+// are neighbours, so none reads what another writes.
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
+    const int* row_ptr, const int* col_idx, const double* vals, const double* inv,
+    const int* nodes, long long count, const double* r, double* z) {
+  const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, count);
+  const long long node = l.node >= 0 ? nodes[l.node] : 0;
+  double s = 0.0;
+  if (l.node >= 0) {
+    s = r[node * B + l.row];
+    for (int k = row_ptr[node]; k < row_ptr[node + 1]; ++k) {
+      const long long c = col_idx[k];
+      if (c == node) continue;
+      const double* v = vals + (long long)k * B * B + l.row * B;
+      for (int j = 0; j < B; ++j) s -= v[j] * z[c * B + j];
+    }
+  }
+  const double u = row_times(inv + node * B * B, l.row, s, l.base);
+  if (l.node >= 0) z[node * B + l.row] = u;
+}
+
+// y = A x
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv(
+    const int* row_ptr, const int* col_idx, const double* vals, const double* x, double* y,
+    long long mb) {
+  const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, mb);
+  if (l.node < 0) return;
+  double s = 0.0;
+  for (int k = row_ptr[l.node]; k < row_ptr[l.node + 1]; ++k) {
+    const double* v = vals + (long long)k * B * B + l.row * B;
+    const double* xc = x + (long long)col_idx[k] * B;
+    for (int j = 0; j < B; ++j) s += v[j] * xc[j];
+  }
+  y[l.node * B + l.row] = s;
+}
+
+// partial[j * gridDim.x + block] = this block's share of V_j . w, j < k: eight basis vectors
+// per pass over w, so w is read k / 8 times rather than k.
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_dots(
+    const double* basis, int k, const double* w, double* partial, long long n) {
+  __shared__ double sh[T];
+  for (int j0 = 0; j0 < k; j0 += 8) {
+    double acc[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) acc[q] = 0.0;
+    for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
+      const double wi = w[i];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (j0 + q < k) acc[q] += basis[(long long)(j0 + q) * n + i] * wi;
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      if (j0 + q >= k) break;
+      const double v = block_sum(acc[q], sh);
+      if (threadIdx.x == 0) partial[(long long)(j0 + q) * gridDim.x + blockIdx.x] = v;
+    }
+  }
+}
+
+// One block: out[s] = the sum of partial[s * groups .. (s + 1) * groups), s < n_sums.
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_reduce(
+    const double* partial, int groups, int n_sums, double* out) {
+  __shared__ double sh[T];
+  for (int s = 0; s < n_sums; ++s) {
+    double v = 0.0;
+    for (int g = threadIdx.x; g < groups; g += T) v += partial[s * groups + g];
+    v = block_sum(v, sh);
+    if (threadIdx.x == 0) out[s] = v;
+  }
+}
+
+// w = alpha w + scale sum over j < k of coef[j] V_j (coef in device memory; alpha 0 ignores w).
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_combine(
+    const double* basis, int k, const double* coef, double alpha, double scale, double* w,
+    long long n) {
+  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
+    double s = 0.0;
+    for (int j = 0; j < k; ++j) s += coef[j] * basis[(long long)j * n + i];
+    w[i] = (alpha == 0.0 ? 0.0 : alpha * w[i]) + scale * s;
+  }
+}
+
+// y = a x + c y
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_axpby(
+    double a, const double* x, double c, double* y, long long n) {
+  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T)
+    y[i] = a * x[i] + (c == 0.0 ? 0.0 : c * y[i]);
+}
+)";
+}
+
+DeviceGmres::DeviceGmres(int64_t n_nodes, int block, int restart)
+    : n_nodes_(n_nodes), block_(block), restart_(restart) {
+  if (n_nodes < 1 || block < 1 || block > 8 || restart < 1) {
+    throw SolverError("DeviceGmres: " + std::to_string(n_nodes) + " nodes of block " +
+                      std::to_string(block) + ", restart " + std::to_string(restart) +
+                      " (block 1..8, at least one node, restart >= 1)");
+  }
+  const int64_t n = n_nodes * block;
+  grid_ = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxGrid));
+  module_ = std::make_unique<cuda::SourceModule>("dualjit_gmres_b" + std::to_string(block),
+                                                 device_gmres_source(block));
+  const size_t vec = size_t(n) * sizeof(double);
+  basis_ = cuda::DeviceBuffer(vec * (restart + 1));
+  w_ = cuda::DeviceBuffer(vec);
+  z_ = cuda::DeviceBuffer(vec);
+  inverse_ = cuda::DeviceBuffer(vec * block);
+  partial_ = cuda::DeviceBuffer(size_t(restart + 1) * grid_ * sizeof(double));
+  // Two Gram-Schmidt passes of restart + 1 coefficients, then |w|^2 before and after.
+  scalars_ = cuda::DeviceBuffer(size_t(2 * (restart + 1) + 2) * sizeof(double));
+  coefficients_ = cuda::DeviceBuffer(size_t(restart) * sizeof(double));
+  status_ = cuda::DeviceBuffer(sizeof(long long));
+}
+
+DeviceGmres::~DeviceGmres() = default;
+
+unsigned DeviceGmres::node_grid(int64_t nodes) const {
+  const int64_t per_block = (kThreads / 32) * (32 / block_);
+  return static_cast<unsigned>((nodes + per_block - 1) / per_block);
+}
+
+void DeviceGmres::launch(const char* entry, unsigned grid, std::initializer_list<void*> args) {
+  std::vector<void*> params(args);
+  cuda::launch(module_->function(entry), cuda::Dim3{grid}, cuda::Dim3{kThreads}, 0, params.data());
+}
+
+void DeviceGmres::dots(const double* basis, int k, const double* w, int first) {
+  long long n = n_nodes_ * block_;
+  double* partial = dptr<double>(partial_);
+  double* out = dptr<double>(scalars_) + first;
+  int groups = grid_;
+  launch("dj_gmres_dots", unsigned(grid_), {&basis, &k, &w, &partial, &n});
+  launch("dj_gmres_reduce", 1, {&partial, &groups, &k, &out});
+}
+
+double DeviceGmres::norm(const double* v) {
+  const int last = 2 * (restart_ + 1) + 1;
+  dots(v, 1, v, last);
+  double s = 0;
+  scalars_.download(&s, sizeof s, last * sizeof(double));
+  return std::sqrt(s);
+}
+
+void DeviceGmres::set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner preconditioner,
+                             int sweeps) {
+  if (a.mb != n_nodes_ || a.nb != n_nodes_ || a.block_dim != block_ ||
+      a.symmetry != mesh::Symmetry::General) {
+    throw SolverError("DeviceGmres: the matrix is " + std::to_string(a.mb) + "x" +
+                      std::to_string(a.nb) + " blocks of " + std::to_string(a.block_dim) +
+                      (a.symmetry == mesh::Symmetry::General ? "" : ", upper only") +
+                      "; expected a General " + std::to_string(n_nodes_) + "x" +
+                      std::to_string(n_nodes_) + " of " + std::to_string(block_));
+  }
+  if (sweeps < 1) throw SolverError("DeviceGmres: " + std::to_string(sweeps) + " sweeps");
+  a_ = a;
+  preconditioner_ = preconditioner;
+  sweeps_ = sweeps;
+  if (preconditioner == DevicePreconditioner::none) return;
+  long long mb = n_nodes_;
+  const int* row_ptr = a.row_ptr;
+  const int* col_idx = a.col_idx;
+  const double* vals = a.values;
+  double* inv = dptr<double>(inverse_);
+  long long* status = dptr<long long>(status_);
+  status_.fill_bytes(0);
+  launch("dj_gmres_invert", unsigned((mb + kThreads - 1) / kThreads),
+         {&row_ptr, &col_idx, &vals, &inv, &status, &mb});
+  long long bad = 0;
+  status_.download(&bad, sizeof bad);
+  if (bad) {
+    throw SolverError("DeviceGmres: node " + std::to_string(bad - 1) +
+                      ": diagonal block missing, singular or not finite");
+  }
+  if (preconditioner != DevicePreconditioner::multicolor_sgs) return;
+  std::vector<int32_t> rp(mb + 1), ci(a.nnzb);
+  cuda::download(rp.data(), a.row_ptr, rp.size() * sizeof(int32_t));
+  cuda::download(ci.data(), a.col_idx, ci.size() * sizeof(int32_t));
+  if (rp != row_ptr_ || ci != col_idx_) {
+    const std::vector<int64_t> rp64(rp.begin(), rp.end());
+    coloring_ = color_nodes(rp64, ci);
+    color_nodes_ = cuda::DeviceBuffer::from(coloring_.nodes);
+    row_ptr_ = std::move(rp);
+    col_idx_ = std::move(ci);
+  }
+}
+
+void DeviceGmres::multiply(const double* x, double* y) {
+  if (!a_.values) throw SolverError("DeviceGmres: no matrix (call set_matrix first)");
+  long long mb = n_nodes_;
+  const int* row_ptr = a_.row_ptr;
+  const int* col_idx = a_.col_idx;
+  const double* vals = a_.values;
+  launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &x, &y, &mb});
+}
+
+void DeviceGmres::precondition(const double* r, double* z) {
+  long long mb = n_nodes_, n = n_nodes_ * block_;
+  const double* inv = dptr<double>(inverse_);
+  switch (preconditioner_) {
+    case DevicePreconditioner::none: {
+      double one = 1, zero = 0;
+      launch("dj_gmres_axpby", unsigned(grid_), {&one, &r, &zero, &z, &n});
+      return;
+    }
+    case DevicePreconditioner::block_jacobi:
+      launch("dj_gmres_jacobi", node_grid(mb), {&inv, &r, &z, &mb});
+      return;
+    case DevicePreconditioner::multicolor_sgs: {
+      const int* row_ptr = a_.row_ptr;
+      const int* col_idx = a_.col_idx;
+      const double* vals = a_.values;
+      double zero = 0;
+      launch("dj_gmres_axpby", unsigned(grid_), {&zero, &r, &zero, &z, &n});
+      const auto relax = [&](int c) {
+        const int* nodes = dptr<int32_t>(color_nodes_) + coloring_.color_ptr[c];
+        long long count = coloring_.color_ptr[c + 1] - coloring_.color_ptr[c];
+        launch("dj_gmres_relax", node_grid(count),
+               {&row_ptr, &col_idx, &vals, &inv, &nodes, &count, &r, &z});
+      };
+      for (int s = 0; s < sweeps_; ++s) {
+        for (int c = 0; c < coloring_.n_colors; ++c) relax(c);
+        for (int c = coloring_.n_colors - 1; c >= 0; --c) relax(c);
+      }
+      return;
+    }
+  }
+}
+
+GmresResult DeviceGmres::solve(const double* b, double* x, const GmresOptions& o) {
+  if (!a_.values) throw SolverError("DeviceGmres: no matrix (call set_matrix first)");
+  if (o.restart < 1 || o.restart > restart_ || o.max_iterations < 0 || !(o.rtol >= 0) ||
+      !(o.atol >= 0) || !std::isfinite(o.rtol) || !std::isfinite(o.atol)) {
+    throw SolverError("DeviceGmres: invalid options: restart " + std::to_string(o.restart) +
+                      " (1.." + std::to_string(restart_) + "), max_iterations " +
+                      std::to_string(o.max_iterations) + " (>= 0), rtol " + std::to_string(o.rtol) +
+                      " and atol " + std::to_string(o.atol) + " (finite, >= 0)");
+  }
+  const int dim = o.restart;
+  long long n = n_nodes_ * block_;
+  double* basis = dptr<double>(basis_);
+  double* w = dptr<double>(w_);
+  double* z = dptr<double>(z_);
+  double* scalars = dptr<double>(scalars_);
+  const unsigned g = unsigned(grid_);
+  const int pass2 = restart_ + 1, before = 2 * (restart_ + 1), after = before + 1;
+  const auto v = [&](int i) { return basis + static_cast<int64_t>(i) * n; };
+  // w = b - A x
+  const auto residual = [&] {
+    multiply(x, w);
+    double one = 1, minus = -1;
+    launch("dj_gmres_axpby", g, {&one, &b, &minus, &w, &n});
+    return norm(w);
+  };
+
+  GmresResult res;
+  double beta = residual();
+  if (!std::isfinite(beta)) {
+    throw SolverError("DeviceGmres: the initial residual (iteration 0) is not finite");
+  }
+  res.initial_residual = beta;
+  res.residual = beta;
+  const double target = std::max(o.rtol * beta, o.atol);
+  if (beta <= target) {
+    res.converged = true;
+    return res;
+  }
+  GivensLeastSquares least_squares(dim);
+  std::vector<double> h(dim + 1), host(2 * (restart_ + 1) + 2);
+  while (res.iterations < o.max_iterations) {
+    {
+      double scale = 1 / beta, zero = 0;
+      double* v0 = v(0);
+      launch("dj_gmres_axpby", g, {&scale, &w, &zero, &v0, &n});
+    }
+    least_squares.reset(beta);
+    bool stagnated = false;
+    while (least_squares.columns() < dim && res.iterations < o.max_iterations) {
+      const int j = least_squares.columns();
+      precondition(v(j), z);
+      multiply(z, w);
+      ++res.iterations;
+      // |A z|, then two Gram-Schmidt passes, then |w|.
+      int k = j + 1;
+      double one = 1, minus_one = -1;
+      dots(w, 1, w, before);
+      for (int first : {0, pass2}) {
+        dots(basis, k, w, first);
+        double* coef = scalars + first;
+        launch("dj_gmres_combine", g, {&basis, &k, &coef, &one, &minus_one, &w, &n});
+      }
+      dots(w, 1, w, after);
+      scalars_.download(host.data(), host.size() * sizeof(double));
+      const double w_norm0 = std::sqrt(host[before]), w_norm = std::sqrt(host[after]);
+      for (int i = 0; i <= j; ++i) h[i] = host[i] + host[pass2 + i];
+      h[j + 1] = w_norm;
+      bool finite = std::isfinite(w_norm0) && std::isfinite(w_norm);
+      for (int i = 0; i <= j; ++i) finite = finite && std::isfinite(h[i]);
+      if (!finite) {
+        throw SolverError("DeviceGmres: A M^-1 v is not finite at iteration " +
+                          std::to_string(res.iterations));
+      }
+      const double estimate = least_squares.add_column(h.data());
+      if (estimate < 0) {
+        res.history.push_back(least_squares.residual());
+        stagnated = true;
+        break;
+      }
+      res.history.push_back(estimate);
+      if (estimate <= target || w_norm <= kBreakdown * w_norm0) break;
+      double scale = 1 / w_norm, zero = 0;
+      double* next = v(j + 1);
+      launch("dj_gmres_axpby", g, {&scale, &w, &zero, &next, &n});
+    }
+    const int k = least_squares.columns();
+    if (k > 0) {
+      const std::vector<double>& y = least_squares.solve();
+      coefficients_.upload(y.data(), k * sizeof(double));
+      double zero = 0, one = 1;
+      const double* coef = dptr<double>(coefficients_);
+      int kk = k;
+      launch("dj_gmres_combine", g, {&basis, &kk, &coef, &zero, &one, &w, &n});
+      precondition(w, z);
+      launch("dj_gmres_axpby", g, {&one, &z, &one, &x, &n});
+    }
+    beta = residual();
+    if (!std::isfinite(beta)) {
+      throw SolverError("DeviceGmres: the residual is not finite after iteration " +
+                        std::to_string(res.iterations));
+    }
+    res.residual = beta;
+    if (beta <= target) {
+      res.converged = true;
+      break;
+    }
+    if (stagnated) break;
+  }
+  return res;
+}
+
+}  // namespace dualjit::solvers
