@@ -36,7 +36,7 @@ int steady_demo(const Args& args) {
   const bool json = args.has("--json");
   if (!json) {
     std::printf("backend: %s\n", target == Target::Cuda
-                                     ? "CUDA (assembly; the linear algebra on the host)"
+                                     ? "CUDA (assembly, GMRES and state on the GPU)"
                                      : ("CPU (host compiler + OpenMP); " + why_cpu).c_str());
     std::fflush(stdout);
   }

@@ -15,7 +15,7 @@
 namespace dualjit::cfd {
 
 struct SteadyDemoOptions {
-  assembly::Backend backend = assembly::Backend::Cpu;  // of the assembly (the solve is host)
+  assembly::Backend backend = assembly::Backend::Cpu;  // of the assembly and the solve
   int size = 2;                                        // the channel has 12 size x 2 x 4 size cells
   double mach = 0.5;                                   // free stream, along the channel
   int max_iterations = 60;                             // nonlinear steps

@@ -6,22 +6,14 @@
 #include <memory>
 #include <stdexcept>
 
-#include "solvers/block_ilu0.h"
-#include "solvers/block_jacobi.h"
-#include "solvers/bsr_multiply.h"
-#include "solvers/solver_error.h"
+#include "examples/cfd/device_steady_engine.h"
+#include "examples/cfd/host_steady_engine.h"
 #include "solvers/stopwatch.h"
 
 namespace dualjit::cfd {
 namespace {
 
 constexpr int kB = 5;
-
-double norm2(std::span<const double> v) {
-  double s = 0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
-}
 
 void check_state(const EdgeMesh& em, std::span<const double> q, const char* who) {
   if (q.size() != static_cast<size_t>(em.n_nodes) * kB)
@@ -62,16 +54,26 @@ std::vector<double> local_time_steps(const EdgeMesh& em, std::span<const double>
   return dt;
 }
 
+namespace {
+
+std::unique_ptr<SteadyEngine> make_engine(assembly::Assembler& assembler, const EdgeMesh& em,
+                                          double gamma, const std::vector<double>& q,
+                                          const SteadyOptions& options) {
+  if (assembler.backend() == assembly::Backend::Cuda)
+    return device_steady_engine(assembler, em, gamma, q, options);
+  return host_steady_engine(assembler, em, gamma, q, options);
+}
+
+}  // namespace
+
 SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
                           std::vector<double>& q, const SteadyOptions& options) {
   check_state(em, q, "solve_steady");
-  const int64_t n = em.n_nodes;
+  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, options);
   SteadyResult result;
-  std::vector<double> r = assembler.residual(q);
-  result.initial_residual = norm2(r);
-  std::vector<double> b(q.size()), dq(q.size());
+  result.initial_residual = engine->residual_norm();
   for (int it = 0;; ++it) {
-    const double res = norm2(r);
+    const double res = it == 0 ? result.initial_residual : engine->residual_norm();
     result.final_residual = res;
     if (!std::isfinite(res)) break;
     if (res <= std::max(options.rtol * result.initial_residual, options.atol)) {
@@ -86,45 +88,11 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
     h.cfl = std::clamp(
         options.cfl_initial * std::pow(result.initial_residual / res, options.ser_exponent),
         options.cfl_initial, options.cfl_max);
-    const std::vector<double> dt = local_time_steps(em, q, gamma);
-
-    solvers::Stopwatch assembly;
-    mesh::BlockCsr<double> a = assembler.jacobian(q);
-    for (int64_t i = 0; i < n; ++i) {
-      double* d = a.block(a.pattern->diag_index(i));
-      const double shift = em.node_volume[i] / (h.cfl * dt[i]);
-      for (int k = 0; k < kB; ++k) d[k * kB + k] += shift;
-    }
-    h.assembly_seconds = assembly.seconds();
-
-    solvers::Stopwatch setup;
-    std::unique_ptr<solvers::BlockIlu0> ilu;
-    std::unique_ptr<solvers::BlockJacobi> jacobi;
-    solvers::LinearOperator precondition;
-    if (options.preconditioner == SteadyPreconditioner::block_ilu0) {
-      ilu = std::make_unique<solvers::BlockIlu0>(a);
-      precondition = [&](std::span<const double> x, std::span<double> y) { ilu->apply(x, y); };
-    } else {
-      jacobi = std::make_unique<solvers::BlockJacobi>(a);
-      precondition = [&](std::span<const double> x, std::span<double> y) { jacobi->apply(x, y); };
-    }
-    h.preconditioner_seconds = setup.seconds();
-
-    solvers::Stopwatch krylov;
-    for (size_t k = 0; k < b.size(); ++k) b[k] = -r[k];
-    std::fill(dq.begin(), dq.end(), 0.0);
-    const solvers::GmresResult g = solvers::gmres(
-        [&](std::span<const double> x, std::span<double> y) { solvers::multiply(a, x, y); },
-        precondition, b, dq, options.linear);
-    h.linear_iterations = g.iterations;
-    h.linear_residual = g.initial_residual > 0 ? g.residual / g.initial_residual : 0;
-    h.krylov_seconds = krylov.seconds();
-
-    for (size_t k = 0; k < q.size(); ++k) q[k] += dq[k];
-    r = assembler.residual(q);
+    engine->implicit_step(h.cfl, h);
     h.seconds = step.seconds();
     result.history.push_back(h);
   }
+  engine->read_state(q);
   return result;
 }
 
@@ -132,11 +100,11 @@ SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMes
                                    std::vector<double>& q, double cfl, int max_iterations,
                                    double rtol) {
   check_state(em, q, "solve_steady_explicit");
+  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, {});
   SteadyResult result;
-  std::vector<double> r = assembler.residual(q);
-  result.initial_residual = norm2(r);
+  result.initial_residual = engine->residual_norm();
   for (int it = 0;; ++it) {
-    const double res = norm2(r);
+    const double res = it == 0 ? result.initial_residual : engine->residual_norm();
     result.final_residual = res;
     if (!std::isfinite(res)) break;
     if (res <= rtol * result.initial_residual) {
@@ -145,12 +113,7 @@ SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMes
     }
     if (it >= max_iterations) break;
     solvers::Stopwatch step;
-    const std::vector<double> dt = local_time_steps(em, q, gamma);
-    for (int64_t i = 0; i < em.n_nodes; ++i) {
-      const double f = cfl * dt[i] / em.node_volume[i];
-      for (int k = 0; k < kB; ++k) q[i * kB + k] -= f * r[i * kB + k];
-    }
-    r = assembler.residual(q);
+    engine->explicit_step(cfl);
     SteadyIteration h;
     h.iteration = it;
     h.residual = res;
@@ -158,6 +121,7 @@ SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMes
     h.seconds = step.seconds();
     result.history.push_back(h);
   }
+  engine->read_state(q);
   return result;
 }
 

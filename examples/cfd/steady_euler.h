@@ -2,8 +2,9 @@
 // continuation, each step a linear solve with (V / dt + dR/dQ) by restarted GMRES, with local
 // time steps from a CFL number that grows as the residual falls (switched evolution
 // relaxation, Mulder and van Leer); and, for comparison, explicit local time stepping of the
-// same residual. The residual and its exact Jacobian come from the Assembler (GPU or CPU
-// backend); the linear algebra runs on the host.
+// same residual. The residual and its exact Jacobian come from the Assembler; with the CPU
+// backend the state and the linear algebra (gmres.h) are in host memory, with the CUDA
+// backend they stay on the GPU (device_gmres.h) and the host reads scalars only.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,9 @@
 
 namespace dualjit::cfd {
 
-enum class SteadyPreconditioner { block_jacobi, block_ilu0 };
+// automatic: block ILU(0) on the CPU backend, multicoloured symmetric Gauss-Seidel on the GPU
+// (ILU(0)'s triangular solves are sequential; the GPU refuses block_ilu0).
+enum class SteadyPreconditioner { automatic, block_jacobi, block_ilu0, multicolor_sgs };
 
 struct SteadyOptions {
   // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max).
@@ -29,7 +32,8 @@ struct SteadyOptions {
   double rtol = 1e-10;  // stop at |R| <= rtol |R_0| (2-norm over all nodes and components)
   double atol = 0;      // or |R| <= atol
   solvers::GmresOptions linear{.restart = 30, .max_iterations = 300, .rtol = 1e-3};
-  SteadyPreconditioner preconditioner = SteadyPreconditioner::block_ilu0;
+  SteadyPreconditioner preconditioner = SteadyPreconditioner::automatic;
+  int gauss_seidel_sweeps = 1;  // symmetric sweeps of multicolor_sgs
 };
 
 struct SteadyIteration {
@@ -53,8 +57,9 @@ struct SteadyResult {
 std::vector<double> local_time_steps(const EdgeMesh& em, std::span<const double> q, double gamma);
 
 // Advances q (n_nodes x 5, conservative) to a steady state of the assembler's problem (built
-// by roe_problem over `em`). Throws std::invalid_argument for a state of the wrong size and
-// SolverError when a linear solve meets a singular block.
+// by roe_problem over `em`). Throws std::invalid_argument for a state of the wrong size, a
+// node whose density or pressure is not positive, or block_ilu0 on the GPU, and SolverError
+// when a linear solve meets a singular block.
 SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
                           std::vector<double>& q, const SteadyOptions& options = {});
 

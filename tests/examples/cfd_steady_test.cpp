@@ -9,10 +9,12 @@
 
 #include "backends/assembly/assembler.h"
 #include "examples/cfd/bump_channel.h"
+#include "examples/cfd/device_pseudo_time.h"
 #include "examples/cfd/manufactured.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
+#include "jit/nvrtc_compiler.h"
 #include "support/gpu.h"
 
 using namespace dualjit;
@@ -74,7 +76,8 @@ TEST_CASE("steady Euler: implicit PTC to machine zero in a few steps, explicit i
 }
 
 TEST_CASE(
-    "steady Euler: block Jacobi and block ILU(0) both converge, ILU(0) in fewer Krylov steps") {
+    "steady Euler: block Jacobi, multicoloured Gauss-Seidel and block ILU(0) all converge, the "
+    "last two in fewer Krylov steps") {
   cfd::FreeStream fs;
   fs.mach = 0.7;
   fs.alpha_deg = 5;
@@ -83,18 +86,35 @@ TEST_CASE(
   assembly::Problem p = cfd::roe_problem(em, fs);
   assembly::Assembler a(p, on_cpu());
   const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 9);
-  int krylov[2] = {0, 0};
-  for (auto pc : {cfd::SteadyPreconditioner::block_jacobi, cfd::SteadyPreconditioner::block_ilu0}) {
+  int krylov[3] = {0, 0, 0};
+  const cfd::SteadyPreconditioner kinds[3] = {cfd::SteadyPreconditioner::block_jacobi,
+                                              cfd::SteadyPreconditioner::multicolor_sgs,
+                                              cfd::SteadyPreconditioner::block_ilu0};
+  for (int k = 0; k < 3; ++k) {
     cfd::SteadyOptions o;
-    o.preconditioner = pc;
+    o.preconditioner = kinds[k];
     std::vector<double> q = q0;
     const cfd::SteadyResult r = cfd::solve_steady(a, em, fs.gamma, q, o);
     CHECK(r.converged);
-    for (const auto& h : r.history)
-      krylov[pc == cfd::SteadyPreconditioner::block_ilu0] += h.linear_iterations;
+    for (const auto& h : r.history) krylov[k] += h.linear_iterations;
   }
-  MESSAGE("Krylov iterations: block Jacobi " << krylov[0] << ", block ILU(0) " << krylov[1]);
+  MESSAGE("Krylov iterations: block Jacobi " << krylov[0] << ", multicoloured SGS " << krylov[1]
+                                             << ", block ILU(0) " << krylov[2]);
   CHECK(krylov[1] < krylov[0]);
+  CHECK(krylov[2] < krylov[0]);
+}
+
+TEST_CASE("the device pseudo-time module compiles under NVRTC for sm_90 without a GPU") {
+  jit::CompileOptions o;
+  o.arch = "sm_90";
+  const jit::CompiledImage img = jit::nvrtc_compile("euler", cfd::device_pseudo_time_source(), o);
+  CHECK(img.is_cubin);
+  for (const char* entry : {"dj_euler_shift", "dj_euler_explicit", "dj_euler_subtract"}) {
+    CAPTURE(entry);
+    const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
+    CHECK(r.registers > 0);
+    CHECK(r.spill_store_bytes == 0);
+  }
 }
 
 TEST_CASE("local_time_steps: V / spectral radius, unphysical states named") {
@@ -127,8 +147,9 @@ TEST_CASE("local_time_steps: V / spectral radius, unphysical states named") {
 }
 
 TEST_SUITE("gpu") {
-  TEST_CASE("steady Euler: the GPU assembly takes the same steps as the CPU's" *
-            test::needs_gpu()) {
+  TEST_CASE(
+      "steady Euler on the GPU (state, Jacobian and GMRES on the device) takes the CPU's steps" *
+      test::needs_gpu()) {
     cfd::FreeStream fs;
     fs.mach = 0.6;
     fs.alpha_deg = 4;
@@ -154,10 +175,36 @@ TEST_SUITE("gpu") {
         o.backend = backend;
         assembly::Assembler a(p, o);
         states.push_back(q0);
-        results.push_back(cfd::solve_steady(a, em, stream.gamma, states.back()));
+        cfd::SteadyOptions so;
+        so.preconditioner = cfd::SteadyPreconditioner::multicolor_sgs;  // on both
+        results.push_back(cfd::solve_steady(a, em, stream.gamma, states.back(), so));
         REQUIRE(results.back().converged);
       }
       MESSAGE("GPU:\n" << cfd::format_history(results[1]));
+      // Explicit stepping on the device too: the same residuals as the host's.
+      {
+        std::vector<double> qe[2] = {q0, q0};
+        cfd::SteadyResult e[2];
+        for (int k = 0; k < 2; ++k) {
+          assembly::AssemblerOptions o;
+          o.backend = k == 0 ? assembly::Backend::Cpu : assembly::Backend::Cuda;
+          assembly::Assembler a(p, o);
+          e[k] = cfd::solve_steady_explicit(a, em, stream.gamma, qe[k], 0.9, 50, 1e-12);
+        }
+        REQUIRE(e[1].history.size() == e[0].history.size());
+        CHECK(e[1].final_residual == doctest::Approx(e[0].final_residual).epsilon(1e-9));
+      }
+      // ILU(0) is the CPU's: the GPU refuses it by name.
+      {
+        assembly::AssemblerOptions o;
+        o.backend = assembly::Backend::Cuda;
+        assembly::Assembler a(p, o);
+        cfd::SteadyOptions so;
+        so.preconditioner = cfd::SteadyPreconditioner::block_ilu0;
+        std::vector<double> q = q0;
+        CHECK_THROWS_WITH_AS(cfd::solve_steady(a, em, stream.gamma, q, so),
+                             doctest::Contains("ILU(0)"), std::invalid_argument);
+      }
       REQUIRE(results[0].history.size() == results[1].history.size());
       for (size_t k = 0; k < results[0].history.size(); ++k) {
         CAPTURE(k);
