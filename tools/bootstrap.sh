@@ -13,9 +13,10 @@ esac
 tools/install-deps.sh
 build=${DUALJIT_BUILD_DIR:-build}
 if [[ $what == test ]]; then
-  # Cantera for the test kinetics_cantera; without it (no network) that test fails, saying how
-  # to install it, and the rest still run.
-  tools/install-test-deps.sh "$build" || echo "dualjit: no Cantera: the test kinetics_cantera will fail" >&2
+  # gmsh for test_examples' Gmsh meshes and Cantera for the test kinetics_cantera; without
+  # them (no network) those tests fail, saying how to install them, and the rest still run.
+  tools/install-test-deps.sh "$build" ||
+    echo "dualjit: gmsh or Cantera missing: test_examples' Gmsh cases or kinetics_cantera will fail" >&2
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)"

@@ -5,10 +5,13 @@
 
 #include <array>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "dsl/kernel.h"
 #include "examples/cfd/edge_mesh.h"
+#include "examples/cfd/gmsh_reader.h"
 #include "examples/cfd/tet_mesh.h"
 
 namespace dualjit::cfd {
@@ -25,6 +28,13 @@ using BoundaryClassifier =
     std::function<BoundaryKind(const std::array<double, 3>&, const std::array<double, 3>&)>;
 BoundaryAreas classify_boundary(const EdgeMesh& em, const TetMesh& mesh,
                                 const BoundaryClassifier& kind_of);
+
+// The kind of each boundary face from its physical group in a Gmsh file (read_gmsh_tagged), e.g.
+// {{"farfield", BoundaryKind::farfield}, {"wall", BoundaryKind::slip_wall}}; em must be
+// build_edge_mesh(gmsh.mesh). Throws std::invalid_argument naming a group of the boundary that
+// `kinds` has no kind for, or when em's nodes or boundary faces are not gmsh's.
+BoundaryAreas tagged_boundary(const EdgeMesh& em, const GmshMesh& gmsh,
+                              const std::map<std::string, BoundaryKind>& kinds);
 
 // Every boundary face far field.
 BoundaryAreas farfield_boundary(const EdgeMesh& em);
