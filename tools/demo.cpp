@@ -41,8 +41,9 @@ int demo(int argc, char** argv) {
             "its energy, prints the convergence table and what it checked, and writes the\n"
             "result mesh (OBJ) and pictures (PNG). The demo ignition integrates a sweep of\n"
             "reactors (or one case with --T0) and prints their ignition delays beside\n"
-            "Cantera's. The demo cfd-steady solves the steady Euler flow through a channel\n"
-            "with a bump and writes the solution (.vtu) and its residual history (PNG).");
+            "Cantera's. The demo cfd-steady solves the steady Euler flow over a sphere (or\n"
+            "through a channel with a bump) and writes the solution (.vtu) and its residual\n"
+            "history (PNG).");
   args.option("--problem", "NAME", "the problem or application (default cfd-roe; 'dualjit list')")
       .option("--size", "N", "problem size (default: small on the CPU, ~6M edges on a GPU)")
       .option("--mode", "MODE", "derivative mode (default: the problem's first)")
@@ -53,8 +54,14 @@ int demo(int argc, char** argv) {
   add_application_options(args);
   add_problem_options(args);
   add_ignition_options(args);
+  add_steady_options(args);
   if (!args.parse(argc, argv)) return 0;
   const std::string name = args.get("--problem", "cfd-roe");
+  if (name != kSteadyDemo) {
+    refuse_steady_options(args, name == kIgnitionDemo    ? "the demo " + name
+                                : find_application(name) ? "the application " + name
+                                                         : "the problem " + name);
+  }
   if (name == kIgnitionDemo) return ignition_demo(args);
   refuse_ignition_options(
       args, name == kSteadyDemo

@@ -6,16 +6,22 @@
 # tetrahedra, physical surfaces "farfield" and "wall". Runs $GMSH, else the gmsh on PATH;
 # without either it installs Debian's gmsh (apt-get, as tools/install-deps.sh installs
 # packages; PyPI's gmsh wheel links X and OpenGL libraries a minimal Debian lacks) unless
-# --no-install is given, when it fails saying how to install it.
-#   tools/make_cfd_meshes.sh [--no-install] OUTDIR [REFINEMENTS]
+# --no-install is given, when it fails saying how to install it. --only sphere|bump meshes one
+# geometry, and only its refinement REFINEMENTS.
+#   tools/make_cfd_meshes.sh [--no-install] [--only sphere|bump] OUTDIR [REFINEMENTS]
 set -euo pipefail
 install=1
-if [[ ${1:-} == --no-install ]]; then
-  install=0
-  shift
-fi
-if (($# < 1 || $# > 2)) || ! [[ ${2:-3} =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: tools/make_cfd_meshes.sh [--no-install] OUTDIR [REFINEMENTS]" >&2
+only=""
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --no-install) install=0; shift ;;
+    --only) only=${2:-}; shift 2 ;;
+    *) break ;;
+  esac
+done
+if (($# < 1 || $# > 2)) || ! [[ ${2:-3} =~ ^[1-9][0-9]*$ ]] ||
+  [[ -n $only && $only != sphere && $only != bump ]]; then
+  echo "usage: tools/make_cfd_meshes.sh [--no-install] [--only sphere|bump] OUTDIR [REFINEMENTS]" >&2
   exit 2
 fi
 out=$1
@@ -42,9 +48,12 @@ if [[ ! -x $gmsh ]]; then
 fi
 
 mkdir -p "$out"
-for ((k = 1; k <= refinements; ++k)); do
+first=1
+[[ -n $only ]] && first=$refinements
+for ((k = first; k <= refinements; ++k)); do
   size=$(awk -v k="$k" 'BEGIN { printf "%.17g", 2 ^ (-2 * (k - 1) / 3) }')
   for mesh in sphere:sphere_in_box bump:bump_channel; do
+    [[ -n $only && ${mesh%%:*} != "$only" ]] && continue
     file=$out/${mesh%%:*}_$k.msh
     rm -f "$file"
     # -v 2: warnings and errors only. Gmsh exits non-zero on an error in the .geo file; the

@@ -10,14 +10,29 @@ namespace dualjit::tools {
 namespace {
 
 // Options of the kernel problems and the energy applications that mean nothing here.
-constexpr const char* kNotHere[] = {"--mode",  "--repeats", "--elements", "--set",
-                                    "--width", "--layout",  "--mesh"};
+constexpr const char* kNotHere[] = {"--mode", "--repeats", "--elements",
+                                    "--set",  "--width",   "--layout"};
+
+constexpr const char* kOwn[] = {"--geometry", "--mach", "--explicit-steps"};
 
 }  // namespace
 
+void add_steady_options(Args& args) {
+  args.option("--geometry", "NAME", "cfd-steady: sphere (default, meshed by gmsh) or bump")
+      .option("--mach", "M", "cfd-steady: free-stream Mach number (0.3 sphere, 0.5 bump)")
+      .option("--explicit-steps", "N",
+              "cfd-steady: cap of the explicit comparison (3000; 0: none)");
+}
+
+void refuse_steady_options(const Args& args, const std::string& problem) {
+  for (const char* o : kOwn)
+    if (args.has(o))
+      throw UsageError(std::string(o) + " applies to the demo cfd-steady, not to " + problem);
+}
+
 std::string steady_demo_description() {
-  return "steady Euler flow through a channel with a bump (Mach 0.5): pseudo-transient Newton-"
-         "Krylov against explicit stepping; .vtu and residual plot";
+  return "steady Euler flow over a sphere (Gmsh, Mach 0.3) or through a channel with a bump: "
+         "pseudo-transient Newton-Krylov against explicit stepping; .vtu and residual plot";
 }
 
 int steady_demo(const Args& args) {
@@ -28,9 +43,22 @@ int steady_demo(const Args& args) {
   const Target target = pick_target(args.has("--cpu"), &why_cpu);
   cfd::SteadyDemoOptions o;
   o.backend = target == Target::Cuda ? assembly::Backend::Cuda : assembly::Backend::Cpu;
+  const std::string geometry = args.get("--geometry", "sphere");
+  if (geometry != "sphere" && geometry != "bump")
+    throw UsageError("--geometry must be sphere or bump, not '" + geometry + "'");
+  o.geometry = geometry == "bump" ? cfd::SteadyGeometry::bump : cfd::SteadyGeometry::sphere;
+  o.mesh = args.get("--mesh");
+  if (!o.mesh.empty() && args.has("--geometry"))
+    throw UsageError("--mesh and --geometry exclude each other");
   o.size = static_cast<int>(args.get_int("--size", target == Target::Cuda ? 4 : 2));
   if (o.size < 1) throw UsageError("--size must be at least 1");
+  if (args.has("--mach")) {
+    o.mach = args.get_double("--mach", 0);
+    if (!(o.mach > 0 && o.mach <= 0.8)) throw UsageError("--mach must be in (0, 0.8]");
+  }
   o.max_iterations = static_cast<int>(args.get_int("--max-iterations", o.max_iterations));
+  o.explicit_cap = static_cast<int>(args.get_int("--explicit-steps", o.explicit_cap));
+  if (o.explicit_cap < 0) throw UsageError("--explicit-steps must be at least 0");
   if (o.max_iterations < 1) throw UsageError("--max-iterations must be at least 1");
   o.output_dir = args.get("--output");
   const bool json = args.has("--json");

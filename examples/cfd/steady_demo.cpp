@@ -2,9 +2,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
+#include "examples/cfd/boundary.h"
 #include "examples/cfd/bump_channel.h"
+#include "examples/cfd/cfd_geometry.h"
+#include "examples/cfd/gmsh_reader.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_output.h"
 
@@ -19,29 +23,51 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   if (o.size < 1) throw std::invalid_argument("steady demo: size " + std::to_string(o.size));
-  if (!(o.mach > 0 && o.mach <= 0.8))
-    throw std::invalid_argument("steady demo: Mach " + std::to_string(o.mach) +
-                                " (0 to 0.8: the bump's flow stays subsonic)");
+  const bool sphere = o.geometry == SteadyGeometry::sphere || !o.mesh.empty();
+  const double mach = o.mach != 0 ? o.mach : sphere ? 0.3 : 0.5;
+  if (!(mach > 0 && mach <= 0.8))
+    throw std::invalid_argument("steady demo: Mach " + std::to_string(mach) +
+                                " (0 to 0.8: the flow stays subsonic)");
   const std::filesystem::path dir = o.output_dir.empty() ? "." : o.output_dir;
   std::filesystem::create_directories(dir);
 
-  const TetMesh mesh = bump_channel_mesh(12 * o.size, 2, 4 * o.size);
-  const EdgeMesh em = build_edge_mesh(mesh);
+  TetMesh mesh;
+  EdgeMesh em;
+  BoundaryAreas boundary;
+  std::string what;
+  if (o.geometry == SteadyGeometry::bump && o.mesh.empty()) {
+    mesh = bump_channel_mesh(12 * o.size, 2, 4 * o.size);
+    em = build_edge_mesh(mesh);
+    boundary = bump_channel_boundary(em, mesh);
+    what = "channel with a bump (length 3, height 1, bump 0.1)";
+  } else {
+    const std::filesystem::path file =
+        o.mesh.empty() ? mesh_cfd_geometry("sphere", o.size, dir) : o.mesh;
+    const GmshMesh g = read_gmsh_tagged(file);
+    mesh = g.mesh;
+    em = build_edge_mesh(mesh);
+    boundary = tagged_boundary(
+        em, g, {{"farfield", BoundaryKind::farfield}, {"wall", BoundaryKind::slip_wall}});
+    what = o.mesh.empty()
+               ? "sphere (radius 0.5) in a box, Gmsh refinement " + std::to_string(o.size)
+               : file.filename().string();
+  }
   FreeStream fs;
-  fs.mach = o.mach;
+  fs.mach = mach;
   fs.alpha_deg = 0;
-  assembly::Problem p = roe_problem(em, fs, bump_channel_boundary(em, mesh));
+  assembly::Problem p = roe_problem(em, fs, boundary);
   assembly::AssemblerOptions ao;
   ao.backend = o.backend;
   assembly::Assembler a(p, ao);
+  const bool gpu = a.backend() == assembly::Backend::Cuda;
 
   SteadyDemoReport report;
   report.nodes = em.n_nodes;
-  report.summary =
-      "channel with a bump (length 3, height 1, bump 0.1): " + std::to_string(em.n_nodes) +
-      " nodes, " + std::to_string(mesh.n_tets()) + " tets, " + std::to_string(em.n_edges()) +
-      " edges; Mach " + std::to_string(o.mach).substr(0, 4) + "; assembly on the " +
-      (o.backend == assembly::Backend::Cuda ? "GPU" : "CPU");
+  char mach_text[16];
+  std::snprintf(mach_text, sizeof mach_text, "%.2f", mach);
+  report.summary = what + ": " + std::to_string(em.n_nodes) + " nodes, " +
+                   std::to_string(mesh.n_tets()) + " tets, " + std::to_string(em.n_edges()) +
+                   " edges; Mach " + mach_text + "; on the " + (gpu ? "GPU" : "CPU");
   const auto inf = fs.conservative();
   std::vector<double> q;
   for (int64_t i = 0; i < em.n_nodes; ++i) q.insert(q.end(), inf.begin(), inf.end());
@@ -66,7 +92,9 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   }
   report.entropy_error = std::sqrt(sum / volume);
 
-  std::vector<LabelledHistory> plots{{"implicit (PTC, GMRES + block ILU(0))", &report.implicit}};
+  std::vector<LabelledHistory> plots{
+      {gpu ? "implicit (PTC, GMRES + multicoloured SGS)" : "implicit (PTC, GMRES + block ILU(0))",
+       &report.implicit}};
   if (o.explicit_cap > 0) {
     std::vector<double> qe = q0;
     t0 = std::chrono::steady_clock::now();
@@ -77,7 +105,8 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   }
   const std::filesystem::path vtu = dir / "cfd_steady.vtu", png = dir / "cfd_steady_residual.png";
   write_vtu(vtu, mesh, q, fs.gamma);
-  write_residual_plot(png, plots, "steady Euler, channel with a bump");
+  write_residual_plot(png, plots,
+                      sphere ? "steady Euler, sphere" : "steady Euler, channel with a bump");
   report.files = {vtu, png};
   return report;
 }

@@ -1,6 +1,7 @@
 // `dualjit demo --problem cfd-steady` as users run it (the built executable, the CPU backend, a
 // fresh cache): the smallest channel converges, the explicit comparison takes far more steps,
-// the .vtu holds the mesh and the fields, the residual plot is a PNG; JSON; bad options.
+// the .vtu holds the mesh and the fields, the residual plot is a PNG; JSON; bad options; the
+// sphere (meshed by gmsh) converges, and so does a Gmsh mesh given by --mesh.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -34,8 +35,8 @@ std::optional<double> json_number(const std::string& json, const std::string& ke
 TEST_CASE("demo --problem cfd-steady: converges, writes the .vtu and the residual plot") {
   TempCacheDir dir;
   const fs::path out = dir.path() / "steady-out";
-  const auto r = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--size", "1",
-                                       "--output", out.string(), "--json"});
+  const auto r = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--geometry",
+                                       "bump", "--size", "1", "--output", out.string(), "--json"});
   INFO(r.out, r.err);
   REQUIRE(r.rc == 0);
   CHECK(contains(r.out, "\"ok\":true"));
@@ -65,15 +66,47 @@ TEST_CASE("demo --problem cfd-steady: converges, writes the .vtu and the residua
   png.read(magic, 8);
   CHECK(std::string(magic + 1, 3) == "PNG");
 
-  const auto text_run = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--size",
-                                              "1", "--output", out.string()});
+  const auto text_run =
+      run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--geometry", "bump",
+                            "--size", "1", "--output", out.string()});
   CHECK(contains(text_run.out, "implicit:\n  iter      |R|/|R0|"));
   CHECK(contains(text_run.out, "demo: ok\n"));
 
   const auto bad = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--size", "0"});
+  const auto both = run_tool(
+      dir.path(), {"demo", "--problem", "cfd-steady", "--geometry", "bump", "--mesh", "x.msh"});
+  CHECK(both.rc != 0);
+  CHECK(contains(both.err, "exclude each other"));
+  const auto elsewhere = run_tool(dir.path(), {"demo", "--problem", "cloth", "--mach", "0.3"});
+  CHECK(elsewhere.rc != 0);
+  CHECK(contains(elsewhere.err, "--mach applies to the demo cfd-steady"));
   CHECK(bad.rc != 0);
   CHECK(contains(bad.err, "--size"));
   const auto wrong = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--T0", "1200"});
   CHECK(wrong.rc != 0);
   CHECK(contains(wrong.err, "--T0"));
+}
+
+TEST_CASE("demo --problem cfd-steady: the sphere, meshed by gmsh, then the same mesh by --mesh") {
+  TempCacheDir dir;
+  const fs::path out = dir.path() / "sphere-out";
+  const auto r =
+      run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--size", "1",
+                            "--explicit-steps", "0", "--output", out.string(), "--json"});
+  INFO(r.out, r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(contains(r.out, "\"converged\":true"));
+  CHECK(contains(r.out, "sphere (radius 0.5)"));
+  CHECK(*json_number(r.out, "iterations") <= 20);
+  const double entropy = *json_number(r.out, "entropy_error");
+  CHECK(entropy > 0);
+  CHECK(entropy < 5e-3);
+  REQUIRE(fs::exists(out / "sphere_1.msh"));
+  const auto again = run_tool(dir.path(), {"demo", "--problem", "cfd-steady", "--cpu", "--mesh",
+                                           (out / "sphere_1.msh").string(), "--explicit-steps", "0",
+                                           "--output", out.string(), "--json"});
+  INFO(again.out, again.err);
+  REQUIRE(again.rc == 0);
+  CHECK(*json_number(again.out, "nodes") == *json_number(r.out, "nodes"));
+  CHECK(*json_number(again.out, "iterations") == *json_number(r.out, "iterations"));
 }
