@@ -1,17 +1,21 @@
 // The steady Euler solve end to end (issue 18: "time to a converged solution, GPU and CPU,
 // implicit against explicit; per nonlinear iteration: assembly, preconditioner set-up, Krylov
-// iterations"). The channel with a bump (examples/cfd/bump_channel.h, Mach 0.5, slip walls)
-// from the free stream, solved by pseudo-transient continuation (steady_euler.h defaults:
-// CFL 10 growing by SER, GMRES(30) to 1e-3, |R| to 1e-10 |R0|) on each backend asked for,
-// then explicit local time stepping (CFL 0.9) of the same residual from the same start for a
-// capped number of steps, timed per step. Each solve runs twice; the second is reported (the
-// first compiles or loads the kernels). GPU phases are wall clock around synchronised device
-// work. The Krylov iteration's floor: the bytes it must move (the matrix once for the product
-// and twice for a symmetric Gauss-Seidel sweep, or once more for block Jacobi's inverses, plus
-// about 2 (j + 3) vectors for CGS2 at basis size j) over the measured copy bandwidth.
+// iterations"). The channel with a bump (examples/cfd/bump_channel.h, Mach 0.5, slip walls),
+// or a Gmsh mesh with physical surfaces "wall" and "farfield" (--msh: the sphere of
+// tools/make_cfd_meshes.sh, Mach 0.3), from the free stream, solved by pseudo-transient
+// continuation (steady_euler.h defaults: CFL 10 growing by SER, GMRES(30) to 1e-3, |R| to 1e-10
+// |R0|) on each backend asked for, then explicit local time stepping (CFL 0.9) of the same residual
+// from the same start for a capped number of steps, timed per step. Each solve runs twice; the
+// second is reported (the first compiles or loads the kernels). GPU phases are wall clock around
+// synchronised device work. The Krylov iteration's floor: the bytes it must move (the matrix once
+// for the product and twice for a symmetric Gauss-Seidel sweep, or once more for block Jacobi's
+// inverses, plus about 2 (j + 3) vectors for CGS2 at basis size j) over the measured copy
+// bandwidth.
 //
-//   steady_euler [--mesh NX NY NZ] [--backend cuda|cpu|both] [--preconditioner auto|jacobi|sgs|ilu]
-//                [--explicit-steps K]     (defaults: 192 4 64, both, auto, 2000)
+//   steady_euler [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both]
+//                [--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K]
+//                [--sweeps N] [--linear-rtol T] [--cfl0 C] [--ser E]
+//                (defaults: --mesh 192 4 64, both, auto, 2000, and SteadyOptions' own)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +29,7 @@
 #include "bench/energy_bench.h"
 #include "examples/cfd/bump_channel.h"
 #include "examples/cfd/edge_mesh.h"
+#include "examples/cfd/gmsh_reader.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
 #include "solvers/device_gmres.h"
@@ -43,23 +48,35 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int nx = 192, ny = 4, nz = 64, explicit_steps = 2000;
-  std::string backends = "both", pc = "auto";
+  std::string backends = "both", pc = "auto", msh;
+  cfd::SteadyOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--mesh" && i + 3 < argc) {
       nx = std::atoi(argv[++i]);
       ny = std::atoi(argv[++i]);
       nz = std::atoi(argv[++i]);
+    } else if (a == "--msh" && i + 1 < argc) {
+      msh = argv[++i];
     } else if (a == "--backend" && i + 1 < argc) {
       backends = argv[++i];
     } else if (a == "--preconditioner" && i + 1 < argc) {
       pc = argv[++i];
+    } else if (a == "--sweeps" && i + 1 < argc) {
+      options.gauss_seidel_sweeps = std::atoi(argv[++i]);
+    } else if (a == "--linear-rtol" && i + 1 < argc) {
+      options.linear.rtol = std::atof(argv[++i]);
+    } else if (a == "--cfl0" && i + 1 < argc) {
+      options.cfl_initial = std::atof(argv[++i]);
+    } else if (a == "--ser" && i + 1 < argc) {
+      options.ser_exponent = std::atof(argv[++i]);
     } else if (a == "--explicit-steps" && i + 1 < argc) {
       explicit_steps = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--mesh NX NY NZ] [--backend cuda|cpu|both] "
-                   "[--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K]\n",
+                   "usage: %s [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both] "
+                   "[--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K] [--sweeps N] "
+                   "[--linear-rtol T] [--cfl0 C] [--ser E]\n",
                    argv[0]);
       return 2;
     }
@@ -67,21 +84,40 @@ int main(int argc, char** argv) {
   const bool want_gpu = backends != "cpu";
   double bw = 0;
   if (want_gpu && !bench::open_device(false, &bw)) return 1;
-  cfd::SteadyOptions options;
   if (pc == "jacobi") options.preconditioner = cfd::SteadyPreconditioner::block_jacobi;
   if (pc == "sgs") options.preconditioner = cfd::SteadyPreconditioner::multicolor_sgs;
   if (pc == "ilu") options.preconditioner = cfd::SteadyPreconditioner::block_ilu0;
 
-  const cfd::TetMesh mesh = cfd::bump_channel_mesh(nx, ny, nz);
-  const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
+  cfd::TetMesh mesh;
+  cfd::EdgeMesh em;
+  cfd::BoundaryAreas boundary;
   cfd::FreeStream fs;
-  fs.mach = 0.5;
   fs.alpha_deg = 0;
-  assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
+  std::string what;
+  if (msh.empty()) {
+    mesh = cfd::bump_channel_mesh(nx, ny, nz);
+    em = cfd::build_edge_mesh(mesh);
+    boundary = cfd::bump_channel_boundary(em, mesh);
+    fs.mach = 0.5;
+    what = "bump channel " + std::to_string(nx) + " x " + std::to_string(ny) + " x " +
+           std::to_string(nz);
+  } else {
+    const cfd::GmshMesh g = cfd::read_gmsh_tagged(msh);
+    mesh = g.mesh;
+    em = cfd::build_edge_mesh(mesh);
+    boundary = cfd::tagged_boundary(
+        em, g, {{"farfield", cfd::BoundaryKind::farfield}, {"wall", cfd::BoundaryKind::slip_wall}});
+    fs.mach = 0.3;
+    what = msh;
+  }
+  assembly::Problem p = cfd::roe_problem(em, fs, boundary);
   const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.0, 1);
-  std::printf("bump channel %d x %d x %d: %lld nodes, %lld edges, %lld tets; preconditioner %s\n",
-              nx, ny, nz, (long long)em.n_nodes, (long long)em.n_edges(), (long long)mesh.n_tets(),
-              pc.c_str());
+  std::printf(
+      "%s: %lld nodes, %lld edges, %lld tets; Mach %.2f; preconditioner %s, %d sweeps; GMRES(%d) "
+      "to %.0e; CFL %.0f, SER exponent %.2f\n",
+      what.c_str(), (long long)em.n_nodes, (long long)em.n_edges(), (long long)mesh.n_tets(),
+      fs.mach, pc.c_str(), options.gauss_seidel_sweeps, options.linear.restart, options.linear.rtol,
+      options.cfl_initial, options.ser_exponent);
   // Blocks of the Jacobian: one per node and two per edge.
   const double matrix_bytes = double(em.n_nodes + 2 * em.n_edges()) * 25 * 8;
   const double vector_bytes = double(em.n_nodes) * 5 * 8;
@@ -155,6 +191,7 @@ int main(int argc, char** argv) {
           1e3 * (double(em.n_nodes) * 200 + 2 * vector_bytes) / bw);
     }
 
+    if (explicit_steps <= 0) continue;
     std::vector<double> qe = q0;
     cfd::solve_steady_explicit(a, em, fs.gamma, qe, 0.9, 10, 1e-10);  // warm-up
     qe = q0;

@@ -4,8 +4,9 @@
 # bench/steady_euler on the GPU and the CPU of the same host. Logs under $OUT.
 #
 #   OUT=$OUT bash bench/steady_gpu.sh
-# Environment: MESHES (bump channels "NX,NY,NZ,BACKEND,EXPLICIT_STEPS ...", default below),
-# SKIP (any of tests, demo, bench), BENCH_TIMEOUT (s per run, 240).
+# Environment: MESHES (bump channels "NX,NY,NZ,BACKEND,EXPLICIT_STEPS", or Gmsh meshes
+# "FILE.msh[.gz],BACKEND,EXPLICIT_STEPS", space-separated; default below), DEMO_FLAGS (extra
+# options of the demo), SKIP (any of tests, demo, bench), BENCH_TIMEOUT (s per run, 240).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -28,17 +29,26 @@ if [[ $skip != *" tests "* ]]; then
 fi
 if [[ $skip != *" demo "* ]]; then
   cli=$(find build-gpu -name dualjit -type f -perm -u+x | head -1)
-  ( cd "$out" && timeout 300 "$OLDPWD/$cli" demo --problem cfd-steady ) > "$out/demo_cfd_steady.txt" 2>&1
+  ( cd "$out" && timeout 300 "$OLDPWD/$cli" demo --problem cfd-steady ${DEMO_FLAGS:-} ) > "$out/demo_cfd_steady.txt" 2>&1
   echo "demo: exit $?"; tail -30 "$out/demo_cfd_steady.txt"
 fi
 if [[ $skip != *" bench "* ]]; then
   for m in ${MESHES:-96,4,32,both,1000 192,4,64,both,300 384,8,128,cuda,2000}; do
-    IFS=, read -r nx ny nz backend steps <<< "$m"
-    echo "== steady_euler --mesh $nx $ny $nz --backend $backend --explicit-steps $steps"
-    timeout "${BENCH_TIMEOUT:-240}" ./build-gpu/bench/steady_euler --mesh "$nx" "$ny" "$nz" \
-      --backend "$backend" --explicit-steps "$steps" > "$out/steady_${nx}_${ny}_${nz}.txt" 2>&1
+    if [[ $m == *.msh* ]]; then
+      IFS=, read -r file backend steps <<< "$m"
+      if [[ $file == *.gz ]]; then gunzip -kf "$file"; file=${file%.gz}; fi
+      mesh=(--msh "$file")
+      name=$(basename "$file" .msh)
+    else
+      IFS=, read -r nx ny nz backend steps <<< "$m"
+      mesh=(--mesh "$nx" "$ny" "$nz")
+      name=${nx}_${ny}_${nz}
+    fi
+    echo "== steady_euler ${mesh[*]} --backend $backend --explicit-steps $steps"
+    timeout "${BENCH_TIMEOUT:-240}" ./build-gpu/bench/steady_euler "${mesh[@]}" \
+      --backend "$backend" --explicit-steps "$steps" > "$out/steady_$name.txt" 2>&1
     echo "exit $?"
-    grep -E "^bump|^device|RESULT" "$out/steady_${nx}_${ny}_${nz}.txt"
+    grep -E "nodes|^device|RESULT" "$out/steady_$name.txt"
   done
 fi
 exit $status

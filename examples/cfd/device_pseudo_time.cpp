@@ -65,6 +65,16 @@ extern "C" __global__ void __launch_bounds__(T) dj_euler_explicit(
   for (int c = 0; c < 5; ++c) q[i * 5 + c] -= f * r[i * 5 + c];
 }
 
+extern "C" __global__ void __launch_bounds__(T) dj_euler_physical(const double* q, double gamma,
+                                                                  long long* status, long long n) {
+  const long long i = (long long)blockIdx.x * T + threadIdx.x;
+  if (i >= n) return;
+  const double* s = q + i * 5;
+  const double p = (gamma - 1.0) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
+  if (!(s[0] > 0.0) || !(p > 0.0) || !isfinite(s[0]) || !isfinite(p))
+    atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(i + 1));
+}
+
 extern "C" __global__ void __launch_bounds__(T) dj_euler_subtract(double* q, const double* dq,
                                                                   long long n) {
   const long long k = (long long)blockIdx.x * T + threadIdx.x;
@@ -153,6 +163,19 @@ void DevicePseudoTime::subtract(double* q, const double* dq) {
   void* args[] = {&q, &dq, &n};
   cuda::launch(module_->function("dj_euler_subtract"),
                cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
+}
+
+bool DevicePseudoTime::physical(const double* q) {
+  long long* status = reinterpret_cast<long long*>(status_.get());
+  long long n = n_nodes_;
+  double gamma = gamma_;
+  status_.fill_bytes(0);
+  void* args[] = {&q, &gamma, &status, &n};
+  cuda::launch(module_->function("dj_euler_physical"),
+               cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
+  long long bad = 0;
+  status_.download(&bad, sizeof bad);
+  return bad == 0;
 }
 
 }  // namespace dualjit::cfd

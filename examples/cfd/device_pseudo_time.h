@@ -32,6 +32,8 @@ class DevicePseudoTime {
   void explicit_step(double* q, const double* r, double cfl);
   // q -= dq
   void subtract(double* q, const double* dq);
+  // Whether every node's density and pressure are positive and finite.
+  bool physical(const double* q);
 
  private:
   void check(const char* who);

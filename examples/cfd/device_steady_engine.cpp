@@ -1,5 +1,6 @@
 #include "examples/cfd/device_steady_engine.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "backends/cuda/driver.h"
@@ -36,14 +37,16 @@ class DeviceSteadyEngine final : public SteadyEngine {
         preconditioner_(device_preconditioner(options.preconditioner)),
         pseudo_time_(em, gamma),
         gmres_(em.n_nodes, kB, options.linear.restart),
-        dq_(q.size() * sizeof(double)) {
+        dq_(q.size() * sizeof(double)),
+        q_old_(q.size() * sizeof(double)) {
     assembler_.set_state(q);
     r_ = assembler_.run_residual();
+    norm_ = gmres_.norm(r_);
   }
 
-  double residual_norm() override { return gmres_.norm(r_); }
+  double residual_norm() override { return norm_; }
 
-  void implicit_step(double cfl, SteadyIteration& h) override {
+  bool implicit_step(double cfl, SteadyIteration& h) override {
     solvers::Stopwatch assembly;
     const assembly::DeviceBsr a = assembler_.run_jacobian();
     pseudo_time_.shift_diagonal(a, assembler_.state_device(), cfl);
@@ -63,13 +66,24 @@ class DeviceSteadyEngine final : public SteadyEngine {
     h.linear_residual = g.initial_residual > 0 ? g.residual / g.initial_residual : 0;
     h.krylov_seconds = krylov.seconds();
 
-    pseudo_time_.subtract(assembler_.state_device(), reinterpret_cast<double*>(dq_.get()));
+    double* q = assembler_.state_device();
+    cuda::copy_on_device(reinterpret_cast<void*>(q_old_.get()), q, q_old_.bytes());
+    pseudo_time_.subtract(q, reinterpret_cast<double*>(dq_.get()));
+    if (pseudo_time_.physical(q)) {
+      r_ = assembler_.run_residual();
+      norm_ = gmres_.norm(r_);
+      if (std::isfinite(norm_)) return true;
+    }
+    cuda::copy_on_device(q, reinterpret_cast<const void*>(q_old_.get()), q_old_.bytes());
     r_ = assembler_.run_residual();
+    norm_ = gmres_.norm(r_);
+    return false;
   }
 
   void explicit_step(double cfl) override {
     pseudo_time_.explicit_step(assembler_.state_device(), r_, cfl);
     r_ = assembler_.run_residual();
+    norm_ = gmres_.norm(r_);
   }
 
   void read_state(std::vector<double>& q) override {
@@ -83,8 +97,9 @@ class DeviceSteadyEngine final : public SteadyEngine {
   solvers::DevicePreconditioner preconditioner_;
   DevicePseudoTime pseudo_time_;
   solvers::DeviceGmres gmres_;
-  cuda::DeviceBuffer dq_;
+  cuda::DeviceBuffer dq_, q_old_;
   const double* r_ = nullptr;
+  double norm_ = 0;
 };
 
 }  // namespace

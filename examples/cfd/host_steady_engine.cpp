@@ -23,11 +23,12 @@ class HostSteadyEngine final : public SteadyEngine {
                    std::vector<double> q, const SteadyOptions& options)
       : assembler_(assembler), em_(em), gamma_(gamma), options_(options), q_(std::move(q)) {
     r_ = assembler_.residual(q_);
+    norm_ = solvers::norm(r_);
   }
 
-  double residual_norm() override { return solvers::norm(r_); }
+  double residual_norm() override { return norm_; }
 
-  void implicit_step(double cfl, SteadyIteration& h) override {
+  bool implicit_step(double cfl, SteadyIteration& h) override {
     const std::vector<double> dt = local_time_steps(em_, q_, gamma_);
     solvers::Stopwatch assembly;
     mesh::BlockCsr<double> a = assembler_.jacobian(q_);
@@ -70,8 +71,19 @@ class HostSteadyEngine final : public SteadyEngine {
     h.linear_residual = g.initial_residual > 0 ? g.residual / g.initial_residual : 0;
     h.krylov_seconds = krylov.seconds();
 
+    std::vector<double> q_old = q_;
     for (size_t k = 0; k < q_.size(); ++k) q_[k] += dq[k];
-    r_ = assembler_.residual(q_);
+    if (physical()) {
+      std::vector<double> r = assembler_.residual(q_);
+      const double norm = solvers::norm(r);
+      if (std::isfinite(norm)) {
+        r_ = std::move(r);
+        norm_ = norm;
+        return true;
+      }
+    }
+    q_ = std::move(q_old);
+    return false;
   }
 
   void explicit_step(double cfl) override {
@@ -81,16 +93,29 @@ class HostSteadyEngine final : public SteadyEngine {
       for (int k = 0; k < kB; ++k) q_[i * kB + k] -= f * r_[i * kB + k];
     }
     r_ = assembler_.residual(q_);
+    norm_ = solvers::norm(r_);
   }
 
   void read_state(std::vector<double>& q) override { q = q_; }
 
  private:
+  // Whether every node's density and pressure are positive and finite.
+  bool physical() const {
+    for (int64_t i = 0; i < em_.n_nodes; ++i) {
+      const double* s = &q_[i * kB];
+      const double p =
+          (gamma_ - 1) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
+      if (!(s[0] > 0) || !(p > 0) || !std::isfinite(s[0]) || !std::isfinite(p)) return false;
+    }
+    return true;
+  }
+
   assembly::Assembler& assembler_;
   const EdgeMesh& em_;
   double gamma_;
   SteadyOptions options_;
   std::vector<double> q_, r_;
+  double norm_ = 0;
 };
 
 }  // namespace

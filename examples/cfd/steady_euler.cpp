@@ -72,10 +72,11 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
   const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, options);
   SteadyResult result;
   result.initial_residual = engine->residual_norm();
+  double backoff = 1;
   for (int it = 0;; ++it) {
-    const double res = it == 0 ? result.initial_residual : engine->residual_norm();
+    const double res = engine->residual_norm();
     result.final_residual = res;
-    if (!std::isfinite(res)) break;
+    if (!std::isfinite(res) || backoff < 1e-12) break;
     if (res <= std::max(options.rtol * result.initial_residual, options.atol)) {
       result.converged = true;
       break;
@@ -85,10 +86,11 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
     SteadyIteration h;
     h.iteration = it;
     h.residual = res;
-    h.cfl = std::clamp(
-        options.cfl_initial * std::pow(result.initial_residual / res, options.ser_exponent),
-        options.cfl_initial, options.cfl_max);
-    engine->implicit_step(h.cfl, h);
+    h.cfl = backoff * std::clamp(options.cfl_initial *
+                                     std::pow(result.initial_residual / res, options.ser_exponent),
+                                 options.cfl_initial, options.cfl_max);
+    h.rejected = !engine->implicit_step(h.cfl, h);
+    backoff = h.rejected ? backoff / 10 : std::min(1.0, 2 * backoff);
     h.seconds = step.seconds();
     result.history.push_back(h);
   }
@@ -104,7 +106,7 @@ SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMes
   SteadyResult result;
   result.initial_residual = engine->residual_norm();
   for (int it = 0;; ++it) {
-    const double res = it == 0 ? result.initial_residual : engine->residual_norm();
+    const double res = engine->residual_norm();
     result.final_residual = res;
     if (!std::isfinite(res)) break;
     if (res <= rtol * result.initial_residual) {
@@ -129,9 +131,9 @@ std::string format_history(const SteadyResult& result) {
   std::string out = "  iter      |R|/|R0|         CFL   lin  lin_res   seconds\n";
   char line[160];
   for (const SteadyIteration& h : result.history) {
-    std::snprintf(line, sizeof line, "%6d  %12.4e  %10.3e  %4d  %7.1e  %8.4f\n", h.iteration,
+    std::snprintf(line, sizeof line, "%6d  %12.4e  %10.3e  %4d  %7.1e  %8.4f%s\n", h.iteration,
                   h.residual / result.initial_residual, h.cfl, h.linear_iterations,
-                  h.linear_residual, h.seconds);
+                  h.linear_residual, h.seconds, h.rejected ? "  rejected (unphysical)" : "");
     out += line;
   }
   std::snprintf(line, sizeof line, "final |R|/|R0| %.4e, %s\n",

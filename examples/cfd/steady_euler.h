@@ -24,7 +24,10 @@ namespace dualjit::cfd {
 enum class SteadyPreconditioner { automatic, block_jacobi, block_ilu0, multicolor_sgs };
 
 struct SteadyOptions {
-  // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max).
+  // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max) times a
+  // back-off factor: a step whose state has a non-positive density or pressure, or a
+  // non-finite residual, is rejected and retried with the factor divided by 10; each accepted
+  // step doubles it back towards 1. The solve stops, not converged, below 1e-12.
   double cfl_initial = 10;
   double cfl_max = 1e10;
   double ser_exponent = 1.0;
@@ -33,13 +36,16 @@ struct SteadyOptions {
   double atol = 0;      // or |R| <= atol
   solvers::GmresOptions linear{.restart = 30, .max_iterations = 300, .rtol = 1e-3};
   SteadyPreconditioner preconditioner = SteadyPreconditioner::automatic;
-  int gauss_seidel_sweeps = 1;  // symmetric sweeps of multicolor_sgs
+  // Symmetric sweeps of multicolor_sgs: two halve the Krylov iterations of one at 1.6 times
+  // the cost per iteration (the sphere, 271 k nodes, on an H100: bench/RESULTS.md).
+  int gauss_seidel_sweeps = 2;
 };
 
 struct SteadyIteration {
   int iteration = 0;
   double residual = 0;  // |R| before the step
   double cfl = 0;
+  bool rejected = false;  // the step's state was unphysical: undone, CFL reduced
   int linear_iterations = 0;
   double linear_residual = 0;  // GMRES's final relative residual
   double seconds = 0;          // wall clock of the step: assembly, preconditioner, Krylov
