@@ -102,6 +102,8 @@ DevicePseudoTime::DevicePseudoTime(const EdgeMesh& em, double gamma)
   area_ = cuda::DeviceBuffer::from(em.area);
   bnode_area_ = cuda::DeviceBuffer::from(em.bnode_area);
   status_ = cuda::DeviceBuffer(sizeof(long long));
+  // Zero between calls: a kernel sets it on a bad node, check() and physical() reset it.
+  status_.fill_bytes(0);
 }
 
 DevicePseudoTime::~DevicePseudoTime() = default;
@@ -110,6 +112,7 @@ void DevicePseudoTime::check(const char* who) {
   long long bad = 0;
   status_.download(&bad, sizeof bad);
   if (bad == 0) return;
+  status_.fill_bytes(0);
   if (bad > n_nodes_) {
     throw std::invalid_argument(std::string(who) + ": node " + std::to_string(bad - 1 - n_nodes_) +
                                 " has no diagonal block in the Jacobian");
@@ -143,7 +146,7 @@ void DevicePseudoTime::shift_diagonal(const assembly::DeviceBsr& a, const double
   check("solve_steady");
 }
 
-void DevicePseudoTime::explicit_step(double* q, const double* r, double cfl) {
+void DevicePseudoTime::explicit_step(double* q, const double* r, double cfl, bool check_now) {
   const long long* ptr = reinterpret_cast<const long long*>(node_ptr_.get());
   const int* edge = reinterpret_cast<const int*>(node_edge_.get());
   const double* area = reinterpret_cast<const double*>(area_.get());
@@ -151,11 +154,10 @@ void DevicePseudoTime::explicit_step(double* q, const double* r, double cfl) {
   long long* status = reinterpret_cast<long long*>(status_.get());
   long long n = n_nodes_;
   double gamma = gamma_;
-  status_.fill_bytes(0);
   void* args[] = {&ptr, &edge, &area, &barea, &q, &r, &gamma, &cfl, &status, &n};
   cuda::launch(module_->function("dj_euler_explicit"),
                cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
-  check("solve_steady_explicit");
+  if (check_now) check("solve_steady_explicit");
 }
 
 void DevicePseudoTime::subtract(double* q, const double* dq) {
@@ -169,12 +171,12 @@ bool DevicePseudoTime::physical(const double* q) {
   long long* status = reinterpret_cast<long long*>(status_.get());
   long long n = n_nodes_;
   double gamma = gamma_;
-  status_.fill_bytes(0);
   void* args[] = {&q, &gamma, &status, &n};
   cuda::launch(module_->function("dj_euler_physical"),
                cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
   long long bad = 0;
   status_.download(&bad, sizeof bad);
+  if (bad) status_.fill_bytes(0);
   return bad == 0;
 }
 

@@ -28,8 +28,10 @@ class DevicePseudoTime {
   // a's diagonal blocks += lambda_i / cfl I at the device state q (n_nodes x 5). Throws
   // std::invalid_argument naming a node whose density or pressure is not positive.
   void shift_diagonal(const assembly::DeviceBsr& a, const double* q, double cfl);
-  // q_i -= cfl / lambda_i r_i (explicit local time stepping); throws as shift_diagonal.
-  void explicit_step(double* q, const double* r, double cfl);
+  // q_i -= cfl / lambda_i r_i (explicit local time stepping); with check_now, throws as
+  // shift_diagonal for a bad node met by this step or an unchecked one before it (without, it
+  // does not wait for the GPU).
+  void explicit_step(double* q, const double* r, double cfl, bool check_now);
   // q -= dq
   void subtract(double* q, const double* dq);
   // Whether every node's density and pressure are positive and finite.

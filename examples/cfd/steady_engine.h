@@ -19,8 +19,9 @@ class SteadyEngine {
   // when the new state has a node of non-positive (or non-finite) density or pressure or its
   // residual is not finite: the caller retries with a smaller CFL.
   virtual bool implicit_step(double cfl, SteadyIteration& h) = 0;
-  // q_i -= cfl dt_i / V_i R_i, then R at the new q.
-  virtual void explicit_step(double cfl) = 0;
+  // q_i -= cfl dt_i / V_i R_i, then R at the new q; its norm too when `measure` (otherwise
+  // residual_norm() is stale until a measured step).
+  virtual void explicit_step(double cfl, bool measure) = 0;
   // The current state into q (n_nodes x 5).
   virtual void read_state(std::vector<double>& q) = 0;
 };

@@ -54,6 +54,7 @@ struct SteadyIteration {
 
 struct SteadyResult {
   bool converged = false;
+  int steps = 0;  // pseudo-time steps taken (rejected ones included)
   double initial_residual = 0, final_residual = 0;
   std::vector<SteadyIteration> history;
 };
@@ -70,7 +71,10 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
                           std::vector<double>& q, const SteadyOptions& options = {});
 
 // Explicit local time stepping, q_i -= cfl dt_i / V_i R_i, for at most max_iterations steps or
-// until |R| <= rtol |R_0|; history holds every step's residual (linear fields zero).
+// until |R| <= rtol |R_0|, the residual checked every kExplicitCheck steps (so up to that many
+// steps past the tolerance); history holds one entry per check, the residual at its first
+// step and the seconds of its steps (linear fields zero).
+inline constexpr int kExplicitCheck = 10;
 SteadyResult solve_steady_explicit(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
                                    std::vector<double>& q, double cfl, int max_iterations,
                                    double rtol);

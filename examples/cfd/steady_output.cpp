@@ -80,7 +80,7 @@ void write_residual_plot(const std::filesystem::path& file,
       s.x.push_back(it.iteration);
       s.y.push_back(it.residual / r.initial_residual);
     }
-    s.x.push_back(static_cast<double>(r.history.size()));
+    s.x.push_back(static_cast<double>(r.steps));
     s.y.push_back(r.final_residual / r.initial_residual);
     series.push_back(std::move(s));
   }
