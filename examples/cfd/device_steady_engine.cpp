@@ -58,10 +58,11 @@ class DeviceSteadyEngine final : public SteadyEngine {
     h.preconditioner_seconds = setup.seconds();
 
     solvers::Stopwatch krylov;
+    solvers::GmresOptions linear = options_.linear;
+    linear.rtol = h.linear_rtol;
     // b = -R: GMRES is sign-equivariant, so solve with R and subtract.
     dq_.fill_bytes(0);
-    const solvers::GmresResult g =
-        gmres_.solve(r_, reinterpret_cast<double*>(dq_.get()), options_.linear);
+    const solvers::GmresResult g = gmres_.solve(r_, reinterpret_cast<double*>(dq_.get()), linear);
     h.linear_iterations = g.iterations;
     h.linear_residual = g.initial_residual > 0 ? g.residual / g.initial_residual : 0;
     h.krylov_seconds = krylov.seconds();

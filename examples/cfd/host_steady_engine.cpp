@@ -62,11 +62,13 @@ class HostSteadyEngine final : public SteadyEngine {
     h.preconditioner_seconds = setup.seconds();
 
     solvers::Stopwatch krylov;
+    solvers::GmresOptions linear = options_.linear;
+    linear.rtol = h.linear_rtol;
     std::vector<double> b(q_.size()), dq(q_.size(), 0.0);
     for (size_t k = 0; k < b.size(); ++k) b[k] = -r_[k];
     const solvers::GmresResult g = solvers::gmres(
         [&](std::span<const double> x, std::span<double> y) { solvers::multiply(a, x, y); },
-        precondition, b, dq, options_.linear);
+        precondition, b, dq, linear);
     h.linear_iterations = g.iterations;
     h.linear_residual = g.initial_residual > 0 ? g.residual / g.initial_residual : 0;
     h.krylov_seconds = krylov.seconds();

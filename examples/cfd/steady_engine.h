@@ -14,10 +14,11 @@ class SteadyEngine {
   virtual ~SteadyEngine() = default;
   // |R(q)| of the current state (2-norm over all nodes and components).
   virtual double residual_norm() = 0;
-  // One implicit step: (V / (cfl dt) + dR/dQ) dq = -R, q += dq, then R at the new q. Fills h's
-  // linear and timing fields. Returns false, with the state and residual as before the step,
-  // when the new state has a node of non-positive (or non-finite) density or pressure or its
-  // residual is not finite: the caller retries with a smaller CFL.
+  // One implicit step: (V / (cfl dt) + dR/dQ) dq = -R to GMRES's relative tolerance
+  // h.linear_rtol, q += dq, then R at the new q. Fills h's linear and timing fields. Returns false,
+  // with the state and residual as before the step, when the new state has a node of non-positive
+  // (or non-finite) density or pressure or its residual is not finite: the caller retries with a
+  // smaller CFL.
   virtual bool implicit_step(double cfl, SteadyIteration& h) = 0;
   // q_i -= cfl dt_i / V_i R_i, then R at the new q; its norm too when `measure` (otherwise
   // residual_norm() is stale until a measured step).

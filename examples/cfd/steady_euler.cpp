@@ -69,10 +69,16 @@ std::unique_ptr<SteadyEngine> make_engine(assembly::Assembler& assembler, const 
 SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
                           std::vector<double>& q, const SteadyOptions& options) {
   check_state(em, q, "solve_steady");
+  if (options.eisenstat_walker && !(options.linear_rtol_max >= options.linear.rtol))
+    throw std::invalid_argument("solve_steady: linear_rtol_max " +
+                                std::to_string(options.linear_rtol_max) + " below linear.rtol " +
+                                std::to_string(options.linear.rtol));
   const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, options);
   SteadyResult result;
   result.initial_residual = engine->residual_norm();
   double backoff = 1;
+  double eta = options.eisenstat_walker ? options.linear_rtol_max : options.linear.rtol;
+  double last_accepted = result.initial_residual;  // |R| before the last accepted step
   for (int it = 0;; ++it) {
     const double res = engine->residual_norm();
     result.final_residual = res;
@@ -89,6 +95,14 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
     h.cfl = backoff * std::clamp(options.cfl_initial *
                                      std::pow(result.initial_residual / res, options.ser_exponent),
                                  options.cfl_initial, options.cfl_max);
+    if (options.eisenstat_walker && it > 0 && !result.history.back().rejected) {
+      const double ratio = res / last_accepted;
+      const double safeguard = 0.9 * eta * eta;
+      eta = std::clamp(std::max(0.9 * ratio * ratio, safeguard > 0.1 ? safeguard : 0.0),
+                       options.linear.rtol, options.linear_rtol_max);
+    }
+    h.linear_rtol = eta;
+    last_accepted = res;
     h.rejected = !engine->implicit_step(h.cfl, h);
     ++result.steps;
     backoff = h.rejected ? backoff / 10 : std::min(1.0, 2 * backoff);

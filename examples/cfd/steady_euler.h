@@ -35,6 +35,13 @@ struct SteadyOptions {
   double rtol = 1e-10;  // stop at |R| <= rtol |R_0| (2-norm over all nodes and components)
   double atol = 0;      // or |R| <= atol
   solvers::GmresOptions linear{.restart = 30, .max_iterations = 300, .rtol = 1e-3};
+  // GMRES's relative tolerance per step, eta: with eisenstat_walker, their second choice
+  // eta_k = 0.9 (|R_k| / |R_k-1|)^2, kept above 0.9 eta_k-1^2 while that exceeds 0.1 (so it
+  // does not drop on one lucky step), clamped to [linear.rtol, linear_rtol_max], starting at
+  // linear_rtol_max: loose solves while the pseudo-time steps are far from Newton's, tight ones
+  // once they converge quadratically. Without, eta = linear.rtol on every step.
+  bool eisenstat_walker = true;
+  double linear_rtol_max = 0.1;
   SteadyPreconditioner preconditioner = SteadyPreconditioner::automatic;
   // Symmetric sweeps of multicolor_sgs: two halve the Krylov iterations of one at 1.6 times
   // the cost per iteration (the sphere, 271 k nodes, on an H100: bench/RESULTS.md).
@@ -45,7 +52,8 @@ struct SteadyIteration {
   int iteration = 0;
   double residual = 0;  // |R| before the step
   double cfl = 0;
-  bool rejected = false;  // the step's state was unphysical: undone, CFL reduced
+  bool rejected = false;   // the step's state was unphysical: undone, CFL reduced
+  double linear_rtol = 0;  // the tolerance GMRES was given
   int linear_iterations = 0;
   double linear_residual = 0;  // GMRES's final relative residual
   double seconds = 0;          // wall clock of the step: assembly, preconditioner, Krylov
