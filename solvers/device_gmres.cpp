@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "solvers/device_block_inverse_source.h"
+#include "solvers/device_solver_source.h"
 #include "solvers/givens_least_squares.h"
 #include "solvers/solver_error.h"
 
@@ -26,20 +26,8 @@ T* dptr(const cuda::DeviceBuffer& b) {
 std::string device_gmres_source(int B) {
   // Node kernels run one thread per block row; vector kernels are grid-stride loops over a
   // fixed grid, their sums per-GPU-block partials that one block then adds in a fixed order.
-  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() + R"(
-constexpr int T = 256;
-
-__device__ __forceinline__ double block_sum(double v, double* sh) {
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = T / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
-  }
-  const double total = sh[0];
-  __syncthreads();
-  return total;
-}
+  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() +
+         "constexpr int T = 256;\n" + device_block_sum_source() + R"(
 
 // inv[node] = the inverse of the node's diagonal block; status[0] = 1 + a node without a
 // diagonal block or with a singular or non-finite one.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "solvers/device_block_inverse_source.h"
+#include "solvers/device_solver_source.h"
 #include "solvers/solver_error.h"
 
 namespace dualjit::solvers {
@@ -21,20 +21,8 @@ enum Scalar { kPq = 0, kRz = 1, kRr = 2, kRzOld = 3 };
 std::string device_pcg_source(int B) {
   // One thread per block row everywhere; sums go to per-GPU-block partials, then one block sums
   // those in a fixed order.
-  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() + R"(
-constexpr int T = 256;
-
-__device__ __forceinline__ double block_sum(double v, double* sh) {
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = T / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-    __syncthreads();
-  }
-  const double total = sh[0];
-  __syncthreads();
-  return total;
-}
+  return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() +
+         "constexpr int T = 256;\n" + device_block_sum_source() + R"(
 
 __device__ __forceinline__ double free_dof(const double* mask, long long i) {
   return mask ? mask[i] : 1.0;

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "examples/cfd/roe_flux.h"
+#include "examples/cfd/roe_problem.h"
 
 namespace dualjit::cfd {
 namespace {
@@ -63,14 +64,7 @@ Kernel constant_source_kernel() {
 
 assembly::Problem manufactured_problem(const EdgeMesh& em, const TetMesh& mesh, double gamma) {
   assembly::Problem p(em.n_nodes, 5);
-  assembly::Term edges;
-  edges.name = "interior edges";
-  edges.kernel = std::make_shared<Kernel>(roe_flux_kernel());
-  edges.elements = {"edges", 2, em.edges};
-  edges.output_scatter = {{{0, 1.0}, {1, -1.0}}};
-  edges.params = em.area;
-  edges.uniforms = {gamma};
-  p.add_term(std::move(edges));
+  p.add_term(roe_edge_term(em, gamma));
 
   // The flux of Q_m out of each dual cell: its faces' area vectors at the edge midpoints, and
   // the boundary part at the node.

@@ -30,6 +30,17 @@ Kernel roe_farfield_kernel() {
   });
 }
 
+assembly::Term roe_edge_term(const EdgeMesh& em, double gamma) {
+  assembly::Term edges;
+  edges.name = "interior edges";
+  edges.kernel = std::make_shared<Kernel>(roe_flux_kernel());
+  edges.elements = {"edges", 2, em.edges};
+  edges.output_scatter = {{{0, 1.0}, {1, -1.0}}};
+  edges.params = em.area;
+  edges.uniforms = {gamma};
+  return edges;
+}
+
 namespace {
 
 // The nodes with a nonzero area in `areas` (n_nodes * 3) and those areas, as a term over them.
@@ -56,14 +67,7 @@ bool add_node_term(assembly::Problem& p, const std::vector<double>& areas, const
 
 assembly::Problem interior(const EdgeMesh& em, const FreeStream& inf) {
   assembly::Problem p(em.n_nodes, 5);
-  assembly::Term edges;
-  edges.name = "interior edges";
-  edges.kernel = std::make_shared<Kernel>(roe_flux_kernel());
-  edges.elements = {"edges", 2, em.edges};
-  edges.output_scatter = {{{0, 1.0}, {1, -1.0}}};
-  edges.params = em.area;
-  edges.uniforms = {inf.gamma};
-  p.add_term(std::move(edges));
+  p.add_term(roe_edge_term(em, inf.gamma));
   return p;
 }
 

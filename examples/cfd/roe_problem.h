@@ -28,7 +28,11 @@ struct FreeStream {
 // Qinf0..Qinf4; output F[5] = Roe flux from Q to the free stream through S.
 Kernel roe_farfield_kernel();
 
-// Term 0: "interior edges" (roe_flux over em.edges); term 1: "far-field nodes" (roe_farfield
+// The term "interior edges": roe_flux over em.edges, +F at v0 and -F at v1, through the edges'
+// dual-face areas (every problem of this example starts with it).
+assembly::Term roe_edge_term(const EdgeMesh& em, double gamma);
+
+// Term 0: "interior edges" (roe_edge_term); term 1: "far-field nodes" (roe_farfield
 // over the nodes with a boundary area), when `with_boundary` and the mesh has a boundary.
 assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf = {},
                               bool with_boundary = true);

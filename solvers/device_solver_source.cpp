@@ -1,4 +1,4 @@
-#include "solvers/device_block_inverse_source.h"
+#include "solvers/device_solver_source.h"
 
 namespace dualjit::solvers {
 
@@ -24,6 +24,22 @@ __device__ __forceinline__ bool dj_invert_block(double a[B][B], double m[B][B]) 
     }
   }
   return true;
+}
+)";
+}
+
+std::string device_block_sum_source() {
+  return R"(
+__device__ __forceinline__ double block_sum(double v, double* sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = T / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+    __syncthreads();
+  }
+  const double total = sh[0];
+  __syncthreads();
+  return total;
 }
 )";
 }
