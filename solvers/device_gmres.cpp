@@ -90,24 +90,34 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_jacobi(
 }
 
 // The nodes of one colour: z_i = D_i^-1 (r_i - sum over j != i of A_ij z_j). No two of them
-// are neighbours, so none reads what another writes.
+// are neighbours, so none reads what another writes. A colour holds a tenth of the nodes or
+// fewer, too few warps at B lanes per node to hide memory latency, so each node gets a whole
+// warp: PARTS groups of B lanes (lane = part * B + row) take every PARTS-th block of the row,
+// and shuffles add the parts.
+constexpr int PARTS = 32 / B;
+
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
     const int* row_ptr, const int* col_idx, const double* vals, const double* inv,
     const int* nodes, long long count, const double* r, double* z) {
-  const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, count);
-  const long long node = l.node >= 0 ? nodes[l.node] : 0;
+  const long long t = (long long)blockIdx.x * (T / 32) + (threadIdx.x >> 5);
+  if (t >= count) return;  // whole warps leave together
+  const int lane = threadIdx.x & 31, part = lane / B, row = lane - part * B;
+  const long long node = nodes[t];
   double s = 0.0;
-  if (l.node >= 0) {
-    s = r[node * B + l.row];
-    for (int k = row_ptr[node]; k < row_ptr[node + 1]; ++k) {
+  if (part < PARTS) {
+    for (int k = row_ptr[node] + part; k < row_ptr[node + 1]; k += PARTS) {
       const long long c = col_idx[k];
       if (c == node) continue;
-      const double* v = vals + (long long)k * B * B + l.row * B;
+      const double* v = vals + (long long)k * B * B + row * B;
       for (int j = 0; j < B; ++j) s -= v[j] * z[c * B + j];
     }
   }
-  const double u = row_times(inv + node * B * B, l.row, s, l.base);
-  if (l.node >= 0) z[node * B + l.row] = u;
+  // Lane `row` (part 0) gathers its row's parts, then r_i minus them.
+  double total = 0.0;
+  for (int p = 0; p < PARTS; ++p) total += __shfl_sync(0xffffffffu, s, p * B + (lane % B));
+  total += r[node * B + (lane % B)];
+  const double u = row_times(inv + node * B * B, lane % B, total, 0);
+  if (lane < B) z[node * B + lane] = u;
 }
 
 // y = A x
@@ -306,7 +316,7 @@ void DeviceGmres::precondition(const double* r, double* z) {
       const auto relax = [&](int c) {
         const int* nodes = dptr<int32_t>(color_nodes_) + coloring_.color_ptr[c];
         long long count = coloring_.color_ptr[c + 1] - coloring_.color_ptr[c];
-        launch("dj_gmres_relax", node_grid(count),
+        launch("dj_gmres_relax", unsigned((count + kThreads / 32 - 1) / (kThreads / 32)),
                {&row_ptr, &col_idx, &vals, &inv, &nodes, &count, &r, &z});
       };
       for (int s = 0; s < sweeps_; ++s) {
