@@ -8,7 +8,8 @@
 // are bit-identical.
 //
 // Preconditioners: block Jacobi, and multicoloured symmetric block Gauss-Seidel
-// (multicolor_gauss_seidel.h, which it matches to round-off), each colour's nodes one kernel.
+// (multicolor_gauss_seidel.h, which it matches to round-off), each colour's nodes one kernel
+// with a warp per node. The product and block Jacobi give each node B lanes, one per row.
 #pragma once
 
 #include <cstdint>
