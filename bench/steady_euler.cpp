@@ -15,6 +15,7 @@
 //   steady_euler [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both]
 //                [--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K]
 //                [--sweeps N] [--linear-rtol T] [--eisenstat-walker 0|1] [--cfl0 C] [--ser E]
+//                [--storage auto|block_csr|split]   (split: the GPU only)
 //                (defaults: --mesh 192 4 64, both, auto, 2000, and SteadyOptions' own)
 #include <algorithm>
 #include <cmath>
@@ -48,7 +49,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int nx = 192, ny = 4, nz = 64, explicit_steps = 2000;
-  std::string backends = "both", pc = "auto", msh;
+  std::string backends = "both", pc = "auto", msh, storage = "auto";
   cfd::SteadyOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -66,6 +67,11 @@ int main(int argc, char** argv) {
       options.gauss_seidel_sweeps = std::atoi(argv[++i]);
     } else if (a == "--linear-rtol" && i + 1 < argc) {
       options.linear.rtol = std::atof(argv[++i]);
+    } else if (a == "--storage" && i + 1 < argc) {
+      storage = argv[++i];
+      options.storage = storage == "split"       ? cfd::JacobianStorage::split
+                        : storage == "block_csr" ? cfd::JacobianStorage::block_csr
+                                                 : cfd::JacobianStorage::automatic;
     } else if (a == "--eisenstat-walker" && i + 1 < argc) {
       options.eisenstat_walker = std::atoi(argv[++i]) != 0;
     } else if (a == "--cfl0" && i + 1 < argc) {
@@ -78,7 +84,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both] "
                    "[--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K] [--sweeps N] "
-                   "[--linear-rtol T] [--eisenstat-walker 0|1] [--cfl0 C] [--ser E]\n",
+                   "[--linear-rtol T] [--eisenstat-walker 0|1] [--cfl0 C] [--ser E] "
+                   "[--storage auto|block_csr|split]\n",
                    argv[0]);
       return 2;
     }
@@ -116,11 +123,11 @@ int main(int argc, char** argv) {
   const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.0, 1);
   std::printf(
       "%s: %lld nodes, %lld edges, %lld tets; Mach %.2f; preconditioner %s, %d sweeps; GMRES(%d) "
-      "to %.0e%s; CFL %.0f, SER exponent %.2f\n",
+      "to %.0e%s; CFL %.0f, SER exponent %.2f; Jacobian storage %s\n",
       what.c_str(), (long long)em.n_nodes, (long long)em.n_edges(), (long long)mesh.n_tets(),
       fs.mach, pc.c_str(), options.gauss_seidel_sweeps, options.linear.restart, options.linear.rtol,
       options.eisenstat_walker ? " (Eisenstat-Walker from 0.1)" : "", options.cfl_initial,
-      options.ser_exponent);
+      options.ser_exponent, storage.c_str());
   // Blocks of the Jacobian: one per node and two per edge.
   const double matrix_bytes = double(em.n_nodes + 2 * em.n_edges()) * 25 * 8;
   const double vector_bytes = double(em.n_nodes) * 5 * 8;

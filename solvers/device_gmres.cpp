@@ -29,21 +29,21 @@ std::string device_gmres_source(int B) {
   return "constexpr int B = " + std::to_string(B) + ";\n" + device_block_inverse_source() +
          "constexpr int T = 256;\n" + device_block_sum_source() + R"(
 
-// inv[node] = the inverse of the node's diagonal block; status[0] = 1 + a node without a
-// diagonal block or with a singular or non-finite one.
+// inv[node] = the inverse of the node's diagonal block (from diag when given, else from the
+// row); status[0] = 1 + a node without a diagonal block or with a singular or non-finite one.
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_invert(
-    const int* row_ptr, const int* col_idx, const double* vals, double* inv, long long* status,
-    long long mb) {
+    const int* row_ptr, const int* col_idx, const double* vals, const double* diag, double* inv,
+    long long* status, long long mb) {
   const long long node = (long long)blockIdx.x * T + threadIdx.x;
   if (node >= mb) return;
-  int s = -1;
-  for (int k = row_ptr[node]; k < row_ptr[node + 1]; ++k)
-    if (col_idx[k] == node) { s = k; break; }
+  const double* d = diag ? diag + node * B * B : nullptr;
+  for (int k = row_ptr[node]; !d && k < row_ptr[node + 1]; ++k)
+    if (col_idx[k] == node) d = vals + (long long)k * B * B;
   double a[B][B], m[B][B];
-  if (s >= 0)
+  if (d)
     for (int i = 0; i < B; ++i)
-      for (int j = 0; j < B; ++j) a[i][j] = vals[(long long)s * B * B + i * B + j];
-  if (s < 0 || !dj_invert_block(a, m)) {
+      for (int j = 0; j < B; ++j) a[i][j] = d[i * B + j];
+  if (!d || !dj_invert_block(a, m)) {
     atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(node + 1));
     return;
   }
@@ -120,13 +120,17 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
   if (lane < B) z[node * B + lane] = u;
 }
 
-// y = A x
+// y = A x, A's diagonal blocks in diag when given (the split form: rows without them).
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv(
-    const int* row_ptr, const int* col_idx, const double* vals, const double* x, double* y,
-    long long mb) {
+    const int* row_ptr, const int* col_idx, const double* vals, const double* diag,
+    const double* x, double* y, long long mb) {
   const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, mb);
   if (l.node < 0) return;
   double s = 0.0;
+  if (diag) {
+    const double* v = diag + l.node * B * B + l.row * B;
+    for (int j = 0; j < B; ++j) s += v[j] * x[l.node * B + j];
+  }
   for (int k = row_ptr[l.node]; k < row_ptr[l.node + 1]; ++k) {
     const double* v = vals + (long long)k * B * B + l.row * B;
     const double* xc = x + (long long)col_idx[k] * B;
@@ -243,8 +247,26 @@ double DeviceGmres::norm(const double* v) {
   return std::sqrt(s);
 }
 
+void DeviceGmres::set_matrix(const assembly::DeviceSplitJacobian<double>& a,
+                             DevicePreconditioner preconditioner, int sweeps) {
+  assembly::DeviceBsr off;
+  off.mb = off.nb = static_cast<int>(n_nodes_);
+  off.nnzb = static_cast<int>(a.n_off_blocks);
+  off.block_dim = a.block_dim;
+  off.row_ptr = a.off_row_ptr;
+  off.col_idx = a.off_col_idx;
+  off.values = const_cast<double*>(a.off);  // read only here
+  if (!a.diag) throw SolverError("DeviceGmres: a split matrix without its diagonal blocks");
+  take(off, a.diag, preconditioner, sweeps);
+}
+
 void DeviceGmres::set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner preconditioner,
                              int sweeps) {
+  take(a, nullptr, preconditioner, sweeps);
+}
+
+void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag,
+                       DevicePreconditioner preconditioner, int sweeps) {
   if (a.mb != n_nodes_ || a.nb != n_nodes_ || a.block_dim != block_ ||
       a.symmetry != mesh::Symmetry::General) {
     throw SolverError("DeviceGmres: the matrix is " + std::to_string(a.mb) + "x" +
@@ -255,6 +277,7 @@ void DeviceGmres::set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner 
   }
   if (sweeps < 1) throw SolverError("DeviceGmres: " + std::to_string(sweeps) + " sweeps");
   a_ = a;
+  diag_ = diag;
   preconditioner_ = preconditioner;
   sweeps_ = sweeps;
   if (preconditioner == DevicePreconditioner::none) return;
@@ -266,7 +289,7 @@ void DeviceGmres::set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner 
   long long* status = dptr<long long>(status_);
   status_.fill_bytes(0);
   launch("dj_gmres_invert", unsigned((mb + kThreads - 1) / kThreads),
-         {&row_ptr, &col_idx, &vals, &inv, &status, &mb});
+         {&row_ptr, &col_idx, &vals, &diag, &inv, &status, &mb});
   long long bad = 0;
   status_.download(&bad, sizeof bad);
   if (bad) {
@@ -292,7 +315,8 @@ void DeviceGmres::multiply(const double* x, double* y) {
   const int* row_ptr = a_.row_ptr;
   const int* col_idx = a_.col_idx;
   const double* vals = a_.values;
-  launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &x, &y, &mb});
+  const double* diag = diag_;
+  launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &diag, &x, &y, &mb});
 }
 
 void DeviceGmres::precondition(const double* r, double* z) {

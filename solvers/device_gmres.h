@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/assembly/assembler.h"
 #include "backends/assembly/device_element_assembly.h"
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
@@ -44,6 +45,10 @@ class DeviceGmres {
   // node whose diagonal block is missing, singular or not finite.
   void set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner preconditioner,
                   int sweeps = 1);
+  // The same for the FUN3D split form the fused assembly leaves (Assembler::run_jacobian_split:
+  // the diagonal blocks apart, the off-diagonal ones by rows, fp64).
+  void set_matrix(const assembly::DeviceSplitJacobian<double>& a,
+                  DevicePreconditioner preconditioner, int sweeps = 1);
 
   // Solves A x = b from the given x in place (device pointers, n_nodes x block doubles), with
   // options.restart no larger than the constructor's. Throws SolverError for invalid options,
@@ -59,6 +64,8 @@ class DeviceGmres {
   int colors() const { return coloring_.n_colors; }
 
  private:
+  void take(const assembly::DeviceBsr& a, const double* diag, DevicePreconditioner preconditioner,
+            int sweeps);
   void launch(const char* entry, unsigned grid, std::initializer_list<void*> args);
   // Blocks of the block-row kernels for `nodes` rows (B lanes per node).
   unsigned node_grid(int64_t nodes) const;
@@ -70,7 +77,8 @@ class DeviceGmres {
   int restart_;
   int grid_;  // blocks of every grid-stride kernel: fixed by n, so the sums' order is too
   std::unique_ptr<cuda::SourceModule> module_;
-  assembly::DeviceBsr a_;
+  assembly::DeviceBsr a_;         // the rows (without the diagonal when diag_ is set)
+  const double* diag_ = nullptr;  // the split form's diagonal blocks
   DevicePreconditioner preconditioner_ = DevicePreconditioner::none;
   int sweeps_ = 1;
   // The pattern the colouring was built for (host copies) and the colouring on the device.

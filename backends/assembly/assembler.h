@@ -94,7 +94,8 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
 template <class OffT>
 struct DeviceSplitJacobian {
   const double* residual = nullptr;  // n_nodes x B
-  const double* diag = nullptr;
+  // Writable, as DeviceBsr::values: a solver adds its pseudo-time shift here in place.
+  double* diag = nullptr;
   const OffT* off = nullptr;
   const int32_t* off_row_ptr = nullptr;  // n_nodes + 1
   const int32_t* off_col_idx = nullptr;  // n_off_blocks

@@ -36,20 +36,23 @@ __device__ double spectral_radius_sum(const long long* node_ptr, const int* node
   return lambda;
 }
 
+// diag given (the split form): node i's block there; else found in its row.
 extern "C" __global__ void __launch_bounds__(T) dj_euler_shift(
     const long long* node_ptr, const int* node_edge, const double* area,
     const double* bnode_area, const double* q, double gamma, double cfl, const int* row_ptr,
-    const int* col_idx, double* vals, long long* status, long long n) {
+    const int* col_idx, double* vals, double* diag, long long* status, long long n) {
   const long long i = (long long)blockIdx.x * T + threadIdx.x;
   if (i >= n) return;
   const double shift =
       spectral_radius_sum(node_ptr, node_edge, area, bnode_area, q, gamma, i, status) / cfl;
-  for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-    if (col_idx[k] != i) continue;
-    for (int c = 0; c < 5; ++c) vals[(long long)k * 25 + c * 6] += shift;
+  double* d = diag ? diag + i * 25 : nullptr;
+  for (int k = row_ptr[i]; !d && k < row_ptr[i + 1]; ++k)
+    if (col_idx[k] == i) d = vals + (long long)k * 25;
+  if (!d) {
+    atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(n + i + 1));
     return;
   }
-  atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(n + i + 1));
+  for (int c = 0; c < 5; ++c) d[c * 6] += shift;
 }
 
 extern "C" __global__ void __launch_bounds__(T) dj_euler_explicit(
@@ -128,19 +131,30 @@ void DevicePseudoTime::shift_diagonal(const assembly::DeviceBsr& a, const double
                                 std::to_string(a.block_dim) + " for " + std::to_string(n_nodes_) +
                                 " nodes of 5");
   }
+  shift(a.row_ptr, a.col_idx, a.values, nullptr, q, cfl);
+}
+
+void DevicePseudoTime::shift_diagonal(const assembly::DeviceSplitJacobian<double>& a,
+                                      const double* q, double cfl) {
+  if (a.block_dim != 5 || !a.diag) {
+    throw std::invalid_argument("DevicePseudoTime::shift_diagonal: a split matrix of blocks of " +
+                                std::to_string(a.block_dim) +
+                                (a.diag ? "" : " without diagonal blocks"));
+  }
+  shift(a.off_row_ptr, a.off_col_idx, nullptr, a.diag, q, cfl);
+}
+
+void DevicePseudoTime::shift(const int* row_ptr, const int* col_idx, double* vals, double* diag,
+                             const double* q, double cfl) {
   const long long* ptr = reinterpret_cast<const long long*>(node_ptr_.get());
   const int* edge = reinterpret_cast<const int*>(node_edge_.get());
   const double* area = reinterpret_cast<const double*>(area_.get());
   const double* barea = reinterpret_cast<const double*>(bnode_area_.get());
   long long* status = reinterpret_cast<long long*>(status_.get());
-  const int* row_ptr = a.row_ptr;
-  const int* col_idx = a.col_idx;
-  double* vals = a.values;
   long long n = n_nodes_;
   double gamma = gamma_;
-  status_.fill_bytes(0);
-  void* args[] = {&ptr, &edge,    &area,    &barea, &q,      &gamma,
-                  &cfl, &row_ptr, &col_idx, &vals,  &status, &n};
+  void* args[] = {&ptr,     &edge,    &area, &barea, &q,      &gamma, &cfl,
+                  &row_ptr, &col_idx, &vals, &diag,  &status, &n};
   cuda::launch(module_->function("dj_euler_shift"),
                cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
   check("solve_steady");

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/assembly/assembler.h"
 #include "backends/assembly/device_element_assembly.h"
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
@@ -28,6 +29,8 @@ class DevicePseudoTime {
   // a's diagonal blocks += lambda_i / cfl I at the device state q (n_nodes x 5). Throws
   // std::invalid_argument naming a node whose density or pressure is not positive.
   void shift_diagonal(const assembly::DeviceBsr& a, const double* q, double cfl);
+  // The same on the split form's diagonal blocks.
+  void shift_diagonal(const assembly::DeviceSplitJacobian<double>& a, const double* q, double cfl);
   // q_i -= cfl / lambda_i r_i (explicit local time stepping); with check_now, throws as
   // shift_diagonal for a bad node met by this step or an unchecked one before it (without, it
   // does not wait for the GPU).
@@ -39,6 +42,8 @@ class DevicePseudoTime {
 
  private:
   void check(const char* who);
+  void shift(const int* row_ptr, const int* col_idx, double* vals, double* diag, const double* q,
+             double cfl);
   int64_t n_nodes_;
   double gamma_;
   std::unique_ptr<cuda::SourceModule> module_;

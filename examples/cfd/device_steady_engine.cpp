@@ -48,12 +48,23 @@ class DeviceSteadyEngine final : public SteadyEngine {
 
   bool implicit_step(double cfl, SteadyIteration& h) override {
     solvers::Stopwatch assembly;
-    const assembly::DeviceBsr a = assembler_.run_jacobian();
-    pseudo_time_.shift_diagonal(a, assembler_.state_device(), cfl);
+    assembly::DeviceBsr general;
+    assembly::DeviceSplitJacobian<double> split;
+    if (split_) {
+      split = assembler_.run_jacobian_split<double>();
+      pseudo_time_.shift_diagonal(split, assembler_.state_device(), cfl);
+    } else {
+      general = assembler_.run_jacobian();
+      pseudo_time_.shift_diagonal(general, assembler_.state_device(), cfl);
+    }
     h.assembly_seconds = assembly.seconds();
 
     solvers::Stopwatch setup;
-    gmres_.set_matrix(a, preconditioner_, options_.gauss_seidel_sweeps);
+    if (split_) {
+      gmres_.set_matrix(split, preconditioner_, options_.gauss_seidel_sweeps);
+    } else {
+      gmres_.set_matrix(general, preconditioner_, options_.gauss_seidel_sweeps);
+    }
     cuda::check_last("solve_steady: preconditioner set-up");
     h.preconditioner_seconds = setup.seconds();
 
@@ -96,6 +107,7 @@ class DeviceSteadyEngine final : public SteadyEngine {
   assembly::Assembler& assembler_;
   SteadyOptions options_;
   solvers::DevicePreconditioner preconditioner_;
+  bool split_ = options_.storage != JacobianStorage::block_csr;
   DevicePseudoTime pseudo_time_;
   solvers::DeviceGmres gmres_;
   cuda::DeviceBuffer dq_, q_old_;

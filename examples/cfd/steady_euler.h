@@ -23,6 +23,14 @@ namespace dualjit::cfd {
 // (ILU(0)'s triangular solves are sequential; the GPU refuses block_ilu0).
 enum class SteadyPreconditioner { automatic, block_jacobi, block_ilu0, multicolor_sgs };
 
+// How the Jacobian is assembled and stored for the linear solves: the general block CSR of the
+// element kernels (Assembler::jacobian / run_jacobian), or the FUN3D split form of the fused
+// kernels (diagonal blocks apart, off-diagonal ones by rows, fp64: run_jacobian_split), the
+// CFD path's fast assembly; split runs on the GPU only. automatic: split on the GPU (its
+// assembly is 2.7x faster, its Krylov iteration no slower: bench/RESULTS.md), block_csr on
+// the CPU.
+enum class JacobianStorage { automatic, block_csr, split };
+
 struct SteadyOptions {
   // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max) times a
   // back-off factor: a step whose state has a non-positive density or pressure, or a
@@ -46,6 +54,7 @@ struct SteadyOptions {
   // Symmetric sweeps of multicolor_sgs: two halve the Krylov iterations of one at 1.6 times
   // the cost per iteration (the sphere, 271 k nodes, on an H100: bench/RESULTS.md).
   int gauss_seidel_sweeps = 2;
+  JacobianStorage storage = JacobianStorage::automatic;
 };
 
 struct SteadyIteration {

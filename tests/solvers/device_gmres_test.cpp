@@ -2,7 +2,8 @@
 // without spills; on a GPU it solves the random nonsymmetric block systems of gmres_test.cpp
 // with each preconditioner to the tolerance asked, takes the host GMRES's iterations (to
 // within one) and solution (to round-off), matches the host multicoloured Gauss-Seidel,
-// repeats bit for bit, and names bad input.
+// repeats bit for bit, takes the FUN3D split form as it takes the general one, and names bad
+// input.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -135,6 +136,52 @@ TEST_SUITE("gpu") {
     }
     CHECK(iterations[1] < iterations[0]);
     CHECK(iterations[2] < iterations[1]);
+  }
+
+  TEST_CASE("device GMRES on the split form (diagonal blocks apart) equals the general form" *
+            needs_gpu()) {
+    const mesh::BlockPattern p = grid_pattern(30, 20);
+    const mesh::BlockCsr<double> a = random_matrix(p, 0.6, 1.5, 31);
+    const std::vector<double> b = random_vector(p.n_nodes() * 5, 32);
+    // The split form by hand: diagonal blocks node-major, the rest by rows.
+    std::vector<double> diag, off;
+    std::vector<int32_t> row_ptr{0}, col_idx;
+    for (int64_t i = 0; i < p.n_nodes(); ++i) {
+      for (int64_t k = p.row_ptr()[i]; k < p.row_ptr()[i + 1]; ++k) {
+        std::vector<double>& to = p.col_idx()[k] == i ? diag : off;
+        to.insert(to.end(), a.block(k), a.block(k) + 25);
+        if (p.col_idx()[k] != i) col_idx.push_back(p.col_idx()[k]);
+      }
+      row_ptr.push_back(static_cast<int32_t>(col_idx.size()));
+    }
+    auto d_diag = cuda::DeviceBuffer::from(diag), d_off = cuda::DeviceBuffer::from(off),
+         d_rp = cuda::DeviceBuffer::from(row_ptr), d_ci = cuda::DeviceBuffer::from(col_idx);
+    assembly::DeviceSplitJacobian<double> split;
+    split.diag = ptr(d_diag);
+    split.off = cptr(d_off);
+    split.off_row_ptr = reinterpret_cast<const int32_t*>(d_rp.get());
+    split.off_col_idx = reinterpret_cast<const int32_t*>(d_ci.get());
+    split.n_off_blocks = static_cast<int64_t>(col_idx.size());
+    split.block_dim = 5;
+    UploadedBsr general(a);
+    const auto db = cuda::DeviceBuffer::from(b);
+    cuda::DeviceBuffer dx(b.size() * sizeof(double));
+    DeviceGmres g(p.n_nodes(), 5, 30);
+    GmresOptions o;
+    o.rtol = 1e-10;
+    for (auto pc : {DevicePreconditioner::block_jacobi, DevicePreconditioner::multicolor_sgs}) {
+      CAPTURE(static_cast<int>(pc));
+      g.set_matrix(general.bsr, pc);
+      dx.fill_bytes(0);
+      const GmresResult rg = g.solve(cptr(db), ptr(dx), o);
+      const std::vector<double> xg = dx.to_vector<double>();
+      g.set_matrix(split, pc);
+      dx.fill_bytes(0);
+      const GmresResult rs = g.solve(cptr(db), ptr(dx), o);
+      CHECK(rs.converged);
+      CHECK(std::abs(rs.iterations - rg.iterations) <= 1);
+      CHECK(relative_difference(dx.to_vector<double>(), xg) < 1e-9);
+    }
   }
 
   TEST_CASE("device GMRES names a singular diagonal block, bad options and shapes" * needs_gpu()) {
