@@ -144,33 +144,31 @@ void DevicePseudoTime::shift_diagonal(const assembly::DeviceSplitJacobian<double
   shift(a.off_row_ptr, a.off_col_idx, nullptr, a.diag, q, cfl);
 }
 
+DevicePseudoTime::Args DevicePseudoTime::args() const {
+  return {reinterpret_cast<const long long*>(node_ptr_.get()),
+          reinterpret_cast<const int*>(node_edge_.get()),
+          reinterpret_cast<const double*>(area_.get()),
+          reinterpret_cast<const double*>(bnode_area_.get()),
+          reinterpret_cast<long long*>(status_.get()),
+          n_nodes_,
+          gamma_};
+}
+
 void DevicePseudoTime::shift(const int* row_ptr, const int* col_idx, double* vals, double* diag,
                              const double* q, double cfl) {
-  const long long* ptr = reinterpret_cast<const long long*>(node_ptr_.get());
-  const int* edge = reinterpret_cast<const int*>(node_edge_.get());
-  const double* area = reinterpret_cast<const double*>(area_.get());
-  const double* barea = reinterpret_cast<const double*>(bnode_area_.get());
-  long long* status = reinterpret_cast<long long*>(status_.get());
-  long long n = n_nodes_;
-  double gamma = gamma_;
-  void* args[] = {&ptr,     &edge,    &area, &barea, &q,      &gamma, &cfl,
-                  &row_ptr, &col_idx, &vals, &diag,  &status, &n};
+  Args m = args();
+  void* a[] = {&m.ptr,   &m.edge,  &m.area, &m.barea, &q,        &m.gamma, &cfl,
+               &row_ptr, &col_idx, &vals,   &diag,    &m.status, &m.n};
   cuda::launch(module_->function("dj_euler_shift"),
-               cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
+               cuda::Dim3{unsigned((m.n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, a);
   check("solve_steady");
 }
 
 void DevicePseudoTime::explicit_step(double* q, const double* r, double cfl, bool check_now) {
-  const long long* ptr = reinterpret_cast<const long long*>(node_ptr_.get());
-  const int* edge = reinterpret_cast<const int*>(node_edge_.get());
-  const double* area = reinterpret_cast<const double*>(area_.get());
-  const double* barea = reinterpret_cast<const double*>(bnode_area_.get());
-  long long* status = reinterpret_cast<long long*>(status_.get());
-  long long n = n_nodes_;
-  double gamma = gamma_;
-  void* args[] = {&ptr, &edge, &area, &barea, &q, &r, &gamma, &cfl, &status, &n};
+  Args m = args();
+  void* a[] = {&m.ptr, &m.edge, &m.area, &m.barea, &q, &r, &m.gamma, &cfl, &m.status, &m.n};
   cuda::launch(module_->function("dj_euler_explicit"),
-               cuda::Dim3{unsigned((n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, args);
+               cuda::Dim3{unsigned((m.n + kThreads - 1) / kThreads)}, cuda::Dim3{kThreads}, 0, a);
   if (check_now) check("solve_steady_explicit");
 }
 

@@ -41,6 +41,17 @@ class DevicePseudoTime {
   bool physical(const double* q);
 
  private:
+  // The kernels' mesh arguments, as launch parameters.
+  struct Args {
+    const long long* ptr;
+    const int* edge;
+    const double* area;
+    const double* barea;
+    long long* status;
+    long long n;
+    double gamma;
+  };
+  Args args() const;
   void check(const char* who);
   void shift(const int* row_ptr, const int* col_idx, double* vals, double* diag, const double* q,
              double cfl);
