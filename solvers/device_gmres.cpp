@@ -5,7 +5,7 @@
 #include <string>
 
 #include "solvers/device_solver_source.h"
-#include "solvers/givens_least_squares.h"
+#include "solvers/gmres_cycles.h"
 #include "solvers/solver_error.h"
 
 namespace dualjit::solvers {
@@ -13,8 +13,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kMaxGrid = 1024;
-// As gmres.cpp: a new vector below this fraction of |A z| lies in the Krylov space to rounding.
-constexpr double kBreakdown = 1e-14;
 
 template <class T>
 T* dptr(const cuda::DeviceBuffer& b) {
@@ -361,106 +359,74 @@ GmresResult DeviceGmres::solve(const double* b, double* x, const GmresOptions& o
                       std::to_string(o.max_iterations) + " (>= 0), rtol " + std::to_string(o.rtol) +
                       " and atol " + std::to_string(o.atol) + " (finite, >= 0)");
   }
-  const int dim = o.restart;
-  long long n = n_nodes_ * block_;
-  double* basis = dptr<double>(basis_);
-  double* w = dptr<double>(w_);
-  double* z = dptr<double>(z_);
-  double* scalars = dptr<double>(scalars_);
-  const unsigned g = unsigned(grid_);
-  const int pass2 = restart_ + 1, before = 2 * (restart_ + 1), after = before + 1;
-  const auto v = [&](int i) { return basis + static_cast<int64_t>(i) * n; };
-  // w = b - A x
-  const auto residual = [&] {
-    multiply(x, w);
-    double one = 1, minus = -1;
-    launch("dj_gmres_axpby", g, {&one, &b, &minus, &w, &n});
-    return norm(w);
-  };
+  // The Arnoldi process on the device: CGS2, the host reading the coefficients and norms of
+  // each step in one copy.
+  class DeviceArnoldi final : public ArnoldiProcess {
+   public:
+    DeviceArnoldi(DeviceGmres& g, const double* b, double* x)
+        : g_(g),
+          b_(b),
+          x_(x),
+          n_(g.n_nodes_ * g.block_),
+          grid_(unsigned(g.grid_)),
+          basis_(dptr<double>(g.basis_)),
+          w_(dptr<double>(g.w_)),
+          z_(dptr<double>(g.z_)),
+          host_(2 * (g.restart_ + 1) + 2) {}
 
-  GmresResult res;
-  double beta = residual();
-  if (!std::isfinite(beta)) {
-    throw SolverError("DeviceGmres: the initial residual (iteration 0) is not finite");
-  }
-  res.initial_residual = beta;
-  res.residual = beta;
-  const double target = std::max(o.rtol * beta, o.atol);
-  if (beta <= target) {
-    res.converged = true;
-    return res;
-  }
-  GivensLeastSquares least_squares(dim);
-  std::vector<double> h(dim + 1), host(2 * (restart_ + 1) + 2);
-  while (res.iterations < o.max_iterations) {
-    {
-      double scale = 1 / beta, zero = 0;
-      double* v0 = v(0);
-      launch("dj_gmres_axpby", g, {&scale, &w, &zero, &v0, &n});
+    double residual() override {  // w = b - A x
+      g_.multiply(x_, w_);
+      double one = 1, minus = -1;
+      g_.launch("dj_gmres_axpby", grid_, {&one, &b_, &minus, &w_, &n_});
+      return g_.norm(w_);
     }
-    least_squares.reset(beta);
-    bool stagnated = false;
-    while (least_squares.columns() < dim && res.iterations < o.max_iterations) {
-      const int j = least_squares.columns();
-      precondition(v(j), z);
-      multiply(z, w);
-      ++res.iterations;
+    void start(double beta) override { scale(w_, 1 / beta, v(0)); }
+    double step(int j, double* h) override {
+      g_.precondition(v(j), z_);
+      g_.multiply(z_, w_);
       // |A z|, then two Gram-Schmidt passes, then |w|.
+      const int pass2 = g_.restart_ + 1, before = 2 * (g_.restart_ + 1), after = before + 1;
       int k = j + 1;
       double one = 1, minus_one = -1;
-      dots(w, 1, w, before);
+      g_.dots(w_, 1, w_, before);
       for (int first : {0, pass2}) {
-        dots(basis, k, w, first);
-        double* coef = scalars + first;
-        launch("dj_gmres_combine", g, {&basis, &k, &coef, &one, &minus_one, &w, &n});
+        g_.dots(basis_, k, w_, first);
+        double* coef = dptr<double>(g_.scalars_) + first;
+        g_.launch("dj_gmres_combine", grid_, {&basis_, &k, &coef, &one, &minus_one, &w_, &n_});
       }
-      dots(w, 1, w, after);
-      scalars_.download(host.data(), host.size() * sizeof(double));
-      const double w_norm0 = std::sqrt(host[before]), w_norm = std::sqrt(host[after]);
-      for (int i = 0; i <= j; ++i) h[i] = host[i] + host[pass2 + i];
-      h[j + 1] = w_norm;
-      bool finite = std::isfinite(w_norm0) && std::isfinite(w_norm);
-      for (int i = 0; i <= j; ++i) finite = finite && std::isfinite(h[i]);
-      if (!finite) {
-        throw SolverError("DeviceGmres: A M^-1 v is not finite at iteration " +
-                          std::to_string(res.iterations));
-      }
-      const double estimate = least_squares.add_column(h.data());
-      if (estimate < 0) {
-        res.history.push_back(least_squares.residual());
-        stagnated = true;
-        break;
-      }
-      res.history.push_back(estimate);
-      if (estimate <= target || w_norm <= kBreakdown * w_norm0) break;
-      double scale = 1 / w_norm, zero = 0;
-      double* next = v(j + 1);
-      launch("dj_gmres_axpby", g, {&scale, &w, &zero, &next, &n});
+      g_.dots(w_, 1, w_, after);
+      g_.scalars_.download(host_.data(), host_.size() * sizeof(double));
+      for (int i = 0; i <= j; ++i) h[i] = host_[i] + host_[pass2 + i];
+      h[j + 1] = std::sqrt(host_[after]);
+      return std::sqrt(host_[before]);
     }
-    const int k = least_squares.columns();
-    if (k > 0) {
-      const std::vector<double>& y = least_squares.solve();
-      coefficients_.upload(y.data(), k * sizeof(double));
+    void extend(int j, double norm) override { scale(w_, 1 / norm, v(j + 1)); }
+    void update(const std::vector<double>& y, int k) override {
+      g_.coefficients_.upload(y.data(), k * sizeof(double));
       double zero = 0, one = 1;
-      const double* coef = dptr<double>(coefficients_);
-      int kk = k;
-      launch("dj_gmres_combine", g, {&basis, &kk, &coef, &zero, &one, &w, &n});
-      precondition(w, z);
-      launch("dj_gmres_axpby", g, {&one, &z, &one, &x, &n});
+      const double* coef = dptr<double>(g_.coefficients_);
+      g_.launch("dj_gmres_combine", grid_, {&basis_, &k, &coef, &zero, &one, &w_, &n_});
+      g_.precondition(w_, z_);
+      g_.launch("dj_gmres_axpby", grid_, {&one, &z_, &one, &x_, &n_});
     }
-    beta = residual();
-    if (!std::isfinite(beta)) {
-      throw SolverError("DeviceGmres: the residual is not finite after iteration " +
-                        std::to_string(res.iterations));
+
+   private:
+    double* v(int i) { return basis_ + static_cast<int64_t>(i) * n_; }
+    void scale(const double* from, double a, double* to) {  // to = a from
+      double zero = 0;
+      g_.launch("dj_gmres_axpby", grid_, {&a, &from, &zero, &to, &n_});
     }
-    res.residual = beta;
-    if (beta <= target) {
-      res.converged = true;
-      break;
-    }
-    if (stagnated) break;
-  }
-  return res;
+
+    DeviceGmres& g_;
+    const double* b_;
+    double* x_;
+    long long n_;
+    unsigned grid_;
+    double *basis_, *w_, *z_;
+    std::vector<double> host_;
+  };
+  DeviceArnoldi arnoldi(*this, b, x);
+  return run_gmres_cycles(arnoldi, o, "DeviceGmres");
 }
 
 }  // namespace dualjit::solvers

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "solvers/givens_least_squares.h"
+#include "solvers/gmres_cycles.h"
 #include "solvers/solver_error.h"
 #include "solvers/vector_ops.h"
 
@@ -16,17 +16,78 @@ namespace {
 // cancellation has cost it enough digits that one more pass is needed ("twice is enough",
 // Kahan-Parlett's 1/sqrt(2)).
 constexpr double kReorthogonalise = 0.7071067811865476;
-// A new vector below this fraction of ||A z|| lies in the Krylov space to rounding: the solution
-// of the preconditioned system is in the space (happy breakdown). Normalising it would divide
-// noise by almost zero.
-constexpr double kBreakdown = 1e-14;
 
-// r = b - A x
-void residual(const LinearOperator& a, std::span<const double> b, std::span<const double> x,
-              std::span<double> r) {
-  a(x, r);
-  for (size_t i = 0; i < b.size(); ++i) r[i] = b[i] - r[i];
-}
+// The Arnoldi process in host memory, modified Gram-Schmidt with a second pass when needed.
+class HostArnoldi final : public ArnoldiProcess {
+ public:
+  HostArnoldi(const LinearOperator& a, const LinearOperator& m, std::span<const double> b,
+              std::span<double> x, int dim)
+      : a_(a),
+        m_(m),
+        b_(b),
+        x_(x),
+        n_(b.size()),
+        r_(n_),
+        w_(n_),
+        z_(n_),
+        basis_(static_cast<size_t>(dim + 1) * n_) {}
+
+  double residual() override {
+    a_(x_, r_);
+    for (size_t i = 0; i < n_; ++i) r_[i] = b_[i] - r_[i];
+    return norm(r_);
+  }
+  void start(double beta) override {
+    for (size_t i = 0; i < n_; ++i) basis_[i] = r_[i] / beta;
+  }
+  double step(int j, double* h) override {
+    precondition(v(j), z_);
+    a_(z_, w_);
+    const double w_norm0 = norm(w_);
+    for (int i = 0; i <= j; ++i) {
+      h[i] = dot(w_, v(i));
+      axpy(-h[i], v(i), w_);
+    }
+    double w_norm = norm(w_);
+    if (w_norm < kReorthogonalise * w_norm0) {
+      for (int i = 0; i <= j; ++i) {
+        const double c = dot(w_, v(i));
+        h[i] += c;
+        axpy(-c, v(i), w_);
+      }
+      w_norm = norm(w_);
+    }
+    h[j + 1] = w_norm;
+    return w_norm0;
+  }
+  void extend(int j, double norm) override {
+    const std::span<double> next = v(j + 1);
+    for (size_t i = 0; i < n_; ++i) next[i] = w_[i] / norm;
+  }
+  void update(const std::vector<double>& y, int k) override {
+    std::fill(w_.begin(), w_.end(), 0.0);
+    for (int i = 0; i < k; ++i) axpy(y[i], v(i), w_);
+    precondition(w_, z_);
+    axpy(1, z_, x_);
+  }
+
+ private:
+  std::span<double> v(int i) { return std::span<double>(basis_.data() + i * n_, n_); }
+  void precondition(std::span<const double> r, std::span<double> z) {
+    if (m_) {
+      m_(r, z);
+    } else {
+      std::copy(r.begin(), r.end(), z.begin());
+    }
+  }
+
+  const LinearOperator& a_;
+  const LinearOperator& m_;
+  std::span<const double> b_;
+  std::span<double> x_;
+  size_t n_;
+  std::vector<double> r_, w_, z_, basis_;  // basis_: V, one Krylov vector after another
+};
 
 }  // namespace
 
@@ -44,104 +105,8 @@ GmresResult gmres(const LinearOperator& a, const LinearOperator& m, std::span<co
                       " (>= 0), rtol " + std::to_string(o.rtol) + " and atol " +
                       std::to_string(o.atol) + " (finite, >= 0)");
   }
-  const size_t n = b.size();
-  const int dim = o.restart;
-  const size_t h_rows = static_cast<size_t>(dim) + 1;  // basis vectors, entries of a column
-  const auto precondition = [&](std::span<const double> r, std::span<double> z) {
-    if (m) {
-      m(r, z);
-    } else {
-      std::copy(r.begin(), r.end(), z.begin());
-    }
-  };
-
-  GmresResult res;
-  std::vector<double> r(n), w(n), z(n);
-  residual(a, b, x, r);
-  double beta = norm(r);
-  if (!std::isfinite(beta)) {
-    throw SolverError("gmres: the initial residual (iteration 0) is not finite");
-  }
-  res.initial_residual = beta;
-  res.residual = beta;
-  const double target = std::max(o.rtol * beta, o.atol);
-  if (beta <= target) {
-    res.converged = true;
-    return res;
-  }
-
-  std::vector<double> basis(h_rows * n);  // V, one Krylov vector after another
-  std::vector<double> h(h_rows);
-  GivensLeastSquares least_squares(dim);
-  const auto v = [&](int i) { return std::span<double>(basis.data() + i * n, n); };
-  while (res.iterations < o.max_iterations) {
-    for (size_t i = 0; i < n; ++i) basis[i] = r[i] / beta;
-    least_squares.reset(beta);
-    // A M^-1 maps the Krylov space into itself and the residual is not zero there: the
-    // preconditioned operator is singular on it and no restart can do better.
-    bool stagnated = false;
-    while (least_squares.columns() < dim && res.iterations < o.max_iterations) {
-      const int j = least_squares.columns();
-      precondition(v(j), z);
-      a(z, w);
-      ++res.iterations;
-      const double w_norm0 = norm(w);
-      for (int i = 0; i <= j; ++i) {
-        h[i] = dot(w, v(i));
-        axpy(-h[i], v(i), w);
-      }
-      double w_norm = norm(w);
-      if (w_norm < kReorthogonalise * w_norm0) {
-        for (int i = 0; i <= j; ++i) {
-          const double c = dot(w, v(i));
-          h[i] += c;
-          axpy(-c, v(i), w);
-        }
-        w_norm = norm(w);
-      }
-      h[j + 1] = w_norm;
-      if (!std::isfinite(w_norm0) || !all_finite(std::span<const double>(h.data(), j + 2))) {
-        throw SolverError("gmres: A M^-1 v is not finite at iteration " +
-                          std::to_string(res.iterations));
-      }
-      const double estimate = least_squares.add_column(h.data());
-      if (estimate < 0) {
-        // This column adds nothing to the least-squares problem (and would be a zero pivot).
-        res.history.push_back(least_squares.residual());
-        stagnated = true;
-        break;
-      }
-      res.history.push_back(estimate);
-      if (estimate <= target || w_norm <= kBreakdown * w_norm0) break;
-      const std::span<double> next = v(j + 1);
-      for (size_t i = 0; i < n; ++i) next[i] = w[i] / w_norm;
-    }
-
-    // x += M^-1 V y, y = R^-1 g.
-    const int k = least_squares.columns();
-    if (k > 0) {
-      const std::vector<double>& y = least_squares.solve();
-      std::fill(w.begin(), w.end(), 0.0);
-      for (int i = 0; i < k; ++i) axpy(y[i], v(i), w);
-      precondition(w, z);
-      axpy(1, z, x);
-    }
-    // The true residual, not the estimate: the restart starts from it and converged goes by it
-    // (the recurrence drifts from it in the last digits).
-    residual(a, b, x, r);
-    beta = norm(r);
-    if (!std::isfinite(beta)) {
-      throw SolverError("gmres: the residual is not finite after iteration " +
-                        std::to_string(res.iterations));
-    }
-    res.residual = beta;
-    if (beta <= target) {
-      res.converged = true;
-      break;
-    }
-    if (stagnated) break;
-  }
-  return res;
+  HostArnoldi arnoldi(a, m, b, x, o.restart);
+  return run_gmres_cycles(arnoldi, o, "gmres");
 }
 
 }  // namespace dualjit::solvers
