@@ -1,6 +1,25 @@
 #include "solvers/device_lu_source.h"
 
+#include "backends/cuda/driver.h"
+#include "solvers/solver_error.h"
+
 namespace dualjit::solvers {
+
+std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
+                                                      const std::string& source, int n,
+                                                      const char* factor_entry, int* shared_bytes) {
+  const cuda::DeviceInfo& device = cuda::Context::primary().device();
+  *shared_bytes = n * n * static_cast<int>(sizeof(double));
+  if (*shared_bytes > device.max_shared_per_block_optin)
+    throw SolverError("integrate_stiff: the device LU holds a system of " + std::to_string(n) +
+                      " unknowns in shared memory (" + std::to_string(*shared_bytes) +
+                      " bytes); this GPU allows " +
+                      std::to_string(device.max_shared_per_block_optin));
+  auto module = std::make_unique<cuda::SourceModule>(name, source);
+  if (*shared_bytes > 48 * 1024)
+    cuda::set_max_dynamic_shared(module->function(factor_entry), *shared_bytes);
+  return module;
+}
 
 std::string device_lu_functions() {
   return R"(

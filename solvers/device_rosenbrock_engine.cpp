@@ -164,17 +164,9 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
                          const StiffOptions& options, int64_t capacity)
       : system_(system), method_(method), options_(options), n_(system.size()) {
     const int n = n_;
-    const cuda::DeviceInfo& device = cuda::Context::primary().device();
-    factor_shared_ = n * n * static_cast<int>(sizeof(double));
-    if (factor_shared_ > device.max_shared_per_block_optin)
-      throw SolverError("integrate_stiff: the device LU holds a system of " + std::to_string(n) +
-                        " unknowns in shared memory (" + std::to_string(factor_shared_) +
-                        " bytes); this GPU allows " +
-                        std::to_string(device.max_shared_per_block_optin));
-    module_ = std::make_unique<cuda::SourceModule>("rosenbrock_n" + std::to_string(n),
-                                                   device_rosenbrock_source(method, n));
-    if (factor_shared_ > 48 * 1024)
-      cuda::set_max_dynamic_shared(module_->function("dj_rb_factor"), factor_shared_);
+    module_ =
+        compile_lu_module("rosenbrock_n" + std::to_string(n), device_rosenbrock_source(method, n),
+                          n, "dj_rb_factor", &factor_shared_);
     const size_t rows = static_cast<size_t>(capacity) * n * sizeof(double);
     y_ = cuda::DeviceBuffer(rows);
     y_new_ = cuda::DeviceBuffer(rows);
