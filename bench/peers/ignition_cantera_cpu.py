@@ -32,6 +32,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import sys
 import time
 
 # One thread per worker: the workers are the parallelism.
@@ -39,6 +40,9 @@ for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(v, "1")
 
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ignition_common import result_line  # noqa: E402
 
 
 def subset(n, k):
@@ -113,16 +117,6 @@ def ignition(item):
         return peak_time(ts, fs)
     except W["ct"].CanteraError:
         return math.nan
-
-
-def result_line(values):
-    """RESULT k=v ...: times with 4 decimals, differences with 4 significant digits."""
-    parts = []
-    for k, v in values.items():
-        if isinstance(v, float):
-            v = f"{v:.4e}" if k.endswith("_max") else f"{v:.4f}"
-        parts.append(f"{k}={v}")
-    return "RESULT " + " ".join(parts)
 
 
 def main():

@@ -54,6 +54,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kinetics_canterax as kcx  # noqa: E402  (imports JAX, float64 on; check_mechanism)
+from ignition_common import result_line  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -113,16 +114,6 @@ def make_batch(net, p, Y0, rtol, atol, solver, max_steps, dt0):
         return y[0], t, steps, done & jnp.all(jnp.isfinite(y))
 
     return jax.jit(jax.vmap(one))
-
-
-def result_line(values):
-    """RESULT k=v ...: times with 4 decimals, differences with 4 significant digits."""
-    parts = []
-    for k, v in values.items():
-        if isinstance(v, float):
-            v = f"{v:.4e}" if k.endswith("_max") else f"{v:.4f}"
-        parts.append(f"{k}={v}")
-    return "RESULT " + " ".join(parts)
 
 
 def main():
