@@ -94,6 +94,14 @@ assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf,
   return p;
 }
 
+std::vector<double> free_stream_state(int64_t n_nodes, const FreeStream& inf) {
+  const auto q = inf.conservative();
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(n_nodes) * 5);
+  for (int64_t i = 0; i < n_nodes; ++i) out.insert(out.end(), q.begin(), q.end());
+  return out;
+}
+
 std::vector<double> perturbed_state(int64_t n_nodes, const FreeStream& inf, double amplitude,
                                     uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -43,6 +43,9 @@ assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf = {},
 assembly::Problem roe_problem(const EdgeMesh& em, const FreeStream& inf,
                               const BoundaryAreas& boundary);
 
+// The free stream at every node (n_nodes x 5, conservative).
+std::vector<double> free_stream_state(int64_t n_nodes, const FreeStream& inf);
+
 // The free stream with independent uniform noise at every node: density and pressure scaled
 // by 1 +- `amplitude` (positive for amplitude < 1), each velocity component shifted by
 // +- `amplitude` (in units of the free-stream speed of sound). A state whose Jacobian

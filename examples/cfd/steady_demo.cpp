@@ -68,10 +68,8 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   report.summary = what + ": " + std::to_string(em.n_nodes) + " nodes, " +
                    std::to_string(mesh.n_tets()) + " tets, " + std::to_string(em.n_edges()) +
                    " edges; Mach " + mach_text + "; on the " + (gpu ? "GPU" : "CPU");
-  const auto inf = fs.conservative();
-  std::vector<double> q;
-  for (int64_t i = 0; i < em.n_nodes; ++i) q.insert(q.end(), inf.begin(), inf.end());
-  const std::vector<double> q0 = q;
+  const std::vector<double> q0 = free_stream_state(em.n_nodes, fs);
+  std::vector<double> q = q0;
 
   SteadyOptions so;
   so.max_iterations = o.max_iterations;

@@ -27,8 +27,10 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
+using dualjit::test::on_cpu;
 
 namespace {
 
@@ -38,19 +40,6 @@ const std::map<std::string, cfd::BoundaryKind> kFarfieldAndWall = {
     {"farfield", cfd::BoundaryKind::farfield}, {"wall", cfd::BoundaryKind::slip_wall}};
 const std::map<std::string, cfd::BoundaryKind> kFarfieldOnly = {
     {"farfield", cfd::BoundaryKind::farfield}, {"wall", cfd::BoundaryKind::farfield}};
-
-assembly::AssemblerOptions on_cpu() {
-  assembly::AssemblerOptions o;
-  o.backend = assembly::Backend::Cpu;
-  return o;
-}
-
-std::vector<double> uniform(int64_t n, const cfd::FreeStream& fs) {
-  const auto q = fs.conservative();
-  std::vector<double> s;
-  for (int64_t i = 0; i < n; ++i) s.insert(s.end(), q.begin(), q.end());
-  return s;
-}
 
 std::array<double, 3> point(const cfd::TetMesh& m, int32_t v) {
   return {m.xyz[3 * v], m.xyz[3 * v + 1], m.xyz[3 * v + 2]};
@@ -301,7 +290,7 @@ TEST_CASE("Gmsh meshes: sphere and bump channel, their geometry and the free str
       // Far field everywhere: any uniform stream is a steady state, to round-off.
       assembly::Problem p = cfd::roe_problem(em, fs, cfd::tagged_boundary(em, g, kFarfieldOnly));
       assembly::Assembler a(p, on_cpu());
-      const std::vector<double> r = a.residual(uniform(em.n_nodes, fs));
+      const std::vector<double> r = a.residual(cfd::free_stream_state(em.n_nodes, fs));
       double worst = 0;
       for (double x : r) worst = std::max(worst, std::abs(x));
       MESSAGE("  free stream, far field everywhere: max |R| " << worst);
@@ -323,7 +312,7 @@ TEST_CASE("Gmsh meshes: slip walls keep a stream along them, not one that meets 
     assembly::Problem p = cfd::roe_problem(em, along, b);
     REQUIRE(p.n_terms() == 3);
     assembly::Assembler a(p, on_cpu());
-    const std::vector<double> r = a.residual(uniform(em.n_nodes, along));
+    const std::vector<double> r = a.residual(cfd::free_stream_state(em.n_nodes, along));
     double flat = 0, bump = 0;
     int64_t bump_nodes = 0, astray = 0;
     for (int64_t i = 0; i < em.n_nodes; ++i) {
@@ -348,7 +337,7 @@ TEST_CASE("Gmsh meshes: slip walls keep a stream along them, not one that meets 
   const cfd::EdgeMesh em = cfd::build_edge_mesh(g.mesh);
   assembly::Problem p = cfd::roe_problem(em, along, cfd::tagged_boundary(em, g, kFarfieldAndWall));
   assembly::Assembler a(p, on_cpu());
-  const std::vector<double> r = a.residual(uniform(em.n_nodes, along));
+  const std::vector<double> r = a.residual(cfd::free_stream_state(em.n_nodes, along));
   double worst = 0;
   for (double x : r) worst = std::max(worst, std::abs(x));
   MESSAGE("sphere_1 with a slip wall: max |R| " << worst);
@@ -379,7 +368,7 @@ TEST_CASE("Gmsh sphere at Mach 0.3: converged, stagnation at the front, entropy 
     const cfd::BoundaryAreas b = cfd::tagged_boundary(em, g, kFarfieldAndWall);
     assembly::Problem p = cfd::roe_problem(em, fs, b);
     assembly::Assembler a(p, on_cpu());
-    std::vector<double> q = uniform(em.n_nodes, fs);
+    std::vector<double> q = cfd::free_stream_state(em.n_nodes, fs);
     const cfd::SteadyResult r = cfd::solve_steady(a, em, fs.gamma, q);
     MESSAGE("sphere_" << level << " (" << em.n_nodes << " nodes): " << r.history.size()
                       << " steps to |R|/|R0| " << r.final_residual / r.initial_residual);

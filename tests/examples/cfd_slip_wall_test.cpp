@@ -11,30 +11,19 @@
 #include "examples/cfd/bump_channel.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
+#include "support/assembly.h"
 
 using namespace dualjit;
+using dualjit::test::on_cpu;
 
 namespace {
 
 constexpr int kB = 5;
 
-assembly::AssemblerOptions on_cpu() {
-  assembly::AssemblerOptions o;
-  o.backend = assembly::Backend::Cpu;
-  return o;
-}
-
 double max_abs(const std::vector<double>& v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));
   return m;
-}
-
-std::vector<double> uniform(int64_t n, const cfd::FreeStream& fs) {
-  const auto q = fs.conservative();
-  std::vector<double> s;
-  for (int64_t i = 0; i < n; ++i) s.insert(s.end(), q.begin(), q.end());
-  return s;
 }
 
 }  // namespace
@@ -79,13 +68,13 @@ TEST_CASE("slip walls preserve a stream along a flat channel, and not one across
   assembly::Problem p = cfd::roe_problem(em, along, b);
   REQUIRE(p.n_terms() == 3);
   assembly::Assembler a(p, on_cpu());
-  const auto r = a.residual(uniform(em.n_nodes, along));
+  const auto r = a.residual(cfd::free_stream_state(em.n_nodes, along));
   CHECK(max_abs(r) < 1e-14);
   cfd::FreeStream across = along;
   across.alpha_deg = 10;  // into the floor
   assembly::Problem p2 = cfd::roe_problem(em, across, b);
   assembly::Assembler a2(p2, on_cpu());
-  CHECK(max_abs(a2.residual(uniform(em.n_nodes, across))) > 1e-2);
+  CHECK(max_abs(a2.residual(cfd::free_stream_state(em.n_nodes, across))) > 1e-2);
 }
 
 TEST_CASE("the slip-wall Jacobian equals central differences of the residual") {
@@ -129,7 +118,7 @@ TEST_CASE("bump channel at Mach 0.5: converged to machine zero, entropy error fa
     const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
     assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
     assembly::Assembler a(p, on_cpu());
-    std::vector<double> q = uniform(em.n_nodes, fs);
+    std::vector<double> q = cfd::free_stream_state(em.n_nodes, fs);
     const cfd::SteadyResult r = cfd::solve_steady(a, em, fs.gamma, q);
     MESSAGE("level " << level << " (" << em.n_nodes << " nodes): " << r.history.size()
                      << " steps to |R|/|R0| " << r.final_residual / r.initial_residual);

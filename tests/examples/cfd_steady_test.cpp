@@ -15,19 +15,15 @@
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
 #include "jit/nvrtc_compiler.h"
+#include "support/assembly.h"
 #include "support/gpu.h"
 
 using namespace dualjit;
+using dualjit::test::on_cpu;
 
 namespace {
 
 constexpr int kB = 5;
-
-assembly::AssemblerOptions on_cpu() {
-  assembly::AssemblerOptions o;
-  o.backend = assembly::Backend::Cpu;
-  return o;
-}
 
 }  // namespace
 
@@ -166,9 +162,7 @@ TEST_CASE("local_time_steps: V / spectral radius, unphysical states named") {
   // 0.5 |S_x| + |S| to its spectral radius.
   fs.mach = 0.5;
   fs.alpha_deg = 0;
-  const auto inf = fs.conservative();
-  std::vector<double> q;
-  for (int64_t i = 0; i < em.n_nodes; ++i) q.insert(q.end(), inf.begin(), inf.end());
+  std::vector<double> q = cfd::free_stream_state(em.n_nodes, fs);
   const std::vector<double> dt = cfd::local_time_steps(em, q, fs.gamma);
   REQUIRE(dt.size() == static_cast<size_t>(em.n_nodes));
   std::vector<double> radius(em.n_nodes, 0.0);
