@@ -3,6 +3,7 @@
 // CUDA events (warm-up, median of repeats) against the byte floor: inputs (Q, edges, area
 // vectors) read once, outputs (residual, Adiag, Aoff) written once, over the device-to-device
 // copy bandwidth measured in the same run.
+// Aoff by rows (block CSR) or, in the cases marked "edges", in edge-based storage.
 // Usage: assembly_strategies [cells per side]   (96 -> 912,673 nodes, about 6.3 M edges)
 #include <algorithm>
 #include <cmath>
@@ -78,7 +79,10 @@ int main(int argc, char** argv) {
       bool jac, pre_reduce;
       int w, t, b, min_blocks;
       bool single = false;  // fp32 tangents (FusedOptions::single_tangents)
+      // Aoff by rows, or in edge-based storage (each edge's two blocks together).
+      assembly::OffOrder order = assembly::OffOrder::rows;
     };
+    constexpr auto kEdges = assembly::OffOrder::elements;
     // The paper's layouts (width x threads per edge: 1x10, 1x5, 1x2, 5x2, 10x1) are rows
     // 2, 5, 8, 9 and 10; min_blocks > 0 caps registers at 65536 / (threads * min_blocks).
     std::vector<Case> cases = {
@@ -130,6 +134,12 @@ int main(int argc, char** argv) {
         {"warp-specialized-gather", true, false, 5, 1, 64, 0},
         {"warp-specialized-gather", false, false, 0, 1, 64, 0},
         {"warp-specialized-gather", true, false, 5, 1, 32, 0},
+        // 43..: edge-based storage (Aoff written contiguously, element by element).
+        {"staged-scatter", true, false, 10, 1, 64, 0, false, kEdges},
+        {"staged-scatter", true, false, 10, 1, 64, 6, true, kEdges},
+        {"scatter-atomic", true, false, 5, 2, 64, 0, false, kEdges},
+        {"staged-gather", true, false, 5, 1, 64, 0, false, kEdges},
+        {"staged-scatter", true, false, 10, 1, 32, 0, false, kEdges},
     };
     // DJ_CASES=i,j,...: run only these cases (by index), e.g. under a profiler.
     if (const char* only = std::getenv("DJ_CASES")) {
@@ -178,7 +188,7 @@ int main(int argc, char** argv) {
         da.set_state(q);
         const double ms = median_ms([&] {
           if (c.jac) {
-            da.run_jacobian_split<float>();
+            da.run_jacobian_split<float>(nullptr, c.order);
           } else {
             da.run_residual();
           }
@@ -186,13 +196,15 @@ int main(int argc, char** argv) {
         cuda::check_last("assembly");
         const assembly::KernelInfo k = da.kernels()[0];
         const double bytes = c.jac ? in_bytes + out_bytes : in_bytes + n_nodes * 5 * 8.0;
-        std::printf("%-48s %8.3f %7.0f %7.2f %5d %6d %8d\n", k.symbol.c_str(), ms,
+        const std::string label = k.symbol + (c.order == kEdges ? " edges" : "");
+        std::printf("%-48s %8.3f %7.0f %7.2f %5d %6d %8d\n", label.c_str(), ms,
                     bytes / (ms * 1e-3) / 1e9, c.jac ? ms / floor_ms : 0.0, k.registers,
                     k.spill_bytes, k.flops);
-        if (check_all || std::string(c.s).find("gather") != std::string::npos) {
+        if (check_all || c.order == kEdges ||
+            std::string(c.s).find("gather") != std::string::npos) {
           std::vector<double> r;
           if (c.jac) {
-            const auto j = da.jacobian_split<float>(q, &r);
+            const auto j = da.jacobian_split<float>(q, &r, c.order);
             std::printf("    check against the default: residual %.1e, Adiag %.1e, Aoff %.1e",
                         rel(r, ref_r), rel(j.diag, ref_j.diag),
                         rel(j.off.values, ref_j.off.values));

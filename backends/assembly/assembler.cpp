@@ -20,16 +20,17 @@ Backend resolve_backend(Backend b) {
 // The CUDA backend's pieces, each built on first use: one state and direction for all.
 struct Assembler::Cuda {
   cuda::DeviceBuffer state, direction;
-  std::unique_ptr<DeviceFusedAssembly<float>> split32, residual32;
-  std::unique_ptr<DeviceFusedAssembly<double>> split64;
+  // The split Jacobian's assemblies, by OffOrder.
+  std::unique_ptr<DeviceFusedAssembly<float>> split32[2], residual32;
+  std::unique_ptr<DeviceFusedAssembly<double>> split64[2];
   std::unique_ptr<DeviceElementAssembly> element;
   cuda::DeviceBuffer off_row_ptr, off_col_idx;  // the off-diagonal pattern's BSR index
 };
 
 // The CPU backend's pieces.
 struct Assembler::Cpu {
-  std::unique_ptr<HostFusedAssembly<float>> split32, residual32;
-  std::unique_ptr<HostFusedAssembly<double>> split64;
+  std::unique_ptr<HostFusedAssembly<float>> split32[2], residual32;
+  std::unique_ptr<HostFusedAssembly<double>> split64[2];
   std::unique_ptr<HostElementAssembly> element;
   std::unique_ptr<HostInPlaceAssembly> in_place;
 };
@@ -98,14 +99,14 @@ void add_kernels(const Fused* f, std::vector<KernelInfo>& out) {
 std::vector<KernelInfo> Assembler::kernels() const {
   std::vector<KernelInfo> out;
   if (cuda_) {
-    add_kernels(cuda_->split32.get(), out);
-    add_kernels(cuda_->split64.get(), out);
+    for (const auto& f : cuda_->split32) add_kernels(f.get(), out);
+    for (const auto& f : cuda_->split64) add_kernels(f.get(), out);
     add_kernels(cuda_->residual32.get(), out);
     add_kernels(cuda_->element.get(), out);
   }
   if (cpu_) {
-    add_kernels(cpu_->split32.get(), out);
-    add_kernels(cpu_->split64.get(), out);
+    for (const auto& f : cpu_->split32) add_kernels(f.get(), out);
+    for (const auto& f : cpu_->split64) add_kernels(f.get(), out);
     add_kernels(cpu_->residual32.get(), out);
     add_kernels(cpu_->in_place.get(), out);
     add_kernels(cpu_->element.get(), out);
@@ -141,8 +142,9 @@ T* dptr(const cuda::DeviceBuffer& b) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(b.get()));
 }
 
-FusedOptions with_jacobian(FusedOptions o, bool jacobian) {
+FusedOptions with_jacobian(FusedOptions o, bool jacobian, OffOrder order = OffOrder::rows) {
   o.jacobian = jacobian;
+  o.off_order = order;
   return o;
 }
 
@@ -181,18 +183,18 @@ const double* Assembler::run_residual(CUstream stream) {
 }
 
 template <class OffT>
-DeviceSplitJacobian<OffT> Assembler::run_jacobian_split(CUstream stream) {
+DeviceSplitJacobian<OffT> Assembler::run_jacobian_split(CUstream stream, OffOrder order) {
   Cuda& c = cuda("run_jacobian_split");
   auto& slot = [&]() -> std::unique_ptr<DeviceFusedAssembly<OffT>>& {
     if constexpr (std::is_same_v<OffT, float>) {
-      return c.split32;
+      return c.split32[int(order)];
     } else {
-      return c.split64;
+      return c.split64[int(order)];
     }
   }();
   if (!slot) {
-    slot =
-        std::make_unique<DeviceFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
+    slot = std::make_unique<DeviceFusedAssembly<OffT>>(problem_,
+                                                       with_jacobian(options_.fused, true, order));
   }
   if (c.off_row_ptr.bytes() == 0) {
     const mesh::BlockPattern& off = problem_.off_pattern();
@@ -206,13 +208,14 @@ DeviceSplitJacobian<OffT> Assembler::run_jacobian_split(CUstream stream) {
   j.off = slot->off_device();
   j.off_row_ptr = dptr<int32_t>(c.off_row_ptr);
   j.off_col_idx = dptr<int32_t>(c.off_col_idx);
+  j.off_storage = slot->off_storage_device();
   j.n_off_blocks = problem_.off_pattern().n_blocks();
   j.block_dim = problem_.block_size();
   return j;
 }
 
-template DeviceSplitJacobian<float> Assembler::run_jacobian_split<float>(CUstream);
-template DeviceSplitJacobian<double> Assembler::run_jacobian_split<double>(CUstream);
+template DeviceSplitJacobian<float> Assembler::run_jacobian_split<float>(CUstream, OffOrder);
+template DeviceSplitJacobian<double> Assembler::run_jacobian_split<double>(CUstream, OffOrder);
 
 namespace {
 
@@ -323,17 +326,24 @@ std::vector<double> Assembler::residual(std::span<const double> state) {
 
 template <class OffT>
 mesh::SplitBlockCsr<OffT> Assembler::jacobian_split(std::span<const double> state,
-                                                    std::vector<double>* residual) {
+                                                    std::vector<double>* residual, OffOrder order) {
   problem_.check_values(state, "state");
   const int B = problem_.block_size();
   if (backend_ == Backend::Cuda) {
     set_state(state);
-    const DeviceSplitJacobian<OffT> d = run_jacobian_split<OffT>();
+    const DeviceSplitJacobian<OffT> d = run_jacobian_split<OffT>(nullptr, order);
     cuda::check_last("Assembler::jacobian_split");
     auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
     if (!m.diag.empty()) cuda::download(m.diag.data(), d.diag, m.diag.size() * sizeof(double));
-    if (!m.off.values.empty())
+    if (!m.off.values.empty() && !d.off_storage) {
       cuda::download(m.off.values.data(), d.off, m.off.values.size() * sizeof(OffT));
+    } else if (!m.off.values.empty()) {
+      std::vector<OffT> elements(m.off.values.size());
+      std::vector<int32_t> storage(d.n_off_blocks);
+      cuda::download(elements.data(), d.off, elements.size() * sizeof(OffT));
+      cuda::download(storage.data(), d.off_storage, storage.size() * sizeof(int32_t));
+      off_rows_from_elements<OffT>(elements, storage, B * B, m.off.values);
+    }
     if (residual)
       *residual = download(d.residual, int64_t(state.size()), "Assembler::jacobian_split");
     return m;
@@ -342,13 +352,14 @@ mesh::SplitBlockCsr<OffT> Assembler::jacobian_split(std::span<const double> stat
   Cpu& c = cpu();
   auto& slot = [&]() -> std::unique_ptr<HostFusedAssembly<OffT>>& {
     if constexpr (std::is_same_v<OffT, float>) {
-      return c.split32;
+      return c.split32[int(order)];
     } else {
-      return c.split64;
+      return c.split64[int(order)];
     }
   }();
   if (!slot) {
-    slot = std::make_unique<HostFusedAssembly<OffT>>(problem_, with_jacobian(options_.fused, true));
+    slot = std::make_unique<HostFusedAssembly<OffT>>(problem_,
+                                                     with_jacobian(options_.fused, true, order));
   }
   std::vector<double> r(state.size(), 0.0);
   auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
@@ -358,9 +369,11 @@ mesh::SplitBlockCsr<OffT> Assembler::jacobian_split(std::span<const double> stat
 }
 
 template mesh::SplitBlockCsr<float> Assembler::jacobian_split<float>(std::span<const double>,
-                                                                     std::vector<double>*);
+                                                                     std::vector<double>*,
+                                                                     OffOrder);
 template mesh::SplitBlockCsr<double> Assembler::jacobian_split<double>(std::span<const double>,
-                                                                       std::vector<double>*);
+                                                                       std::vector<double>*,
+                                                                       OffOrder);
 
 namespace {
 

@@ -90,7 +90,9 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
 
 // The FUN3D split Jacobian on the device: Adiag (n_nodes blocks, fp64, node-major, each row-
 // major) and Aoff's values over the problem's off-diagonal pattern (fp32 or fp64), with the
-// pattern's BSR index arrays (int32, on the device).
+// pattern's BSR index arrays (int32, on the device). Aoff is stored by rows (block b of the
+// pattern at off + b B^2) or, in edge-based storage (OffOrder::elements), element by element,
+// block b of the pattern at off + off_storage[b] B^2.
 template <class OffT>
 struct DeviceSplitJacobian {
   const double* residual = nullptr;  // n_nodes x B
@@ -99,6 +101,7 @@ struct DeviceSplitJacobian {
   const OffT* off = nullptr;
   const int32_t* off_row_ptr = nullptr;  // n_nodes + 1
   const int32_t* off_col_idx = nullptr;  // n_off_blocks
+  const int32_t* off_storage = nullptr;  // n_off_blocks; null when Aoff is stored by rows
   int64_t n_off_blocks = 0;
   int block_dim = 0;
 };
@@ -141,9 +144,11 @@ class Assembler {
   // --- Host memory, synchronous ---------------------------------------------------------------
   std::vector<double> residual(std::span<const double> state);
   // FUN3D split Jacobian; the residual of the same state too, when asked for (same kernels).
+  // Aoff comes by rows; `order` picks the storage the kernels write (elements: permuted).
   template <class OffT>
   mesh::SplitBlockCsr<OffT> jacobian_split(std::span<const double> state,
-                                           std::vector<double>* residual = nullptr);
+                                           std::vector<double>* residual = nullptr,
+                                           OffOrder order = OffOrder::rows);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);  // general, diagonal inside
   double energy(std::span<const double> state);
   std::vector<double> gradient(std::span<const double> state);
@@ -178,7 +183,8 @@ class Assembler {
   // output; synchronize the stream before reading them.
   const double* run_residual(CUstream stream = nullptr);
   template <class OffT>
-  DeviceSplitJacobian<OffT> run_jacobian_split(CUstream stream = nullptr);
+  DeviceSplitJacobian<OffT> run_jacobian_split(CUstream stream = nullptr,
+                                               OffOrder order = OffOrder::rows);
   const double* run_energy(CUstream stream = nullptr);  // one double
   const double* run_gradient(CUstream stream = nullptr);
   const double* run_hvp(CUstream stream = nullptr);

@@ -34,6 +34,13 @@ jit::ArgValues common_args(const Term& t, const void* state, const void* conn, c
   return a;
 }
 
+// The slots a term's kernel writes Aoff through: the off pattern's (by rows) or the
+// edge-based storage order's when one is given.
+std::span<const int64_t> term_slots(Problem& p, size_t term, const OffElementOrder& order) {
+  if (!order.element_slots.empty()) return order.element_slots[term];
+  return p.off_pattern().element_slots(term);
+}
+
 }  // namespace
 
 bool off_blocks_single_writer(Problem& p) {
@@ -120,16 +127,18 @@ struct HostFusedAssembly<OffT>::Term {
 template <class OffT>
 HostFusedAssembly<OffT>::HostFusedAssembly(Problem& p, const FusedOptions& o)
     : problem_(p), options_(o) {
-  const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/false);
+  OffElementOrder order;
+  if (o.jacobian && o.off_order == OffOrder::elements) order = off_element_order(p);
   size_t k = 0;
   for (size_t ti = 0; ti < p.n_terms(); ++ti) {
     if (p.term(ti).energy) continue;
     FusedKernel& f = fused[k++];
-    TermStructure st = f.strategy->structure({p, ti, off_pattern, f.lowered});
+    TermStructure st = f.strategy->structure({p, ti, term_slots(p, ti, order), f.lowered});
     kernels_.push_back(std::make_unique<cpu::CpuKernel>(std::move(f.lowered)));
     terms_.push_back({ti, f.strategy, std::move(st)});
   }
+  storage_of_block_ = std::move(order.storage_of_block);
 }
 
 template <class OffT>
@@ -152,6 +161,8 @@ void HostFusedAssembly<OffT>::run(std::span<const double> state, std::vector<dou
     expect("Jacobian diagonal", jacobian.diag.size(), n * B * B);
     expect("Jacobian off-diagonal", jacobian.off.values.size(), p.off_pattern().n_blocks() * B * B);
   }
+  const bool by_elements = options_.jacobian && options_.off_order == OffOrder::elements;
+  if (by_elements) off_elements_.assign(jacobian.off.values.size(), OffT(0));
   for (size_t i = 0; i < terms_.size(); ++i) {
     const Term& term = terms_[i];
     const assembly::Term& t = p.term(term.index);
@@ -160,12 +171,18 @@ void HostFusedAssembly<OffT>::run(std::span<const double> state, std::vector<dou
     a.set("residual", residual.data());
     if (options_.jacobian) {
       a.set("diag", jacobian.diag.data());
-      a.set("off", jacobian.off.values.data());
+      a.set("off", by_elements ? off_elements_.data() : jacobian.off.values.data());
     }
     for (const TermStructure::Array& arr : term.structure.arrays)
       a.set(arr.field, arr.bytes.empty() ? nullptr : arr.bytes.data());
     for (const auto& [field, value] : term.structure.counts) a.set(field, value);
     kernels_[i]->run(a);
+  }
+  if (by_elements) {
+    // The kernels add into the caller's zeroed Jacobian; so does the permutation.
+    std::vector<OffT> rows(off_elements_.size());
+    off_rows_from_elements<OffT>(off_elements_, storage_of_block_, int(B * B), rows);
+    for (size_t v = 0; v < rows.size(); ++v) jacobian.off.values[v] += rows[v];
   }
 }
 
@@ -185,6 +202,8 @@ DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o
     : problem_(p), options_(o) {
   const mesh::BlockPattern& off_pattern = p.off_pattern();
   auto fused = fused_kernels(p, o, std::is_same_v<OffT, float>, /*gpu=*/true);
+  OffElementOrder order;
+  if (o.jacobian && o.off_order == OffOrder::elements) order = off_element_order(p);
   // The first kernel may store every node's rows; all share the decision on Aoff.
   zero_rows_ = fused.empty() || !fused[0].strategy->stores_rows();
   zero_off_ = fused.empty() || !fused[0].strategy->stores_off();
@@ -198,7 +217,7 @@ DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o
     d.index = ti;
     d.conn = cuda::DeviceBuffer::from(t.elements.conn);
     if (!t.params.empty()) d.params = cuda::DeviceBuffer::from(t.params);
-    TermStructure st = f.strategy->structure({p, ti, off_pattern, f.lowered});
+    TermStructure st = f.strategy->structure({p, ti, term_slots(p, ti, order), f.lowered});
     for (TermStructure::Array& arr : st.arrays) {
       cuda::DeviceBuffer b(arr.bytes.size());
       if (!arr.bytes.empty()) b.upload(arr.bytes.data(), arr.bytes.size());
@@ -214,6 +233,8 @@ DeviceFusedAssembly<OffT>::DeviceFusedAssembly(Problem& p, const FusedOptions& o
   if (options_.jacobian) {
     diag_ = cuda::DeviceBuffer(p.n_nodes() * B * B * sizeof(double));
     off_ = cuda::DeviceBuffer(std::max<int64_t>(off_pattern.n_blocks(), 1) * B * B * sizeof(OffT));
+    if (!order.storage_of_block.empty())
+      storage_of_block_ = cuda::DeviceBuffer::from(order.storage_of_block);
   }
 }
 
@@ -262,11 +283,33 @@ mesh::SplitBlockCsr<OffT> DeviceFusedAssembly<OffT>::jacobian() const {
   const int B = problem_.block_size();
   auto m = mesh::SplitBlockCsr<OffT>::zeros(problem_.off_pattern(), B, B);
   diag_.download(m.diag.data(), m.diag.size() * sizeof(double));
-  off_.download(m.off.values.data(), m.off.values.size() * sizeof(OffT));
+  if (options_.off_order == OffOrder::rows) {
+    off_.download(m.off.values.data(), m.off.values.size() * sizeof(OffT));
+  } else if (!m.off.values.empty()) {
+    std::vector<OffT> elements(m.off.values.size());
+    off_.download(elements.data(), elements.size() * sizeof(OffT));
+    const auto storage = storage_of_block_.to_vector<int32_t>();
+    off_rows_from_elements<OffT>(elements, storage, B * B, m.off.values);
+  }
   return m;
 }
 
 template class DeviceFusedAssembly<float>;
 template class DeviceFusedAssembly<double>;
+
+template <class OffT>
+void off_rows_from_elements(std::span<const OffT> elements,
+                            std::span<const int32_t> storage_of_block, int bb,
+                            std::span<OffT> rows) {
+  for (size_t b = 0; b < storage_of_block.size(); ++b) {
+    const OffT* from = elements.data() + int64_t(storage_of_block[b]) * bb;
+    std::copy(from, from + bb, rows.data() + int64_t(b) * bb);
+  }
+}
+
+template void off_rows_from_elements<float>(std::span<const float>, std::span<const int32_t>, int,
+                                            std::span<float>);
+template void off_rows_from_elements<double>(std::span<const double>, std::span<const int32_t>, int,
+                                             std::span<double>);
 
 }  // namespace dualjit::assembly

@@ -6,12 +6,17 @@
 #include <memory>
 #include <string>
 
+#include "backends/assembly/off_element_order.h"
 #include "backends/assembly/problem.h"
 #include "backends/assembly/strategies/strategies.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
 
 namespace dualjit::assembly {
+
+// How Aoff's blocks are stored: by rows over the off-diagonal pattern (block CSR, Problem::
+// off_pattern), or element by element (edge-based storage, off_element_order.h).
+enum class OffOrder { rows, elements };
 
 struct FusedOptions {
   // A strategy of backends/assembly/strategies/strategies.h. The default, staged-scatter, is
@@ -30,6 +35,9 @@ struct FusedOptions {
   bool single_tangents = false;
   // NVRTC effort for these kernels (jit/lowering.h); the Assembler sets it from its own.
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;
+  // Aoff's storage. The Assembler takes it per call (run_jacobian_split, jacobian_split) and
+  // ignores this one. The kernels are the same but for the slots they read.
+  OffOrder off_order = OffOrder::rows;
 };
 
 // Whether every off-diagonal slot of p's vector terms receives exactly one element block
@@ -52,7 +60,8 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
 
 // Host: the kernels are compiled (or loaded) and the structure built once, so repeated
 // assemblies (Newton steps, autotuning) pay for the assembly alone. run() adds into
-// `residual` (n_nodes x B) and `jacobian` (zeroed by the caller).
+// `residual` (n_nodes x B) and `jacobian` (zeroed by the caller), Aoff by rows whatever the
+// storage the kernels wrote (OffOrder::elements: permuted from it).
 template <class OffT>
 class HostFusedAssembly {
  public:
@@ -68,6 +77,8 @@ class HostFusedAssembly {
   FusedOptions options_;
   std::vector<std::unique_ptr<cpu::CpuKernel>> kernels_;
   std::vector<Term> terms_;
+  std::vector<int32_t> storage_of_block_;  // OffOrder::elements
+  mutable std::vector<OffT> off_elements_;
 };
 
 // GPU: the problem's connectivity, params and each strategy's structure live on the device;
@@ -82,8 +93,13 @@ class DeviceFusedAssembly {
   double* residual_device() const { return reinterpret_cast<double*>(residual_.get()); }
   double* diag_device() const { return reinterpret_cast<double*>(diag_.get()); }
   OffT* off_device() const { return reinterpret_cast<OffT*>(off_.get()); }
+  // OffOrder::elements: the storage index of each block of the off pattern by rows (int32,
+  // n_off_blocks); null for OffOrder::rows.
+  const int32_t* off_storage_device() const {
+    return reinterpret_cast<const int32_t*>(storage_of_block_.get());
+  }
   // Synchronous downloads (they wait for the legacy stream only: synchronize a non-blocking
-  // stream first).
+  // stream first); Aoff by rows whatever the storage.
   std::vector<double> residual() const;
   mesh::SplitBlockCsr<OffT> jacobian() const;
   const std::vector<std::unique_ptr<cuda::CudaKernel>>& kernels() const { return kernels_; }
@@ -95,7 +111,14 @@ class DeviceFusedAssembly {
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels_;
   std::vector<Term> terms_;
   bool zero_rows_ = true, zero_off_ = true;
-  cuda::DeviceBuffer residual_, diag_, off_;
+  cuda::DeviceBuffer residual_, diag_, off_, storage_of_block_;
 };
+
+// Aoff by rows from Aoff in edge-based storage: rows[b] = elements[storage_of_block[b]],
+// blocks of bb values.
+template <class OffT>
+void off_rows_from_elements(std::span<const OffT> elements,
+                            std::span<const int32_t> storage_of_block, int bb,
+                            std::span<OffT> rows);
 
 }  // namespace dualjit::assembly

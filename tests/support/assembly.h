@@ -41,16 +41,18 @@ void assemble_on_cpu(assembly::Problem& p, std::span<const double> state,
 }
 
 // The residual and split Jacobian on the GPU through the Assembler's device calls, shaped for
-// tests that run repeatedly and then look at the last results.
+// tests that run repeatedly and then look at the last results; Aoff in o.off_order's storage,
+// downloaded by rows.
 template <class OffT>
 class GpuSplit {
  public:
   GpuSplit(assembly::Problem& p, const assembly::FusedOptions& o)
-      : a_(p, on_gpu(o)), jacobian_(o.jacobian) {}
+      : a_(p, on_gpu(o)), jacobian_(o.jacobian), order_(o.off_order) {}
   void set_state(std::span<const double> state) { a_.set_state(state); }
+  const assembly::DeviceSplitJacobian<OffT>& last() const { return last_; }
   void run(CUstream stream = nullptr) {
     if (jacobian_) {
-      last_ = a_.run_jacobian_split<OffT>(stream);
+      last_ = a_.run_jacobian_split<OffT>(stream, order_);
     } else {
       last_.residual = a_.run_residual(stream);
     }
@@ -67,13 +69,22 @@ class GpuSplit {
     const int B = a_.problem().block_size();
     auto m = mesh::SplitBlockCsr<OffT>::zeros(a_.problem().off_pattern(), B, B);
     cuda::download(m.diag.data(), last_.diag, m.diag.size() * sizeof(double));
-    cuda::download(m.off.values.data(), last_.off, m.off.values.size() * sizeof(OffT));
+    std::vector<OffT> stored(m.off.values.size());
+    cuda::download(stored.data(), last_.off, stored.size() * sizeof(OffT));
+    if (!last_.off_storage) {
+      m.off.values = std::move(stored);
+    } else {
+      std::vector<int32_t> storage(last_.n_off_blocks);
+      cuda::download(storage.data(), last_.off_storage, storage.size() * sizeof(int32_t));
+      assembly::off_rows_from_elements<OffT>(stored, storage, B * B, m.off.values);
+    }
     return m;
   }
 
  private:
   mutable assembly::Assembler a_;
   bool jacobian_;
+  assembly::OffOrder order_;
   assembly::DeviceSplitJacobian<OffT> last_;
 };
 

@@ -74,7 +74,7 @@ jit::ArgField slots_field(const FusedSpec& a) {
 
 TermStructure slots_structure(const TermContext& t, const FusedSpec& a) {
   TermStructure out;
-  if (a.jacobian) out.add("slots", t.off_pattern.element_slots(t.term));
+  if (a.jacobian) out.add("slots", t.element_slots);
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -60,10 +61,14 @@ struct TermStructure {
   std::vector<std::pair<std::string, int64_t>> counts;  // Int64 fields
 
   template <class T>
-  void add(std::string field, const std::vector<T>& values) {
+  void add(std::string field, std::span<const T> values) {
     Array a{std::move(field), std::vector<std::byte>(values.size() * sizeof(T))};
     if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
     arrays.push_back(std::move(a));
+  }
+  template <class T>
+  void add(std::string field, const std::vector<T>& values) {
+    add(std::move(field), std::span<const T>(values));
   }
 };
 
@@ -71,7 +76,10 @@ struct TermStructure {
 struct TermContext {
   const Problem& problem;
   size_t term;
-  const mesh::BlockPattern& off_pattern;
+  // Off-diagonal storage slot of each element's (row vertex, column vertex) pair, laid out as
+  // mesh::BlockPattern::element_slots: the off pattern's own (Aoff by rows) or the edge-based
+  // storage order (off_element_order.h).
+  std::span<const int64_t> element_slots;
   const jit::LoweredKernel& kernel;
 };
 

@@ -67,9 +67,9 @@ std::vector<jit::ArgField> gather_tile_fields(const FusedSpec& a) {
 }
 
 TermStructure gather_tile_structure(const TermContext& t, const FusedSpec& a) {
-  const mesh::SideIncidence side = mesh::build_side_incidence(
-      t.problem.n_nodes(), t.problem.term(t.term).elements,
-      a.jacobian ? t.off_pattern.element_slots(t.term) : std::span<const int64_t>{});
+  const mesh::SideIncidence side =
+      mesh::build_side_incidence(t.problem.n_nodes(), t.problem.term(t.term).elements,
+                                 a.jacobian ? t.element_slots : std::span<const int64_t>{});
   const int tile = t.kernel.options.layout.block_threads();
   // A term that stores rows covers every node; one that adds skips nodes it never touches (a
   // far-field term: only the boundary nodes).
