@@ -49,6 +49,12 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_invert(
     for (int j = 0; j < B; ++j) inv[node * B * B + i * B + j] = m[i][j];
 }
 
+// Where the values of the row pattern's block k are: at k (stored by rows), or at blocks[k]
+// (edge-based storage, element by element).
+__device__ __forceinline__ long long block_at(const int* blocks, int k) {
+  return blocks ? blocks[k] : k;
+}
+
 // The block-row kernels give each node B lanes of a warp, lane i computing row i: the B lanes
 // read a block's B x B values as one contiguous run, and the node's B results meet by warp
 // shuffles. NPW nodes per warp, the last 32 - NPW B lanes idle.
@@ -95,8 +101,8 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_jacobi(
 constexpr int PARTS = 32 / B;
 
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
-    const int* row_ptr, const int* col_idx, const double* vals, const double* inv,
-    const int* nodes, long long count, const double* r, double* z) {
+    const int* row_ptr, const int* col_idx, const double* vals, const int* blocks,
+    const double* inv, const int* nodes, long long count, const double* r, double* z) {
   const long long t = (long long)blockIdx.x * (T / 32) + (threadIdx.x >> 5);
   if (t >= count) return;  // whole warps leave together
   const int lane = threadIdx.x & 31, part = lane / B, row = lane - part * B;
@@ -106,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
     for (int k = row_ptr[node] + part; k < row_ptr[node + 1]; k += PARTS) {
       const long long c = col_idx[k];
       if (c == node) continue;
-      const double* v = vals + (long long)k * B * B + row * B;
+      const double* v = vals + (long long)block_at(blocks, k) * B * B + row * B;
       for (int j = 0; j < B; ++j) s -= v[j] * z[c * B + j];
     }
   }
@@ -120,8 +126,8 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
 
 // y = A x, A's diagonal blocks in diag when given (the split form: rows without them).
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv(
-    const int* row_ptr, const int* col_idx, const double* vals, const double* diag,
-    const double* x, double* y, long long mb) {
+    const int* row_ptr, const int* col_idx, const double* vals, const int* blocks,
+    const double* diag, const double* x, double* y, long long mb) {
   const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, mb);
   if (l.node < 0) return;
   double s = 0.0;
@@ -130,7 +136,7 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv(
     for (int j = 0; j < B; ++j) s += v[j] * x[l.node * B + j];
   }
   for (int k = row_ptr[l.node]; k < row_ptr[l.node + 1]; ++k) {
-    const double* v = vals + (long long)k * B * B + l.row * B;
+    const double* v = vals + (long long)block_at(blocks, k) * B * B + l.row * B;
     const double* xc = x + (long long)col_idx[k] * B;
     for (int j = 0; j < B; ++j) s += v[j] * xc[j];
   }
@@ -255,15 +261,15 @@ void DeviceGmres::set_matrix(const assembly::DeviceSplitJacobian<double>& a,
   off.col_idx = a.off_col_idx;
   off.values = const_cast<double*>(a.off);  // read only here
   if (!a.diag) throw SolverError("DeviceGmres: a split matrix without its diagonal blocks");
-  take(off, a.diag, preconditioner, sweeps);
+  take(off, a.diag, a.off_storage, preconditioner, sweeps);
 }
 
 void DeviceGmres::set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner preconditioner,
                              int sweeps) {
-  take(a, nullptr, preconditioner, sweeps);
+  take(a, nullptr, nullptr, preconditioner, sweeps);
 }
 
-void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag,
+void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag, const int32_t* blocks,
                        DevicePreconditioner preconditioner, int sweeps) {
   if (a.mb != n_nodes_ || a.nb != n_nodes_ || a.block_dim != block_ ||
       a.symmetry != mesh::Symmetry::General) {
@@ -276,6 +282,7 @@ void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag,
   if (sweeps < 1) throw SolverError("DeviceGmres: " + std::to_string(sweeps) + " sweeps");
   a_ = a;
   diag_ = diag;
+  blocks_ = blocks;
   preconditioner_ = preconditioner;
   sweeps_ = sweeps;
   if (preconditioner == DevicePreconditioner::none) return;
@@ -295,15 +302,17 @@ void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag,
                       ": diagonal block missing, singular or not finite");
   }
   if (preconditioner != DevicePreconditioner::multicolor_sgs) return;
-  std::vector<int32_t> rp(mb + 1), ci(a.nnzb);
-  cuda::download(rp.data(), a.row_ptr, rp.size() * sizeof(int32_t));
-  cuda::download(ci.data(), a.col_idx, ci.size() * sizeof(int32_t));
-  if (rp != row_ptr_ || ci != col_idx_) {
-    const std::vector<int64_t> rp64(rp.begin(), rp.end());
-    coloring_ = color_nodes(rp64, ci);
+  const Pattern pattern{a.row_ptr, a.col_idx, a.nnzb};
+  if (pattern != coloured_) {
+    std::vector<int32_t> ci(a.nnzb);
+    std::vector<int64_t> rp(mb + 1);
+    std::vector<int32_t> rp32(mb + 1);
+    cuda::download(rp32.data(), a.row_ptr, rp32.size() * sizeof(int32_t));
+    cuda::download(ci.data(), a.col_idx, ci.size() * sizeof(int32_t));
+    std::copy(rp32.begin(), rp32.end(), rp.begin());
+    coloring_ = color_nodes(rp, ci);
     color_nodes_ = cuda::DeviceBuffer::from(coloring_.nodes);
-    row_ptr_ = std::move(rp);
-    col_idx_ = std::move(ci);
+    coloured_ = pattern;
   }
 }
 
@@ -314,7 +323,8 @@ void DeviceGmres::multiply(const double* x, double* y) {
   const int* col_idx = a_.col_idx;
   const double* vals = a_.values;
   const double* diag = diag_;
-  launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &diag, &x, &y, &mb});
+  const int* blocks = blocks_;
+  launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &blocks, &diag, &x, &y, &mb});
 }
 
 void DeviceGmres::precondition(const double* r, double* z) {
@@ -333,13 +343,14 @@ void DeviceGmres::precondition(const double* r, double* z) {
       const int* row_ptr = a_.row_ptr;
       const int* col_idx = a_.col_idx;
       const double* vals = a_.values;
+      const int* blocks = blocks_;
       double zero = 0;
       launch("dj_gmres_axpby", unsigned(grid_), {&zero, &r, &zero, &z, &n});
       const auto relax = [&](int c) {
         const int* nodes = dptr<int32_t>(color_nodes_) + coloring_.color_ptr[c];
         long long count = coloring_.color_ptr[c + 1] - coloring_.color_ptr[c];
         launch("dj_gmres_relax", unsigned((count + kThreads / 32 - 1) / (kThreads / 32)),
-               {&row_ptr, &col_idx, &vals, &inv, &nodes, &count, &r, &z});
+               {&row_ptr, &col_idx, &vals, &blocks, &inv, &nodes, &count, &r, &z});
       };
       for (int s = 0; s < sweeps_; ++s) {
         for (int c = 0; c < coloring_.n_colors; ++c) relax(c);

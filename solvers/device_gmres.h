@@ -39,14 +39,16 @@ class DeviceGmres {
   ~DeviceGmres();
 
   // Takes the matrix (square, General, n_nodes block rows) and sets the preconditioner up:
-  // inverts the diagonal blocks, and for multicolor_sgs colours the node graph (once per
-  // pattern: the row pointer and column arrays are compared with the last matrix's). The
-  // values must stay unchanged until the last solve with it. Throws SolverError naming the
-  // node whose diagonal block is missing, singular or not finite.
+  // inverts the diagonal blocks, and for multicolor_sgs colours the node graph once per
+  // pattern. A pattern is known by its device arrays (row pointer, columns, block count): a
+  // different pattern must come in other arrays, as each Assembler's do. The values must stay
+  // unchanged until the last solve with them. Throws SolverError naming the node whose
+  // diagonal block is missing, singular or not finite.
   void set_matrix(const assembly::DeviceBsr& a, DevicePreconditioner preconditioner,
                   int sweeps = 1);
   // The same for the FUN3D split form the fused assembly leaves (Assembler::run_jacobian_split:
-  // the diagonal blocks apart, the off-diagonal ones by rows, fp64).
+  // the diagonal blocks apart, the off-diagonal ones fp64, by rows or in edge-based storage,
+  // read by rows through DeviceSplitJacobian::off_storage).
   void set_matrix(const assembly::DeviceSplitJacobian<double>& a,
                   DevicePreconditioner preconditioner, int sweeps = 1);
 
@@ -64,8 +66,8 @@ class DeviceGmres {
   int colors() const { return coloring_.n_colors; }
 
  private:
-  void take(const assembly::DeviceBsr& a, const double* diag, DevicePreconditioner preconditioner,
-            int sweeps);
+  void take(const assembly::DeviceBsr& a, const double* diag, const int32_t* blocks,
+            DevicePreconditioner preconditioner, int sweeps);
   void launch(const char* entry, unsigned grid, std::initializer_list<void*> args);
   // Blocks of the block-row kernels for `nodes` rows (B lanes per node).
   unsigned node_grid(int64_t nodes) const;
@@ -77,12 +79,19 @@ class DeviceGmres {
   int restart_;
   int grid_;  // blocks of every grid-stride kernel: fixed by n, so the sums' order is too
   std::unique_ptr<cuda::SourceModule> module_;
-  assembly::DeviceBsr a_;         // the rows (without the diagonal when diag_ is set)
-  const double* diag_ = nullptr;  // the split form's diagonal blocks
+  assembly::DeviceBsr a_;            // the rows (without the diagonal when diag_ is set)
+  const double* diag_ = nullptr;     // the split form's diagonal blocks
+  const int32_t* blocks_ = nullptr;  // edge-based storage: row position -> stored block
   DevicePreconditioner preconditioner_ = DevicePreconditioner::none;
   int sweeps_ = 1;
-  // The pattern the colouring was built for (host copies) and the colouring on the device.
-  std::vector<int32_t> row_ptr_, col_idx_;
+  // The pattern the colouring was built for, and the colouring on the device.
+  struct Pattern {
+    const int32_t* row_ptr = nullptr;
+    const int32_t* col_idx = nullptr;
+    int64_t n_blocks = -1;
+    bool operator==(const Pattern&) const = default;
+  };
+  Pattern coloured_;
   NodeColoring coloring_;
   cuda::DeviceBuffer color_nodes_;
   cuda::DeviceBuffer basis_, w_, z_, inverse_, partial_, scalars_, coefficients_, status_;
