@@ -15,7 +15,9 @@
 //   steady_euler [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both]
 //                [--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K]
 //                [--sweeps N] [--linear-rtol T] [--eisenstat-walker 0|1] [--cfl0 C] [--ser E]
-//                [--storage auto|block_csr|split]   (split: the GPU only)
+//                [--storage auto|block_csr|split|edges]   (split, edges: the GPU only)
+// On the GPU it also times one pseudo-time step of each storage (storage_tuner.h: assembly,
+// set-up, Krylov and their sum, the tuner's measure) and the Krylov kernels on each storage.
 //                (defaults: --mesh 192 4 64, both, auto, 2000, and SteadyOptions' own)
 #include <algorithm>
 #include <cmath>
@@ -33,6 +35,7 @@
 #include "examples/cfd/gmsh_reader.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
+#include "examples/cfd/storage_tuner.h"
 #include "solvers/device_gmres.h"
 
 using namespace dualjit;
@@ -69,9 +72,7 @@ int main(int argc, char** argv) {
       options.linear.rtol = std::atof(argv[++i]);
     } else if (a == "--storage" && i + 1 < argc) {
       storage = argv[++i];
-      options.storage = storage == "split"       ? cfd::JacobianStorage::split
-                        : storage == "block_csr" ? cfd::JacobianStorage::block_csr
-                                                 : cfd::JacobianStorage::automatic;
+      options.storage = cfd::parse_storage(storage);
     } else if (a == "--eisenstat-walker" && i + 1 < argc) {
       options.eisenstat_walker = std::atoi(argv[++i]) != 0;
     } else if (a == "--cfl0" && i + 1 < argc) {
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
                    "usage: %s [--mesh NX NY NZ | --msh FILE] [--backend cuda|cpu|both] "
                    "[--preconditioner auto|jacobi|sgs|ilu] [--explicit-steps K] [--sweeps N] "
                    "[--linear-rtol T] [--eisenstat-walker 0|1] [--cfl0 C] [--ser E] "
-                   "[--storage auto|block_csr|split]\n",
+                   "[--storage auto|block_csr|split|edges]\n",
                    argv[0]);
       return 2;
     }
@@ -160,16 +161,26 @@ int main(int argc, char** argv) {
                                 (sgs ? 0 : double(em.n_nodes) * 25 * 8) +
                                 vector_bytes * 2 * (options.linear.restart / 2 + 3);
     std::printf(
-        "RESULT backend=%s nodes=%lld steps=%zu converged=%d seconds=%.4f "
+        "RESULT backend=%s storage=%s nodes=%lld steps=%zu converged=%d seconds=%.4f "
         "per_step_median: assembly_ms=%.3f preconditioner_ms=%.3f krylov_ms=%.3f "
         "krylov_iterations=%d ms_per_krylov_iteration=%.4f",
-        name, (long long)em.n_nodes, r.history.size(), int(r.converged), total, 1e3 * median(as),
-        1e3 * median(ps), 1e3 * median(ks), krylov, 1e3 * median(per_krylov));
+        name, std::string(cfd::storage_name(r.storage)).c_str(), (long long)em.n_nodes,
+        r.history.size(), int(r.converged), total, 1e3 * median(as), 1e3 * median(ps),
+        1e3 * median(ks), krylov, 1e3 * median(per_krylov));
     if (gpu) std::printf(" krylov_floor_ms=%.4f", 1e3 * krylov_bytes / bw);
     std::printf("\n");
     if (gpu) {
+      // One pseudo-time step per storage from the free stream, as the tuner times them.
+      for (const cfd::StorageTiming& t : cfd::time_storages(a, em, fs.gamma, q0, options)) {
+        std::printf(
+            "RESULT backend=cuda storage=%s iteration_ms=%.3f assembly_ms=%.3f setup_ms=%.3f "
+            "krylov_ms=%.3f krylov_iterations=%d\n",
+            std::string(cfd::storage_name(t.storage)).c_str(), t.iteration_ms, t.assembly_ms,
+            t.setup_ms, t.krylov_ms, t.krylov_iterations);
+      }
       // The Krylov iteration's parts on the converged state's Jacobian, CUDA events, medians
-      // of 20 after a warm-up: the product, each preconditioner, a CGS2 step at basis size 15.
+      // of 20 after a warm-up: the product and each preconditioner, on the general block CSR,
+      // then the product and SGS on the split form by rows and in edge-based storage.
       a.set_state(q);
       const assembly::DeviceBsr jac = a.run_jacobian();
       solvers::DeviceGmres g(em.n_nodes, 5, 30);
@@ -199,6 +210,14 @@ int main(int argc, char** argv) {
           spmv, 1e3 * (matrix_bytes + 2 * vector_bytes) / bw, sgs_ms,
           1e3 * (2 * matrix_bytes + 4 * vector_bytes) / bw, g.colors(), jacobi_ms,
           1e3 * (double(em.n_nodes) * 200 + 2 * vector_bytes) / bw);
+      for (const auto order : {assembly::OffOrder::rows, assembly::OffOrder::elements}) {
+        const auto split = a.run_jacobian_split<double>(nullptr, order);
+        g.set_matrix(split, solvers::DevicePreconditioner::multicolor_sgs);
+        const double split_spmv = time([&] { g.multiply(xp, yp); });
+        const double split_sgs = time([&] { g.precondition(xp, yp); });
+        std::printf("RESULT backend=cuda parts %s: spmv_ms=%.4f sgs_ms=%.4f\n",
+                    order == assembly::OffOrder::rows ? "split" : "edges", split_spmv, split_sgs);
+      }
     }
 
     if (explicit_steps <= 0) continue;

@@ -51,7 +51,7 @@ class DeviceSteadyEngine final : public SteadyEngine {
     assembly::DeviceBsr general;
     assembly::DeviceSplitJacobian<double> split;
     if (split_) {
-      split = assembler_.run_jacobian_split<double>();
+      split = assembler_.run_jacobian_split<double>(nullptr, off_order_);
       pseudo_time_.shift_diagonal(split, assembler_.state_device(), cfl);
     } else {
       general = assembler_.run_jacobian();
@@ -108,6 +108,9 @@ class DeviceSteadyEngine final : public SteadyEngine {
   SteadyOptions options_;
   solvers::DevicePreconditioner preconditioner_;
   bool split_ = options_.storage != JacobianStorage::block_csr;
+  assembly::OffOrder off_order_ = options_.storage == JacobianStorage::edges
+                                      ? assembly::OffOrder::elements
+                                      : assembly::OffOrder::rows;
   DevicePseudoTime pseudo_time_;
   solvers::DeviceGmres gmres_;
   cuda::DeviceBuffer dq_, q_old_;

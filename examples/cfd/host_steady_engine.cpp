@@ -22,9 +22,10 @@ class HostSteadyEngine final : public SteadyEngine {
   HostSteadyEngine(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
                    std::vector<double> q, const SteadyOptions& options)
       : assembler_(assembler), em_(em), gamma_(gamma), options_(options), q_(std::move(q)) {
-    if (options.storage == JacobianStorage::split)
-      throw std::invalid_argument(
-          "solve_steady: the split Jacobian storage runs on the CUDA backend only");
+    if (options.storage == JacobianStorage::split || options.storage == JacobianStorage::edges)
+      throw std::invalid_argument("solve_steady: the " +
+                                  std::string(storage_name(options.storage)) +
+                                  " Jacobian storage runs on the CUDA backend only");
     r_ = assembler_.residual(q_);
     norm_ = solvers::norm(r_);
   }

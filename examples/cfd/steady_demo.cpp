@@ -77,6 +77,8 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   report.implicit = solve_steady(a, em, fs.gamma, q, so);
   report.implicit_seconds = seconds_since(t0);
   report.ok = report.implicit.converged;
+  report.summary += "; Jacobian storage " + std::string(storage_name(report.implicit.storage)) +
+                    (gpu ? " (tuned: storage_tuner.h)" : "");
 
   double sum = 0, volume = 0;
   const double s_inf = 1.0 / fs.gamma;

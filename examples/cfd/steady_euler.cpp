@@ -8,6 +8,7 @@
 
 #include "examples/cfd/device_steady_engine.h"
 #include "examples/cfd/host_steady_engine.h"
+#include "examples/cfd/storage_tuner.h"
 #include "solvers/stopwatch.h"
 
 namespace dualjit::cfd {
@@ -22,6 +23,44 @@ void check_state(const EdgeMesh& em, std::span<const double> q, const char* who)
 }
 
 }  // namespace
+
+std::string_view storage_name(JacobianStorage s) {
+  switch (s) {
+    case JacobianStorage::automatic:
+      return "automatic";
+    case JacobianStorage::block_csr:
+      return "block_csr";
+    case JacobianStorage::split:
+      return "split";
+    case JacobianStorage::edges:
+      return "edges";
+  }
+  return "?";
+}
+
+JacobianStorage parse_storage(std::string_view name) {
+  if (name == "auto") return JacobianStorage::automatic;
+  for (JacobianStorage s : {JacobianStorage::automatic, JacobianStorage::block_csr,
+                            JacobianStorage::split, JacobianStorage::edges}) {
+    if (name == storage_name(s)) return s;
+  }
+  throw std::invalid_argument("unknown Jacobian storage '" + std::string(name) +
+                              "' (auto, block_csr, split, edges)");
+}
+
+std::string_view preconditioner_name(SteadyPreconditioner p) {
+  switch (p) {
+    case SteadyPreconditioner::automatic:
+      return "automatic";
+    case SteadyPreconditioner::block_jacobi:
+      return "block_jacobi";
+    case SteadyPreconditioner::block_ilu0:
+      return "block_ilu0";
+    case SteadyPreconditioner::multicolor_sgs:
+      return "multicolor_sgs";
+  }
+  return "?";
+}
 
 std::vector<double> local_time_steps(const EdgeMesh& em, std::span<const double> q, double gamma) {
   check_state(em, q, "local_time_steps");
@@ -73,8 +112,18 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
     throw std::invalid_argument("solve_steady: linear_rtol_max " +
                                 std::to_string(options.linear_rtol_max) + " below linear.rtol " +
                                 std::to_string(options.linear.rtol));
-  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, options);
+  SteadyOptions o = options;
+  if (o.storage == JacobianStorage::automatic) {
+    if (assembler.backend() == assembly::Backend::Cuda) {
+      jit::TuningDb db = jit::TuningDb::from_env();
+      o.storage = choose_storage(assembler, em, gamma, q, o, db).storage;
+    } else {
+      o.storage = JacobianStorage::block_csr;
+    }
+  }
+  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, o);
   SteadyResult result;
+  result.storage = o.storage;
   result.initial_residual = engine->residual_norm();
   double backoff = 1;
   double eta = options.eisenstat_walker ? options.linear_rtol_max : options.linear.rtol;

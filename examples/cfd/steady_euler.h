@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/assembly/assembler.h"
@@ -22,14 +23,21 @@ namespace dualjit::cfd {
 // automatic: block ILU(0) on the CPU backend, multicoloured symmetric Gauss-Seidel on the GPU
 // (ILU(0)'s triangular solves are sequential; the GPU refuses block_ilu0).
 enum class SteadyPreconditioner { automatic, block_jacobi, block_ilu0, multicolor_sgs };
+// "automatic", "block_jacobi", "block_ilu0", "multicolor_sgs"
+std::string_view preconditioner_name(SteadyPreconditioner p);
 
 // How the Jacobian is assembled and stored for the linear solves: the general block CSR of the
-// element kernels (Assembler::jacobian / run_jacobian), or the FUN3D split form of the fused
+// element kernels (Assembler::jacobian / run_jacobian); the FUN3D split form of the fused
 // kernels (diagonal blocks apart, off-diagonal ones by rows, fp64: run_jacobian_split), the
-// CFD path's fast assembly; split runs on the GPU only. automatic: split on the GPU (its
-// assembly is 2.7x faster, its Krylov iteration no slower: bench/RESULTS.md), block_csr on
-// the CPU.
-enum class JacobianStorage { automatic, block_csr, split };
+// CFD path's fast assembly; or the split form in edge-based storage (each edge's two off-
+// diagonal blocks together, assembled contiguously, read by rows through an index:
+// OffOrder::elements). split and edges run on the GPU only. automatic: on the GPU the storage
+// with the least time per nonlinear iteration on this problem and device (storage_tuner.h,
+// measured once and kept in the tuning database); block_csr on the CPU.
+enum class JacobianStorage { automatic, block_csr, split, edges };
+std::string_view storage_name(JacobianStorage s);  // "automatic", "block_csr", "split", "edges"
+// The storage of a name above ("auto" too); throws std::invalid_argument naming the choices.
+JacobianStorage parse_storage(std::string_view name);
 
 struct SteadyOptions {
   // CFL_n = clamp(cfl_initial * (|R_0| / |R_n|)^ser_exponent, cfl_initial, cfl_max) times a
@@ -71,6 +79,7 @@ struct SteadyIteration {
 
 struct SteadyResult {
   bool converged = false;
+  JacobianStorage storage = JacobianStorage::block_csr;  // the one used (automatic resolved)
   int steps = 0;  // pseudo-time steps taken (rejected ones included)
   double initial_residual = 0, final_residual = 0;
   std::vector<SteadyIteration> history;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "backends/assembly/assembler.h"
 #include "examples/cfd/bump_channel.h"
@@ -14,8 +15,10 @@
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
+#include "examples/cfd/storage_tuner.h"
 #include "jit/nvrtc_compiler.h"
 #include "support/assembly.h"
+#include "support/demo_files.h"
 #include "support/gpu.h"
 
 using namespace dualjit;
@@ -143,16 +146,25 @@ TEST_CASE("the device pseudo-time module compiles under NVRTC for sm_90 without 
   }
 }
 
-TEST_CASE("steady Euler: the split Jacobian storage is refused on the CPU backend") {
+TEST_CASE("steady Euler: the split and edge-based storages are refused on the CPU backend") {
   cfd::FreeStream fs;
   const cfd::EdgeMesh em = cfd::build_edge_mesh(cfd::box_tet_mesh(3, 3, 3));
   assembly::Problem p = cfd::roe_problem(em, fs);
   assembly::Assembler a(p, on_cpu());
   std::vector<double> q = cfd::perturbed_state(em.n_nodes, fs, 0.1, 1);
   cfd::SteadyOptions o;
-  o.storage = cfd::JacobianStorage::split;
-  CHECK_THROWS_WITH_AS(cfd::solve_steady(a, em, fs.gamma, q, o),
-                       doctest::Contains("CUDA backend only"), std::invalid_argument);
+  for (auto storage : {cfd::JacobianStorage::split, cfd::JacobianStorage::edges}) {
+    o.storage = storage;
+    CHECK_THROWS_WITH_AS(cfd::solve_steady(a, em, fs.gamma, q, o),
+                         doctest::Contains("CUDA backend only"), std::invalid_argument);
+  }
+  jit::TuningDb db(std::filesystem::temp_directory_path() / "dualjit_no_such_tuning_dir");
+  CHECK_THROWS_WITH_AS(cfd::choose_storage(a, em, fs.gamma, q, o, db),
+                       doctest::Contains("CUDA backend"), std::invalid_argument);
+  CHECK(cfd::parse_storage("edges") == cfd::JacobianStorage::edges);
+  CHECK(cfd::parse_storage("auto") == cfd::JacobianStorage::automatic);
+  CHECK_THROWS_WITH_AS(cfd::parse_storage("csr"), doctest::Contains("'csr'"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("local_time_steps: V / spectral radius, unphysical states named") {
@@ -230,17 +242,24 @@ TEST_SUITE("gpu") {
         REQUIRE(e[1].steps == e[0].steps);
         CHECK(e[1].final_residual == doctest::Approx(e[0].final_residual).epsilon(1e-9));
       }
-      // The split storage (the fused kernels' Adiag + Aoff by rows) takes the same steps.
-      {
+      // Every storage (the general block CSR, the fused kernels' Adiag + Aoff by rows or in
+      // edge-based storage) takes the same steps; the GPU's automatic one is one of them.
+      MESSAGE("automatic storage on the GPU: " << cfd::storage_name(results[1].storage));
+      CHECK(results[1].storage != cfd::JacobianStorage::automatic);
+      CHECK(results[0].storage == cfd::JacobianStorage::block_csr);
+      for (auto storage : {cfd::JacobianStorage::block_csr, cfd::JacobianStorage::split,
+                           cfd::JacobianStorage::edges}) {
+        CAPTURE(cfd::storage_name(storage));
         assembly::AssemblerOptions o;
         o.backend = assembly::Backend::Cuda;
         assembly::Assembler a(p, o);
         cfd::SteadyOptions so;
         so.preconditioner = cfd::SteadyPreconditioner::multicolor_sgs;
-        so.storage = cfd::JacobianStorage::split;
+        so.storage = storage;
         std::vector<double> qs = q0;
         const cfd::SteadyResult rs = cfd::solve_steady(a, em, stream.gamma, qs, so);
         REQUIRE(rs.converged);
+        CHECK(rs.storage == storage);
         CHECK(rs.history.size() == results[1].history.size());
         double off = 0;
         for (size_t i = 0; i < q0.size(); ++i) off = std::max(off, std::abs(qs[i] - states[1][i]));
@@ -269,6 +288,45 @@ TEST_SUITE("gpu") {
         worst = std::max(worst, std::abs(states[0][i] - states[1][i]));
       CHECK(worst < 1e-10);  // both converged to |R| < 1e-10 |R0|: agreement to that level
     }
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("the storage tuner times every storage once, then reads its record" *
+            test::needs_gpu()) {
+    cfd::FreeStream fs;
+    fs.mach = 0.5;
+    fs.alpha_deg = 0;
+    const cfd::TetMesh mesh = cfd::bump_channel_mesh(24, 2, 8);
+    const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
+    assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
+    const std::vector<double> q = cfd::free_stream_state(em.n_nodes, fs);
+    assembly::AssemblerOptions o;
+    o.backend = assembly::Backend::Cuda;
+    assembly::Assembler a(p, o);
+    const test::TempDir dir("storage_tuner");
+    jit::TuningDb db(dir.path());
+    const cfd::SteadyOptions so;
+    const cfd::StorageChoice first = cfd::choose_storage(a, em, fs.gamma, q, so, db);
+    CHECK_FALSE(first.from_record);
+    REQUIRE(first.candidates.size() == 3);
+    double best = first.candidates[0].iteration_ms;
+    for (const cfd::StorageTiming& t : first.candidates) {
+      MESSAGE(cfd::storage_name(t.storage)
+              << ": " << t.iteration_ms << " ms per iteration (" << t.assembly_ms << " assembly, "
+              << t.setup_ms << " set-up, " << t.krylov_ms << " Krylov)");
+      CHECK(t.iteration_ms > 0);
+      CHECK(t.assembly_ms > 0);
+      CHECK(t.krylov_iterations == first.candidates[0].krylov_iterations);
+      best = std::min(best, t.iteration_ms);
+    }
+    for (const cfd::StorageTiming& t : first.candidates)
+      if (t.storage == first.storage) CHECK(t.iteration_ms == best);
+    const cfd::StorageChoice second = cfd::choose_storage(a, em, fs.gamma, q, so, db);
+    CHECK(second.from_record);
+    CHECK(second.storage == first.storage);
+    CHECK(second.candidates.empty());
+    CHECK(db.list().size() == 1);
   }
 }
 
