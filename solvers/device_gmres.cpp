@@ -94,34 +94,46 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_jacobi(
 }
 
 // The nodes of one colour: z_i = D_i^-1 (r_i - sum over j != i of A_ij z_j). No two of them
-// are neighbours, so none reads what another writes. A colour holds a tenth of the nodes or
+// are neighbours, so none reads what another writes. The rows come from the colour-ordered
+// copy (dj_gmres_colour_rows): node nodes[p]'s off-diagonal blocks are rows[p] .. rows[p + 1)
+// of it, so a colour's rows are one contiguous run. A colour holds a tenth of the nodes or
 // fewer, too few warps at B lanes per node to hide memory latency, so each node gets a whole
 // warp: PARTS groups of B lanes (lane = part * B + row) take every PARTS-th block of the row,
 // and shuffles add the parts.
 constexpr int PARTS = 32 / B;
 
 extern "C" __global__ void __launch_bounds__(T) dj_gmres_relax(
-    const int* row_ptr, const int* col_idx, const double* vals, const int* blocks,
-    const double* inv, const int* nodes, long long count, const double* r, double* z) {
+    const int* rows, const int* cols, const double* vals, const double* inv, const int* nodes,
+    long long first, long long count, const double* r, double* z) {
   const long long t = (long long)blockIdx.x * (T / 32) + (threadIdx.x >> 5);
   if (t >= count) return;  // whole warps leave together
   const int lane = threadIdx.x & 31, part = lane / B, row = lane - part * B;
-  const long long node = nodes[t];
+  const long long p = first + t, node = nodes[p];
   double s = 0.0;
   if (part < PARTS) {
-    for (int k = row_ptr[node] + part; k < row_ptr[node + 1]; k += PARTS) {
-      const long long c = col_idx[k];
-      if (c == node) continue;
-      const double* v = vals + (long long)block_at(blocks, k) * B * B + row * B;
+    for (int k = rows[p] + part; k < rows[p + 1]; k += PARTS) {
+      const long long c = cols[k];
+      const double* v = vals + (long long)k * B * B + row * B;
       for (int j = 0; j < B; ++j) s -= v[j] * z[c * B + j];
     }
   }
   // Lane `row` (part 0) gathers its row's parts, then r_i minus them.
   double total = 0.0;
-  for (int p = 0; p < PARTS; ++p) total += __shfl_sync(0xffffffffu, s, p * B + (lane % B));
+  for (int q = 0; q < PARTS; ++q) total += __shfl_sync(0xffffffffu, s, q * B + (lane % B));
   total += r[node * B + (lane % B)];
   const double u = row_times(inv + node * B * B, lane % B, total, 0);
   if (lane < B) z[node * B + lane] = u;
+}
+
+// The colour-ordered copy of the off-diagonal blocks: out block k = the matrix's block at row
+// position source[k] (through the storage index when given).
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_colour_rows(
+    const int* source, const int* blocks, const double* vals, double* out, long long n) {
+  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n * B * B;
+       i += (long long)gridDim.x * T) {
+    const long long k = i / (B * B), q = i - k * (B * B);
+    out[i] = vals[block_at(blocks, source[k]) * B * B + q];
+  }
 }
 
 // y = A x, A's diagonal blocks in diag when given (the split form: rows without them).
@@ -141,6 +153,25 @@ extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv(
     for (int j = 0; j < B; ++j) s += v[j] * xc[j];
   }
   y[l.node * B + l.row] = s;
+}
+
+// y = A x of the split form over the colour-ordered copy: position p is node nodes[p], its
+// off-diagonal blocks one run of the copy (edge-based storage then reads no index).
+extern "C" __global__ void __launch_bounds__(T) dj_gmres_spmv_colour(
+    const int* rows, const int* cols, const double* vals, const int* nodes, const double* diag,
+    const double* x, double* y, long long mb) {
+  const Lane l = lane_of((long long)blockIdx.x * NODES_PER_BLOCK, mb);
+  if (l.node < 0) return;
+  const long long p = l.node, node = nodes[p];
+  const double* d = diag + node * B * B + l.row * B;
+  double s = 0.0;
+  for (int j = 0; j < B; ++j) s += d[j] * x[node * B + j];
+  for (int k = rows[p]; k < rows[p + 1]; ++k) {
+    const double* v = vals + (long long)k * B * B + l.row * B;
+    const double* xc = x + (long long)cols[k] * B;
+    for (int j = 0; j < B; ++j) s += v[j] * xc[j];
+  }
+  y[node * B + l.row] = s;
 }
 
 // partial[j * gridDim.x + block] = this block's share of V_j . w, j < k: eight basis vectors
@@ -285,6 +316,7 @@ void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag, const i
   blocks_ = blocks;
   preconditioner_ = preconditioner;
   sweeps_ = sweeps;
+  colour_current_ = false;
   if (preconditioner == DevicePreconditioner::none) return;
   long long mb = n_nodes_;
   const int* row_ptr = a.row_ptr;
@@ -312,8 +344,32 @@ void DeviceGmres::take(const assembly::DeviceBsr& a, const double* diag, const i
     std::copy(rp32.begin(), rp32.end(), rp.begin());
     coloring_ = color_nodes(rp, ci);
     color_nodes_ = cuda::DeviceBuffer::from(coloring_.nodes);
+    // The rows in colour order without their diagonal blocks: where each block comes from.
+    std::vector<int32_t> rows{0}, cols, source;
+    for (int32_t node : coloring_.nodes) {
+      for (int64_t k = rp[node]; k < rp[node + 1]; ++k) {
+        if (ci[k] == node) continue;
+        cols.push_back(ci[k]);
+        source.push_back(static_cast<int32_t>(k));
+      }
+      rows.push_back(static_cast<int32_t>(cols.size()));
+    }
+    colour_rows_ = cuda::DeviceBuffer::from(rows);
+    colour_cols_ = cuda::DeviceBuffer::from(cols);
+    colour_source_ = cuda::DeviceBuffer::from(source);
+    colour_values_ =
+        cuda::DeviceBuffer(std::max<size_t>(source.size(), 1) * block_ * block_ * sizeof(double));
+    colour_blocks_ = static_cast<int64_t>(source.size());
     coloured_ = pattern;
   }
+  // This matrix's values in colour order: one pass over the blocks per set_matrix, read
+  // 2 * sweeps times per Krylov iteration as contiguous runs per colour.
+  const int* source = dptr<int32_t>(colour_source_);
+  double* out = dptr<double>(colour_values_);
+  long long n_blocks = colour_blocks_;
+  if (n_blocks > 0)
+    launch("dj_gmres_colour_rows", unsigned(grid_), {&source, &blocks, &vals, &out, &n_blocks});
+  colour_current_ = true;
 }
 
 void DeviceGmres::multiply(const double* x, double* y) {
@@ -324,6 +380,17 @@ void DeviceGmres::multiply(const double* x, double* y) {
   const double* vals = a_.values;
   const double* diag = diag_;
   const int* blocks = blocks_;
+  if (colour_current_ && diag) {
+    // The copy the sweeps read holds the same blocks as contiguous runs: the product reads it
+    // too (the same sums in the same order as by rows).
+    const int* rows = dptr<int32_t>(colour_rows_);
+    const int* cols = dptr<int32_t>(colour_cols_);
+    const double* cvals = dptr<double>(colour_values_);
+    const int* nodes = dptr<int32_t>(color_nodes_);
+    launch("dj_gmres_spmv_colour", node_grid(mb),
+           {&rows, &cols, &cvals, &nodes, &diag, &x, &y, &mb});
+    return;
+  }
   launch("dj_gmres_spmv", node_grid(mb), {&row_ptr, &col_idx, &vals, &blocks, &diag, &x, &y, &mb});
 }
 
@@ -340,17 +407,17 @@ void DeviceGmres::precondition(const double* r, double* z) {
       launch("dj_gmres_jacobi", node_grid(mb), {&inv, &r, &z, &mb});
       return;
     case DevicePreconditioner::multicolor_sgs: {
-      const int* row_ptr = a_.row_ptr;
-      const int* col_idx = a_.col_idx;
-      const double* vals = a_.values;
-      const int* blocks = blocks_;
+      const int* rows = dptr<int32_t>(colour_rows_);
+      const int* cols = dptr<int32_t>(colour_cols_);
+      const double* vals = dptr<double>(colour_values_);
+      const int* nodes = dptr<int32_t>(color_nodes_);
       double zero = 0;
       launch("dj_gmres_axpby", unsigned(grid_), {&zero, &r, &zero, &z, &n});
       const auto relax = [&](int c) {
-        const int* nodes = dptr<int32_t>(color_nodes_) + coloring_.color_ptr[c];
-        long long count = coloring_.color_ptr[c + 1] - coloring_.color_ptr[c];
+        long long first = coloring_.color_ptr[c];
+        long long count = coloring_.color_ptr[c + 1] - first;
         launch("dj_gmres_relax", unsigned((count + kThreads / 32 - 1) / (kThreads / 32)),
-               {&row_ptr, &col_idx, &vals, &blocks, &inv, &nodes, &count, &r, &z});
+               {&rows, &cols, &vals, &inv, &nodes, &first, &count, &r, &z});
       };
       for (int s = 0; s < sweeps_; ++s) {
         for (int c = 0; c < coloring_.n_colors; ++c) relax(c);

@@ -9,7 +9,9 @@
 //
 // Preconditioners: block Jacobi, and multicoloured symmetric block Gauss-Seidel
 // (multicolor_gauss_seidel.h, which it matches to round-off), each colour's nodes one kernel
-// with a warp per node. The product and block Jacobi give each node B lanes, one per row.
+// with a warp per node, over a copy of the off-diagonal blocks in colour order made at
+// set_matrix (so a colour's rows are read as one run). The product and block Jacobi give each
+// node B lanes, one per row.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +96,11 @@ class DeviceGmres {
   Pattern coloured_;
   NodeColoring coloring_;
   cuda::DeviceBuffer color_nodes_;
+  // The off-diagonal blocks in colour order (the sweeps' rows, contiguous per colour): row
+  // pointer and columns once per pattern, the values copied from each matrix.
+  cuda::DeviceBuffer colour_rows_, colour_cols_, colour_source_, colour_values_;
+  int64_t colour_blocks_ = 0;
+  bool colour_current_ = false;  // the copy holds the current matrix's values
   cuda::DeviceBuffer basis_, w_, z_, inverse_, partial_, scalars_, coefficients_, status_;
 };
 
