@@ -49,7 +49,6 @@ class HostSteadyEngine final : public SteadyEngine {
     std::unique_ptr<solvers::MulticolorGaussSeidel> sgs;
     solvers::LinearOperator precondition;
     switch (options_.preconditioner) {
-      case SteadyPreconditioner::automatic:
       case SteadyPreconditioner::block_ilu0:
         ilu = std::make_unique<solvers::BlockIlu0>(a);
         precondition = [&](std::span<const double> x, std::span<double> y) { ilu->apply(x, y); };
@@ -58,6 +57,7 @@ class HostSteadyEngine final : public SteadyEngine {
         jacobi = std::make_unique<solvers::BlockJacobi>(a);
         precondition = [&](std::span<const double> x, std::span<double> y) { jacobi->apply(x, y); };
         break;
+      case SteadyPreconditioner::automatic:
       case SteadyPreconditioner::multicolor_sgs:
         sgs = std::make_unique<solvers::MulticolorGaussSeidel>(a, options_.gauss_seidel_sweeps);
         precondition = [&](std::span<const double> x, std::span<double> y) { sgs->apply(x, y); };

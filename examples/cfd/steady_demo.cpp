@@ -93,8 +93,7 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   report.entropy_error = std::sqrt(sum / volume);
 
   std::vector<LabelledHistory> plots{
-      {gpu ? "implicit (PTC, GMRES + multicoloured SGS)" : "implicit (PTC, GMRES + block ILU(0))",
-       &report.implicit}};
+      {"implicit (PTC, GMRES + multicoloured SGS)", &report.implicit}};
   if (o.explicit_cap > 0) {
     std::vector<double> qe = q0;
     t0 = std::chrono::steady_clock::now();
