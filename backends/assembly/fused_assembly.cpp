@@ -46,26 +46,13 @@ std::span<const int64_t> term_slots(Problem& p, size_t term, const OffElementOrd
 bool off_blocks_single_writer(Problem& p) {
   const auto& pattern = p.off_pattern();
   std::vector<uint8_t> count(pattern.n_blocks(), 0);
-  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
-    const Term& t = p.term(ti);
-    if (t.energy) continue;
-    const int k = t.elements.k;
-    const auto& slots = pattern.element_slots(ti);
-    const int64_t n = t.elements.size();
-    for (int64_t e = 0; e < n; ++e) {
-      // One block write per (output rule, input slot) pair off the diagonal, as emitted.
-      for (const auto& rules : t.output_scatter) {
-        for (const Scatter& r : rules) {
-          for (int vb : t.input_vertex) {
-            if (vb == r.vertex) continue;
-            const int64_t slot = slots[(e * k + r.vertex) * k + vb];
-            if (slot < 0 || ++count[slot] > 1) return false;
-          }
-        }
-      }
-    }
-  }
-  return std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
+  bool single = true;
+  for_each_off_write(p, [&](size_t ti, int64_t, size_t at) {
+    const int64_t slot = pattern.element_slots(ti)[at];
+    single = slot >= 0 && ++count[slot] == 1;
+    return single;
+  });
+  return single && std::all_of(count.begin(), count.end(), [](uint8_t c) { return c == 1; });
 }
 
 namespace {

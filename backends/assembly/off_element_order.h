@@ -20,6 +20,24 @@ struct OffElementOrder {
   std::vector<int32_t> storage_of_block;
 };
 
+// Calls write(term, element, at) for each off-diagonal block write of the vector terms' kernels,
+// in the order they are emitted: term, element, output slot, its scatter rules, input slots;
+// `at` indexes the term's BlockPattern::element_slots. A write returning false stops the walk.
+template <class Write>
+void for_each_off_write(const Problem& p, Write&& write) {
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    const Term& t = p.term(ti);
+    if (t.energy) continue;
+    const int64_t k = t.elements.k, n = t.elements.size();
+    for (int64_t e = 0; e < n; ++e)
+      for (const auto& rules : t.output_scatter)
+        for (const Scatter& r : rules)
+          for (int vb : t.input_vertex)
+            if (vb != r.vertex && !write(ti, e, static_cast<size_t>((e * k + r.vertex) * k + vb)))
+              return;
+  }
+}
+
 // Storage order: the vector terms in order, their elements in order, and an element's blocks
 // in the order the kernels write them (output slot, its scatter rules, the input slots). Needs
 // every off-diagonal block written by exactly one element (an edge-based scheme: no repeated
