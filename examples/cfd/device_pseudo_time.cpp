@@ -14,6 +14,10 @@ std::string device_pseudo_time_source() {
   return R"(
 constexpr int T = 256;
 
+__device__ double pressure_of(const double* s, double gamma) {
+  return (gamma - 1.0) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
+}
+
 // lambda of node i at state q; 0 with status set when its density or pressure is not positive.
 __device__ double spectral_radius_sum(const long long* node_ptr, const int* node_edge,
                                       const double* area, const double* bnode_area,
@@ -21,7 +25,7 @@ __device__ double spectral_radius_sum(const long long* node_ptr, const int* node
                                       long long* status) {
   const double* s = q + i * 5;
   const double rho = s[0];
-  const double p = (gamma - 1.0) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / rho);
+  const double p = pressure_of(s, gamma);
   if (!(rho > 0.0) || !(p > 0.0)) {
     atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(i + 1));
     return 0.0;
@@ -73,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(T) dj_euler_physical(const double* 
   const long long i = (long long)blockIdx.x * T + threadIdx.x;
   if (i >= n) return;
   const double* s = q + i * 5;
-  const double p = (gamma - 1.0) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
+  const double p = pressure_of(s, gamma);
   if (!(s[0] > 0.0) || !(p > 0.0) || !isfinite(s[0]) || !isfinite(p))
     atomicCAS((unsigned long long*)status, 0ull, (unsigned long long)(i + 1));
 }

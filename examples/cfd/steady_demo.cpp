@@ -8,6 +8,7 @@
 #include "examples/cfd/boundary.h"
 #include "examples/cfd/bump_channel.h"
 #include "examples/cfd/cfd_geometry.h"
+#include "examples/cfd/flow_state.h"
 #include "examples/cfd/gmsh_reader.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_output.h"
@@ -80,17 +81,7 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   report.summary += "; Jacobian storage " + std::string(storage_name(report.implicit.storage)) +
                     (gpu ? " (tuned: storage_tuner.h)" : "");
 
-  double sum = 0, volume = 0;
-  const double s_inf = 1.0 / fs.gamma;
-  for (int64_t i = 0; i < em.n_nodes; ++i) {
-    const double* s = &q[i * 5];
-    const double p_i =
-        (fs.gamma - 1) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
-    const double e = p_i / std::pow(s[0], fs.gamma) / s_inf - 1;
-    sum += em.node_volume[i] * e * e;
-    volume += em.node_volume[i];
-  }
-  report.entropy_error = std::sqrt(sum / volume);
+  report.entropy_error = entropy_error(em, q, fs.gamma);
 
   std::vector<LabelledHistory> plots{
       {"implicit (PTC, GMRES + multicoloured SGS)", &report.implicit}};

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "examples/cfd/device_steady_engine.h"
+#include "examples/cfd/flow_state.h"
 #include "examples/cfd/host_steady_engine.h"
 #include "examples/cfd/storage_tuner.h"
 #include "solvers/stopwatch.h"
@@ -69,8 +70,7 @@ std::vector<double> local_time_steps(const EdgeMesh& em, std::span<const double>
   for (int64_t i = 0; i < n; ++i) {
     const double* s = &q[i * kB];
     const double rho = s[0];
-    const double kinetic = 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / rho;
-    const double p = (gamma - 1) * (s[4] - kinetic);
+    const double p = pressure(s, gamma);
     if (!(rho > 0) || !(p > 0))
       throw std::invalid_argument("local_time_steps: node " + std::to_string(i) + " has density " +
                                   std::to_string(rho) + " and pressure " + std::to_string(p));

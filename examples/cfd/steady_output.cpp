@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "examples/cfd/flow_state.h"
 #include "examples/render/plot.h"
 
 namespace dualjit::cfd {
@@ -34,10 +35,6 @@ void write_vtu(const std::filesystem::path& file, const TetMesh& mesh, std::span
   if (!out) throw std::runtime_error("write_vtu: cannot write " + file.string());
   out.precision(12);
   auto velocity = [&](int64_t i, int c) { return q[i * 5 + 1 + c] / q[i * 5]; };
-  auto pressure = [&](int64_t i) {
-    const double* s = &q[i * 5];
-    return (gamma - 1) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
-  };
   out << "<?xml version=\"1.0\"?>\n"
       << "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
       << "  <UnstructuredGrid>\n"
@@ -45,11 +42,11 @@ void write_vtu(const std::filesystem::path& file, const TetMesh& mesh, std::span
       << "      <PointData Scalars=\"density\" Vectors=\"velocity\">\n";
   data_array(out, "density", 1, n, [&](int64_t i, int) { return q[i * 5]; });
   data_array(out, "velocity", 3, n, velocity);
-  data_array(out, "pressure", 1, n, [&](int64_t i, int) { return pressure(i); });
+  data_array(out, "pressure", 1, n, [&](int64_t i, int) { return pressure(&q[i * 5], gamma); });
   data_array(out, "mach", 1, n, [&](int64_t i, int) {
     const double u2 = velocity(i, 0) * velocity(i, 0) + velocity(i, 1) * velocity(i, 1) +
                       velocity(i, 2) * velocity(i, 2);
-    return std::sqrt(u2 / (gamma * pressure(i) / q[i * 5]));
+    return std::sqrt(u2 / (gamma * pressure(&q[i * 5], gamma) / q[i * 5]));
   });
   out << "      </PointData>\n      <Points>\n";
   data_array(out, "points", 3, n, [&](int64_t i, int c) { return mesh.xyz[i * 3 + c]; });

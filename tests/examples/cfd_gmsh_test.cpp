@@ -24,6 +24,7 @@
 
 #include "backends/assembly/assembler.h"
 #include "examples/cfd/boundary.h"
+#include "examples/cfd/flow_state.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/cfd/steady_euler.h"
@@ -55,16 +56,6 @@ std::array<double, 3> face_normal(const cfd::TetMesh& m, const std::array<int32_
 
 double norm(const double* v) {
   return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-
-double pressure(const std::vector<double>& q, int64_t i, double gamma) {
-  const double* s = &q[i * kB];
-  return (gamma - 1) * (s[4] - 0.5 * (s[1] * s[1] + s[2] * s[2] + s[3] * s[3]) / s[0]);
-}
-
-// Entropy s / s_inf - 1 at node i, s = p / rho^gamma (the free stream has rho 1, p 1/gamma).
-double entropy_error(const std::vector<double>& q, int64_t i, double gamma) {
-  return pressure(q, i, gamma) * gamma / std::pow(q[i * kB], gamma) - 1;
 }
 
 // The meshes of tools/make_cfd_meshes.sh (three refinements), written once per run into a
@@ -376,13 +367,7 @@ TEST_CASE("Gmsh sphere at Mach 0.3: converged, stagnation at the front, entropy 
     CHECK(r.history.size() <= 30);
 
     // Volume-weighted RMS of s / s_inf - 1 over the domain.
-    double sum = 0, volume = 0;
-    for (int64_t i = 0; i < em.n_nodes; ++i) {
-      const double e = entropy_error(q, i, fs.gamma);
-      sum += em.node_volume[i] * e * e;
-      volume += em.node_volume[i];
-    }
-    const double entropy = std::sqrt(sum / volume);
+    const double entropy = cfd::entropy_error(em, q, fs.gamma);
     // On the wall: the pressure force (the fluid's outward area is the sphere's inward one),
     // the highest pressure and where it is, the lowest near the equator.
     double force[3] = {0, 0, 0}, p_max = 0, equator_min = p0;
@@ -390,7 +375,7 @@ TEST_CASE("Gmsh sphere at Mach 0.3: converged, stagnation at the front, entropy 
     for (int64_t i = 0; i < em.n_nodes; ++i) {
       const double* S = &b.slip_wall[3 * i];
       if (norm(S) == 0) continue;
-      const double pr = pressure(q, i, fs.gamma);
+      const double pr = cfd::pressure(&q[i * kB], fs.gamma);
       for (int d = 0; d < 3; ++d) force[d] += pr * S[d];
       if (pr > p_max) p_max = pr, at = point(g.mesh, static_cast<int32_t>(i));
       if (std::abs(g.mesh.xyz[3 * i]) < 0.05) equator_min = std::min(equator_min, pr);
