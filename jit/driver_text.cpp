@@ -75,7 +75,7 @@ std::vector<ArgField> common_fields(const DriverSpec& s) {
       {"vertices_per_element", ArgKind::Int64, "", 1, false, "vertices per element"},
       {"field", ArgKind::Pointer, "const double*", ns, !s.slot_size.empty(), "input field", true},
       {"direction", ArgKind::Pointer, "const double*", ns, s.hvp, "HVP direction field", true},
-      {"params", ArgKind::Pointer, "const double*", 1, s.n_params > 0, "params array"},
+      {"params", ArgKind::Pointer, "const double*", 1, s.n_params > 0, "params array", false, true},
   };
 }
 

@@ -112,7 +112,8 @@ std::vector<uint64_t> pack_args(const ArgTable& table, const ArgValues& values,
                std::to_string(ptrs.size()));
         for (int i = 0; i < f.count; ++i) {
           const void* p = i < static_cast<int>(ptrs.size()) ? ptrs[i] : nullptr;
-          if (!p && f.required && has_work) {
+          const bool needed = has_work && (!f.per_element || values.int64("n_elements") > 0);
+          if (!p && f.required && needed) {
             fail(what + (f.count > 1 ? " " + std::to_string(i) : std::string()) + " is null");
           }
           words.push_back(reinterpret_cast<uint64_t>(p));

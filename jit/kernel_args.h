@@ -28,6 +28,10 @@ struct ArgField {
   bool required = false;
   std::string what;    // what it holds, for error messages ("off-diagonal block values")
   bool array = false;  // declared as an array (indexed in the text) even when count is 1
+  // Pointers read only through elements (per-element params): required only when the launch
+  // has elements, so that a node-owning launch over a term with none (a rank of a partition
+  // that holds no boundary node) still runs and writes its zero rows.
+  bool per_element = false;
 };
 
 class ArgTable {
@@ -64,7 +68,7 @@ class ArgValues {
 
 // The words of the block. Throws std::invalid_argument starting with `label` (the kernel) for a
 // name the table does not have, a value of the wrong kind or count, or, when `has_work`, a
-// required pointer that is null.
+// required pointer that is null (a per-element one only when "n_elements" is positive).
 std::vector<uint64_t> pack_args(const ArgTable& table, const ArgValues& values,
                                 const std::string& label, bool has_work);
 

@@ -230,3 +230,23 @@ TEST_CASE("element-scatter: a mode that does not fit the term is named") {
   CHECK_THROWS_WITH_AS(jit::lower(*e.term(0).kernel, o),
                        doctest::Contains("one thread per element"), std::invalid_argument);
 }
+
+TEST_CASE("in place (CPU): a term with no elements adds nothing and needs no params") {
+  // A rank of a partition holding no boundary node has a boundary term with no elements.
+  Problem p = test::vector_problem(40, 33);
+  const auto q = test::roe_state(40, 34);
+  const std::vector<double> r_ref = test::serial(p).residual(q);
+  const std::vector<double> j_ref = test::serial(p).jacobian(q).values;
+  assembly::Term empty = p.term(0);
+  empty.name = "no elements";
+  empty.elements.conn.clear();
+  empty.params.clear();
+  p.add_term(std::move(empty));
+  for (auto strategy :
+       {ElementStrategy::Scatter, ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
+    CAPTURE(assembly::element_strategy_name(strategy));
+    assembly::Assembler a(p, cpu_with(strategy));
+    CHECK(test::max_rel(a.residual(q), r_ref) < 1e-13);
+    CHECK(test::max_rel(a.jacobian(q).values, j_ref) < 1e-13);
+  }
+}

@@ -83,3 +83,24 @@ TEST_CASE("argument table: misuse names the kernel and the field") {
   CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true), doctest::Contains("takes an integer"),
                        std::invalid_argument);
 }
+
+TEST_CASE("argument packing: a per-element pointer is needed only when there are elements") {
+  ArgTable t;
+  t.add({"n_elements", ArgKind::Int64, "", 1, false, "element count"})
+      .add({"out", ArgKind::Pointer, "double*", 1, true, "output"})
+      .add({"params", ArgKind::Pointer, "const double*", 1, true, "params array", false, true});
+  double x = 0;
+  ArgValues v;
+  v.set("out", &x);
+  v.set("n_elements", int64_t{0});
+  // A node-owning launch over a term with no elements still has rows to write.
+  CHECK_NOTHROW(pack_args(t, v, "kernel 'k'", true));
+  v.set("n_elements", int64_t{3});
+  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true),
+                       doctest::Contains("params array ('params') is null"), std::invalid_argument);
+  v.set("out", static_cast<const void*>(nullptr));
+  v.set("n_elements", int64_t{0});
+  v.set("params", &x);
+  CHECK_THROWS_WITH_AS(pack_args(t, v, "kernel 'k'", true),
+                       doctest::Contains("output ('out') is null"), std::invalid_argument);
+}

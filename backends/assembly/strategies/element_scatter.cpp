@@ -27,7 +27,8 @@ class ElementScatter : public InPlaceDriver {
     std::vector<jit::ArgField> f = {{"out", jit::ArgKind::Pointer, "double*", 1, true,
                                      blocks() ? "block values" : "node rows"}};
     if (blocks()) {
-      f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots"});
+      f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots",
+                   false, true});
     }
     return f;
   }

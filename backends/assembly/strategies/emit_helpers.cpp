@@ -69,7 +69,14 @@ void check_gather(const FusedStrategy& st, const jit::DriverSpec& s,
 }
 
 jit::ArgField slots_field(const FusedSpec& a) {
-  return {"slots", jit::ArgKind::Pointer, "const long long*", 1, a.jacobian, "element block slots"};
+  return {"slots",
+          jit::ArgKind::Pointer,
+          "const long long*",
+          1,
+          a.jacobian,
+          "element block slots",
+          false,
+          true};
 }
 
 TermStructure slots_structure(const TermContext& t, const FusedSpec& a) {

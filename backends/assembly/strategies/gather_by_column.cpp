@@ -80,7 +80,8 @@ std::string gather_node_body(const jit::DriverSpec& s, const FusedSpec& a, const
                              const std::string& indent) {
   const int B = a.block;
   // The incidence is side-major (mesh::Incidence): each side's run is summed on its own, then
-  // the runs side by side, the order the staged GPU gathers sum in (the comment at the top of this file).
+  // the runs side by side, the order the staged GPU gathers sum in (the comment at the top of this
+  // file).
   std::ostringstream os;
   os << indent << "double rsum[" << B << "], dsum[" << B * B << "], rside[" << B << "], dside["
      << B * B << "];\n"
@@ -166,13 +167,13 @@ class GatherByColumn : public FusedStrategy {
   }
   std::vector<jit::ArgField> own_fields(const jit::DriverSpec&) const override {
     using jit::ArgKind;
-    return {
-        slots_field(spec()),
-        {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
-        {"inc_element", ArgKind::Pointer, "const long long*", 1, true, "node incidence elements"},
-        {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,
-         "node incidence local vertices"},
-        {"n_nodes", ArgKind::Int64, "", 1, false, "node count"}};
+    return {slots_field(spec()),
+            {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
+            {"inc_element", ArgKind::Pointer, "const long long*", 1, true,
+             "node incidence elements", false, true},
+            {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,
+             "node incidence local vertices", false, true},
+            {"n_nodes", ArgKind::Int64, "", 1, false, "node count"}};
   }
 };
 

@@ -58,9 +58,10 @@ std::string side_function(const jit::DriverSpec& s, const jit::DerivativePlan& p
 std::vector<jit::ArgField> gather_tile_fields(const FusedSpec& a) {
   using jit::ArgKind;
   return {{"side_ptr", ArgKind::Pointer, "const long long*", 1, true, "side incidence offsets"},
-          {"side_element", ArgKind::Pointer, "const int*", 1, true, "side incidence elements"},
+          {"side_element", ArgKind::Pointer, "const int*", 1, true, "side incidence elements",
+           false, true},
           {"side_slot", ArgKind::Pointer, "const int*", 1, a.jacobian && a.vertices > 1,
-           "side incidence off-diagonal slots"},
+           "side incidence off-diagonal slots", false, true},
           {"node_blocks", ArgKind::Pointer, "const long long*", 1, true, "node blocks"},
           {"n_nodes", ArgKind::Int64, "", 1, false, "node count"},
           {"n_node_blocks", ArgKind::Int64, "", 1, false, "node block count"}};

@@ -50,15 +50,18 @@ class NodeGather : public InPlaceDriver {
     std::vector<jit::ArgField> f = {
         {"n_nodes", jit::ArgKind::Int64, "", 1, false, "node count"},
         {"inc_ptr", jit::ArgKind::Pointer, "const long long*", 1, true, "incidence pointer"},
-        {"inc_element", jit::ArgKind::Pointer, "const long long*", 1, true, "incident elements"},
+        {"inc_element", jit::ArgKind::Pointer, "const long long*", 1, true, "incident elements",
+         false, true},
         {"inc_vertex", jit::ArgKind::Pointer, "const signed char*", 1, true,
-         "incident local vertices"},
-        {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements' nodes"},
+         "incident local vertices", false, true},
+        {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements' nodes",
+         false, true},
         {"out", jit::ArgKind::Pointer, "double*", 1, true, blocks() ? "block values" : "node rows"},
         {"accumulate", jit::ArgKind::Int64, "", 1, false, "accumulate flag"}};
     if (blocks()) {
       f.push_back({"row_ptr", jit::ArgKind::Pointer, "const int*", 1, true, "BSR row pointer"});
-      f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots"});
+      f.push_back({"slots", jit::ArgKind::Pointer, "const int*", 1, true, "stored block slots",
+                   false, true});
     }
     if (with_energy_gradient()) {
       f.push_back({"grad", jit::ArgKind::Pointer, "double*", 1, true, "gradient rows"});
