@@ -365,6 +365,24 @@ std::vector<DeviceInfo> devices() {
   return loader().devices;
 }
 
+namespace {
+std::atomic<int> selected{0};
+}  // namespace
+
+void select_device(int ordinal) {
+  api("select_device(" + std::to_string(ordinal) + ")");
+  const auto& all = loader().devices;
+  if (ordinal < 0 || ordinal >= static_cast<int>(all.size()))
+    throw CudaError(CUDA_ERROR_INVALID_DEVICE, "select_device(" + std::to_string(ordinal) +
+                                                   "): no such device (" +
+                                                   std::to_string(all.size()) + " present)");
+  selected.store(ordinal);
+}
+
+int selected_device() {
+  return selected.load();
+}
+
 Context& Context::primary(int ordinal) {
   const std::string what = "Context::primary(" + std::to_string(ordinal) + ")";
   const Api& a = api(what);

@@ -47,11 +47,18 @@ struct DeviceInfo {
 // All devices, queried once. Throws CudaError when the driver is unavailable.
 std::vector<DeviceInfo> devices();
 
+// The device that Context::primary() without an ordinal uses from now on (0 until set): one
+// process per GPU (an MPI rank) selects its own before its first launch. Throws CudaError naming
+// the ordinal when there is no such device.
+void select_device(int ordinal);
+int selected_device();
+
 // The primary context of one device, retained for the life of the process.
 class Context {
  public:
   // Retains the primary context of `ordinal` (once) and makes it current on the calling thread.
-  static Context& primary(int ordinal = 0);
+  static Context& primary(int ordinal);
+  static Context& primary() { return primary(selected_device()); }
   const DeviceInfo& device() const { return info_; }
   CUcontext handle() const { return ctx_; }
   // Makes this context current and waits for all its work; throws CudaError on a failed kernel.

@@ -144,6 +144,8 @@ TEST_CASE("without a usable driver, everything reports it cleanly") {
   CHECK_THROWS_AS(Event(), CudaError);
   CHECK_THROWS_AS(Module(std::vector<char>{'x'}, "no_gpu_module"), CudaError);
   CHECK_THROWS_AS(check_last("after nothing"), CudaError);
+  CHECK_THROWS_AS(select_device(0), CudaError);
+  CHECK(selected_device() == 0);
 }
 
 TEST_SUITE("gpu") {
@@ -168,6 +170,16 @@ TEST_SUITE("gpu") {
     CHECK(ctx.device().name == all[0].name);
     ctx.synchronize();
     CHECK_THROWS_AS(Context::primary(static_cast<int>(all.size())), CudaError);
+    // A rank's own GPU: select_device moves primary() there; a device that is not present is
+    // named and leaves the selection alone.
+    const int last = static_cast<int>(all.size()) - 1;
+    select_device(last);
+    CHECK(selected_device() == last);
+    CHECK(&Context::primary() == &Context::primary(last));
+    const std::string named = "select_device(" + std::to_string(last + 1) + ")";
+    CHECK_THROWS_WITH_AS(select_device(last + 1), doctest::Contains(named.c_str()), CudaError);
+    CHECK(selected_device() == last);
+    select_device(0);
   }
 
   TEST_CASE("device buffers round-trip and check their bounds" * dualjit::test::needs_gpu()) {
