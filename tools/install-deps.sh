@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build needs from Debian's packages; a no-op when all is present.
 set -euo pipefail
-packages=(cmake make g++ libeigen3-dev libspdlog-dev libfmt-dev doctest-dev libyaml-cpp-dev libmetis-dev)
+packages=(cmake make g++ pkg-config libeigen3-dev libspdlog-dev libfmt-dev doctest-dev libyaml-cpp-dev
+  libmetis-dev libopenmpi-dev openmpi-bin petsc-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -120,6 +120,28 @@ RankProblem rank_problem(const assembly::Problem& global, const NodePartition& p
   return out;
 }
 
+assembly::Problem energy_share(const RankProblem& rp) {
+  const int64_t n_owned = rp.layout.n_owned;
+  assembly::Problem out(rp.layout.n_local(), rp.problem.block_size());
+  for (size_t t = 0; t < rp.problem.n_terms(); ++t) {
+    const assembly::Term& all = rp.problem.term(t);
+    const int64_t n = all.elements.size();
+    const size_t per = n > 0 ? all.params.size() / n : 0;
+    assembly::Term mine = all;
+    mine.elements.conn.clear();
+    mine.params.clear();
+    for (int64_t e = 0; e < n; ++e) {
+      if (all.elements.vertex(e, 0) >= n_owned) continue;  // a ghost's: its owner counts it
+      for (int a = 0; a < all.elements.k; ++a)
+        mine.elements.conn.push_back(all.elements.vertex(e, a));
+      mine.params.insert(mine.params.end(), all.params.begin() + e * per,
+                         all.params.begin() + (e + 1) * per);
+    }
+    out.add_term(std::move(mine));
+  }
+  return out;
+}
+
 std::vector<double> local_values(const RankLayout& layout, std::span<const double> global,
                                  int block) {
   std::vector<double> out(layout.n_local() * block);

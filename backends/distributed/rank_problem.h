@@ -45,6 +45,13 @@ struct RankProblem {
 // mesh::MeshError as rank_layout does.
 RankProblem rank_problem(const assembly::Problem& global, const NodePartition& p, int rank);
 
+// The part of a rank's problem that counts each element of the global problem once over the
+// ranks: its terms restricted to the elements whose first vertex the rank owns (every element
+// with an owned vertex is in the rank's problem, so the owner of vertex 0 holds it), over the
+// same local nodes. The energies of the ranks' shares sum to the global energy (to round-off:
+// the sums' order differs); its other outputs are not rows of anything.
+assembly::Problem energy_share(const RankProblem& rp);
+
 // The values of a node field (n_nodes x block, global numbering) at the layout's local nodes.
 std::vector<double> local_values(const RankLayout& layout, std::span<const double> global,
                                  int block);

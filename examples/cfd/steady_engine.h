@@ -27,4 +27,12 @@ class SteadyEngine {
   virtual void read_state(std::vector<double>& q) = 0;
 };
 
+// Throws std::invalid_argument, naming `who`, for options the loop cannot follow.
+void check_steady_options(const SteadyOptions& options, const char* who);
+
+// The pseudo-time loop of solve_steady over an engine: the CFL schedule, the Eisenstat-Walker
+// tolerances, the step rejections, the stopping rules and the history (storage left at its
+// default). A distributed engine's norms are global, so every rank runs the loop alike.
+SteadyResult pseudo_time_steps(SteadyEngine& engine, const SteadyOptions& options);
+
 }  // namespace dualjit::cfd

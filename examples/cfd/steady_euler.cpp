@@ -105,31 +105,21 @@ std::unique_ptr<SteadyEngine> make_engine(assembly::Assembler& assembler, const 
 
 }  // namespace
 
-SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
-                          std::vector<double>& q, const SteadyOptions& options) {
-  check_state(em, q, "solve_steady");
+void check_steady_options(const SteadyOptions& options, const char* who) {
   if (options.eisenstat_walker && !(options.linear_rtol_max >= options.linear.rtol))
-    throw std::invalid_argument("solve_steady: linear_rtol_max " +
+    throw std::invalid_argument(std::string(who) + ": linear_rtol_max " +
                                 std::to_string(options.linear_rtol_max) + " below linear.rtol " +
                                 std::to_string(options.linear.rtol));
-  SteadyOptions o = options;
-  if (o.storage == JacobianStorage::automatic) {
-    if (assembler.backend() == assembly::Backend::Cuda) {
-      jit::TuningDb db = jit::TuningDb::from_env();
-      o.storage = choose_storage(assembler, em, gamma, q, o, db).storage;
-    } else {
-      o.storage = JacobianStorage::block_csr;
-    }
-  }
-  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, o);
+}
+
+SteadyResult pseudo_time_steps(SteadyEngine& engine, const SteadyOptions& options) {
   SteadyResult result;
-  result.storage = o.storage;
-  result.initial_residual = engine->residual_norm();
+  result.initial_residual = engine.residual_norm();
   double backoff = 1;
   double eta = options.eisenstat_walker ? options.linear_rtol_max : options.linear.rtol;
   double last_accepted = result.initial_residual;  // |R| before the last accepted step
   for (int it = 0;; ++it) {
-    const double res = engine->residual_norm();
+    const double res = engine.residual_norm();
     result.final_residual = res;
     if (!std::isfinite(res) || backoff < 1e-12) break;
     if (res <= std::max(options.rtol * result.initial_residual, options.atol)) {
@@ -152,12 +142,31 @@ SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, do
     }
     h.linear_rtol = eta;
     last_accepted = res;
-    h.rejected = !engine->implicit_step(h.cfl, h);
+    h.rejected = !engine.implicit_step(h.cfl, h);
     ++result.steps;
     backoff = h.rejected ? backoff / 10 : std::min(1.0, 2 * backoff);
     h.seconds = step.seconds();
     result.history.push_back(h);
   }
+  return result;
+}
+
+SteadyResult solve_steady(assembly::Assembler& assembler, const EdgeMesh& em, double gamma,
+                          std::vector<double>& q, const SteadyOptions& options) {
+  check_state(em, q, "solve_steady");
+  check_steady_options(options, "solve_steady");
+  SteadyOptions o = options;
+  if (o.storage == JacobianStorage::automatic) {
+    if (assembler.backend() == assembly::Backend::Cuda) {
+      jit::TuningDb db = jit::TuningDb::from_env();
+      o.storage = choose_storage(assembler, em, gamma, q, o, db).storage;
+    } else {
+      o.storage = JacobianStorage::block_csr;
+    }
+  }
+  const std::unique_ptr<SteadyEngine> engine = make_engine(assembler, em, gamma, q, o);
+  SteadyResult result = pseudo_time_steps(*engine, options);
+  result.storage = o.storage;
   engine->read_state(q);
   return result;
 }

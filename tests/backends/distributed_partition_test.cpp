@@ -4,12 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "backends/distributed/partition.h"
 #include "backends/distributed/rank_problem.h"
 #include "examples/cfd/mesh.h"
 #include "examples/cfd/roe_problem.h"
+#include "examples/mesh_energy/cloth_energy.h"
 #include "support/assembly.h"
 
 using namespace dualjit;
@@ -88,6 +90,36 @@ TEST_CASE("each rank's owned rows equal the global residual and Jacobian, 1, 2 a
     }
     CHECK(std::all_of(covered.begin(), covered.end(), [](int c) { return c == 1; }));
     if (parts > 1) CHECK(ghosts > 0);
+  }
+}
+
+TEST_CASE("the ranks' energy shares hold each element once and sum to the global energy") {
+  const mesh_energy::ClothGrid grid = mesh_energy::cloth_grid(9);
+  std::vector<double> x = grid.mesh.x;
+  for (size_t k = 0; k < x.size(); ++k) x[k] += 0.01 * std::sin(1.7 * double(k));  // off rest
+  assembly::Problem p = mesh_energy::cloth_problem(grid, grid.mesh.x);
+  const double global = test::serial(p).energy(x);
+  REQUIRE(global > 0);
+  for (int parts : {1, 2, 4, 7}) {
+    CAPTURE(parts);
+    const distributed::NodePartition part =
+        distributed::partition_nodes(p.n_nodes(), sets_of(p), parts);
+    double sum = 0;
+    std::vector<int64_t> elements(p.n_terms(), 0);
+    for (int rank = 0; rank < parts; ++rank) {
+      const distributed::RankProblem rp = distributed::rank_problem(p, part, rank);
+      assembly::Problem share = distributed::energy_share(rp);
+      REQUIRE(share.n_terms() == p.n_terms());
+      CHECK(share.n_nodes() == rp.layout.n_local());
+      for (size_t t = 0; t < p.n_terms(); ++t) {
+        elements[t] += share.term(t).elements.size();
+        for (int64_t e = 0; e < share.term(t).elements.size(); ++e)
+          CHECK(share.term(t).elements.vertex(e, 0) < rp.layout.n_owned);
+      }
+      sum += test::serial(share).energy(distributed::local_values(rp.layout, x, 3));
+    }
+    for (size_t t = 0; t < p.n_terms(); ++t) CHECK(elements[t] == p.term(t).elements.size());
+    CHECK(std::abs(sum - global) <= 1e-13 * std::abs(global));
   }
 }
 
