@@ -1,10 +1,12 @@
 #include "tools/steady_demo_command.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "examples/cfd/steady_demo.h"
 #include "tools/command_support.h"
+#include "tools/petsc_demo_command.h"
 
 namespace dualjit::tools {
 namespace {
@@ -13,15 +15,25 @@ namespace {
 constexpr const char* kNotHere[] = {"--mode", "--repeats", "--elements",
                                     "--set",  "--width",   "--layout"};
 
-constexpr const char* kOwn[] = {"--geometry", "--mach", "--explicit-steps"};
+constexpr const char* kOwn[] = {"--geometry", "--mach", "--explicit-steps", "--petsc"};
+
+// Started by an MPI launcher (Open MPI's mpirun, or a PMI one): the run is a distributed one.
+bool under_mpi_launcher() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
+// Prints the report (rank 0's, in a distributed run); the exit code.
+int report(const Args& args, const cfd::SteadyDemoReport& r);
 
 }  // namespace
 
 void add_steady_options(Args& args) {
   args.option("--geometry", "NAME", "cfd-steady: sphere (default, meshed by gmsh) or bump")
       .option("--mach", "M", "cfd-steady: free-stream Mach number (0.3 sphere, 0.5 bump)")
-      .option("--explicit-steps", "N",
-              "cfd-steady: cap of the explicit comparison (3000; 0: none)");
+      .option("--explicit-steps", "N", "cfd-steady: cap of the explicit comparison (3000; 0: none)")
+      .flag("--petsc",
+            "cfd-steady: solve over the MPI ranks through PETSc (implied under mpirun; "
+            "PETSc options from PETSC_OPTIONS)");
 }
 
 void refuse_steady_options(const Args& args, const std::string& problem) {
@@ -62,13 +74,21 @@ int steady_demo(const Args& args) {
   if (o.max_iterations < 1) throw UsageError("--max-iterations must be at least 1");
   o.output_dir = args.get("--output");
   const bool json = args.has("--json");
+  if (args.has("--petsc") || under_mpi_launcher()) {
+    return petsc_steady_demo(o, [&](const cfd::SteadyDemoReport& r) { return report(args, r); });
+  }
   if (!json) {
     std::printf("backend: %s\n", target == Target::Cuda
                                      ? "CUDA (assembly, GMRES and state on the GPU)"
                                      : ("CPU (host compiler + OpenMP); " + why_cpu).c_str());
     std::fflush(stdout);
   }
-  const cfd::SteadyDemoReport r = cfd::run_steady_demo(o);
+  return report(args, cfd::run_steady_demo(o));
+}
+
+namespace {
+
+int report(const Args& args, const cfd::SteadyDemoReport& r) {
   const double implicit_final = r.implicit.final_residual / r.implicit.initial_residual;
   std::string text = "cfd-steady: " + r.summary + "\n\nimplicit:\n" +
                      cfd::format_history(r.implicit) +
@@ -95,7 +115,7 @@ int steady_demo(const Args& args) {
   }
   text += r.ok ? "demo: ok\n" : "demo: FAILED\n";
   j.set("name", kSteadyDemo)
-      .set("backend", target == Target::Cuda ? "cuda" : "cpu")
+      .set("backend", r.gpu ? "cuda" : "cpu")
       .set("summary", r.summary)
       .set("nodes", r.nodes)
       .set("converged", r.implicit.converged)
@@ -108,5 +128,7 @@ int steady_demo(const Args& args) {
   emit_output(args, j, text);
   return r.ok ? 0 : 1;
 }
+
+}  // namespace
 
 }  // namespace dualjit::tools

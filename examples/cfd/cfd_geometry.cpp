@@ -27,6 +27,11 @@ std::filesystem::path mesh_cfd_geometry(const std::string& name, int refinement,
                              "--no-install-recommends gmsh (or tools/install-test-deps.sh "
                              "BUILD_DIR), or set GMSH to a gmsh executable.");
   }
+  return cfd_geometry_path(name, refinement, dir);
+}
+
+std::filesystem::path cfd_geometry_path(const std::string& name, int refinement,
+                                        const std::filesystem::path& dir) {
   return dir / (name + "_" + std::to_string(refinement) + ".msh");
 }
 

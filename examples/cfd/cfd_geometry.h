@@ -8,6 +8,10 @@
 
 namespace dualjit::cfd {
 
+// The file mesh_cfd_geometry writes: `dir`/NAME_REFINEMENT.msh.
+std::filesystem::path cfd_geometry_path(const std::string& name, int refinement,
+                                        const std::filesystem::path& dir);
+
 // Writes `dir`/NAME_REFINEMENT.msh (name "sphere" or "bump", refinement 1, 2, ...: about 3.3
 // times the nodes each; sphere 1.7 k, 5.4 k, 19 k, ...) and returns its path. Throws
 // std::invalid_argument for another name or a refinement below 1, and std::runtime_error with

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 
 #include "examples/cfd/boundary.h"
@@ -30,7 +31,14 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
     throw std::invalid_argument("steady demo: Mach " + std::to_string(mach) +
                                 " (0 to 0.8: the flow stays subsonic)");
   const std::filesystem::path dir = o.output_dir.empty() ? "." : o.output_dir;
-  std::filesystem::create_directories(dir);
+  const auto one_rank = [&](const std::function<void()>& f) {
+    if (o.on_one_rank) {
+      o.on_one_rank(f);
+    } else {
+      f();
+    }
+  };
+  one_rank([&] { std::filesystem::create_directories(dir); });
 
   TetMesh mesh;
   EdgeMesh em;
@@ -42,8 +50,11 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
     boundary = bump_channel_boundary(em, mesh);
     what = "channel with a bump (length 3, height 1, bump 0.1)";
   } else {
-    const std::filesystem::path file =
-        o.mesh.empty() ? mesh_cfd_geometry("sphere", o.size, dir) : o.mesh;
+    std::filesystem::path file = o.mesh;
+    if (file.empty()) {
+      file = cfd_geometry_path("sphere", o.size, dir);
+      one_rank([&] { mesh_cfd_geometry("sphere", o.size, dir); });
+    }
     const GmshMesh g = read_gmsh_tagged(file);
     mesh = g.mesh;
     em = build_edge_mesh(mesh);
@@ -59,44 +70,53 @@ SteadyDemoReport run_steady_demo(const SteadyDemoOptions& o) {
   assembly::Problem p = roe_problem(em, fs, boundary);
   assembly::AssemblerOptions ao;
   ao.backend = o.backend;
-  assembly::Assembler a(p, ao);
-  const bool gpu = a.backend() == assembly::Backend::Cuda;
+  // One process's Assembler over the whole problem: the one-process solves only.
+  std::unique_ptr<assembly::Assembler> a;
+  if (!o.implicit_solve) a = std::make_unique<assembly::Assembler>(p, ao);
+  const bool gpu = assembly::resolve_backend(o.backend) == assembly::Backend::Cuda;
 
   SteadyDemoReport report;
   report.nodes = em.n_nodes;
+  report.gpu = gpu;
   char mach_text[16];
   std::snprintf(mach_text, sizeof mach_text, "%.2f", mach);
-  report.summary = what + ": " + std::to_string(em.n_nodes) + " nodes, " +
-                   std::to_string(mesh.n_tets()) + " tets, " + std::to_string(em.n_edges()) +
-                   " edges; Mach " + mach_text + "; on the " + (gpu ? "GPU" : "CPU");
+  report.summary =
+      what + ": " + std::to_string(em.n_nodes) + " nodes, " + std::to_string(mesh.n_tets()) +
+      " tets, " + std::to_string(em.n_edges()) + " edges; Mach " + mach_text + "; " +
+      (o.solver_text.empty() ? std::string("on the ") + (gpu ? "GPU" : "CPU") : o.solver_text);
   const std::vector<double> q0 = free_stream_state(em.n_nodes, fs);
   std::vector<double> q = q0;
 
   SteadyOptions so;
   so.max_iterations = o.max_iterations;
   auto t0 = std::chrono::steady_clock::now();
-  report.implicit = solve_steady(a, em, fs.gamma, q, so);
+  report.implicit = o.implicit_solve ? o.implicit_solve(p, em, fs.gamma, q, so)
+                                     : solve_steady(*a, em, fs.gamma, q, so);
   report.implicit_seconds = seconds_since(t0);
   report.ok = report.implicit.converged;
   report.summary += "; Jacobian storage " + std::string(storage_name(report.implicit.storage)) +
-                    (gpu ? " (tuned: storage_tuner.h)" : "");
+                    (gpu && !o.implicit_solve ? " (tuned: storage_tuner.h)" : "");
 
   report.entropy_error = entropy_error(em, q, fs.gamma);
 
-  std::vector<LabelledHistory> plots{
-      {"implicit (PTC, GMRES + multicoloured SGS)", &report.implicit}};
-  if (o.explicit_cap > 0) {
+  std::vector<LabelledHistory> plots{{o.implicit_solve
+                                          ? "implicit (PTC, PETSc GMRES)"
+                                          : "implicit (PTC, GMRES + multicoloured SGS)",
+                                      &report.implicit}};
+  if (o.explicit_cap > 0 && a) {
     std::vector<double> qe = q0;
     t0 = std::chrono::steady_clock::now();
     report.explicit_steps =
-        solve_steady_explicit(a, em, fs.gamma, qe, 0.9, o.explicit_cap, so.rtol);
+        solve_steady_explicit(*a, em, fs.gamma, qe, 0.9, o.explicit_cap, so.rtol);
     report.explicit_seconds = seconds_since(t0);
     plots.push_back({"explicit local time stepping, CFL 0.9", &report.explicit_steps});
   }
   const std::filesystem::path vtu = dir / "cfd_steady.vtu", png = dir / "cfd_steady_residual.png";
-  write_vtu(vtu, mesh, q, fs.gamma);
-  write_residual_plot(png, plots,
-                      sphere ? "steady Euler, sphere" : "steady Euler, channel with a bump");
+  one_rank([&] {
+    write_vtu(vtu, mesh, q, fs.gamma);
+    write_residual_plot(png, plots,
+                        sphere ? "steady Euler, sphere" : "steady Euler, channel with a bump");
+  });
   report.files = {vtu, png};
   return report;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,21 @@ struct SteadyDemoOptions {
   int max_iterations = 60;           // nonlinear steps
   int explicit_cap = 3000;           // explicit steps for the comparison (0: none)
   std::filesystem::path output_dir;  // created when missing; empty: the working directory
+  // A distributed run (examples/distributed/petsc_steady_demo.h) sets both: the implicit solve
+  // in place of solve_steady over one Assembler of `backend` (the explicit comparison, a
+  // one-process method, is then skipped), and how a step that one process does for all
+  // (meshing, writing the files) runs: on the first rank, the others waiting for it.
+  std::function<SteadyResult(const assembly::Problem&, const EdgeMesh&, double gamma,
+                             std::vector<double>& q, const SteadyOptions&)>
+      implicit_solve;
+  std::function<void(const std::function<void()>&)> on_one_rank;
+  std::string solver_text;  // the summary's "on the ..." part of such a run
 };
 
 struct SteadyDemoReport {
   std::string summary;  // mesh, stream, backend
   int64_t nodes = 0;
+  bool gpu = false;  // the assembly ran on the GPU
   SteadyResult implicit, explicit_steps;
   double implicit_seconds = 0, explicit_seconds = 0;
   double entropy_error = 0;  // volume-weighted RMS of s / s_inf - 1
