@@ -5,7 +5,13 @@
 // block Jacobi + ILU(0) per rank, GMRES(30)) with its time per nonlinear iteration split into
 // assembly (with the hand-over to MATMPIBAIJ), preconditioner set-up and Krylov.
 //
-//   mpirun -np N mpi_steady_euler [--mesh NX NY NZ]   (default: the bump channel 96 x 4 x 32)
+//   mpirun -np N mpi_steady_euler [--mesh NX NY NZ] [--backend cpu|cuda] [--linear device|host]
+// (defaults: the bump channel 96 x 4 x 32, cpu; cuda: each rank assembles on a GPU of its host,
+// the host's GPUs taken in turn, so several ranks may share one; the ghost exchange and the
+// hand-over to PETSc are host-staged, as the timings show; --linear: with cuda, the products and
+// the preconditioner on each rank's GPU inside PETSc's GMRES (petsc_device_operator.h, block
+// Jacobi) or the matrix on the host for PETSc's own block Jacobi + ILU(0); one rank with cuda
+// also runs the one-GPU solve_steady (DeviceGmres, the tuned storage) as the reference)
 #include <mpi.h>
 
 #include <algorithm>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "backends/distributed/mpi/ghost_exchange.h"
+#include "backends/distributed/mpi/rank_device.h"
 #include "backends/distributed/partition.h"
 #include "backends/distributed/rank_problem.h"
 #include "bench/wall_clock.h"
@@ -50,8 +57,11 @@ double median_seconds(const distributed::Communicator& comm, int repeats, F&& f)
 int main(int argc, char** argv) {
   petsc::PetscSession session(nullptr, nullptr);
   int nx = 96, ny = 4, nz = 32;
+  std::string backend = "cpu", linear = "device";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--backend" && i + 1 < argc) backend = argv[++i];
+    if (a == "--linear" && i + 1 < argc) linear = argv[++i];
     if (a == "--mesh" && i + 3 < argc) {
       nx = std::atoi(argv[++i]);
       ny = std::atoi(argv[++i]);
@@ -59,6 +69,14 @@ int main(int argc, char** argv) {
     }
   }
   const distributed::Communicator comm(MPI_COMM_WORLD);
+  int device = -1;
+  if (backend == "cuda") {
+    device = distributed::select_rank_device(comm);
+    if (device < 0) {
+      if (comm.rank() == 0) std::fprintf(stderr, "--backend cuda: no usable GPU\n");
+      return 2;
+    }
+  }
   cfd::FreeStream fs;
   fs.mach = 0.5;
   fs.alpha_deg = 0;
@@ -73,7 +91,7 @@ int main(int argc, char** argv) {
   distributed::RankProblem rp = distributed::rank_problem(p, part, comm.rank());
   const distributed::GhostExchange x(comm, rp.layout);
   assembly::AssemblerOptions ao;
-  ao.backend = assembly::Backend::Cpu;
+  ao.backend = device >= 0 ? assembly::Backend::Cuda : assembly::Backend::Cpu;
   assembly::Assembler a(rp.problem, ao);
   std::vector<double> q =
       distributed::local_values(rp.layout, cfd::perturbed_state(em.n_nodes, fs, 0.1, 3), 5);
@@ -85,9 +103,9 @@ int main(int argc, char** argv) {
   const int64_t ghosts = comm.sum(rp.layout.n_ghosts());
   if (comm.rank() == 0) {
     std::printf(
-        "bump channel %d x %d x %d: %lld nodes, %lld edges; %d rank%s (OMP_NUM_THREADS=%s)\n", nx,
-        ny, nz, (long long)em.n_nodes, (long long)em.n_edges(), comm.size(),
-        comm.size() > 1 ? "s" : "",
+        "bump channel %d x %d x %d: %lld nodes, %lld edges; %d rank%s; %s (OMP_NUM_THREADS=%s)\n",
+        nx, ny, nz, (long long)em.n_nodes, (long long)em.n_edges(), comm.size(),
+        comm.size() > 1 ? "s" : "", device >= 0 ? "assembly on the GPU" : "CPU backend",
         std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : "unset");
     std::printf("ghost nodes, all ranks: %lld (%.1f%% of the nodes)\n", (long long)ghosts,
                 100.0 * ghosts / em.n_nodes);
@@ -100,6 +118,7 @@ int main(int argc, char** argv) {
   cfd::PetscSteadyOptions o;
   o.assembler = ao;
   o.options_database = false;
+  o.device_linear_algebra = linear == "device";
   // Twice: the first run compiles or loads the kernels, the second is reported.
   std::vector<double> q0 = qs;
   cfd::solve_steady_petsc(comm.comm(), p, em, fs.gamma, q0, o);
@@ -124,6 +143,24 @@ int main(int argc, char** argv) {
         "assembly %.2f ms, set-up %.2f ms, Krylov %.2f ms\n",
         r.converged ? "converged" : "NOT converged", r.history.size(), lin, total, 1e3 * as / n,
         1e3 * ps / n, 1e3 * ks / n);
+  }
+  if (comm.size() == 1 && device >= 0) {
+    // The reference: the whole problem on one GPU, solve_steady's device engine.
+    assembly::Problem whole = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
+    assembly::Assembler one(whole, ao);
+    std::vector<double> q1 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 3);
+    cfd::solve_steady(one, em, fs.gamma, q1);
+    q1 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 3);
+    const auto t1 = std::chrono::steady_clock::now();
+    const cfd::SteadyResult g = cfd::solve_steady(one, em, fs.gamma, q1);
+    const double seconds = bench::seconds_since(t1);
+    int its = 0;
+    for (const cfd::SteadyIteration& h : g.history) its += h.linear_iterations;
+    std::printf(
+        "one GPU, solve_steady (DeviceGmres, %s storage): %s in %zu steps, %d Krylov "
+        "iterations, %.3f s\n",
+        std::string(cfd::storage_name(g.storage)).c_str(),
+        g.converged ? "converged" : "NOT converged", g.history.size(), its, seconds);
   }
   return r.converged ? 0 : 1;
 }

@@ -16,6 +16,7 @@
 #include "solvers/petsc/petsc_block_matrix.h"
 #include "solvers/petsc/petsc_block_vector.h"
 #include "solvers/petsc/petsc_check.h"
+#include "solvers/petsc/petsc_device_operator.h"
 #include "solvers/stopwatch.h"
 
 namespace dualjit::cfd {
@@ -70,8 +71,17 @@ class PetscSteadyEngine final : public SteadyEngine {
     const distributed::RankLayout& layout = rank_->layout;
     ghosts_.emplace(comm_, layout);
     norm_ = owned_norm(r_);
-    matrix_ = std::make_unique<petsc::PetscBlockMatrix>(comm, rank_->problem.pattern(), numbers_,
-                                                        layout.n_owned, kB, global.n_nodes());
+    if (options_.device_linear_algebra && assembler_->backend() == assembly::Backend::Cuda) {
+      if (options_.steady.preconditioner == SteadyPreconditioner::block_ilu0)
+        throw std::invalid_argument(
+            "solve_steady_petsc: block_ilu0 has no GPU form (sequential set-up and solves); "
+            "block_jacobi or multicolor_sgs, or device_linear_algebra off");
+      device_ = std::make_unique<petsc::PetscDeviceOperator>(
+          comm, *ghosts_, layout.n_owned, layout.n_local(), kB, global.n_nodes());
+    } else {
+      matrix_ = std::make_unique<petsc::PetscBlockMatrix>(comm, rank_->problem.pattern(), numbers_,
+                                                          layout.n_owned, kB, global.n_nodes());
+    }
     b_ = std::make_unique<petsc::PetscBlockVector>(comm, layout.n_owned, kB);
     x_ = std::make_unique<petsc::PetscBlockVector>(comm, layout.n_owned, kB);
     make_ksp();
@@ -94,11 +104,17 @@ class PetscSteadyEngine final : public SteadyEngine {
         for (int k = 0; k < kB; ++k) d[k * kB + k] += shift;
       }
     });
-    matrix_->set(*a);
     h.assembly_seconds = assembly.seconds();
 
     solvers::Stopwatch setup;
-    check_petsc(KSPSetOperators(ksp_, matrix_->mat(), matrix_->mat()), "KSPSetOperators");
+    if (device_) {
+      // The upload and the preconditioner's set-up (inverses, colour-ordered copy).
+      comm_.run_on_all([&] { device_->set(*a, device_preconditioner(), sweeps()); });
+      check_petsc(KSPSetOperators(ksp_, device_->mat(), device_->mat()), "KSPSetOperators");
+    } else {
+      matrix_->set(*a);
+      check_petsc(KSPSetOperators(ksp_, matrix_->mat(), matrix_->mat()), "KSPSetOperators");
+    }
     check_petsc(KSPSetTolerances(ksp_, h.linear_rtol, 0.0, PETSC_DEFAULT,
                                  options_.steady.linear.max_iterations),
                 "KSPSetTolerances");
@@ -192,6 +208,11 @@ class PetscSteadyEngine final : public SteadyEngine {
     check_petsc(KSPGMRESSetRestart(ksp_, o.linear.restart), "KSPGMRESSetRestart");
     // Right preconditioning: GMRES minimises the true residual, whose norm the tolerances read.
     check_petsc(KSPSetPCSide(ksp_, PC_RIGHT), "KSPSetPCSide");
+    if (device_) {
+      device_->use_in(ksp_);
+      if (options_.options_database) check_petsc(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+      return;
+    }
     PC pc;
     check_petsc(KSPGetPC(ksp_, &pc), "KSPGetPC");
     switch (o.preconditioner) {
@@ -211,6 +232,13 @@ class PetscSteadyEngine final : public SteadyEngine {
     if (options_.options_database) check_petsc(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
   }
 
+  solvers::DevicePreconditioner device_preconditioner() const {
+    return options_.steady.preconditioner == SteadyPreconditioner::block_jacobi
+               ? solvers::DevicePreconditioner::block_jacobi
+               : solvers::DevicePreconditioner::multicolor_sgs;
+  }
+  int sweeps() const { return options_.steady.gauss_seidel_sweeps; }
+
   distributed::Communicator comm_;
   double gamma_;
   PetscSteadyOptions options_;
@@ -219,7 +247,8 @@ class PetscSteadyEngine final : public SteadyEngine {
   EdgeMesh em_;
   std::optional<distributed::GhostExchange> ghosts_;
   std::unique_ptr<assembly::Assembler> assembler_;
-  std::unique_ptr<petsc::PetscBlockMatrix> matrix_;
+  std::unique_ptr<petsc::PetscBlockMatrix> matrix_;     // host linear algebra
+  std::unique_ptr<petsc::PetscDeviceOperator> device_;  // or the GPU's
   std::unique_ptr<petsc::PetscBlockVector> b_, x_;
   KSP ksp_ = nullptr;
   std::vector<double> q_, r_;

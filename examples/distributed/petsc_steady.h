@@ -4,7 +4,8 @@
 // ghost states move between ranks after each update (ghost_exchange.h), and each pseudo-time
 // step's (V / dt + dR/dQ) dq = -R goes to PETSc as MATMPIBAIJ (block 5) and is solved by KSP:
 // right-preconditioned GMRES, restart and iteration cap from options.linear, relative
-// tolerances from the Eisenstat-Walker schedule. The CFL schedule and the stopping rules are
+// tolerances from the Eisenstat-Walker schedule (ranks that assemble on GPUs keep the matrix
+// there: PetscSteadyOptions::device_linear_algebra). The CFL schedule and the stopping rules are
 // solve_steady's, on global norms, so every rank takes the same steps.
 //
 // The input (mesh and state) is replicated on every rank; the assembly, the matrix, the
@@ -31,6 +32,12 @@ struct PetscSteadyOptions {
   // processor-local symmetric SOR (PCSOR) with gauss_seidel_sweeps sweeps. Then PETSc's
   // options database (the command line's -ksp_*, -pc_*) may override any of it.
   bool options_database = true;
+  // When the ranks assemble on GPUs: the products and the preconditioner run there too, PETSc's
+  // KSP driving them over host vectors (petsc_device_operator.h: no MATMPIBAIJ then), with
+  // block_jacobi as block Jacobi and automatic and multicolor_sgs as multicoloured SGS over each
+  // rank's owned block; block_ilu0 is refused there, as on one GPU. Off: the matrix comes to the
+  // host for PETSc's own preconditioners.
+  bool device_linear_algebra = true;
 };
 
 // Collective over comm. `global` is the whole problem (roe_problem over em), the same on every

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "backends/distributed/mpi/rank_device.h"
 #include "examples/cfd/bump_channel.h"
 #include "examples/cfd/roe_problem.h"
 #include "examples/distributed/petsc_steady.h"
 #include "support/assembly.h"
+#include "support/gpu.h"
 #include "support/mpi_problems.h"
 
 using namespace dualjit;
@@ -87,4 +89,60 @@ TEST_CASE("steady Euler through PETSc: block ILU(0) per rank and local SSOR conv
   std::vector<double> q(3);
   CHECK_THROWS_AS(cfd::solve_steady_petsc(MPI_COMM_WORLD, p, em, fs.gamma, q),
                   std::invalid_argument);
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("steady Euler through PETSc, each rank assembling on a GPU: the CPU ranks' history" *
+            test::needs_gpu()) {
+    cfd::FreeStream fs;
+    fs.mach = 0.5;
+    fs.alpha_deg = 0;
+    const cfd::TetMesh mesh = cfd::bump_channel_mesh(24, 2, 8);
+    const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
+    const assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
+    const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 7);
+    const distributed::Communicator comm(MPI_COMM_WORLD);
+    // The host's GPUs in turn: ranks share one where there are fewer GPUs than ranks.
+    CHECK(distributed::select_rank_device(comm) >= 0);
+    cfd::PetscSteadyOptions o;
+    o.steady.preconditioner = cfd::SteadyPreconditioner::block_jacobi;
+    o.options_database = false;
+    o.assembler = test::on_cpu();
+    std::vector<double> q_cpu = q0;
+    const cfd::SteadyResult cpu = cfd::solve_steady_petsc(comm.comm(), p, em, fs.gamma, q_cpu, o);
+    // Point-block Jacobi both ways: PETSc's on the host matrix, or the GPU's block Jacobi
+    // inside PETSc's GMRES (PetscDeviceOperator).
+    o.assembler = test::on_gpu();
+    for (bool on_device : {true, false}) {
+      CAPTURE(on_device);
+      o.device_linear_algebra = on_device;
+      std::vector<double> q_gpu = q0;
+      const cfd::SteadyResult gpu = cfd::solve_steady_petsc(comm.comm(), p, em, fs.gamma, q_gpu, o);
+      if (comm.rank() == 0) MESSAGE(cfd::format_history(gpu));
+      CHECK(gpu.converged);
+      CHECK(printed(gpu) == printed(cpu));
+      double worst = 0;
+      for (size_t k = 0; k < q_gpu.size(); ++k)
+        worst = std::max(worst, std::abs(q_gpu[k] - q_cpu[k]));
+      CHECK(worst < 1e-12);
+    }
+    // Multicoloured SGS on each rank's GPU: another preconditioner, the same steady state.
+    o.device_linear_algebra = true;
+    o.steady.preconditioner = cfd::SteadyPreconditioner::multicolor_sgs;
+    std::vector<double> q_sgs = q0;
+    const cfd::SteadyResult sgs = cfd::solve_steady_petsc(comm.comm(), p, em, fs.gamma, q_sgs, o);
+    CHECK(sgs.converged);
+    int its_sgs = 0, its_jacobi = 0;
+    for (const auto& h : sgs.history) its_sgs += h.linear_iterations;
+    for (const auto& h : cpu.history) its_jacobi += h.linear_iterations;
+    CHECK(its_sgs < its_jacobi);
+    double worst = 0;
+    for (size_t k = 0; k < q_sgs.size(); ++k)
+      worst = std::max(worst, std::abs(q_sgs[k] - q_cpu[k]));
+    CHECK(worst < 1e-9);
+    o.steady.preconditioner = cfd::SteadyPreconditioner::block_ilu0;
+    std::vector<double> q = q0;
+    CHECK_THROWS_WITH_AS(cfd::solve_steady_petsc(comm.comm(), p, em, fs.gamma, q, o),
+                         doctest::Contains("block_ilu0 has no GPU form"), std::invalid_argument);
+  }
 }
