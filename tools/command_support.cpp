@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backends/cuda/driver.h"
 
@@ -14,6 +15,12 @@ const ProblemRecipe& recipe_named(const std::string& name) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+int launcher_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  return 0;
 }
 
 Target pick_target(bool force_cpu, std::string* why_cpu) {

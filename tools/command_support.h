@@ -18,6 +18,10 @@ const ProblemRecipe& recipe_named(const std::string& name);
 
 // The GPU when one is usable and --cpu was not given; `why_cpu` says why not otherwise.
 Target pick_target(bool force_cpu, std::string* why_cpu = nullptr);
+
+// The ranks of the MPI launch that started this process (Open MPI's mpirun, or a PMI
+// launcher), from the launcher's environment; 0 when no launcher started it.
+int launcher_ranks();
 tuning::TuningTarget tuning_target(Target t);
 // --mode, checked against the recipe's modes (UsageError); default: the recipe's first.
 Mode pick_mode(const ProblemRecipe& r, const std::string& text);

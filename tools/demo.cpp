@@ -62,6 +62,10 @@ int demo(int argc, char** argv) {
                                 : find_application(name) ? "the application " + name
                                                          : "the problem " + name);
   }
+  // Every rank would run the whole job and write the same files.
+  if (name != kSteadyDemo && launcher_ranks() > 1)
+    throw UsageError("under mpirun only the demo " + std::string(kSteadyDemo) +
+                     " runs distributed; run " + name + " as one process");
   if (name == kIgnitionDemo) return ignition_demo(args);
   refuse_ignition_options(
       args, name == kSteadyDemo

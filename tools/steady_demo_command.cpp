@@ -1,7 +1,6 @@
 #include "tools/steady_demo_command.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "examples/cfd/steady_demo.h"
@@ -16,11 +15,6 @@ constexpr const char* kNotHere[] = {"--mode", "--repeats", "--elements",
                                     "--set",  "--width",   "--layout"};
 
 constexpr const char* kOwn[] = {"--geometry", "--mach", "--explicit-steps", "--petsc"};
-
-// Started by an MPI launcher (Open MPI's mpirun, or a PMI one): the run is a distributed one.
-bool under_mpi_launcher() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
-}
 
 // Prints the report (rank 0's, in a distributed run); the exit code.
 int report(const Args& args, const cfd::SteadyDemoReport& r);
@@ -74,7 +68,8 @@ int steady_demo(const Args& args) {
   if (o.max_iterations < 1) throw UsageError("--max-iterations must be at least 1");
   o.output_dir = args.get("--output");
   const bool json = args.has("--json");
-  if (args.has("--petsc") || under_mpi_launcher()) {
+  // Started by an MPI launcher: a distributed run, also at one rank.
+  if (args.has("--petsc") || launcher_ranks() > 0) {
     return petsc_steady_demo(o, [&](const cfd::SteadyDemoReport& r) { return report(args, r); });
   }
   if (!json) {
