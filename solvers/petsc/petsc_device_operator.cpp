@@ -8,38 +8,33 @@
 namespace dualjit::petsc {
 namespace {
 
-PetscErrorCode shell_multiply(::Mat a, ::Vec x, ::Vec y) {
-  void* ctx = nullptr;
-  PetscCall(MatShellGetContext(a, &ctx));
+// y = (op->*f)(x) over the owned rows, in PETSc's arrays; an exception becomes PETSc's error.
+PetscErrorCode apply(void* op, void (PetscDeviceOperator::*f)(const double*, double*), ::Vec x,
+                     ::Vec y, const char* what) {
   const PetscScalar* in = nullptr;
   PetscScalar* out = nullptr;
   PetscCall(VecGetArrayRead(x, &in));
   PetscCall(VecGetArray(y, &out));
   try {
-    static_cast<PetscDeviceOperator*>(ctx)->multiply(in, out);
+    (static_cast<PetscDeviceOperator*>(op)->*f)(in, out);
   } catch (const std::exception& e) {
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "dualjit device product: %s", e.what());
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "dualjit device %s: %s", what, e.what());
   }
   PetscCall(VecRestoreArray(y, &out));
   PetscCall(VecRestoreArrayRead(x, &in));
   return 0;
 }
 
+PetscErrorCode shell_multiply(::Mat a, ::Vec x, ::Vec y) {
+  void* op = nullptr;
+  PetscCall(MatShellGetContext(a, &op));
+  return apply(op, &PetscDeviceOperator::multiply, x, y, "product");
+}
+
 PetscErrorCode shell_precondition(PC pc, ::Vec x, ::Vec y) {
-  void* ctx = nullptr;
-  PetscCall(PCShellGetContext(pc, &ctx));
-  const PetscScalar* in = nullptr;
-  PetscScalar* out = nullptr;
-  PetscCall(VecGetArrayRead(x, &in));
-  PetscCall(VecGetArray(y, &out));
-  try {
-    static_cast<PetscDeviceOperator*>(ctx)->precondition(in, out);
-  } catch (const std::exception& e) {
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "dualjit device preconditioner: %s", e.what());
-  }
-  PetscCall(VecRestoreArray(y, &out));
-  PetscCall(VecRestoreArrayRead(x, &in));
-  return 0;
+  void* op = nullptr;
+  PetscCall(PCShellGetContext(pc, &op));
+  return apply(op, &PetscDeviceOperator::precondition, x, y, "preconditioner");
 }
 
 }  // namespace

@@ -31,16 +31,29 @@ std::string printed(const cfd::SteadyResult& r) {
   return out;
 }
 
+// The channel with a bump at Mach 0.5 from a noisy free stream: a flow the bump turns.
+struct Bump {
+  static cfd::FreeStream stream() {
+    cfd::FreeStream fs;
+    fs.mach = 0.5;
+    fs.alpha_deg = 0;
+    return fs;
+  }
+  cfd::FreeStream fs = stream();
+  cfd::TetMesh mesh = cfd::bump_channel_mesh(24, 2, 8);
+  cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
+  assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
+  std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 7);
+};
+
 }  // namespace
 
 TEST_CASE("steady Euler through PETSc: the one-process history and state on any number of ranks") {
-  cfd::FreeStream fs;
-  fs.mach = 0.5;
-  fs.alpha_deg = 0;
-  const cfd::TetMesh mesh = cfd::bump_channel_mesh(24, 2, 8);
-  const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
-  const assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
-  const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 7);
+  const Bump b;
+  const cfd::FreeStream& fs = b.fs;
+  const cfd::EdgeMesh& em = b.em;
+  const assembly::Problem& p = b.p;
+  const std::vector<double>& q0 = b.q0;
   cfd::PetscSteadyOptions o;
   o.assembler = test::on_cpu();
   // Point-block Jacobi: the same preconditioner however the nodes are partitioned.
@@ -94,13 +107,11 @@ TEST_CASE("steady Euler through PETSc: block ILU(0) per rank and local SSOR conv
 TEST_SUITE("gpu") {
   TEST_CASE("steady Euler through PETSc, each rank assembling on a GPU: the CPU ranks' history" *
             test::needs_gpu()) {
-    cfd::FreeStream fs;
-    fs.mach = 0.5;
-    fs.alpha_deg = 0;
-    const cfd::TetMesh mesh = cfd::bump_channel_mesh(24, 2, 8);
-    const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
-    const assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
-    const std::vector<double> q0 = cfd::perturbed_state(em.n_nodes, fs, 0.1, 7);
+    const Bump b;
+    const cfd::FreeStream& fs = b.fs;
+    const cfd::EdgeMesh& em = b.em;
+    const assembly::Problem& p = b.p;
+    const std::vector<double>& q0 = b.q0;
     const distributed::Communicator comm(MPI_COMM_WORLD);
     // The host's GPUs in turn: ranks share one where there are fewer GPUs than ranks.
     CHECK(distributed::select_rank_device(comm) >= 0);
