@@ -17,9 +17,12 @@ SteadyDemoReport run_petsc_steady_demo(MPI_Comm comm, SteadyDemoOptions options)
   }
   options.backend = po.assembler.backend;
   const bool gpu = assembly::resolve_backend(po.assembler.backend) == assembly::Backend::Cuda;
-  options.solver_text = std::to_string(c.size()) + " MPI rank" + (c.size() > 1 ? "s" : "") +
-                        " through PETSc (KSP GMRES, block Jacobi + ILU(0) per rank), assembly on " +
-                        (gpu ? "one GPU per rank" : "the CPU");
+  options.solver_text =
+      std::to_string(c.size()) + " MPI rank" + (c.size() > 1 ? "s" : "") + " through PETSc " +
+      (gpu && po.device_linear_algebra
+           ? "(KSP GMRES; assembly, products and multicoloured SGS on each rank's GPU)"
+           : std::string("(KSP GMRES, block Jacobi + ILU(0) per rank), assembly on ") +
+                 (gpu ? "each rank's GPU" : "the CPU"));
   options.on_one_rank = [&c](const std::function<void()>& f) {
     c.run_on_all([&] {
       if (c.rank() == 0) f();
