@@ -1,10 +1,11 @@
-// A rank's share of a block-sparse operator kept on its GPU, for PETSc's KSP: a MATSHELL whose
-// product, and a PCSHELL whose rank-local preconditioner, run as DeviceGmres's kernels
-// (device_gmres.h), while PETSc runs the Krylov method over host vectors of the owned rows.
-// Per product the owned rows go to the GPU once and come back once, the ghost rows through the
-// host exchange (ghost_exchange.h): a vector is tens of kilobytes where the matrix is tens of
-// megabytes, so the product and the preconditioner, which read the matrix, are what move to
-// the GPU. (Debian's PETSc has no CUDA types; this is how a GPU rank's solve leaves the host.)
+// A rank's share of a block-sparse operator on its GPU (uploaded once per matrix by set), for
+// PETSc's KSP: a MATSHELL whose product, and a PCSHELL whose rank-local preconditioner, run as
+// DeviceGmres's kernels (device_gmres.h), while PETSc runs the Krylov method over host vectors
+// of the owned rows. Per product the owned rows go to the GPU once and come back once, the
+// ghost rows through the host exchange (ghost_exchange.h): a vector is a few megabytes where
+// the matrix is a hundred, so the product and the preconditioner, which read the matrix, are
+// what move to the GPU. (Debian's PETSc has no CUDA types: this is how a GPU rank's linear
+// algebra leaves the host. Its Krylov basis stays there: bench/RESULTS.md.)
 //
 // The preconditioner is the rank's own block: block Jacobi or multicoloured symmetric block
 // Gauss-Seidel over its owned rows, the couplings to other ranks' nodes left out, as PETSc's
