@@ -38,7 +38,8 @@ grep -E "cfd-steady:|final|demo:" "$out/demo_np1.log"
 for np in ${STEADY_RANKS:-1 2 4}; do
   for run in ${STEADY_RUNS:-cuda:device cuda:host cpu:host}; do
     echo "== $np rank(s), ${run%%:*} assembly, ${run##*:} linear algebra"
-    OMP_NUM_THREADS=$((16 / np)) mpirun -np $np build-mpi/bench/mpi_steady_euler \
+    # Unbound: Open MPI binds each of two or fewer ranks to one core, its threads with it.
+    OMP_NUM_THREADS=$((16 / np)) mpirun -np $np --bind-to none build-mpi/bench/mpi_steady_euler \
       --backend ${run%%:*} --linear ${run##*:} --mesh ${STEADY_MESH:-96 4 32} 2>&1 |
       tee "$out/steady_np${np}_${run/:/_}.log" | tail -4
   done

@@ -5,7 +5,8 @@
 // block Jacobi + ILU(0) per rank, GMRES(30)) with its time per nonlinear iteration split into
 // assembly (with the hand-over to MATMPIBAIJ), preconditioner set-up and Krylov.
 //
-//   mpirun -np N mpi_steady_euler [--mesh NX NY NZ] [--backend cpu|cuda] [--linear device|host]
+//   mpirun -np N --bind-to none mpi_steady_euler [--mesh NX NY NZ] [--backend cpu|cuda]
+//                                                [--linear device|host]
 // (defaults: the bump channel 96 x 4 x 32, cpu; cuda: each rank assembles on a GPU of its host,
 // the host's GPUs taken in turn, so several ranks may share one; the ghost exchange and the
 // hand-over to PETSc are host-staged, as the timings show; --linear: with cuda, the products and
