@@ -5,7 +5,8 @@
 // comparison, the facts and the files it wrote (cfd_steady.vtu, cfd_steady_residual.png), then
 // "demo: ok" or "demo: FAILED"; JSON with --json. --size N: the sphere's Gmsh refinement, the
 // bump's 12N x 2 x 4N cells (default 4 on a GPU, 2 on the CPU); --mach; --max-iterations;
-// --explicit-steps.
+// --explicit-steps. Under mpirun (or with --petsc) the solve runs over the MPI ranks through
+// PETSc (petsc_demo_command.h), without the explicit comparison.
 #pragma once
 
 #include "tools/cli_args.h"
