@@ -85,10 +85,8 @@ int main(int argc, char** argv) {
   const cfd::EdgeMesh em = cfd::build_edge_mesh(mesh);
   const assembly::Problem p = cfd::roe_problem(em, fs, cfd::bump_channel_boundary(em, mesh));
 
-  std::vector<const mesh::ElementSet*> sets;
-  for (size_t t = 0; t < p.n_terms(); ++t) sets.push_back(&p.term(t).elements);
   const distributed::NodePartition part =
-      distributed::partition_nodes(p.n_nodes(), sets, comm.size());
+      distributed::partition_nodes(p.n_nodes(), distributed::element_sets(p), comm.size());
   distributed::RankProblem rp = distributed::rank_problem(p, part, comm.rank());
   const distributed::GhostExchange x(comm, rp.layout);
   assembly::AssemblerOptions ao;

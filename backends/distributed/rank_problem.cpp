@@ -20,6 +20,12 @@ bool touches_owned(const mesh::ElementSet& set, int64_t e, const NodePartition& 
 
 }  // namespace
 
+std::vector<const mesh::ElementSet*> element_sets(const assembly::Problem& p) {
+  std::vector<const mesh::ElementSet*> sets;
+  for (size_t t = 0; t < p.n_terms(); ++t) sets.push_back(&p.term(t).elements);
+  return sets;
+}
+
 RankLayout rank_layout(const NodePartition& p, int rank,
                        const std::vector<const mesh::ElementSet*>& sets) {
   if (rank < 0 || rank >= p.n_parts) {
@@ -90,9 +96,7 @@ void check_layout(const RankLayout& l, const NodePartition& p) {
 
 RankProblem rank_problem(const assembly::Problem& global, const NodePartition& p, int rank) {
   check_partition(p, global.n_nodes());
-  std::vector<const mesh::ElementSet*> sets;
-  for (size_t t = 0; t < global.n_terms(); ++t) sets.push_back(&global.term(t).elements);
-  RankLayout layout = rank_layout(p, rank, sets);
+  RankLayout layout = rank_layout(p, rank, element_sets(global));
   std::vector<int32_t> local_of(global.n_nodes(), -1);
   for (int64_t i = 0; i < layout.n_local(); ++i)
     local_of[layout.global[i]] = static_cast<int32_t>(i);

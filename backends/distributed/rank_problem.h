@@ -24,6 +24,10 @@ struct RankLayout {
   int64_t n_ghosts() const { return n_local() - n_owned; }
 };
 
+// The element sets of a problem's terms, in term order: the node graph partition_nodes splits
+// and the elements rank_layout follows.
+std::vector<const mesh::ElementSet*> element_sets(const assembly::Problem& p);
+
 // The rank's nodes under the partition: owned, then the ghosts that the elements of `sets`
 // with an owned vertex touch. Throws mesh::MeshError for a rank outside the partition.
 RankLayout rank_layout(const NodePartition& p, int rank,

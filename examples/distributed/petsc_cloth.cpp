@@ -68,10 +68,8 @@ class SnesMinimizer {
       : comm_(comm), options_(options), block_(global.block_size()), n_nodes_(global.n_nodes()) {
     // Each rank's own work first, its failures raised on every rank before any collective.
     comm_.run_on_all([&] {
-      std::vector<const mesh::ElementSet*> sets;
-      for (size_t t = 0; t < global.n_terms(); ++t) sets.push_back(&global.term(t).elements);
-      const distributed::NodePartition part =
-          distributed::partition_nodes(global.n_nodes(), sets, comm_.size());
+      const distributed::NodePartition part = distributed::partition_nodes(
+          global.n_nodes(), distributed::element_sets(global), comm_.size());
       rank_ = std::make_unique<distributed::RankProblem>(
           distributed::rank_problem(global, part, comm_.rank()));
       share_ = std::make_unique<assembly::Problem>(distributed::energy_share(*rank_));

@@ -56,9 +56,8 @@ class PetscSteadyEngine final : public SteadyEngine {
     // Each rank's own work first, its failures raised on every rank before any collective.
     distributed::NodePartition part;
     comm_.run_on_all([&] {
-      std::vector<const mesh::ElementSet*> sets;
-      for (size_t t = 0; t < global.n_terms(); ++t) sets.push_back(&global.term(t).elements);
-      part = distributed::partition_nodes(global.n_nodes(), sets, comm_.size());
+      part = distributed::partition_nodes(global.n_nodes(), distributed::element_sets(global),
+                                          comm_.size());
       rank_ = std::make_unique<distributed::RankProblem>(
           distributed::rank_problem(global, part, comm_.rank()));
       numbers_ =

@@ -20,12 +20,6 @@ namespace {
 
 constexpr int kB = 5;
 
-std::vector<const mesh::ElementSet*> sets_of(const assembly::Problem& p) {
-  std::vector<const mesh::ElementSet*> sets;
-  for (size_t t = 0; t < p.n_terms(); ++t) sets.push_back(&p.term(t).elements);
-  return sets;
-}
-
 bool same_bits(const double* a, const double* b, size_t n) {
   return std::memcmp(a, b, n * sizeof(double)) == 0;
 }
@@ -38,9 +32,9 @@ TEST_CASE("METIS partitions a tet box: every node owned once, balanced, the same
   for (int parts : {1, 2, 4, 7}) {
     CAPTURE(parts);
     const distributed::NodePartition a =
-        distributed::partition_nodes(em.n_nodes, sets_of(p), parts);
+        distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), parts);
     const distributed::NodePartition b =
-        distributed::partition_nodes(em.n_nodes, sets_of(p), parts);
+        distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), parts);
     CHECK(a.owner == b.owner);
     CHECK_NOTHROW(distributed::check_partition(a, em.n_nodes));
     const auto counts = a.owned_counts();
@@ -60,7 +54,7 @@ TEST_CASE("each rank's owned rows equal the global residual and Jacobian, 1, 2 a
   for (int parts : {1, 2, 4}) {
     CAPTURE(parts);
     const distributed::NodePartition part =
-        distributed::partition_nodes(em.n_nodes, sets_of(p), parts);
+        distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), parts);
     std::vector<int> covered(em.n_nodes, 0);
     int64_t ghosts = 0;
     for (int rank = 0; rank < parts; ++rank) {
@@ -103,7 +97,7 @@ TEST_CASE("the ranks' energy shares hold each element once and sum to the global
   for (int parts : {1, 2, 4, 7}) {
     CAPTURE(parts);
     const distributed::NodePartition part =
-        distributed::partition_nodes(p.n_nodes(), sets_of(p), parts);
+        distributed::partition_nodes(p.n_nodes(), distributed::element_sets(p), parts);
     double sum = 0;
     std::vector<int64_t> elements(p.n_terms(), 0);
     for (int rank = 0; rank < parts; ++rank) {
@@ -126,11 +120,13 @@ TEST_CASE("the ranks' energy shares hold each element once and sum to the global
 TEST_CASE("bad partitions and inconsistent ghost maps are refused, naming the node or rank") {
   const auto em = cfd::build_edge_mesh(cfd::box_tet_mesh(3, 3, 3));
   const assembly::Problem p = cfd::roe_problem(em);
-  CHECK_THROWS_WITH_AS(distributed::partition_nodes(em.n_nodes, sets_of(p), 0),
+  CHECK_THROWS_WITH_AS(distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), 0),
                        doctest::Contains("0 parts"), mesh::MeshError);
-  CHECK_THROWS_WITH_AS(distributed::partition_nodes(em.n_nodes, sets_of(p), int(em.n_nodes) + 1),
-                       doctest::Contains("parts for"), mesh::MeshError);
-  distributed::NodePartition bad = distributed::partition_nodes(em.n_nodes, sets_of(p), 2);
+  CHECK_THROWS_WITH_AS(
+      distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), int(em.n_nodes) + 1),
+      doctest::Contains("parts for"), mesh::MeshError);
+  distributed::NodePartition bad =
+      distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), 2);
   bad.owner[5] = 2;
   CHECK_THROWS_WITH_AS(distributed::check_partition(bad, em.n_nodes),
                        doctest::Contains("node 5 has owner 2"), mesh::MeshError);
@@ -138,8 +134,10 @@ TEST_CASE("bad partitions and inconsistent ghost maps are refused, naming the no
   CHECK_THROWS_WITH_AS(distributed::check_partition(bad, em.n_nodes),
                        doctest::Contains("rank 1 owns no node"), mesh::MeshError);
 
-  const distributed::NodePartition part = distributed::partition_nodes(em.n_nodes, sets_of(p), 2);
-  const distributed::RankLayout good = distributed::rank_layout(part, 0, sets_of(p));
+  const distributed::NodePartition part =
+      distributed::partition_nodes(em.n_nodes, distributed::element_sets(p), 2);
+  const distributed::RankLayout good =
+      distributed::rank_layout(part, 0, distributed::element_sets(p));
   REQUIRE(good.n_ghosts() > 0);
   distributed::RankLayout l = good;
   l.ghost_owner[0] = 0;  // a ghost claimed by the rank itself
@@ -154,6 +152,6 @@ TEST_CASE("bad partitions and inconsistent ghost maps are refused, naming the no
   --l.n_owned;
   CHECK_THROWS_WITH_AS(distributed::check_layout(l, part), doctest::Contains("lacks it"),
                        mesh::MeshError);
-  CHECK_THROWS_WITH_AS(distributed::rank_layout(part, 2, sets_of(p)),
+  CHECK_THROWS_WITH_AS(distributed::rank_layout(part, 2, distributed::element_sets(p)),
                        doctest::Contains("rank 2 of a partition in 2 parts"), mesh::MeshError);
 }

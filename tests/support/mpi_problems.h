@@ -12,12 +12,6 @@
 
 namespace dualjit::test {
 
-inline std::vector<const mesh::ElementSet*> element_sets(const assembly::Problem& p) {
-  std::vector<const mesh::ElementSet*> sets;
-  for (size_t t = 0; t < p.n_terms(); ++t) sets.push_back(&p.term(t).elements);
-  return sets;
-}
-
 inline int comm_rank(MPI_Comm comm) {
   int r = 0;
   MPI_Comm_rank(comm, &r);
@@ -32,7 +26,7 @@ inline int comm_size(MPI_Comm comm) {
 
 // The partition of p's nodes in one part per rank of comm.
 inline distributed::NodePartition partition_for(const assembly::Problem& p, MPI_Comm comm) {
-  return distributed::partition_nodes(p.n_nodes(), element_sets(p), comm_size(comm));
+  return distributed::partition_nodes(p.n_nodes(), distributed::element_sets(p), comm_size(comm));
 }
 
 }  // namespace dualjit::test

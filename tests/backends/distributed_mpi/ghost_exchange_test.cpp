@@ -24,7 +24,7 @@ TEST_CASE("ghost exchange: every ghost row holds its owner's values after an upd
   const distributed::Communicator comm(MPI_COMM_WORLD);
   const distributed::NodePartition part = test::partition_for(p, comm.comm());
   const distributed::RankLayout layout =
-      distributed::rank_layout(part, comm.rank(), test::element_sets(p));
+      distributed::rank_layout(part, comm.rank(), distributed::element_sets(p));
   const std::vector<double> global = cfd::perturbed_state(em.n_nodes, {}, 0.3, 17);
   std::vector<double> local = distributed::local_values(layout, global, kB);
   for (int64_t k = layout.n_owned * kB; k < layout.n_local() * kB; ++k)
@@ -55,7 +55,7 @@ TEST_CASE("ghost exchange: inconsistent ghost maps are named on every rank") {
   const distributed::Communicator comm(MPI_COMM_WORLD);
   const distributed::NodePartition part = test::partition_for(p, comm.comm());
   distributed::RankLayout layout =
-      distributed::rank_layout(part, comm.rank(), test::element_sets(p));
+      distributed::rank_layout(part, comm.rank(), distributed::element_sets(p));
 
   SUBCASE("a layout held by the wrong rank") {
     distributed::RankLayout wrong = layout;
