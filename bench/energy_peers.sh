@@ -86,7 +86,7 @@ fi
 if [[ $only == *" smooth "* ]]; then
   step smooth_gradient "./$build/bench/smooth_gradient" ${cpu[@]+"${cpu[@]}"} --write "$work" \
     --reps "$reps" $sm
-  peer smooth_jax smooth_jax.py $(files smooth $sm)
+  peer smooth_jax smooth_jax.py $(files smooth $sm) $(files smooth-rcm $sm)
 fi
 if [[ $only == *" nh "* ]]; then
   step nh_hessian "./$build/bench/nh_hessian" ${cpu[@]+"${cpu[@]}"} --write "$work" --reps "$reps" \

@@ -1,22 +1,25 @@
 // Laplacian smoothing's gradient (examples/mesh_energy/smoothing.h: the sum of squared edge
 // lengths over the free vertices, the boundary pinned) on a bumpy disk (energy_bench.h) of 1 M
 // vertices and more (1000000 -> 1,010,941 vertices, 4000000 -> 4,012,477), perturbed by a fixed
-// formula: the energy and the gradient on the GPU
-// through assembly::Assembler with its default strategies (node-gather for the gradient), CUDA
-// events after warm-up, medians, against the byte floor: positions, edges and pinned edges
-// (node and pinned position) read once, the gradient written once, at the device copy bandwidth
-// measured in the same run. "floor_inc" adds what node-gather must also read: each node's
-// incident elements (one int32 per element end, one offset per node). g_rcm_ms: the same
-// gradient after renumbering the vertices by reverse Cuthill-McKee (mesh/reorder.h): the disk's
-// subdivision numbers each new vertex after all the old ones, so neighbours lie far apart in
-// memory; a user reorders once, the byte floor is the same.
+// formula: the energy and the gradient on the GPU through assembly::Assembler with its default
+// strategies (node-gather for the gradient), CUDA events after warm-up, medians, against the
+// byte floor: positions, edges and pinned edges (node and pinned position) read once, the
+// gradient written once, at the device copy bandwidth measured in the same run. "floor_inc"
+// adds what node-gather must also read: each node's incident elements (one int32 per element
+// end, one offset per node).
+//
+// Each size runs in two vertex orders, one RESULT line each: "smooth" as the disk's
+// subdivision numbers it (each new vertex after all the old ones, so neighbours lie far apart
+// in memory), and "smooth-rcm" renumbered by reverse Cuthill-McKee (mesh/reorder.h), as a user
+// reorders once; the byte floor is the same. The peer runs on both orders' files.
 //
 // Checksums, printed by the JAX peer (bench/peers/smooth_jax.py) too: the energy, |g| and g . v
 // (v: energy_bench.h's direction).
 //
 //   smooth_gradient [--write DIR] [--cpu] [--reps N] [VERTICES ...]   (default 1000000 4000000)
-// --write DIR writes DIR/smooth_<VERTICES>.bin (edges, pinned nodes and positions, x, v) for
-// the peer; --cpu prints the checksums from the CPU backend without timing (no GPU needed).
+// --write DIR writes DIR/smooth_<VERTICES>.bin and DIR/smooth-rcm_<VERTICES>.bin (edges,
+// pinned nodes and positions, x, v) for the peer; --cpu prints the checksums from the CPU
+// backend without timing (no GPU needed).
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -36,87 +39,79 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const mesh_energy::TriMesh mesh = bench::bumpy_disk(size);
     const std::string source = "bumpy disk " + std::to_string(size);
-    mesh_energy::Smoothing s = mesh_energy::smoothing_problem(mesh, source, true);
-    assembly::Problem& p = s.problem;
-    const int64_t nv = p.n_nodes();
-    // Noise to smooth: a fixed perturbation, small against the edges (about 1e-3 at 1 M).
-    std::vector<double> x = s.x;
-    const double amplitude = 1.0 / std::sqrt(double(mesh.n_vertices()));
-    for (int64_t i = 0; i < nv * 3; ++i) x[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
-    const std::vector<double> v = bench::direction(nv * 3);
-    // Terms: "edges" (free-free) and "pinned edges" (free node, pinned position as a param).
-    std::vector<int32_t> edges, pinned_nodes;
-    std::vector<double> pinned_x;
-    for (size_t t = 0; t < p.n_terms(); ++t) {
-      const assembly::Term& term = p.term(t);
-      if (term.elements.k == 2) {
-        edges = term.elements.conn;
-      } else {
-        pinned_nodes = term.elements.conn;
-        pinned_x = term.params;
+    const mesh::ElementSet faces{"faces", 3, mesh.faces};
+    const std::vector<int32_t> new_of_old =
+        mesh::reverse_cuthill_mckee(mesh.n_vertices(), {&faces});
+    mesh_energy::TriMesh rcm = mesh;
+    rcm.x = mesh::permute_rows(mesh.x, 3, new_of_old);
+    for (int32_t& f : rcm.faces) f = new_of_old[f];
+    std::printf("\n%s: %lld vertices; mesh and reordering %.1f s\n", source.c_str(),
+                (long long)mesh.n_vertices(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (const auto& [name, m] :
+         {std::pair<const char*, const mesh_energy::TriMesh&>{"smooth", mesh},
+          {"smooth-rcm", rcm}}) {
+      mesh_energy::Smoothing s = mesh_energy::smoothing_problem(m, source, true);
+      assembly::Problem& p = s.problem;
+      const int64_t nv = p.n_nodes();
+      // Noise to smooth: a fixed perturbation of the free vertices, small against the edges
+      // (about 1e-3 at 1 M); each order has its own state, so its own checksums.
+      std::vector<double> x = s.x;
+      const double amplitude = 1.0 / std::sqrt(double(m.n_vertices()));
+      for (int64_t i = 0; i < nv * 3; ++i) x[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
+      const std::vector<double> v = bench::direction(nv * 3);
+      // Terms: "edges" (free-free) and "pinned edges" (free node, pinned position as a param).
+      std::vector<int32_t> edges, pinned_nodes;
+      std::vector<double> pinned_x;
+      for (size_t t = 0; t < p.n_terms(); ++t) {
+        const assembly::Term& term = p.term(t);
+        if (term.elements.k == 2) {
+          edges = term.elements.conn;
+        } else {
+          pinned_nodes = term.elements.conn;
+          pinned_x = term.params;
+        }
       }
-    }
-    const int64_t ne = int64_t(edges.size() / 2), np = int64_t(pinned_nodes.size());
-    std::printf(
-        "\n%s: %lld vertices, %lld free, %lld edges between free vertices, %lld to "
-        "pinned ones; mesh %.1f s\n",
-        source.c_str(), (long long)mesh.n_vertices(), (long long)nv, (long long)ne, (long long)np,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    std::fflush(stdout);
-    if (!args.write_dir.empty()) {
-      bench::ArraysFile f;
-      f.add("edges", edges, 2);
-      f.add("pinned_nodes", pinned_nodes, 1);
-      f.add("pinned_x", pinned_x, 3);
-      f.add("x", x, 3);
-      f.add("v", v, 3);
-      f.write(bench::data_path(args, "smooth", size));
-    }
+      const int64_t ne = int64_t(edges.size() / 2), np = int64_t(pinned_nodes.size());
+      std::printf("%s: %lld free vertices, %lld edges between free vertices, %lld to pinned ones\n",
+                  name, (long long)nv, (long long)ne, (long long)np);
+      std::fflush(stdout);
+      if (!args.write_dir.empty()) {
+        bench::ArraysFile f;
+        f.add("edges", edges, 2);
+        f.add("pinned_nodes", pinned_nodes, 1);
+        f.add("pinned_x", pinned_x, 3);
+        f.add("x", x, 3);
+        f.add("v", v, 3);
+        f.write(bench::data_path(args, name, size));
+      }
 
-    assembly::AssemblerOptions o;
-    if (args.cpu) o.backend = assembly::Backend::Cpu;
-    assembly::Assembler a(p, o);
-    double e_ms = 0, g_ms = 0;
-    if (!args.cpu) {
-      a.set_state(x);
-      a.run_energy();
-      a.run_gradient();
-      cuda::check_last("smoothing");
-      e_ms = bench::median_ms([&] { a.run_energy(); }, args.reps);
-      g_ms = bench::median_ms([&] { a.run_gradient(); }, args.reps);
+      assembly::AssemblerOptions o;
+      if (args.cpu) o.backend = assembly::Backend::Cpu;
+      assembly::Assembler a(p, o);
+      double e_ms = 0, g_ms = 0;
+      if (!args.cpu) {
+        a.set_state(x);
+        a.run_energy();
+        a.run_gradient();
+        cuda::check_last("smoothing");
+        e_ms = bench::median_ms([&] { a.run_energy(); }, args.reps);
+        g_ms = bench::median_ms([&] { a.run_gradient(); }, args.reps);
+      }
+      const double energy = a.energy(x);
+      const std::vector<double> g = a.gradient(x);
+      const double bytes = nv * 48.0 + ne * 8.0 + np * 28.0;
+      const double incidence = (2.0 * ne + np) * 4.0 + (nv + 1) * 4.0;
+      const double floor_ms = args.cpu ? 0.0 : bytes / bw * 1e3;
+      const double floor_inc_ms = args.cpu ? 0.0 : (bytes + incidence) / bw * 1e3;
+      std::printf(
+          "RESULT %s_dualjit vertices=%lld edges=%lld pinned=%lld E_ms=%.4f g_ms=%.4f "
+          "floor_g_ms=%.4f floor_inc_g_ms=%.4f g_over_floor=%.2f energy=%.15g g_norm=%.12g "
+          "g_dot_v=%.12g\n",
+          name, (long long)nv, (long long)ne, (long long)np, e_ms, g_ms, floor_ms, floor_inc_ms,
+          floor_ms > 0 ? g_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v));
+      std::fflush(stdout);
     }
-    double g_rcm_ms = 0, g_rcm_norm = 0;
-    if (!args.cpu) {
-      const mesh::ElementSet faces{"faces", 3, mesh.faces};
-      const std::vector<int32_t> new_of_old =
-          mesh::reverse_cuthill_mckee(mesh.n_vertices(), {&faces});
-      mesh_energy::TriMesh r = mesh;
-      r.x = mesh::permute_rows(mesh.x, 3, new_of_old);
-      for (int32_t& f : r.faces) f = new_of_old[f];
-      mesh_energy::Smoothing rs = mesh_energy::smoothing_problem(r, source + " (RCM)", true);
-      // The same noise formula on the renumbered free vertices (another state: its own norm).
-      std::vector<double> rx = rs.x;
-      for (size_t i = 0; i < rx.size(); ++i) rx[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
-      assembly::Assembler ra(rs.problem, o);
-      ra.set_state(rx);
-      ra.run_gradient();
-      g_rcm_ms = bench::median_ms([&] { ra.run_gradient(); }, args.reps);
-      g_rcm_norm = bench::norm(ra.gradient(rx));
-    }
-    const double energy = a.energy(x);
-    const std::vector<double> g = a.gradient(x);
-    const double bytes = nv * 48.0 + ne * 8.0 + np * 28.0;
-    const double incidence = (2.0 * ne + np) * 4.0 + (nv + 1) * 4.0;
-    const double floor_ms = args.cpu ? 0.0 : bytes / bw * 1e3;
-    const double floor_inc_ms = args.cpu ? 0.0 : (bytes + incidence) / bw * 1e3;
-    std::printf(
-        "RESULT smooth_dualjit vertices=%lld edges=%lld pinned=%lld E_ms=%.4f g_ms=%.4f "
-        "floor_g_ms=%.4f floor_inc_g_ms=%.4f g_over_floor=%.2f energy=%.15g g_norm=%.12g "
-        "g_dot_v=%.12g g_rcm_ms=%.4f g_rcm_norm=%.12g\n",
-        (long long)nv, (long long)ne, (long long)np, e_ms, g_ms, floor_ms, floor_inc_ms,
-        floor_ms > 0 ? g_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v), g_rcm_ms,
-        g_rcm_norm);
-    std::fflush(stdout);
   }
   return 0;
 }

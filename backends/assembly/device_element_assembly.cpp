@@ -30,7 +30,7 @@ std::string term_label(const Term& t) {
 const char* kThreadBodies = R"(
 struct DjGatherRows {
   const long long* inc_ptr;
-  const long long* inc_element;
+  const int* inc_element;
   const signed char* inc_vertex;
   const int* rule_ptr;
   const int* rule_offset;
@@ -243,7 +243,10 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
     d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
     d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
-    d.inc_nodes = cuda::DeviceBuffer::from(mesh::incidence_nodes(inc, t.elements));
+    d.inc_nodes = cuda::DeviceBuffer::from(mesh::incidence_other_nodes(inc, t.elements));
+    const std::vector<int32_t> active = mesh::nodes_with_elements(inc);
+    d.inc_active = cuda::DeviceBuffer::from(active);
+    d.n_active = static_cast<int64_t>(active.size());
     if (!uses(ElementStrategy::Gather)) {  // the in-place kernels carry the rules
       terms_.push_back(std::move(d));
       continue;
@@ -415,9 +418,13 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     g.n_nodes = problem_.n_nodes();
     if (st.needs_incidence()) {
       g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
-      g.inc_element = as_ptr<int64_t>(d.inc_element);
+      g.inc_element = as_ptr<int32_t>(d.inc_element);
       g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
       g.inc_nodes = as_ptr<int32_t>(d.inc_nodes);
+      if (d.n_active > 0) {
+        g.active = as_ptr<int32_t>(d.inc_active);
+        g.n_active = d.n_active;
+      }
     }
     g.out = out;
     g.accumulate = !first;
@@ -488,7 +495,7 @@ void DeviceElementAssembly::gather_rows(size_t term, const double* local, double
                                         bool accumulate, CUstream stream) {
   const TermData& d = terms_[term];
   const GatherRowsArgs a{as_ptr<int64_t>(d.inc_ptr),
-                         as_ptr<int64_t>(d.inc_element),
+                         as_ptr<int32_t>(d.inc_element),
                          as_ptr<int8_t>(d.inc_vertex),
                          as_ptr<int32_t>(d.row_ptr),
                          as_ptr<int32_t>(d.row_offset),

@@ -80,7 +80,7 @@ inline constexpr const char* kFillEntry = "dj_fill_zero";
 // Argument blocks of the entry points, 8-byte fields only (mirrored in the kernel source).
 struct GatherRowsArgs {
   const int64_t* inc_ptr;
-  const int64_t* inc_element;
+  const int32_t* inc_element;
   const int8_t* inc_vertex;
   const int32_t* rule_ptr;
   const int32_t* rule_offset;
@@ -223,7 +223,8 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer values, first, second;
   };
   struct TermData {
-    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_nodes;
+    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_nodes, inc_active;
+    int64_t n_active = 0;  // mesh::nodes_with_elements: 0 when every node has elements
     cuda::DeviceBuffer row_ptr, row_offset, row_sign;        // RowGather
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;

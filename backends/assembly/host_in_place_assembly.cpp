@@ -63,8 +63,9 @@ const HostInPlaceAssembly::TermIncidence& HostInPlaceAssembly::incidence(size_t 
   auto it = incidence_.find(term);
   if (it == incidence_.end()) {
     const mesh::ElementSet& set = p_.term(term).elements;
-    TermIncidence ti{mesh::build_incidence(p_.n_nodes(), set), {}};
-    ti.nodes = mesh::incidence_nodes(ti.inc, set);
+    TermIncidence ti{mesh::build_incidence(p_.n_nodes(), set), {}, {}};
+    ti.nodes = mesh::incidence_other_nodes(ti.inc, set);
+    ti.active = mesh::nodes_with_elements(ti.inc);
     it = incidence_.emplace(term, std::move(ti)).first;
   }
   return it->second;
@@ -84,6 +85,10 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
     target.inc_element = ti.inc.element.data();
     target.inc_vertex = ti.inc.local_vertex.data();
     target.inc_nodes = ti.nodes.data();
+    if (!ti.active.empty()) {
+      target.active = ti.active.data();
+      target.n_active = static_cast<int64_t>(ti.active.size());
+    }
   }
   k.run(st.args(host_element_inputs(t, k.lowered(), mode, state, direction), target));
 }

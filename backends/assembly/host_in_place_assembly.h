@@ -59,7 +59,8 @@ class HostInPlaceAssembly {
   // A term's incidence and its nodes (mesh::incidence_nodes), built on first use.
   struct TermIncidence {
     mesh::Incidence inc;
-    std::vector<int32_t> nodes;
+    std::vector<int32_t> nodes;   // mesh::incidence_other_nodes
+    std::vector<int32_t> active;  // mesh::nodes_with_elements
   };
   const TermIncidence& incidence(size_t term);
 

@@ -1,6 +1,7 @@
 #include "backends/mesh/incidence.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace dualjit::mesh {
@@ -10,6 +11,10 @@ Incidence build_incidence(int64_t n_nodes, const ElementSet& set) {
   if (set.k > 127) {
     throw MeshError("element set '" + set.name + "': k = " + std::to_string(set.k) +
                     " does not fit the int8 local vertex of an incidence");
+  }
+  if (set.size() > std::numeric_limits<int32_t>::max()) {
+    throw MeshError("element set '" + set.name + "': " + std::to_string(set.size()) +
+                    " elements do not fit the int32 element index of an incidence");
   }
   Incidence inc;
   inc.ptr.assign(n_nodes + 1, 0);
@@ -45,19 +50,32 @@ Incidence build_incidence(int64_t n_nodes, const ElementSet& set) {
     for (; x < bucket_end; ++x) {
       const int64_t i = static_cast<int64_t>(coarse[x] >> kShift);
       const int64_t at = node_cursor[(b << kShift) + static_cast<int64_t>(coarse[x] & mask)]++;
-      inc.element[at] = i / k;
+      inc.element[at] = static_cast<int32_t>(i / k);
       inc.local_vertex[at] = static_cast<int8_t>(i % k);
     }
   }
   return inc;
 }
 
-std::vector<int32_t> incidence_nodes(const Incidence& inc, const ElementSet& set) {
+std::vector<int32_t> incidence_other_nodes(const Incidence& inc, const ElementSet& set) {
   const int k = set.k;
-  std::vector<int32_t> nodes(inc.element.size() * k);
+  std::vector<int32_t> nodes(inc.element.size() * (k - 1));
   for (size_t at = 0; at < inc.element.size(); ++at) {
-    std::copy_n(set.conn.begin() + inc.element[at] * k, k, nodes.begin() + at * k);
+    const int32_t* row = set.conn.data() + int64_t(inc.element[at]) * k;
+    int32_t* out = nodes.data() + at * (k - 1);
+    for (int v = 0; v < k; ++v) {
+      if (v != inc.local_vertex[at]) *out++ = row[v];
+    }
   }
+  return nodes;
+}
+
+std::vector<int32_t> nodes_with_elements(const Incidence& inc) {
+  std::vector<int32_t> nodes;
+  for (int64_t n = 0; n < inc.n_nodes(); ++n) {
+    if (inc.degree(n) > 0) nodes.push_back(static_cast<int32_t>(n));
+  }
+  if (static_cast<int64_t>(nodes.size()) == inc.n_nodes()) nodes.clear();
   return nodes;
 }
 

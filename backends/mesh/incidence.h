@@ -16,7 +16,7 @@ namespace dualjit::mesh {
 // and launch layout.
 struct Incidence {
   std::vector<int64_t> ptr;          // n_nodes + 1
-  std::vector<int64_t> element;      // n_elements * k
+  std::vector<int32_t> element;      // n_elements * k
   std::vector<int8_t> local_vertex;  // n_elements * k
 
   int64_t n_nodes() const { return ptr.empty() ? 0 : static_cast<int64_t>(ptr.size()) - 1; }
@@ -24,12 +24,20 @@ struct Incidence {
 };
 
 // Builds the incidence of one set by a counting sort (O(n_nodes + n_elements * k)). Validates the
-// set (repeated vertices allowed) and requires k <= 127 so that local vertices fit int8.
+// set (repeated vertices allowed) and requires k <= 127 so that local vertices fit int8, and
+// fewer than 2^31 elements so that they fit int32.
 Incidence build_incidence(int64_t n_nodes, const ElementSet& set);
 
-// The connectivity in incidence order: entry i's element's k nodes at [i*k, i*k+k). A gather
-// then reads each node's elements' nodes contiguously, instead of one scattered connectivity
-// row (a 32-byte sector for k indices) per incident element.
-std::vector<int32_t> incidence_nodes(const Incidence& inc, const ElementSet& set);
+// The connectivity in incidence order, less the node itself: entry i's element's other k - 1
+// nodes, in local order without local vertex local_vertex[i], at [i*(k-1), (i+1)*(k-1)). A
+// gather then reads each node's elements' nodes contiguously, instead of one scattered
+// connectivity row (a 32-byte sector for k indices) per incident element, and does not read
+// the node it already knows (for edges, half the indices).
+std::vector<int32_t> incidence_other_nodes(const Incidence& inc, const ElementSet& set);
+
+// The nodes that some element touches, ascending; empty when every node is touched. A gather
+// that adds into rows other terms have written visits only these (a term on the boundary
+// touches few of a mesh's nodes).
+std::vector<int32_t> nodes_with_elements(const Incidence& inc);
 
 }  // namespace dualjit::mesh

@@ -36,7 +36,9 @@ def run(path, reps):
     e_ms = ec.median_ms(lambda: energy(x), sync, reps)
     g_ms = ec.median_ms(lambda: gradient(x), sync, reps)
     g = gradient(x)
-    print(ec.result_line("smooth_jax", vertices=x.shape[0], edges=edges.shape[0],
+    # The C++ program's name for the file's vertex order: smooth_N.bin or smooth-rcm_N.bin.
+    bench = os.path.basename(path).rsplit("_", 1)[0]
+    print(ec.result_line(bench + "_jax", vertices=x.shape[0], edges=edges.shape[0],
                          pinned=pn.shape[0], E_ms=e_ms, g_ms=g_ms, energy=float(energy(x)),
                          g_norm=float(jnp.linalg.norm(g)), g_dot_v=float(jnp.vdot(g, v))),
           flush=True)

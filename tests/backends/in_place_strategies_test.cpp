@@ -149,8 +149,10 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
   const auto grad = lower(diagonals, Mode::Gradient);
   CHECK(count(grad.cuda_source, "acc[") == 1 + 2 * 3 + 3 * 2);  // decl, two vertices, store
   CHECK(count(grad.cuda_source, "atomic_add(") == 2);           // the prelude's only
-  CHECK(grad.launch.items == "n_nodes");
+  // One thread per visited node: every node, or the listed ones (InPlaceTarget::active).
+  CHECK(grad.launch.items == "n_items");
   CHECK(grad.args.find("inc_ptr") != nullptr);
+  CHECK(grad.args.find("active") != nullptr);
   const auto hess = lower(diagonals, Mode::Hessian);
   CHECK(count(hess.cuda_source, "] += d2[") == 4 * 9);
   CHECK(hess.args.find("row_ptr") != nullptr);

@@ -271,7 +271,8 @@ TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, sid
         ++seen[e * set.k + a];
         if (i > inc.ptr[n]) {
           // Side-major: local vertex, then element (the deterministic summation order).
-          const auto prev = std::make_pair(int(inc.local_vertex[i - 1]), inc.element[i - 1]);
+          const auto prev =
+              std::make_pair(int(inc.local_vertex[i - 1]), int64_t(inc.element[i - 1]));
           CHECK(prev < std::make_pair(a, e));
         }
       }
@@ -280,4 +281,35 @@ TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, sid
   }
   const Incidence empty = build_incidence(4, ElementSet{"empty", 2, {}});
   CHECK(empty.ptr == std::vector<int64_t>(5, 0));
+}
+
+TEST_CASE("mesh: an incidence's other nodes and the nodes with elements") {
+  const Mesh m = random_mesh(22);
+  for (const ElementSet& set : m.sets) {
+    CAPTURE(set.name);
+    const Incidence inc = build_incidence(m.n_nodes, set);
+    const std::vector<int32_t> other = incidence_other_nodes(inc, set);
+    REQUIRE(other.size() == inc.element.size() * (set.k - 1));
+    int64_t wrong = 0;
+    for (int64_t n = 0; n < m.n_nodes; ++n) {
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
+        // Put the node back at its local vertex: the element's own row.
+        for (int v = 0, o = 0; v < set.k; ++v) {
+          const int32_t node = v == inc.local_vertex[i] ? int32_t(n) : other[i * (set.k - 1) + o++];
+          wrong += node != set.vertex(inc.element[i], v);
+        }
+      }
+    }
+    CHECK(wrong == 0);
+  }
+  // Nodes 1 and 4 of 6 have no element; a set touching all of them lists none.
+  const ElementSet part{"part", 2, {0, 2, 3, 5, 2, 0}};
+  CHECK(nodes_with_elements(build_incidence(6, part)) == std::vector<int32_t>{0, 2, 3, 5});
+  const ElementSet all{"all", 3, {0, 1, 2, 3, 4, 5, 2, 1, 0}};
+  CHECK(nodes_with_elements(build_incidence(6, all)).empty());
+  // A single-vertex set has no other nodes.
+  const ElementSet pins{"pins", 1, {4, 1}};
+  const Incidence pin_inc = build_incidence(6, pins);
+  CHECK(incidence_other_nodes(pin_inc, pins).empty());
+  CHECK(nodes_with_elements(pin_inc) == std::vector<int32_t>{1, 4});
 }

@@ -169,8 +169,8 @@ class GatherByColumn : public FusedStrategy {
     using jit::ArgKind;
     return {slots_field(spec()),
             {"inc_ptr", ArgKind::Pointer, "const long long*", 1, true, "node incidence offsets"},
-            {"inc_element", ArgKind::Pointer, "const long long*", 1, true,
-             "node incidence elements", false, true},
+            {"inc_element", ArgKind::Pointer, "const int*", 1, true, "node incidence elements",
+             false, true},
             {"inc_vertex", ArgKind::Pointer, "const signed char*", 1, true,
              "node incidence local vertices", false, true},
             {"n_nodes", ArgKind::Int64, "", 1, false, "node count"}};

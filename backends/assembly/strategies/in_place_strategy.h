@@ -22,9 +22,13 @@ struct InPlaceTarget {
   int64_t n_nodes = 0;
   // The term's mesh::Incidence (when the strategy needs_incidence()).
   const int64_t* inc_ptr = nullptr;
-  const int64_t* inc_element = nullptr;
+  const int32_t* inc_element = nullptr;
   const int8_t* inc_vertex = nullptr;
-  const int32_t* inc_nodes = nullptr;
+  const int32_t* inc_nodes = nullptr;  // mesh::incidence_other_nodes
+  // mesh::nodes_with_elements of the term (null: every node has elements); a node-owning
+  // strategy that adds into rows already written visits only these.
+  const int32_t* active = nullptr;
+  int64_t n_active = 0;
   double* out = nullptr;  // n_nodes x B rows, or the pattern's block values
   // An earlier term has summed into out (else out holds whatever adds_to_output() asks).
   bool accumulate = false;

@@ -33,9 +33,10 @@ class NodeGather : public InPlaceDriver {
   // adds_diagonal (staged only): the tile's rows get InPlaceTarget::diagonal before they are
   // written.
   NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks, bool adds_diagonal)
-      : InPlaceDriver(tile_blocks > 0 ? "staged-node-gather" : "node-gather",
-                      {"n_nodes", "node", "node", "node", "dynamic, 256"}, std::move(r), block,
-                      vertices),
+      : InPlaceDriver(
+            tile_blocks > 0 ? "staged-node-gather" : "node-gather",
+            {tile_blocks > 0 ? "n_nodes" : "n_items", "node", "i", "node", "dynamic, 256"},
+            std::move(r), block, vertices),
         tile_blocks_(tile_blocks),
         adds_diagonal_(adds_diagonal) {}
 
@@ -49,13 +50,15 @@ class NodeGather : public InPlaceDriver {
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
     std::vector<jit::ArgField> f = {
         {"n_nodes", jit::ArgKind::Int64, "", 1, false, "node count"},
+        {"n_items", jit::ArgKind::Int64, "", 1, false, "visited node count"},
+        {"active", jit::ArgKind::Pointer, "const int*", 1, false, "visited nodes"},
         {"inc_ptr", jit::ArgKind::Pointer, "const long long*", 1, true, "incidence pointer"},
-        {"inc_element", jit::ArgKind::Pointer, "const long long*", 1, true, "incident elements",
-         false, true},
+        {"inc_element", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements", false,
+         true},
         {"inc_vertex", jit::ArgKind::Pointer, "const signed char*", 1, true,
          "incident local vertices", false, true},
-        {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements' nodes",
-         false, true},
+        {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, vertices() > 1,
+         "incident elements' other nodes", false, true},
         {"out", jit::ArgKind::Pointer, "double*", 1, true, blocks() ? "block values" : "node rows"},
         {"accumulate", jit::ArgKind::Int64, "", 1, false, "accumulate flag"}};
     if (blocks()) {
@@ -154,7 +157,9 @@ class NodeGather : public InPlaceDriver {
          << "& a, long long node, double* tile, long long first" << (team ? ", bool live" : "")
          << ") {\n";
     } else {
-      os << function_head(s);
+      // Unstaged, thread i visits the i-th node that has elements when the launch says which
+      // (a term that adds into rows others wrote), else node i.
+      os << function_head(s) << "  const long long node = a.active ? (long long)a.active[i] : i;\n";
     }
     // Where a block's entries go: the node's rows in out, or in the tile.
     const std::string blocks_at =
@@ -176,15 +181,13 @@ class NodeGather : public InPlaceDriver {
          << "  for (long long q = q0; dj_warp_any(q < q1); ++q) {\n"
          << "    const bool on = q < q1;\n"
          << "    const long long e = a.inc_element[on ? q : 0];\n"
-         << "    const int* en = a.inc_nodes + (on ? q : 0) * " << k << ";\n"
          << "    const int lv = on ? a.inc_vertex[q] : -1;\n"
-         << element_results(s, "    ", "on", "en");
+         << element_nodes("on ? q : 0") << element_results(s, "    ", "on", "en");
     } else {
       os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
          << "    const long long e = a.inc_element[q];\n"
-         << "    const int* en = a.inc_nodes + q * " << k << ";\n"
          << "    const int lv = a.inc_vertex[q];\n"
-         << element_results(s, "    ", "true", "en");
+         << element_nodes("q") << element_results(s, "    ", "true", "en");
     }
     // Each element counts its energy once, at its local vertex 0 (every (element, local vertex)
     // pair is in the incidence exactly once). A lane with no incidence left has lv = -1: it
@@ -248,6 +251,32 @@ class NodeGather : public InPlaceDriver {
   }
 
  private:
+  // `int en[k]`: the element's nodes in local order, the node itself at its local vertex lv and
+  // the others from the incidence (mesh::incidence_other_nodes) at entry `entry`. Every index
+  // is a constant, so en stays in registers; a lane with no entry left (lv = -1) gets a valid
+  // element's nodes and adds nothing.
+  std::string element_nodes(const std::string& entry) const {
+    const int k = vertices();
+    std::ostringstream os;
+    os << "    int en[" << k << "];\n";
+    if (k == 1) {
+      os << "    en[0] = (int)node;\n";
+      return os.str();
+    }
+    os << "    const int* eo = a.inc_nodes + (" << entry << ") * " << k - 1 << ";\n";
+    for (int v = 0; v < k; ++v) {
+      os << "    en[" << v << "] = lv == " << v << " ? (int)node : ";
+      if (v == 0) {
+        os << "eo[0];\n";
+      } else if (v == k - 1) {
+        os << "eo[" << v - 1 << "];\n";
+      } else {
+        os << "lv < " << v << " ? eo[" << v - 1 << "] : eo[" << v << "];\n";
+      }
+    }
+    return os.str();
+  }
+
   int64_t tile_blocks_;
   bool adds_diagonal_;
 };
@@ -324,6 +353,13 @@ class NodeGatherUnit : public InPlaceStrategy {
   jit::ArgValues args(const jit::ElementLaunch& in, const InPlaceTarget& t) const override {
     jit::ArgValues a = in.inputs();
     a.set("n_nodes", t.n_nodes);
+    // Only rows that others wrote can be skipped: the first term writes every row (and the
+    // gradient and energy rows of a Hessian that sums them), touched or not. Staged kernels
+    // tile every node and ignore the list.
+    const bool visits_active =
+        t.active && t.accumulate && (!t.gradient || t.accumulate_energy_gradient) && !t.diagonal;
+    a.set("n_items", visits_active ? t.n_active : t.n_nodes);
+    if (visits_active) a.set("active", t.active);
     a.set("inc_ptr", t.inc_ptr);
     a.set("inc_element", t.inc_element);
     a.set("inc_vertex", t.inc_vertex);

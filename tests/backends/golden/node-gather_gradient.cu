@@ -9,12 +9,17 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 // (element chunk functions: 1)
 
-DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_gradient_w6_t1_b128_df_ngr& a, long long node) {
+DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_gradient_w6_t1_b128_df_ngr& a, long long i) {
+  const long long node = a.active ? (long long)a.active[i] : i;
   double acc[3] = {0};
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
-    const int* en = a.inc_nodes + q * 3;
     const int lv = a.inc_vertex[q];
+    int en[3];
+    const int* eo = a.inc_nodes + (q) * 2;
+    en[0] = lv == 0 ? (int)node : eo[0];
+    en[1] = lv == 1 ? (int)node : lv < 1 ? eo[0] : eo[1];
+    en[2] = lv == 2 ? (int)node : eo[1];
     double x[6], v[1], p[1], u[1];
     {
       const long long node = en[2];
@@ -56,6 +61,6 @@ DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_grad
 }
 
 extern "C" __global__ void __launch_bounds__(128) dj_spring_gradient_w6_t1_b128_df_ngr(const DjArgs_dj_spring_gradient_w6_t1_b128_df_ngr a) {
-  const long long node = (long long)blockIdx.x * 128 + threadIdx.x;
-  if (node < a.n_nodes) dj_spring_gradient_w6_t1_b128_df_ngr_node(a, node);
+  const long long i = (long long)blockIdx.x * 128 + threadIdx.x;
+  if (i < a.n_items) dj_spring_gradient_w6_t1_b128_df_ngr_node(a, i);
 }

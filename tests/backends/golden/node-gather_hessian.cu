@@ -9,14 +9,19 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 // (element chunk functions: 1)
 
-DJ_FN void dj_spring_hessian_w6_t1_b128_df_ngb_node(const DjArgs_dj_spring_hessian_w6_t1_b128_df_ngb& a, long long node) {
+DJ_FN void dj_spring_hessian_w6_t1_b128_df_ngb_node(const DjArgs_dj_spring_hessian_w6_t1_b128_df_ngb& a, long long i) {
+  const long long node = a.active ? (long long)a.active[i] : i;
   if (!a.accumulate) {
     for (long long i = (long long)a.row_ptr[node] * 9; i < (long long)a.row_ptr[node + 1] * 9; ++i) a.out[i] = 0.0;
   }
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
-    const int* en = a.inc_nodes + q * 3;
     const int lv = a.inc_vertex[q];
+    int en[3];
+    const int* eo = a.inc_nodes + (q) * 2;
+    en[0] = lv == 0 ? (int)node : eo[0];
+    en[1] = lv == 1 ? (int)node : lv < 1 ? eo[0] : eo[1];
+    en[2] = lv == 2 ? (int)node : eo[1];
     double x[6], v[1], p[1], u[1];
     {
       const long long node = en[2];
@@ -108,6 +113,6 @@ DJ_FN void dj_spring_hessian_w6_t1_b128_df_ngb_node(const DjArgs_dj_spring_hessi
 }
 
 extern "C" __global__ void __launch_bounds__(128) dj_spring_hessian_w6_t1_b128_df_ngb(const DjArgs_dj_spring_hessian_w6_t1_b128_df_ngb a) {
-  const long long node = (long long)blockIdx.x * 128 + threadIdx.x;
-  if (node < a.n_nodes) dj_spring_hessian_w6_t1_b128_df_ngb_node(a, node);
+  const long long i = (long long)blockIdx.x * 128 + threadIdx.x;
+  if (i < a.n_items) dj_spring_hessian_w6_t1_b128_df_ngb_node(a, i);
 }

@@ -12,8 +12,11 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 DJ_FN void dj_spring_hessian_w6_t1_b64_df_sngb853_node(const DjArgs_dj_spring_hessian_w6_t1_b64_df_sngb853& a, long long node, double* tile, long long first) {
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
-    const int* en = a.inc_nodes + q * 2;
     const int lv = a.inc_vertex[q];
+    int en[2];
+    const int* eo = a.inc_nodes + (q) * 1;
+    en[0] = lv == 0 ? (int)node : eo[0];
+    en[1] = lv == 1 ? (int)node : eo[0];
     double x[6], v[1], p[1], u[1];
     {
       const long long node = en[0];
