@@ -186,6 +186,19 @@ int main(int argc, char** argv) {
                                               std::max(1.0, std::abs(h_ref[i])));
     std::printf("       E, g, H as three calls %.3f ms; in one pass %.3f ms (agree %.1e)\n",
                 three_ms, all_ms, fused_agree);
+    // Fewer rows per GPU block: a staged tile of fewer bytes, more blocks per SM (the springs'
+    // kernel's occupancy is set by its tile).
+    std::printf("       in one pass with R rows per block:");
+    for (int rows : {32, 64, 96}) {
+      assembly::AssemblerOptions ro;
+      ro.element_layout = {1, rows};
+      assembly::Assembler ra(p, ro);
+      ra.set_state(x);
+      ra.run_energy_gradient_hessian();
+      std::printf(" R=%d %.3f ms;", rows, median_ms([&] { ra.run_energy_gradient_hessian(); }));
+    }
+    std::printf(" R=%d (default) %.3f ms\n",
+                assembly::AssemblerOptions{}.element_layout.elements_per_block, all_ms);
     const ClosedForm plain =
         run_closed_form(closed_form, "cloth_closed_form", grid, p.pattern(), x, g, h_ref);
     const ClosedForm staged =

@@ -7,6 +7,7 @@
 #include "jit/element_driver.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <sstream>
 
@@ -14,12 +15,11 @@ namespace dualjit::assembly {
 namespace {
 
 constexpr int64_t kThreadsPerBlock = 256;
-// Reduction levels: each thread sums at most this many values, with at most kMaxSumThreads
-// threads in a level (enough to fill any GPU with coalesced strided loads). Few values per
-// thread, because each thread's sum is a chain of dependent adds behind L2 latency: the narrow
-// last levels would otherwise cost more than a wide level over millions of values.
-constexpr int64_t kValuesPerThread = 16;
-constexpr int64_t kMaxSumThreads = int64_t(1) << 16;
+// Sums (sum_groups): each lane sums about this many values, in at most kMaxSumGroups groups
+// (enough to fill any GPU with coalesced strided loads). Few values per lane, because each
+// lane's sum is a chain of dependent adds behind memory latency.
+constexpr int64_t kValuesPerLane = 16;
+constexpr int64_t kMaxSumGroups = 1024;
 
 std::string term_label(const Term& t) {
   return "term '" + t.name + "'";
@@ -53,12 +53,6 @@ struct DjGatherBlocks {
   long long block_size;
   double* out;
   long long accumulate;
-};
-struct DjPartialSums {
-  const double* in;
-  long long n;
-  long long threads;
-  double* out;
 };
 struct DjTranspose {
   const double* in;
@@ -102,13 +96,6 @@ DJ_FN void dj_gather_blocks_at(const DjGatherBlocks& a, long long t) {
   a.out[t] = a.accumulate ? a.out[t] + sum : sum;
 }
 
-// Thread t sums entries t, t + threads, ... in order: a fixed order for a given n.
-DJ_FN void dj_partial_sums_at(const DjPartialSums& a, long long t) {
-  double sum = 0.0;
-  for (long long i = t; i < a.n; i += a.threads) sum += a.in[i];
-  a.out[t] = sum;
-}
-
 // Thread t = q * rows + r moves columns 4q .. 4q + 3 of row r: a warp's lanes are consecutive
 // rows, so each lane reads one whole 32-byte sector and each of the four stores is coalesced
 // across the warp (one column per thread read 8 useful bytes of every sector).
@@ -127,14 +114,66 @@ DJ_FN void dj_fill_zero_at(const DjFill& a, long long t) {
 
 const char* kEntries[][2] = {{kRowsEntry, "DjGatherRows"},
                              {kBlocksEntry, "DjGatherBlocks"},
-                             {kSumEntry, "DjPartialSums"},
                              {kTransposeEntry, "DjTranspose"},
                              {kFillEntry, "DjFill"}};
 
 // The C++ argument blocks must match the kernel's, field for field (all 8 bytes).
 static_assert(sizeof(GatherRowsArgs) == 11 * 8);
 static_assert(sizeof(GatherBlocksArgs) == 11 * 8);
-static_assert(sizeof(PartialSumsArgs) == 4 * 8);
+static_assert(sizeof(SumArgs) == 6 * 8);
+
+// The sum in sum_groups' order, in one launch of sum_groups(n) blocks of kSumLanes threads: the
+// last block to finish (a counter, which it resets) sums the groups' partials. CUDA only: the
+// host has ordered_sum.
+const char* kSumKernel = R"(
+struct DjSum {
+  const double* in;
+  long long n;
+  long long groups;
+  double* partials;
+  double* out;
+  unsigned int* done;
+};
+// Lane j's value in s, combined pairwise: lane j += lane j + w for w = half, ..., 1.
+__device__ double dj_sum_tree(double* s) {
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  return s[0];
+}
+extern "C" __global__ void __launch_bounds__(256) dj_sum(DjSum a) {
+  __shared__ double s[256];
+  __shared__ bool last;
+  const long long stride = a.groups * blockDim.x;
+  double sum = 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += stride)
+    sum += a.in[i];
+  s[threadIdx.x] = sum;
+  const double group = dj_sum_tree(s);
+  if (a.groups == 1) {
+    if (threadIdx.x == 0) *a.out = group;
+    return;
+  }
+  if (threadIdx.x == 0) {
+    a.partials[blockIdx.x] = group;
+    __threadfence();
+    last = atomicAdd(a.done, 1u) == (unsigned int)(a.groups - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  sum = 0.0;
+  for (long long g = threadIdx.x; g < a.groups; g += blockDim.x) sum += __ldcg(a.partials + g);
+  s[threadIdx.x] = sum;
+  const double total = dj_sum_tree(s);
+  if (threadIdx.x == 0) {
+    *a.out = total;
+    *a.done = 0;
+  }
+}
+)";
 static_assert(sizeof(TransposeArgs) == 4 * 8);
 static_assert(sizeof(FillArgs) == 8);
 
@@ -175,18 +214,37 @@ BsrIndex bsr_index(const mesh::BlockPattern& pattern) {
   return ix;
 }
 
-std::vector<int64_t> reduction_levels(int64_t n) {
-  std::vector<int64_t> levels;
-  int64_t m = std::max<int64_t>(n, 0);
-  do {
-    const int64_t threads =
-        m <= kValuesPerThread
-            ? 1
-            : std::min((m + kValuesPerThread - 1) / kValuesPerThread, kMaxSumThreads);
-    levels.push_back(threads);
-    m = threads;
-  } while (m > 1);
-  return levels;
+int64_t sum_groups(int64_t n) {
+  const int64_t per_group = kSumLanes * kValuesPerLane;
+  return std::clamp<int64_t>((n + per_group - 1) / per_group, 1, kMaxSumGroups);
+}
+
+double ordered_sum(std::span<const double> values) {
+  const int64_t n = static_cast<int64_t>(values.size()), groups = sum_groups(n);
+  const int64_t stride = groups * kSumLanes;
+  std::array<double, kSumLanes> s;
+  const auto tree = [&s] {
+    for (int64_t w = kSumLanes / 2; w > 0; w /= 2) {
+      for (int64_t j = 0; j < w; ++j) s[j] += s[j + w];
+    }
+    return s[0];
+  };
+  std::vector<double> partials(groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t j = 0; j < kSumLanes; ++j) {
+      double sum = 0.0;
+      for (int64_t i = g * kSumLanes + j; i < n; i += stride) sum += values[i];
+      s[j] = sum;
+    }
+    partials[g] = tree();
+  }
+  if (groups == 1) return partials[0];
+  for (int64_t j = 0; j < kSumLanes; ++j) {
+    double sum = 0.0;
+    for (int64_t g = j; g < groups; g += kSumLanes) sum += partials[g];
+    s[j] = sum;
+  }
+  return tree();
 }
 
 std::string assembly_source(AssemblyTarget target) {
@@ -199,6 +257,7 @@ std::string assembly_source(AssemblyTarget target) {
        << "#define DJ_FN static inline\n";
   }
   os << kThreadBodies;
+  if (target == AssemblyTarget::Cuda) os << kSumKernel;
   for (const auto& [entry, args] : kEntries) {
     if (target == AssemblyTarget::Cuda) {
       os << "extern \"C\" __global__ void __launch_bounds__(" << kThreadsPerBlock << ") " << entry
@@ -552,44 +611,36 @@ void DeviceElementAssembly::gather_blocks(size_t term, PatternData& pd, const do
 
 void DeviceElementAssembly::reduce(const double* in, int64_t n, double* out, double* scratch,
                                    CUstream stream) {
-  const std::vector<int64_t> levels = reduction_levels(n);
-  const double* src = in;
-  int64_t count = n;
-  for (size_t l = 0; l < levels.size(); ++l) {
-    double* dst = l + 1 == levels.size() ? out : scratch;
-    const PartialSumsArgs a{src, count, levels[l], dst};
-    launch(kSumEntry, &a, levels[l], stream);
-    src = dst;
-    count = levels[l];
-    scratch += levels[l];
+  if (sum_done_.bytes() == 0) {
+    sum_done_ = cuda::DeviceBuffer(sizeof(uint32_t));
+    sum_done_.fill_bytes(0);
   }
+  const int64_t groups = sum_groups(n);
+  SumArgs a{in, n, groups, scratch, out, reinterpret_cast<uint32_t*>(sum_done_.get())};
+  void* params[] = {&a};
+  cuda::launch(module_->function(kSumEntry), cuda::Dim3{static_cast<unsigned>(groups)},
+               cuda::Dim3{static_cast<unsigned>(kSumLanes)}, 0, params, stream);
 }
 
 void DeviceElementAssembly::run_energy(CUstream stream) {
   check_terms("run_energy");
-  // partials_: the per-term totals, then the intermediate levels of one reduction at a time.
-  const auto scratch_of = [](int64_t n) {
-    const std::vector<int64_t> levels = reduction_levels(n);
-    int64_t s = 0;
-    for (size_t l = 0; l + 1 < levels.size(); ++l) s += levels[l];
-    return s;
-  };
-  int64_t scratch = scratch_of(static_cast<int64_t>(n_terms_));
+  // partials_: the per-term totals, then the groups' partials of one sum at a time.
+  int64_t scratch = sum_groups(static_cast<int64_t>(n_terms_));
   for (size_t ti = 0; ti < n_terms_; ++ti) {
-    scratch = std::max(scratch, scratch_of(problem_.term(ti).elements.size()));
+    scratch = std::max(scratch, sum_groups(problem_.term(ti).elements.size()));
   }
   const int64_t totals = static_cast<int64_t>(n_terms_);
   ensure(partials_, (totals + scratch) * sizeof(double));
-  double* levels = ptr(partials_) + totals;
+  double* groups = ptr(partials_) + totals;
   int64_t n_energy = 0;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     if (!problem_.term(ti).energy) continue;
     run_element(ti, Mode::Value, stream);
     reduce(ptr(terms_[ti].local.values), problem_.term(ti).elements.size(),
-           ptr(partials_) + n_energy, levels, stream);
+           ptr(partials_) + n_energy, groups, stream);
     ++n_energy;
   }
-  reduce(ptr(partials_), n_energy, ptr(energy_), levels, stream);
+  reduce(ptr(partials_), n_energy, ptr(energy_), groups, stream);
 }
 
 void DeviceElementAssembly::run_gradient(CUstream stream) {
@@ -707,10 +758,7 @@ void DeviceElementAssembly::run_energy_gradient_hessian(mesh::Symmetry symmetry,
   sum_hessian(pd, stream, ptr(gradient_), ptr(node_energy_));
   // The nodes' shares in a fixed order: bit-identical from run to run, like run_energy (whose
   // order of additions differs, so the two agree to round-off).
-  const std::vector<int64_t> levels = reduction_levels(n_nodes);
-  int64_t scratch = 0;
-  for (size_t l = 0; l + 1 < levels.size(); ++l) scratch += levels[l];
-  ensure(partials_, std::max<int64_t>(scratch, 1) * sizeof(double));
+  ensure(partials_, sum_groups(n_nodes) * sizeof(double));
   reduce(ptr(node_energy_), n_nodes, ptr(energy_), ptr(partials_), stream);
 }
 

@@ -56,10 +56,15 @@ struct BsrIndex {
 };
 BsrIndex bsr_index(const mesh::BlockPattern& pattern);
 
-// Strided partial-sum levels reducing n values to one: level l runs threads[l] threads, thread t
-// summing entries t, t + threads[l], ... of the level's input. A function of n alone, so the
-// order of additions never changes. The last level has one thread.
-std::vector<int64_t> reduction_levels(int64_t n);
+// How the GPU sums n values (an energy), in one launch and an order fixed by n alone, so that
+// repeats are bit-identical: sum_groups(n) groups of kSumLanes lanes; lane j of group g sums
+// entries g * kSumLanes + j, then every groups * kSumLanes further, in ascending order; each
+// group's lanes are combined pairwise (lane j += lane j + w for w = kSumLanes / 2, ..., 1); the
+// groups' partials are then summed the same way by one group (lane j: partials j, j + kSumLanes,
+// ...). ordered_sum is that order on the host.
+inline constexpr int64_t kSumLanes = 256;
+int64_t sum_groups(int64_t n);
+double ordered_sum(std::span<const double> values);
 
 // --- The library kernels ------------------------------------------------------------------------
 
@@ -73,7 +78,7 @@ std::string assembly_source(AssemblyTarget target);
 // Entry points of assembly_source().
 inline constexpr const char* kRowsEntry = "dj_gather_rows";
 inline constexpr const char* kBlocksEntry = "dj_gather_blocks";
-inline constexpr const char* kSumEntry = "dj_partial_sums";
+inline constexpr const char* kSumEntry = "dj_sum";  // CUDA only
 inline constexpr const char* kTransposeEntry = "dj_transpose";
 inline constexpr const char* kFillEntry = "dj_fill_zero";
 
@@ -104,11 +109,13 @@ struct GatherBlocksArgs {
   double* out;
   int64_t accumulate;
 };
-struct PartialSumsArgs {
+struct SumArgs {
   const double* in;
   int64_t n;
-  int64_t threads;
+  int64_t groups;    // sum_groups(n)
+  double* partials;  // groups entries
   double* out;
+  uint32_t* done;  // groups finished; zero before and after each launch
 };
 struct TransposeArgs {  // out[i * rows + r] = in[r * cols + i]
   const double* in;
@@ -283,7 +290,7 @@ class DeviceElementAssembly {
   void gather_blocks(size_t term, PatternData& pd, const double* local, bool accumulate,
                      CUstream stream);
   void fill_zero(double* out, int64_t n, CUstream stream);
-  // Sums n values into *out through reduction_levels(n); scratch holds the intermediate levels.
+  // Sums n values into *out in sum_groups' order; scratch holds the groups' partials.
   void reduce(const double* in, int64_t n, double* out, double* scratch, CUstream stream);
   void launch(const char* entry, const void* args, int64_t threads, CUstream stream);
   static void ensure(cuda::DeviceBuffer& b, size_t bytes);
@@ -297,6 +304,9 @@ class DeviceElementAssembly {
   PatternData jacobian_;
   cuda::DeviceBuffer state_, direction_, gradient_, hvp_, residual_, energy_, node_energy_,
       partials_, element_blocks_;
+  // dj_sum's count of finished groups (kept at zero between launches): an assembler's sums run
+  // one at a time, like its other calls, which share its buffers too.
+  cuda::DeviceBuffer sum_done_;
   // diagonal_pd_: rows of one block each (row_ptr 0..n), the slots of a single-vertex term its
   // nodes; diagonal_: those blocks' values.
   PatternData diagonal_pd_;

@@ -56,7 +56,7 @@ class HostInPlaceAssembly {
   // One launch of term's kernel into target (its incidence filled in when needed).
   void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
            InPlaceTarget target, const mesh::BlockPattern* pattern);
-  // A term's incidence and its nodes (mesh::incidence_nodes), built on first use.
+  // A term's incidence, its other nodes and its nodes with elements, built on first use.
   struct TermIncidence {
     mesh::Incidence inc;
     std::vector<int32_t> nodes;   // mesh::incidence_other_nodes

@@ -45,8 +45,6 @@ class HostFusedAssembly {
         std::string(assembly::kRowsEntry) + "_host");
     blocks_ = lib_.function<void(const assembly::GatherBlocksArgs*, long long)>(
         std::string(assembly::kBlocksEntry) + "_host");
-    sums_ = lib_.function<void(const assembly::PartialSumsArgs*, long long)>(
-        std::string(assembly::kSumEntry) + "_host");
     transpose_ = lib_.function<void(const assembly::TransposeArgs*, long long)>(
         std::string(assembly::kTransposeEntry) + "_host");
   }
@@ -106,26 +104,15 @@ class HostFusedAssembly {
     return m;
   }
 
-  double sum(const std::vector<double>& values) const {
-    std::vector<double> level = values;
-    for (int64_t threads : assembly::reduction_levels(static_cast<int64_t>(values.size()))) {
-      std::vector<double> next(threads);
-      const assembly::PartialSumsArgs a{level.data(), static_cast<int64_t>(level.size()), threads,
-                                        next.data()};
-      sums_(&a, threads);
-      level = std::move(next);
-    }
-    REQUIRE(level.size() == 1);
-    return level[0];
-  }
-
+  // The device's energy: each term's elements, then the terms' totals, in sum_groups' order.
   double energy(Problem& p, const std::vector<double>& x) const {
     std::vector<double> totals;
     for (size_t ti = 0; ti < p.n_terms(); ++ti) {
       if (p.term(ti).energy)
-        totals.push_back(sum(test::serial(p).element_results(ti, Mode::Value, x).values));
+        totals.push_back(
+            assembly::ordered_sum(test::serial(p).element_results(ti, Mode::Value, x).values));
     }
-    return sum(totals);
+    return assembly::ordered_sum(totals);
   }
 
   std::vector<double> transpose(const std::vector<double>& in, int64_t rows, int64_t cols) const {
@@ -139,7 +126,6 @@ class HostFusedAssembly {
   cpu::SharedObject lib_;
   void (*rows_)(const assembly::GatherRowsArgs*, long long) = nullptr;
   void (*blocks_)(const assembly::GatherBlocksArgs*, long long) = nullptr;
-  void (*sums_)(const assembly::PartialSumsArgs*, long long) = nullptr;
   void (*transpose_)(const assembly::TransposeArgs*, long long) = nullptr;
 };
 
@@ -250,25 +236,6 @@ TEST_CASE("gather tables: rows and entries follow the binding, scatter signs and
   CHECK(j.ptr[q1 + 1] == j.ptr[q1]);
 }
 
-TEST_CASE("reduction levels: fixed by n, one thread last, bounded work per thread") {
-  for (int64_t n : {int64_t(0), int64_t(1), int64_t(16), int64_t(17), int64_t(128), int64_t(129),
-                    int64_t(100000), int64_t(3000000), int64_t(2000000000)}) {
-    CAPTURE(n);
-    const auto levels = assembly::reduction_levels(n);
-    REQUIRE(!levels.empty());
-    CHECK(levels.back() == 1);
-    CHECK(levels == assembly::reduction_levels(n));
-    int64_t count = n;
-    for (int64_t threads : levels) {
-      CHECK(threads >= 1);
-      CHECK(threads <= std::max<int64_t>(1, count));
-      CHECK((count + threads - 1) / threads <= std::max<int64_t>(16, count / 65536 + 1));
-      count = threads;
-    }
-    CHECK(levels.size() <= 5);
-  }
-}
-
 TEST_CASE("BSR index arrays read as cuSPARSE reads them give the host matrices") {
   Problem p = energy_problem(12, 5);
   std::mt19937_64 rng(6);
@@ -336,11 +303,32 @@ TEST_CASE("host build of the assembly kernels reproduces the host Problem: energ
   }
   const double e = test::serial(p).energy(x);
   CHECK(std::abs(k.energy(p, x) - e) < 1e-13 * std::max(1.0, std::abs(e)));
-  // A long reduction (three levels) equals the plain sum to round-off.
-  const auto many = uniform(3000000, 0.0, 1.0, rng);
-  double plain = 0;
-  for (double m : many) plain += m;
-  CHECK(std::abs(k.sum(many) - plain) < 1e-12 * plain);
+}
+
+TEST_CASE("ordered_sum: the plain sum to round-off, one order per length") {
+  std::mt19937_64 rng(15);
+  // One group, several, and the most groups (past 1024 * 256 * 16 values, more per lane).
+  for (int64_t n :
+       {int64_t(0), int64_t(1), int64_t(255), int64_t(4097), int64_t(1000003), int64_t(6000000)}) {
+    CAPTURE(n);
+    const auto values = uniform(n, 0.0, 1.0, rng);
+    double plain = 0;
+    for (double v : values) plain += v;
+    const double s = assembly::ordered_sum(values);
+    CHECK(std::abs(s - plain) <= 1e-12 * std::max(1.0, plain));
+    CHECK(s == assembly::ordered_sum(values));
+    CHECK(assembly::sum_groups(n) >= 1);
+    CHECK(assembly::sum_groups(n) <= 1024);
+  }
+  CHECK(assembly::ordered_sum(std::vector<double>{}) == 0.0);
+  CHECK(assembly::ordered_sum(std::vector<double>{2.5}) == 2.5);
+  // Not the left-to-right order: 1 + 1e16 - 1e16 ... differs from it somewhere.
+  std::vector<double> cancel(5000, 1.0);
+  cancel[0] = 1e16;
+  cancel[4096] = -1e16;
+  double left = 0;
+  for (double v : cancel) left += v;
+  CHECK(assembly::ordered_sum(cancel) != left);
 }
 
 TEST_CASE("host build of the assembly kernels reproduces the host Problem: vector terms") {
@@ -423,6 +411,35 @@ TEST_SUITE("gpu") {
     // No energy terms: energy, gradient and Hessian are zero, not stale memory.
     CHECK(d.energy(q) == 0.0);
     CHECK(d.gradient(q) == std::vector<double>(q.size(), 0.0));
+  }
+
+  TEST_CASE("DeviceElementAssembly: energies are summed in ordered_sum's order, bit for bit" *
+            test::needs_gpu()) {
+    // Each element's energy is its param exactly, so the device's energy must equal
+    // ordered_sum of the params (then of the one term's total) to the last bit: one group,
+    // several, and the most groups (more values per lane).
+    std::mt19937_64 rng(16);
+    for (int64_t n : {int64_t(1), int64_t(300), int64_t(70001), int64_t(6000000)}) {
+      CAPTURE(n);
+      Problem p(n, 3);
+      Term t;
+      t.name = "weights";
+      t.kernel = std::make_shared<Kernel>("weight", [](KernelBuilder& kb) {
+        auto x = kb.input_vec<3>("x");
+        auto w = kb.param("w", 1);
+        kb.output("e", w[0] + 0.0 * x[0]);
+      });
+      t.elements = {"vertices", 1, {}};
+      for (int32_t i = 0; i < n; ++i) t.elements.conn.push_back(i);
+      t.params = uniform(n, -1.0, 1.0, rng);
+      t.energy = true;
+      const std::vector<double> w = t.params;
+      p.add_term(std::move(t));
+      assembly::DeviceElementAssembly d(p);
+      const double e = d.energy(std::vector<double>(3 * n, 0.5));
+      CHECK(e == assembly::ordered_sum(std::vector<double>{assembly::ordered_sum(w)}));
+      CHECK(d.energy(std::vector<double>(3 * n, 0.5)) == e);  // the counter was reset
+    }
   }
 
   TEST_CASE("DeviceElementAssembly, in place: every output equals the host Problem" *
