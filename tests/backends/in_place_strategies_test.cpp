@@ -177,12 +177,22 @@ TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without 
   const mesh::BlockPattern& pattern = p.pattern();
   const auto k =
       jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Hessian, {3, 0, 64, &pattern}));
-  // The largest range of 64 consecutive rows, in 3x3 blocks of doubles.
-  int64_t tile = 0;
-  for (int64_t n0 = 0; n0 < 300; n0 += 64) {
-    tile =
-        std::max(tile, pattern.row_ptr()[std::min<int64_t>(n0 + 64, 300)] - pattern.row_ptr()[n0]);
-  }
+  // The largest range of T consecutive rows, in 3x3 blocks of doubles.
+  const auto tile_of = [&](int64_t T) {
+    int64_t most = 0;
+    for (int64_t n0 = 0; n0 < 300; n0 += T) {
+      most =
+          std::max(most, pattern.row_ptr()[std::min<int64_t>(n0 + T, 300)] - pattern.row_ptr()[n0]);
+    }
+    return most;
+  };
+  // 64 rows need about 60 KB: 3 blocks of 2 warps per SM; 32 rows about half: 7 blocks of one
+  // warp. More warps resident, so the rows per block are halved (and not again: 16 is not a
+  // warp).
+  REQUIRE(tile_of(64) * 72 > 56 * 1024);
+  REQUIRE(tile_of(32) * 72 < 31 * 1024);
+  CHECK(k.launch.block_threads == 32);
+  const int64_t tile = tile_of(32);
   CHECK(k.launch.dynamic_shared_bytes == size_t(tile) * 72);
   CHECK(k.symbol.find("_sngb" + std::to_string(tile)) != std::string::npos);
   CHECK(k.cuda_source.find("extern __shared__ double tile[];") != std::string::npos);
@@ -195,6 +205,19 @@ TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without 
   const auto big = st.lowering(p.term(0), Mode::Hessian, {3, 0, 1 << 20, &pattern});
   CHECK(big.layout.elements_per_block < (1 << 20));
   CHECK(jit::lower(*p.term(0).kernel, big).launch.dynamic_shared_bytes <= 227 * 1024);
+  // Rows of few blocks (a chain: 3 per row, 27 KB for 128 rows): 128 rows per block keep 8
+  // blocks, 32 warps per SM; halving would not add any, so they stay.
+  Problem chain(1000, 3);
+  assembly::Term links = p.term(0);
+  links.elements = {"chain", 2, {}};
+  links.params.clear();
+  for (int32_t a = 0; a + 1 < 1000; ++a) {
+    links.elements.conn.insert(links.elements.conn.end(), {a, a + 1});
+    links.params.push_back(1.0);
+  }
+  chain.add_term(links);
+  CHECK(st.lowering(chain.term(0), Mode::Hessian, {3, 0, 128, &chain.pattern()})
+            .layout.elements_per_block == 128);
   // A complete graph on 128 nodes: 32 rows already hold 4096 blocks (295 KB); refused.
   Problem dense(128, 3);
   assembly::Term all = p.term(0);

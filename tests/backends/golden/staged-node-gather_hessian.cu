@@ -9,7 +9,7 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 // (element chunk functions: 1)
 
-DJ_FN void dj_spring_hessian_w6_t1_b64_df_sngb853_node(const DjArgs_dj_spring_hessian_w6_t1_b64_df_sngb853& a, long long node, double* tile, long long first) {
+DJ_FN void dj_spring_hessian_w6_t1_b32_df_sngb433_node(const DjArgs_dj_spring_hessian_w6_t1_b32_df_sngb433& a, long long node, double* tile, long long first) {
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
     const int lv = a.inc_vertex[q];
@@ -35,7 +35,7 @@ DJ_FN void dj_spring_hessian_w6_t1_b64_df_sngb853_node(const DjArgs_dj_spring_he
     p[0] = a.params[e * 1 + 0];
     u[0] = a.uniform[0];
     double val[1], d1[6], d2[21];
-    dj_spring_hessian_w6_t1_b64_df_sngb853_c0(x, v, p, u, val, d1, d2);
+    dj_spring_hessian_w6_t1_b32_df_sngb433_c0(x, v, p, u, val, d1, d2);
     switch (lv) {
       case 0: {
         {
@@ -107,20 +107,20 @@ DJ_FN void dj_spring_hessian_w6_t1_b64_df_sngb853_node(const DjArgs_dj_spring_he
   }
 }
 
-extern "C" __global__ void __launch_bounds__(64) dj_spring_hessian_w6_t1_b64_df_sngb853(const DjArgs_dj_spring_hessian_w6_t1_b64_df_sngb853 a) {
+extern "C" __global__ void __launch_bounds__(32) dj_spring_hessian_w6_t1_b32_df_sngb433(const DjArgs_dj_spring_hessian_w6_t1_b32_df_sngb433 a) {
   extern __shared__ double tile[];
-  const long long n0 = (long long)blockIdx.x * 64;
-  const long long n1 = n0 + 64 < a.n_nodes ? n0 + 64 : a.n_nodes;
+  const long long n0 = (long long)blockIdx.x * 32;
+  const long long n1 = n0 + 32 < a.n_nodes ? n0 + 32 : a.n_nodes;
   const long long first = a.row_ptr[n0];
   const long long count = ((long long)a.row_ptr[n1] - first) * 9;
-  for (long long i = threadIdx.x; i < count; i += 64) tile[i] = 0.0;
+  for (long long i = threadIdx.x; i < count; i += 32) tile[i] = 0.0;
   __syncthreads();
-  if (n0 + threadIdx.x < n1) dj_spring_hessian_w6_t1_b64_df_sngb853_node(a, n0 + threadIdx.x, tile, first);
+  if (n0 + threadIdx.x < n1) dj_spring_hessian_w6_t1_b32_df_sngb433_node(a, n0 + threadIdx.x, tile, first);
   __syncthreads();
   double* out = a.out + first * 9;
   if (a.accumulate) {
-    for (long long i = threadIdx.x; i < count; i += 64) if (tile[i] != 0.0) out[i] += tile[i];
+    for (long long i = threadIdx.x; i < count; i += 32) if (tile[i] != 0.0) out[i] += tile[i];
   } else {
-    for (long long i = threadIdx.x; i < count; i += 64) out[i] = tile[i];
+    for (long long i = threadIdx.x; i < count; i += 32) out[i] = tile[i];
   }
 }
