@@ -465,12 +465,14 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
                                    adds_diagonal}];
   try {
     if (!k) {
+      const bool one_block_rows = pd && !pd->pattern;
       k = std::make_unique<cuda::CudaKernel>(jit::lower(
-          *t.kernel, st.lowering(t, mode,
-                                 {problem_.block_size(), options_.width,
-                                  options_.layout.elements_per_block, pd ? pd->pattern : nullptr,
-                                  options_.projection, with_energy_gradient, adds_diagonal,
-                                  /*one_block_rows=*/pd && !pd->pattern})));
+          *t.kernel,
+          st.lowering(t, mode,
+                      {problem_.block_size(), options_.width, options_.layout.elements_per_block,
+                       pd ? pd->pattern : nullptr, options_.projection, with_energy_gradient,
+                       adds_diagonal, one_block_rows,
+                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{}})));
     }
     InPlaceTarget g;
     if (extra) g = *extra;
@@ -709,16 +711,19 @@ void DeviceElementAssembly::sum_hessian(PatternData& pd, CUstream stream, double
     }
     return;
   }
-  // The single-vertex terms' blocks, node-major: row n of diagonal_pd_ is node n's one block.
+  // The single-vertex terms' blocks, node-major: row n of diagonal_pd_ is node n's one block,
+  // of the entries they write only.
   const int64_t n = problem_.n_nodes();
   if (diagonal_pd_.row_ptr.bytes() == 0) {
+    diagonal_entries_ = diagonal_entries(problem_, single, options_.projection.active());
     std::vector<int32_t> rows(n + 1);
     for (int64_t i = 0; i <= n; ++i) rows[i] = static_cast<int32_t>(i);
     diagonal_pd_.row_ptr = cuda::DeviceBuffer::from(rows);
     for (size_t ti : single) {
       diagonal_pd_.stored_slots[ti] = cuda::DeviceBuffer::from(problem_.term(ti).elements.conn);
     }
-    diagonal_ = cuda::DeviceBuffer(std::max<int64_t>(n, 1) * bb * sizeof(double));
+    diagonal_ = cuda::DeviceBuffer(std::max<int64_t>(n, 1) * int64_t(diagonal_entries_.size()) *
+                                   sizeof(double));
   }
   if (pd.diag_slot.bytes() == 0) {
     std::vector<int32_t> d(n);

@@ -308,9 +308,10 @@ class DeviceElementAssembly {
   // one at a time, like its other calls, which share its buffers too.
   cuda::DeviceBuffer sum_done_;
   // diagonal_pd_: rows of one block each (row_ptr 0..n), the slots of a single-vertex term its
-  // nodes; diagonal_: those blocks' values.
+  // nodes; diagonal_: those blocks' values, the entries diagonal_entries_ of each.
   PatternData diagonal_pd_;
   cuda::DeviceBuffer diagonal_;
+  std::vector<int> diagonal_entries_;
 };
 
 }  // namespace dualjit::assembly

@@ -7,6 +7,7 @@
 
 #include "backends/mesh/element_set.h"
 #include "dsl/mode.h"
+#include "jit/hessian_pattern.h"
 
 namespace dualjit::assembly {
 namespace {
@@ -97,9 +98,13 @@ RowGather residual_rows(const Term& t, int block) {
   return g;
 }
 
-EntryGather hessian_entries(const Term& t, int block) {
+EntryGather hessian_entries(const Term& t, int block, bool projected) {
   const std::vector<int> iv = resolved_input_vertex(t);
   const int k = t.elements.k, n = t.kernel->n_inputs(), B = block;
+  // Pairs whose second derivative is structurally zero get no source: what adds the entries
+  // skips them (a per-vertex mass adds 3 of its block's 9).
+  const jit::HessianPattern structure =
+      projected ? jit::HessianPattern{} : jit::hessian_pattern(*t.kernel);
   EntryGather g;
   g.stride = static_cast<int64_t>(second_size(Mode::Hessian, n));
   g.ptr.reserve(int64_t(k) * k * B * B + 1);
@@ -109,7 +114,7 @@ EntryGather hessian_entries(const Term& t, int block) {
       const int sa = slot_of_vertex(iv, a), sb = slot_of_vertex(iv, b);
       for (int i = 0; i < B; ++i) {
         for (int j = 0; j < B; ++j) {
-          if (sa >= 0 && sb >= 0) {
+          if (sa >= 0 && sb >= 0 && structure.nonzero(sa * B + i, sb * B + j)) {
             const int gi = sa * B + i, gj = sb * B + j;
             g.offset.push_back(narrow_offset(
                 static_cast<int64_t>(packed_upper_index(n, std::min(gi, gj), std::max(gi, gj))),

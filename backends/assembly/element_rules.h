@@ -57,8 +57,10 @@ struct EntryGather {
   std::vector<double> sign;
   int64_t stride = 0;
 };
-// Hessian blocks of an energy term, from the packed upper triangle (Mode::Hessian second).
-EntryGather hessian_entries(const Term& term, int block);
+// Hessian blocks of an energy term, from the packed upper triangle (Mode::Hessian second);
+// entries of structurally zero pairs (jit/hessian_pattern.h) have no source, unless the element
+// Hessians are `projected` first (a projection fills them).
+EntryGather hessian_entries(const Term& term, int block, bool projected = false);
 // Jacobian blocks of a vector term (Mode::Jacobian first, n_out x n_in) with scatter signs.
 EntryGather jacobian_entries(const Term& term, int block);
 

@@ -40,14 +40,16 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
                                                   bool with_energy_gradient, bool adds_diagonal) {
   auto& k = kernels_[{term, mode, pattern, with_energy_gradient, adds_diagonal}];
   if (!k) {
+    const bool one_block_rows = mode_is_matrix(mode) && !pattern;
     const Term& t = p_.term(term);
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
       k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          *t.kernel, st.lowering(t, mode,
-                                 {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
-                                  with_energy_gradient, adds_diagonal,
-                                  /*one_block_rows=*/mode_is_matrix(mode) && !pattern})));
+          *t.kernel,
+          st.lowering(t, mode,
+                      {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
+                       with_energy_gradient, adds_diagonal, one_block_rows,
+                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{}})));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
@@ -136,11 +138,12 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
                     !single.empty() && !multi.empty();
   bool first = true;  // out comes zeroed (BlockCsr::zeros)
   if (fold) {
-    const int64_t n = p_.n_nodes(), bb = int64_t(p_.block_size()) * p_.block_size();
+    const int64_t n = p_.n_nodes();
     if (one_block_rows_.empty()) {
       one_block_rows_.resize(n + 1);
       for (int64_t i = 0; i <= n; ++i) one_block_rows_[i] = static_cast<int32_t>(i);
-      diagonal_.resize(n * bb);
+      diagonal_entries_ = diagonal_entries(p_, single, projection_.active());
+      diagonal_.resize(n * diagonal_entries_.size());
     }
     std::vector<int32_t>& diag_slot = diag_slot_[symmetry];
     if (diag_slot.empty()) {

@@ -80,6 +80,7 @@ class HostInPlaceAssembly {
   std::vector<int32_t> one_block_rows_;
   std::map<mesh::Symmetry, std::vector<int32_t>> diag_slot_;
   std::vector<double> diagonal_;
+  std::vector<int> diagonal_entries_;  // the entries of each of diagonal_'s blocks
 };
 
 }  // namespace dualjit::assembly

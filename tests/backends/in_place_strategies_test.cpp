@@ -242,6 +242,39 @@ TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without 
             .cuda_source);
 }
 
+TEST_CASE("a fold's node-major diagonal stores only the entries its terms write") {
+  Problem p(6, 3);
+  const auto vertex_term = [](const char* name, bool quadratic) {
+    assembly::Term t;
+    t.name = name;
+    t.kernel = std::make_shared<Kernel>(name, [quadratic](KernelBuilder& kb) {
+      auto x = kb.input_vec<3>("x");
+      auto m = kb.param("m", 1);
+      kb.output("e", quadratic ? 0.5 * m[0] * dot(x, x) : m[0] * x[1]);
+    });
+    t.elements = {"vertices", 1, {0, 2, 5}};
+    t.params = {1.0, 2.0, 3.0};
+    t.energy = true;
+    return t;
+  };
+  p.add_term(vertex_term("mass", true));
+  p.add_term(vertex_term("gravity", false));
+  // A mass: the diagonal of each block (its Hessian's structure); a linear term adds nothing,
+  // so alone it keeps all; projected blocks may fill, so they keep all too.
+  CHECK(assembly::diagonal_entries(p, {0, 1}, false) == std::vector<int>{0, 4, 8});
+  CHECK(assembly::diagonal_entries(p, {1}, false).size() == 9);
+  CHECK(assembly::diagonal_entries(p, {0, 1}, true).size() == 9);
+  // The kernel that writes the compact diagonal: 3 values per row in its tile, its name says so.
+  const auto& st = assembly::in_place_strategy(ElementStrategy::StagedNodeGather);
+  assembly::InPlaceShape rows{3, 0, 64, nullptr};
+  rows.one_block_rows = true;
+  rows.diagonal_entries = {0, 4, 8};
+  const auto k = jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Hessian, rows));
+  CHECK(k.symbol.find("c3") != std::string::npos);
+  CHECK(k.launch.dynamic_shared_bytes == 64 * 3 * sizeof(double));
+  CHECK(count(k.cuda_source, "] += d2[") == 3);
+}
+
 TEST_CASE("element-scatter: a mode that does not fit the term is named") {
   Problem e = test::energy_problem(10, 37);
   Problem v = test::vector_problem(10, 38);

@@ -43,7 +43,8 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
       return {mode == Mode::Gradient ? "d1" : "d2", input_rows(t, block), {}, {}, {}};
     case Mode::Hessian: {
       if (!t.energy) throw wrong("only energy terms have Hessian blocks");
-      InPlaceRules r{"d2", {}, hessian_entries(t, block), shape.projection, {}};
+      InPlaceRules r{
+          "d2", {}, hessian_entries(t, block, shape.projection.active()), shape.projection, {}};
       if (shape.with_energy_gradient) r.gradient_rows = input_rows(t, block);
       return r;
     }
@@ -52,6 +53,26 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
       return {"d1", {}, jacobian_entries(t, block), {}, {}};
   }
   throw wrong("unknown mode");
+}
+
+std::vector<int> diagonal_entries(const Problem& p, const std::vector<size_t>& single,
+                                  bool projected) {
+  const int B = p.block_size();
+  std::vector<bool> used(size_t(B) * B, false);
+  for (size_t ti : single) {
+    // One vertex: the pair (0, 0) only.
+    const EntryGather g = hessian_entries(p.term(ti), B, projected);
+    for (int ij = 0; ij < B * B; ++ij) used[ij] = used[ij] || g.ptr[ij] != g.ptr[ij + 1];
+  }
+  // None (terms linear in their vertex): all, since an empty list means all to the units.
+  if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) {
+    used.assign(used.size(), true);
+  }
+  std::vector<int> entries;
+  for (int ij = 0; ij < B * B; ++ij) {
+    if (used[ij]) entries.push_back(ij);
+  }
+  return entries;
 }
 
 jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, const InPlaceShape& shape) {

@@ -70,7 +70,16 @@ struct InPlaceShape {
   // Blocks: out's rows hold one block each, the node's own (the node-major diagonal that the
   // single-vertex terms are summed into): a staged unit tiles them without a pattern.
   bool one_block_rows = false;
+  // With one_block_rows or adds_diagonal: the entries (i * B + j) the diagonal's blocks store,
+  // in order (diagonal_entries); empty: all B * B. A per-vertex mass stores 3 of 9.
+  std::vector<int> diagonal_entries;
 };
+
+// The entries of a node's diagonal block that the single-vertex terms `single` add to (their
+// Hessian rules, hessian_entries), ascending: what the node-major diagonal of a fold stores.
+// All B * B when they add to none, or when the element Hessians are `projected`.
+std::vector<int> diagonal_entries(const Problem& p, const std::vector<size_t>& single,
+                                  bool projected);
 
 class InPlaceStrategy {
  public:

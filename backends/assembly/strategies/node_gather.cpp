@@ -32,19 +32,27 @@ class NodeGather : public InPlaceDriver {
   // many blocks, then written out at once.
   // adds_diagonal (staged only): the tile's rows get InPlaceTarget::diagonal before they are
   // written.
-  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks, bool adds_diagonal)
+  // block_entries (staged only): the entries (i * B + j) each stored block of out holds, in
+  // order, when not all B * B (the node-major diagonal of a per-vertex mass: 3 of 9).
+  // diagonal_entries: the same for diag_in's blocks.
+  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks, bool adds_diagonal,
+             std::vector<int> block_entries = {}, std::vector<int> diagonal_entries = {})
       : InPlaceDriver(
             tile_blocks > 0 ? "staged-node-gather" : "node-gather",
             {tile_blocks > 0 ? "n_nodes" : "n_items", "node", "i", "node", "dynamic, 256"},
             std::move(r), block, vertices),
         tile_blocks_(tile_blocks),
-        adds_diagonal_(adds_diagonal) {}
+        adds_diagonal_(adds_diagonal),
+        block_entries_(std::move(block_entries)),
+        diagonal_entries_(std::move(diagonal_entries)) {}
 
   bool staged() const { return tile_blocks_ > 0; }
   std::string unit_suffix() const override {
     if (!blocks()) return "_ngr";
     if (!staged()) return "_ngb";
-    return "_sngb" + std::to_string(tile_blocks_) + (adds_diagonal_ ? "d" : "");
+    return "_sngb" + std::to_string(tile_blocks_) + (adds_diagonal_ ? "d" : "") +
+           (block_entries_.empty() ? "" : "c" + std::to_string(block_entries_.size())) +
+           (diagonal_entries_.empty() ? "" : "e" + std::to_string(diagonal_entries_.size()));
   }
 
   std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
@@ -82,7 +90,7 @@ class NodeGather : public InPlaceDriver {
 
   std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
     if (!staged()) return InPlaceDriver::cuda_entry(s, plan);
-    const int T = s.layout.elements_per_block, BB = block() * block();
+    const int T = s.layout.elements_per_block, BB = values_per_block();
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << T << jit::bounds_min(s) << ") "
        << s.symbol << "(const " << s.args_type() << " a) {\n"
@@ -112,7 +120,7 @@ class NodeGather : public InPlaceDriver {
 
   std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
     if (!staged()) return InPlaceDriver::host_entry(s, plan);
-    const int T = s.layout.elements_per_block, BB = block() * block();
+    const int T = s.layout.elements_per_block, BB = values_per_block();
     std::ostringstream os;
     os << "#include <stdlib.h>\n"
        << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
@@ -140,7 +148,7 @@ class NodeGather : public InPlaceDriver {
   jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
     jit::LaunchPolicy p = InPlaceDriver::launch(s);
     if (staged())
-      p.dynamic_shared_bytes = size_t(tile_blocks_) * block() * block() * sizeof(double);
+      p.dynamic_shared_bytes = size_t(tile_blocks_) * values_per_block() * sizeof(double);
     return p;
   }
 
@@ -163,7 +171,8 @@ class NodeGather : public InPlaceDriver {
     }
     // Where a block's entries go: the node's rows in out, or in the tile.
     const std::string blocks_at =
-        staged() ? "tile + ((long long)s - first) * " : "a.out + (long long)s * ";
+        staged() ? "tile + ((long long)s - first) * " + std::to_string(values_per_block())
+                 : "a.out + (long long)s * " + std::to_string(BB);
     if (with_energy_gradient()) {
       os << "  double gacc[" << B << "] = {0};\n"
          << "  double eacc = 0.0;\n";
@@ -209,11 +218,12 @@ class NodeGather : public InPlaceDriver {
           if (!has_block(v, vb)) continue;
           body << "        {\n          const int s = a.slots[(e * " << k << " + " << v << ") * "
                << k << " + " << vb << "];\n          if (s >= 0) {\n"
-               << "            double* m = " << blocks_at << BB << ";\n";
+               << "            double* m = " << blocks_at << ";\n";
           const int64_t q0 = int64_t(v * k + vb) * BB;
-          for (int ij = 0; ij < BB; ++ij) {
+          for (int j = 0; j < values_per_block(); ++j) {
+            const int ij = block_entries_.empty() ? j : block_entries_[j];
             const std::string sum = entry_sum(q0 + ij);
-            if (!sum.empty()) body << "            m[" << ij << "] += " << sum << ";\n";
+            if (!sum.empty()) body << "            m[" << j << "] += " << sum << ";\n";
           }
           body << "          }\n        }\n";
         }
@@ -227,9 +237,14 @@ class NodeGather : public InPlaceDriver {
     // occupancy (bounded by the tile) no other warp hides.
     if (team) os << "  if (!live) return;\n";
     if (adds_diagonal_) {
+      const int nd = diagonal_entries_.empty() ? BB : int(diagonal_entries_.size());
       os << "  {\n    double* m = tile + ((long long)a.diag_slot[node] - first) * " << BB << ";\n"
-         << "    const double* d = a.diag_in + node * " << BB << ";\n"
-         << "    for (int ij = 0; ij < " << BB << "; ++ij) m[ij] += d[ij];\n  }\n";
+         << "    const double* d = a.diag_in + node * " << nd << ";\n";
+      for (int j = 0; j < nd; ++j) {
+        os << "    m[" << (diagonal_entries_.empty() ? j : diagonal_entries_[j]) << "] += d[" << j
+           << "];\n";
+      }
+      os << "  }\n";
     }
     if (with_energy_gradient()) {
       os << "  double* g = a.grad + node * " << B << ";\n";
@@ -277,8 +292,13 @@ class NodeGather : public InPlaceDriver {
     return os.str();
   }
 
+  int values_per_block() const {
+    return block_entries_.empty() ? block() * block() : int(block_entries_.size());
+  }
+
   int64_t tile_blocks_;
   bool adds_diagonal_;
+  std::vector<int> block_entries_, diagonal_entries_;
 };
 
 // Shared memory a GPU block has at most (sm_90: 227 KB per block).
@@ -357,8 +377,12 @@ class NodeGatherUnit : public InPlaceStrategy {
       throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                          ": only the staged blocks of a multi-vertex term add a diagonal");
     }
-    o.driver = std::make_shared<NodeGather>(std::move(rules), block, t.elements.k, tile,
-                                            shape.adds_diagonal);
+    // The node-major diagonal of a fold stores only the entries its terms write.
+    const bool diagonal_rows = tile > 0 && t.elements.k == 1 && shape.one_block_rows;
+    o.driver = std::make_shared<NodeGather>(
+        std::move(rules), block, t.elements.k, tile, shape.adds_diagonal,
+        diagonal_rows ? shape.diagonal_entries : std::vector<int>{},
+        shape.adds_diagonal ? shape.diagonal_entries : std::vector<int>{});
     return o;
   }
   bool adds_to_output() const override { return false; }
