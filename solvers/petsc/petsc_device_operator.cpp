@@ -73,20 +73,23 @@ void PetscDeviceOperator::set(const mesh::BlockCsr<double>& local,
                                 std::to_string(p.n_nodes()) + " block rows for " +
                                 std::to_string(n_local_) + " local nodes");
   const int64_t bb = int64_t(block_) * block_;
-  std::vector<double> values = local.values;
-  for (int64_t i = n_owned_; i < n_local_; ++i) {
-    for (int64_t s = p.row_ptr()[i]; s < p.row_ptr()[i + 1]; ++s)
-      std::fill_n(&values[s * bb], bb, 0.0);
-    double* d = &values[p.diag_index(i) * bb];
-    for (int k = 0; k < block_; ++k) d[k * block_ + k] = 1.0;
-  }
+  // Owned rows come first in the local numbering, so their blocks are one leading range.
+  const int64_t owned_values = p.row_ptr()[n_owned_] * bb;
   if (pattern_ != &p) {
     row_ptr_ = cuda::DeviceBuffer::from(p.row_ptr32());
     col_idx_ = cuda::DeviceBuffer::from(p.col_idx());
-    values_ = cuda::DeviceBuffer(values.size() * sizeof(double));
+    values_ = cuda::DeviceBuffer(local.values.size() * sizeof(double));
+    // The ghost rows are identity rows whatever the matrix, so they go up once per pattern.
+    std::vector<double> ghost_rows(local.values.size() - owned_values, 0.0);
+    for (int64_t i = n_owned_; i < n_local_; ++i) {
+      double* d = &ghost_rows[p.diag_index(i) * bb - owned_values];
+      for (int k = 0; k < block_; ++k) d[k * block_ + k] = 1.0;
+    }
+    values_.upload(ghost_rows.data(), ghost_rows.size() * sizeof(double),
+                   owned_values * sizeof(double));
     pattern_ = &p;
   }
-  values_.upload(values.data(), values.size() * sizeof(double));
+  values_.upload(local.values.data(), owned_values * sizeof(double));
   assembly::DeviceBsr a;
   a.mb = a.nb = static_cast<int>(n_local_);
   a.nnzb = static_cast<int>(p.n_blocks());
