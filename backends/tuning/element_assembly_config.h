@@ -30,7 +30,8 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
                                                                     int n_inputs, int block);
 
 // Without a record: AssemblerOptions' defaults (node-gather for vectors, staged-node-gather
-// for matrices), one thread per element, 128 per block; all directions in one chunk (W = 0) but for
+// for matrices), one thread per element, 128 per block (staged-node-gather halves that where
+// its tile then leaves more warps resident); all directions in one chunk (W = 0) but for
 // H v, where one vertex's B directions per chunk (W = B) measured 8% faster on the spring grid
 // on an H100 (bench/RESULTS.md).
 assembly::AssemblerOptions element_assembly_heuristic(Target target, Mode mode, int block);
