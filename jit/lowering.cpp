@@ -45,6 +45,15 @@ class IrDumper {
 };
 
 // How many launches lower_launches makes (LoweringOptions::launches).
+// Statements per non-inlined piece of a chunk's element function (0: whole). Pieces pass
+// their values through a local-memory scratch array, which full optimisation cannot
+// promote to registers: under CompileEffort::Full only chunks too big for NVVM whole are split.
+size_t automatic_piece(size_t statements, CompileEffort effort) {
+  const size_t piece = effort == CompileEffort::Full ? kFullEffortPiece : kSplitPiece;
+  const size_t above = effort == CompileEffort::Full ? kFullEffortPiece : kLargeChunk;
+  return statements > above ? piece : 0;
+}
+
 int launch_count(const LoweringOptions& o, const LoweredKernel& whole) {
   if (o.launches < 0) {
     throw std::invalid_argument("kernel '" + whole.kernel_name + "': launches " +
@@ -264,7 +273,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
     out.statements += statements;
     out.chunk_statements.push_back(statements);
     size_t piece = options.max_statements_per_function;
-    if (piece == 0) piece = statements > kLargeChunk ? kSplitPiece : 0;
+    if (piece == 0) piece = automatic_piece(statements, options.compile_effort);
     chunks_text +=
         emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents,
                               /*own_function=*/plan.rows > 0);

@@ -28,6 +28,10 @@ inline constexpr const char* kCodegenVersion = "dualjit-codegen-10";
 inline constexpr size_t kLargeChunk = 3000;
 inline constexpr size_t kSplitPiece = 1000;
 inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-compile
+// Under CompileEffort::Full a chunk is split only above this many statements, into pieces of
+// as many: GRI-3.0's rates (one chunk) and (T, Y) Jacobian groups stay whole, whose pieces of
+// kSplitPiece cost 12% of the Jacobian's run time in scratch traffic (bench/RESULTS.md).
+inline constexpr size_t kFullEffortPiece = 16000;
 
 // How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
 // with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;
@@ -57,7 +61,8 @@ struct LoweringOptions {
   std::string dump_dir;  // empty: $DUALJIT_DUMP_DIR if set
   // Element functions longer than this many statements are split into non-inlined pieces
   // (jit/emit_element.h). 0 means automatic: a chunk of more than kLargeChunk statements is
-  // split into pieces of kSplitPiece; smaller ones (the Roe flux) stay whole.
+  // split into pieces of kSplitPiece, smaller ones (the Roe flux) stay whole; under
+  // CompileEffort::Full, pieces of kFullEffortPiece above that size.
   size_t max_statements_per_function = 0;
   // Where results go: unset, the element-local driver (jit/element_driver.h); else an
   // assembly strategy (backends/assembly/strategies/).
