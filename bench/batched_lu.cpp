@@ -117,15 +117,15 @@ int main(int argc, char** argv) {
             At[s * nn + j * n + i] = (i == j ? 1.0 : 0.0) - J[s * nn + i * n + j];
       // Own: LU of I / (h gamma) - J with h gamma = 1, then k = (.)^-1 b (stage 0).
       cuda::DeviceBuffer jac = cuda::DeviceBuffer::from(J), lu(m * nn * sizeof(double)),
-                         piv(m * n * sizeof(int)), singular(m), f = cuda::DeviceBuffer::from(b),
+                         perm(m * n * sizeof(int)), singular(m), f = cuda::DeviceBuffer::from(b),
                          k(m * n * sizeof(double) * method.stages);
       std::vector<double> h(m, 1.0 / method.gamma);
       cuda::DeviceBuffer hd = cuda::DeviceBuffer::from(h);
-      CUdeviceptr pj = jac.get(), plu = lu.get(), ppiv = piv.get(), psing = singular.get(),
+      CUdeviceptr pj = jac.get(), plu = lu.get(), pperm = perm.get(), psing = singular.get(),
                   pf = f.get(), pk = k.get(), ph = hd.get();
       int stage = 0;
-      void* fargs[] = {&pj, &ph, &plu, &ppiv, &psing, &m};
-      void* sargs[] = {&plu, &ppiv, &pf, &pk, &ph, &stage, &m};
+      void* fargs[] = {&pj, &ph, &plu, &pperm, &psing, &m};
+      void* sargs[] = {&plu, &pperm, &pf, &pk, &ph, &stage, &m};
       const double own_lu = median_ms(
           [&] { cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{128}, shared, fargs); },
           [] {});

@@ -43,7 +43,12 @@ std::string device_bdf_source(int n) {
        << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
        << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
        << ";\nconstexpr int FT = " << kFactorThreads << ";\nconstexpr int WPB = " << kWarpsPerBlock
-       << ";\n";
+       << ";\n"
+       // The Newton matrix's factors in fp32: a modified Newton iteration only needs an
+       // approximate inverse (its Jacobian is already several steps old), the residual it
+       // corrects stays fp64, and each iteration reads the factors of every iterating system:
+       // half the bytes of its largest read.
+       << "typedef float LuT;\n";
   head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
        << table("ERROR_CONST", bdf::error_const);
   return head.str() + R"(
@@ -148,7 +153,7 @@ extern "C" __global__ void dj_bdf_scatter_jacobians(const double* jac, double* s
 // The LU factors of I - c J of each listed row (lu_factor_shared) into its slot; singular = 1
 // at a zero pivot. A block per row.
 extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
-    const double* jac, const int* list, const int* slot, const double* c, double* lu, int* piv,
+    const double* jac, const int* list, const int* slot, const double* c, LuT* lu, int* perm,
     unsigned char* singular) {
   extern __shared__ double a[];
   const int row = list[blockIdx.x];
@@ -157,8 +162,8 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
   const double cr = c[row];
   for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? 1.0 : 0.0) - cr * J[i];
   __syncthreads();
-  const int bad = lu_factor_shared(a, piv + s * N);
-  for (int i = threadIdx.x; i < N * N; i += FT) lu[s * N * N + i] = a[i];
+  const int bad = lu_factor_shared(a, perm + s * N);
+  lu_store(a, lu + s * N * N);
   if (threadIdx.x == 0) singular[s] = bad;
 }
 
@@ -167,7 +172,7 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
 // f holds row r's f at row f_row[r] (at r when f_row is null). The rows still iterating are
 // counted in `left` and listed in still[] (in no particular order), still_row[r] their place.
 extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
-    const double* f, const double* lu, const int* piv, const unsigned char* singular,
+    const double* f, const LuT* lu, const int* perm, const unsigned char* singular,
     const int* slot, const double* c, const double* psi, double* d, double* y,
     const double* scale, unsigned char* state, double* norm_old, signed char* iterations,
     double* peak, int it, double tol, int peak_component, const int* f_row, int* left,
@@ -193,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
     if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
   }
   __syncwarp();
-  lu_solve_warp(lu + s * N * N, piv + s * N, x, lane);
+  lu_solve_warp(lu + s * N * N, perm + s * N, x, lane);
   double sum = 0.0;
   for (int i = lane; i < N; i += 32) {
     const double v = x[i] / scale[r * N + i];
@@ -328,8 +333,8 @@ class DeviceBdfEngine final : public BdfEngine {
     scale_ = cuda::DeviceBuffer(rows);
     gathered_ = cuda::DeviceBuffer(rows);
     jac_ = cuda::DeviceBuffer(rows * n);
-    lu_ = cuda::DeviceBuffer(rows * n);
-    piv_ = cuda::DeviceBuffer(cap * n * sizeof(int));
+    lu_ = cuda::DeviceBuffer(cap * n * n * sizeof(float));
+    perm_ = cuda::DeviceBuffer(cap * n * sizeof(int));
     singular_ = cuda::DeviceBuffer(cap);
     singular_.fill_bytes(0);
     slot_ = cuda::DeviceBuffer(cap * sizeof(int));
@@ -399,9 +404,10 @@ class DeviceBdfEngine final : public BdfEngine {
     double *D = dptr<double>(diff_), *y = dptr<double>(y_), *d = dptr<double>(d_),
            *psi = dptr<double>(psi_), *scale = dptr<double>(scale_), *c = dptr<double>(c_),
            *rescale = dptr<double>(rescale_), *norm_old = dptr<double>(norm_old_),
-           *jac = dptr<double>(jac_), *lu = dptr<double>(lu_), *peak = dptr<double>(peak_);
+           *jac = dptr<double>(jac_), *peak = dptr<double>(peak_);
     double *err = dptr<double>(err_), *err_lower = err + m, *err_higher = err + 2 * m;
-    int *piv = dptr<int>(piv_), *slot = dptr<int>(slot_), *list = dptr<int>(list_),
+    float* lu = dptr<float>(lu_);
+    int *perm = dptr<int>(perm_), *slot = dptr<int>(slot_), *list = dptr<int>(list_),
         *left = dptr<int>(left_);
     auto *order = dptr<signed char>(order_), *iterations = dptr<signed char>(iterations_);
     auto *state = dptr<unsigned char>(state_), *singular = dptr<unsigned char>(singular_),
@@ -447,7 +453,7 @@ class DeviceBdfEngine final : public BdfEngine {
     Stopwatch fw;
     if (!a.refactor.empty()) {
       list_.upload(a.refactor.data(), a.refactor.size_bytes());
-      void* args[] = {&jac, &list, &slot, &c, &lu, &piv, &singular};
+      void* args[] = {&jac, &list, &slot, &c, &lu, &perm, &singular};
       launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, kFactorThreads,
              factor_shared_, args);
       ctx.synchronize();
@@ -476,7 +482,7 @@ class DeviceBdfEngine final : public BdfEngine {
         f_row = still_row;
       }
       left_.fill_bytes(0);
-      void* args[] = {&f,  &lu,    &piv,   &singular, &slot,       &c,    &psi, &d,
+      void* args[] = {&f,  &lu,    &perm,  &singular, &slot,       &c,    &psi, &d,
                       &y,  &scale, &state, &norm_old, &iterations, &peak, &it,  &tol,
                       &pc, &f_row, &left,  &still,    &still_row,  &m};
       launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, 0, args);
@@ -550,7 +556,7 @@ class DeviceBdfEngine final : public BdfEngine {
   int factor_shared_ = 0;
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
-  cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, piv_,
+  cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
       iterations_, err_, peak_, accepted_, left_, still_, still_row_;
   BdfTimes times_;

@@ -24,11 +24,14 @@ std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
 std::string device_lu_functions() {
   return R"(
 // a (N x N, row-major, shared, all FT threads of the block calling) := its LU factors, unit L
-// below the diagonal and U on and above, with partial pivoting: row k swapped with piv[k]
-// (LAPACK's convention). Returns 1 at a zero pivot (a NaN pivot runs on, to a non-finite
-// solution the caller reports as such).
-__device__ int lu_factor_shared(double* a, int* piv) {
+// below the diagonal and U on and above, with partial pivoting; perm[i] := the row of the
+// original system that row i of the factors came from (LAPACK's row swaps composed, so that a
+// solve gathers its right-hand side in one step). Returns 1 at a zero pivot (a NaN pivot runs
+// on, to a non-finite solution the caller reports as such).
+__device__ int lu_factor_shared(double* a, int* perm) {
   __shared__ int pivot_row;
+  __shared__ int rows[N];
+  for (int i = threadIdx.x; i < N; i += FT) rows[i] = i;
   int bad = 0;
   for (int k = 0; k < N; ++k) {
     if (threadIdx.x < 32) {
@@ -45,7 +48,9 @@ __device__ int lu_factor_shared(double* a, int* piv) {
       }
       if (threadIdx.x == 0) {
         pivot_row = at;
-        piv[k] = at;
+        const int t = rows[k];
+        rows[k] = rows[at];
+        rows[at] = t;
       }
     }
     __syncthreads();
@@ -73,36 +78,67 @@ __device__ int lu_factor_shared(double* a, int* piv) {
     }
     __syncthreads();
   }
+  for (int i = threadIdx.x; i < N; i += FT) perm[i] = rows[i];
   return bad;
 }
 
-// x (N values in the warp's shared memory) := A^-1 x with A's factors L (global, row-major)
-// and pivots piv; every lane of the warp calls.
-__device__ void lu_solve_warp(const double* L, const int* piv, double* x, int lane) {
-  if (lane == 0)
-    for (int i = 0; i < N; ++i) {
-      const int p = piv[i];
-      if (p != i) {
-        const double t = x[i];
-        x[i] = x[p];
-        x[p] = t;
+// The factors in a (row-major, shared) stored column-major as LuT into lu, where a warp's
+// solve reads each column in one coalesced load. All FT threads call.
+__device__ void lu_store(const double* a, LuT* lu) {
+  for (int e = threadIdx.x; e < N * N; e += FT) lu[e] = (LuT)a[(e % N) * N + e / N];
+}
+
+// x (N values in the warp's shared memory) := A^-1 x with A's factors lu (lu_store's layout)
+// and perm; every lane of the warp calls. Column by column: lane l holds x[l + 32 t] in
+// registers, the finished x[j] is broadcast by a shuffle and the lanes below (L) or above (U)
+// subtract their entry of column j times it.
+__device__ void lu_solve_warp(const LuT* lu, const int* perm, double* x, int lane) {
+  constexpr int T = (N + 31) / 32;
+  double xr[T];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    xr[t] = i < N ? x[perm[i]] : 0.0;
+  }
+  __syncwarp();
+  // Register indices stay constants (t, tb unrolled), so x never leaves registers.
+#pragma unroll
+  for (int tb = 0; tb < T; ++tb) {
+#pragma unroll 2
+    for (int jj = 0; jj < 32; ++jj) {
+      const int j = 32 * tb + jj;
+      if (j >= N - 1) break;
+      const double xj = __shfl_sync(0xffffffffu, xr[tb], jj);
+      const LuT* col = lu + j * N;
+#pragma unroll
+      for (int t = tb; t < T; ++t) {
+        const int i = lane + 32 * t;
+        if (i > j && i < N) xr[t] -= (double)col[i] * xj;
       }
     }
+  }
+#pragma unroll
+  for (int tb = T - 1; tb >= 0; --tb) {
+#pragma unroll 2
+    for (int jj = 31; jj >= 0; --jj) {
+      const int j = 32 * tb + jj;
+      if (j >= N) continue;
+      const LuT* col = lu + j * N;
+      if (lane == jj) xr[tb] /= (double)col[j];
+      const double xj = __shfl_sync(0xffffffffu, xr[tb], jj);
+#pragma unroll
+      for (int t = 0; t <= tb; ++t) {
+        const int i = lane + 32 * t;
+        if (i < j) xr[t] -= (double)col[i] * xj;
+      }
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    if (i < N) x[i] = xr[t];
+  }
   __syncwarp();
-  for (int i = 1; i < N; ++i) {
-    double sum = 0.0;
-    for (int j = lane; j < i; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] -= sum;
-    __syncwarp();
-  }
-  for (int i = N - 1; i >= 0; --i) {
-    double sum = 0.0;
-    for (int j = i + 1 + lane; j < N; j += 32) sum += L[i * N + j] * x[j];
-    sum = warp_sum(sum);
-    if (lane == 0) x[i] = (x[i] - sum) / L[i * N + i];
-    __syncwarp();
-  }
 }
 )";
 }

@@ -49,7 +49,9 @@ std::string device_rosenbrock_source(const RosenbrockMethod& r, int n) {
   head.precision(17);
   head << "constexpr int N = " << n << ";\nconstexpr int S = " << r.stages
        << ";\nconstexpr double GAMMA = " << r.gamma << ";\nconstexpr int FT = " << kFactorThreads
-       << ";\nconstexpr int WPB = " << kWarpsPerBlock << ";\n";
+       << ";\nconstexpr int WPB = " << kWarpsPerBlock
+       << ";\n// A Rosenbrock method's order rests on exact solves with I / (h gamma) - J.\n"
+       << "typedef double LuT;\n";
   head << table("A", r, true, nullptr, &r.a) << table("C", r, true, nullptr, &r.c)
        << table("M", r, false, &r.m, nullptr) << table("E", r, false, &r.e, nullptr);
   return head.str() + R"(
@@ -62,7 +64,7 @@ __device__ __forceinline__ double warp_sum(double v) {
 // lu = the LU factors of I / (h gamma) - J (lu_factor_shared); singular[r] = 1 at a zero
 // pivot. A block per system.
 extern "C" __global__ void __launch_bounds__(FT) dj_rb_factor(
-    const double* jac, const double* h, double* lu, int* piv, unsigned char* singular,
+    const double* jac, const double* h, LuT* lu, int* perm, unsigned char* singular,
     long long m) {
   extern __shared__ double a[];
   const long long r = blockIdx.x;
@@ -71,14 +73,14 @@ extern "C" __global__ void __launch_bounds__(FT) dj_rb_factor(
   const double d = 1.0 / (h[r] * GAMMA);
   for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? d : 0.0) - J[i];
   __syncthreads();
-  const int bad = lu_factor_shared(a, piv + r * N);
-  for (int i = threadIdx.x; i < N * N; i += FT) lu[r * N * N + i] = a[i];
+  const int bad = lu_factor_shared(a, perm + r * N);
+  lu_store(a, lu + r * N * N);
   if (threadIdx.x == 0) singular[r] = bad;
 }
 
 // k_s = (I / (h gamma) - J)^-1 (f + sum_{j<s} C[s][j] / h k_j), a warp per system.
 extern "C" __global__ void __launch_bounds__(32 * WPB) dj_rb_solve(
-    const double* lu, const int* piv, const double* f, double* k, const double* h, int s,
+    const LuT* lu, const int* perm, const double* f, double* k, const double* h, int s,
     long long m) {
   __shared__ double xs[WPB][N];
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -93,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_rb_solve(
     x[i] = b;
   }
   __syncwarp();
-  lu_solve_warp(lu + r * N * N, piv + r * N, x, lane);
+  lu_solve_warp(lu + r * N * N, perm + r * N, x, lane);
   for (int i = lane; i < N; i += 32) k[s * rows + r * N + i] = x[i];
 }
 
@@ -173,7 +175,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
     stage_ = cuda::DeviceBuffer(rows);
     k_ = cuda::DeviceBuffer(rows * method.stages);
     lu_ = cuda::DeviceBuffer(rows * n);
-    piv_ = cuda::DeviceBuffer(static_cast<size_t>(capacity) * n * sizeof(int));
+    perm_ = cuda::DeviceBuffer(static_cast<size_t>(capacity) * n * sizeof(int));
     singular_ = cuda::DeviceBuffer(static_cast<size_t>(capacity));
     accepted_ = cuda::DeviceBuffer(static_cast<size_t>(capacity));
     h_ = cuda::DeviceBuffer(static_cast<size_t>(capacity) * sizeof(double));
@@ -195,7 +197,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
     double *y = dptr<double>(y_), *y_new = dptr<double>(y_new_), *stage = dptr<double>(stage_),
            *k = dptr<double>(k_), *lu = dptr<double>(lu_), *hd = dptr<double>(h_),
            *errd = dptr<double>(err_), *peakd = dptr<double>(peak_);
-    int* piv = dptr<int>(piv_);
+    int* perm = dptr<int>(perm_);
     unsigned char* singular = dptr<unsigned char>(singular_);
     cuda::Context& ctx = cuda::Context::primary();
 
@@ -206,7 +208,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
 
     Stopwatch fw;
     {
-      void* args[] = {&jac, &hd, &lu, &piv, &singular, &m};
+      void* args[] = {&jac, &hd, &lu, &perm, &singular, &m};
       cuda::launch(module_->function("dj_rb_factor"), cuda::Dim3{unsigned(m)},
                    cuda::Dim3{kFactorThreads}, factor_shared_, args);
     }
@@ -228,7 +230,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
         combine(y, k, stage, s, rows);
         f = system_.rhs(m, stage);
       }
-      void* args[] = {&lu, &piv, &f, &k, &hd, &s, &m};
+      void* args[] = {&lu, &perm, &f, &k, &hd, &s, &m};
       cuda::launch(module_->function("dj_rb_solve"), cuda::Dim3{warp_grid},
                    cuda::Dim3{32 * kWarpsPerBlock}, 0, args);
     }
@@ -283,7 +285,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
   int64_t m_ = 0;
   int factor_shared_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
-  cuda::DeviceBuffer y_, y_new_, stage_, k_, lu_, piv_, singular_, accepted_, h_, err_, peak_,
+  cuda::DeviceBuffer y_, y_new_, stage_, k_, lu_, perm_, singular_, accepted_, h_, err_, peak_,
       keep_;
   RosenbrockTimes times_;
 };
