@@ -172,13 +172,13 @@ double* Assembler::direction_device() {
   return dptr<double>(cuda("direction_device").direction);
 }
 
-const double* Assembler::run_residual(CUstream stream) {
+const double* Assembler::run_residual(CUstream stream, int64_t elements) {
   Cuda& c = cuda("run_residual");
   if (!c.residual32) {
     c.residual32 = std::make_unique<DeviceFusedAssembly<float>>(
         problem_, with_jacobian(options_.fused, false));
   }
-  c.residual32->run(dptr<double>(c.state), stream);
+  c.residual32->run(dptr<double>(c.state), stream, elements);
   return c.residual32->residual_device();
 }
 

@@ -181,7 +181,9 @@ class Assembler {
   double* direction_device();
   // Each enqueues on `stream` and returns device pointers valid until the next run of the same
   // output; synchronize the stream before reading them.
-  const double* run_residual(CUstream stream = nullptr);
+  // elements >= 0: the first `elements` elements of each vector term only, and only the rows
+  // up to the last node they touch (DeviceFusedAssembly::run).
+  const double* run_residual(CUstream stream = nullptr, int64_t elements = -1);
   template <class OffT>
   DeviceSplitJacobian<OffT> run_jacobian_split(CUstream stream = nullptr,
                                                OffOrder order = OffOrder::rows);

@@ -442,7 +442,24 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   a.second = ptr(d.local.second);
   try {
     const jit::ArgValues args = a.args();
-    for (const auto& k : launches) k->launch(args, stream);
+    if (launches.size() == 1) {
+      launches[0]->launch(args, stream);
+    } else {
+      // The launches write disjoint rows: each runs on a stream of its own, so that a few
+      // cells' Jacobian costs the longest launch's latency rather than the sum of them all.
+      if (!fork_) fork_ = std::make_unique<cuda::Event>();
+      while (side_streams_.size() < launches.size()) {
+        side_streams_.push_back(std::make_unique<cuda::Stream>());
+        side_done_.emplace_back();
+      }
+      fork_->record(stream);
+      for (size_t i = 0; i < launches.size(); ++i) {
+        cuda::Stream::wait(side_streams_[i]->handle(), *fork_);
+        launches[i]->launch(args, side_streams_[i]->handle());
+        side_done_[i].record(side_streams_[i]->handle());
+      }
+      for (size_t i = 0; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
+    }
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +
                        "): " + e.what());

@@ -307,6 +307,11 @@ class DeviceElementAssembly {
   // dj_sum's count of finished groups (kept at zero between launches): an assembler's sums run
   // one at a time, like its other calls, which share its buffers too.
   cuda::DeviceBuffer sum_done_;
+  // The streams an element kernel in several launches (jit::lower_launches) runs them on, and
+  // the events that fork them from the caller's stream and join them back.
+  std::vector<std::unique_ptr<cuda::Stream>> side_streams_;
+  std::vector<cuda::Event> side_done_;
+  std::unique_ptr<cuda::Event> fork_;
   // diagonal_pd_: rows of one block each (row_ptr 0..n), the slots of a single-vertex term its
   // nodes; diagonal_: those blocks' values, the entries diagonal_entries_ of each.
   PatternData diagonal_pd_;

@@ -182,6 +182,9 @@ struct DeviceFusedAssembly<OffT>::Term {
   cuda::DeviceBuffer conn, params;
   std::vector<std::pair<std::string, cuda::DeviceBuffer>> arrays;  // the strategy's structure
   std::vector<std::pair<std::string, int64_t>> counts;
+  // rows_before[e]: one more than the largest node elements 0..e-1 touch (built on the
+  // first run over a prefix of elements).
+  std::vector<int64_t> rows_before;
 };
 
 template <class OffT>
@@ -229,11 +232,40 @@ template <class OffT>
 DeviceFusedAssembly<OffT>::~DeviceFusedAssembly() = default;
 
 template <class OffT>
-void DeviceFusedAssembly<OffT>::run(const double* state, CUstream stream) {
+void DeviceFusedAssembly<OffT>::run(const double* state, CUstream stream, int64_t elements) {
+  int64_t rows = problem_.n_nodes();
+  if (elements >= 0) {
+    rows = 0;
+    for (size_t i = 0; i < terms_.size(); ++i) {
+      Term& d = terms_[i];
+      const assembly::Term& t = problem_.term(d.index);
+      const std::string& name = kernels_[i]->lowered().kernel_name;
+      if (elements > t.elements.size()) {
+        throw ProblemError("kernel '" + name + "': the first " + std::to_string(elements) +
+                           " elements of " + std::to_string(t.elements.size()));
+      }
+      if (kernels_[i]->lowered().launch.items != "n_elements") {
+        throw ProblemError("kernel '" + name + "': " + options_.strategy + " runs a thread per " +
+                           kernels_[i]->lowered().launch.items +
+                           ", not per element: it cannot run a prefix of the elements");
+      }
+      if (d.rows_before.empty()) {
+        d.rows_before.assign(t.elements.size() + 1, 0);
+        for (int64_t e = 0; e < t.elements.size(); ++e) {
+          int64_t most = d.rows_before[e];
+          for (int v = 0; v < t.elements.k; ++v)
+            most = std::max<int64_t>(most, t.elements.conn[e * t.elements.k + v] + 1);
+          d.rows_before[e + 1] = most;
+        }
+      }
+      rows = std::max(rows, d.rows_before[elements]);
+    }
+  }
+  const auto B = static_cast<size_t>(problem_.block_size());
   // Zeroing goes on the assembly's stream, so it is ordered before the kernels.
   if (zero_rows_) {
-    residual_.fill_bytes_async(0, stream);
-    if (options_.jacobian) diag_.fill_bytes_async(0, stream);
+    residual_.fill_bytes_async(0, stream, size_t(rows) * B * sizeof(double));
+    if (options_.jacobian) diag_.fill_bytes_async(0, stream, size_t(rows) * B * B * sizeof(double));
   }
   if (options_.jacobian && zero_off_) off_.fill_bytes_async(0, stream);
   const auto dev = [](const cuda::DeviceBuffer& b) {
@@ -243,6 +275,7 @@ void DeviceFusedAssembly<OffT>::run(const double* state, CUstream stream) {
     const Term& d = terms_[i];
     const assembly::Term& t = problem_.term(d.index);
     jit::ArgValues a = common_args(t, state, dev(d.conn), dev(d.params));
+    if (elements >= 0) a.set("n_elements", elements);
     a.set("residual", dev(residual_));
     if (options_.jacobian) {
       a.set("diag", dev(diag_));

@@ -89,7 +89,11 @@ class DeviceFusedAssembly {
  public:
   DeviceFusedAssembly(Problem& p, const FusedOptions& o);
   ~DeviceFusedAssembly();
-  void run(const double* state_device, CUstream stream = nullptr);
+  // elements >= 0: only the first `elements` elements of each term contribute (a batch of
+  // cells that shrinks without a new assembly), and only the rows up to the last node they
+  // touch are written: later rows hold what they held. Throws ProblemError naming the kernel
+  // for more elements than a term has, or a strategy whose threads are not elements.
+  void run(const double* state_device, CUstream stream = nullptr, int64_t elements = -1);
   double* residual_device() const { return reinterpret_cast<double*>(residual_.get()); }
   double* diag_device() const { return reinterpret_cast<double*>(diag_.get()); }
   OffT* off_device() const { return reinterpret_cast<OffT*>(off_.get()); }

@@ -57,6 +57,7 @@ struct Api {
   PFN_cuEventDestroy_v4000 event_destroy = nullptr;
   PFN_cuStreamCreate_v2000 stream_create = nullptr;
   PFN_cuStreamSynchronize_v2000 stream_synchronize = nullptr;
+  PFN_cuStreamWaitEvent_v3020 stream_wait_event = nullptr;
   PFN_cuStreamDestroy_v4000 stream_destroy = nullptr;
   PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
 };
@@ -190,6 +191,7 @@ std::string resolve_all(void* library, Api& a) {
   need(a.event_destroy, "cuEventDestroy", 4000, {"cuEventDestroy_v2"});
   need(a.stream_create, "cuStreamCreate", 2000, {"cuStreamCreate"});
   need(a.stream_synchronize, "cuStreamSynchronize", 2000, {"cuStreamSynchronize"});
+  need(a.stream_wait_event, "cuStreamWaitEvent", 3020, {"cuStreamWaitEvent"});
   need(a.stream_destroy, "cuStreamDestroy", 4000, {"cuStreamDestroy_v2"});
   need(a.launch_kernel, "cuLaunchKernel", 4000, {"cuLaunchKernel"});
   return missing;
@@ -598,11 +600,18 @@ void DeviceBuffer::fill_bytes(unsigned char value) {
 }
 
 void DeviceBuffer::fill_bytes_async(unsigned char value, CUstream stream) {
-  if (bytes_ == 0) return;
+  fill_bytes_async(value, stream, bytes_);
+}
+
+void DeviceBuffer::fill_bytes_async(unsigned char value, CUstream stream, size_t bytes) {
+  if (bytes > bytes_)
+    throw std::out_of_range("DeviceBuffer::fill_bytes_async: " + std::to_string(bytes) +
+                            " bytes of a buffer of " + std::to_string(bytes_));
+  if (bytes == 0) return;
   const Api& a = api("DeviceBuffer::fill_bytes_async");
   ContextScope scope(a, ctx_);
-  check(a.memset_d8_async(ptr_, value, bytes_, stream),
-        "DeviceBuffer::fill_bytes_async over " + std::to_string(bytes_) + " bytes");
+  check(a.memset_d8_async(ptr_, value, bytes, stream),
+        "DeviceBuffer::fill_bytes_async over " + std::to_string(bytes) + " bytes");
 }
 
 void DeviceBuffer::check_multiple(size_t element_size) const {
@@ -630,6 +639,11 @@ void Stream::synchronize() {
   const Api& a = api("Stream::synchronize");
   ContextScope scope(a, ctx_);
   check(a.stream_synchronize(stream_), "waiting for a CUDA stream");
+}
+
+void Stream::wait(CUstream stream, const Event& event) {
+  const Api& a = api("Stream::wait");
+  check(a.stream_wait_event(stream, event.handle(), 0), "making a CUDA stream wait for an event");
 }
 
 Event::Event() {

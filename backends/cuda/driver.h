@@ -126,6 +126,8 @@ class DeviceBuffer {
   void fill_bytes(unsigned char value);
   // Enqueued on `stream`, so it is ordered before the kernels launched there after it.
   void fill_bytes_async(unsigned char value, CUstream stream);
+  // The first `bytes` only; throws std::out_of_range beyond the buffer.
+  void fill_bytes_async(unsigned char value, CUstream stream, size_t bytes);
   // Device-to-device copy of the first `bytes` of src (asynchronous on the null stream).
   void copy_from(const DeviceBuffer& src, size_t bytes);
 
@@ -154,6 +156,8 @@ class DeviceBuffer {
   CUcontext ctx_ = nullptr;
 };
 
+class Event;
+
 // A non-blocking CUDA stream (cuStreamCreate with CU_STREAM_NON_BLOCKING: it does not wait for
 // the legacy null stream, so work on it is ordered only by what is enqueued on it).
 class Stream {
@@ -164,6 +168,9 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
   CUstream handle() const { return stream_; }
   void synchronize();  // throws CudaError when work on it failed
+  // Work enqueued on `stream` after this call starts once `event` (recorded on any stream of
+  // the context) has completed: the join of work forked onto several streams.
+  static void wait(CUstream stream, const Event& event);
 
  private:
   CUstream stream_ = nullptr;

@@ -72,24 +72,21 @@ ReactorOdes::Tier& ReactorOdes::stage(int64_t m, const double* y) {
     // A valid state for the rows beyond m: 1000 K and equal mass fractions.
     std::vector<double> filler(static_cast<size_t>(size) * n_, 1.0 / (n_ - 1));
     for (int64_t r = 0; r < size; ++r) filler[r * n_] = 1000.0;
-    if (on_device())
-      cuda::upload(cells->assembler().state_device(), filler.data(),
-                   filler.size() * sizeof(double));
-    found = tiers_.emplace(size, Tier{cells, on_device() ? std::vector<double>() : filler}).first;
+    found = tiers_.emplace(size, Tier{cells, std::move(filler)}).first;
   }
   Tier& tier = found->second;
-  if (!y) return tier;
-  if (on_device())
-    cuda::copy_on_device(tier.cells->assembler().state_device(), y,
-                         static_cast<size_t>(m) * n_ * sizeof(double));
-  else
-    std::copy_n(y, static_cast<size_t>(m) * n_, tier.host_states.begin());
+  std::copy_n(y, static_cast<size_t>(m) * n_, tier.host_states.begin());
   return tier;
 }
 
 const double* ReactorOdes::rhs(int64_t m, const double* y) {
+  if (on_device()) {
+    // The first m cells of the whole batch: f of m rows costs m rows.
+    assembly::Assembler& a = cells_.assembler();
+    cuda::copy_on_device(a.state_device(), y, static_cast<size_t>(m) * n_ * sizeof(double));
+    return a.run_residual(nullptr, m);
+  }
   Tier& tier = stage(m, y);
-  if (on_device()) return tier.cells->assembler().run_residual();
   host_out_ = tier.cells->rates(tier.host_states);
   return host_out_.data();
 }
@@ -97,8 +94,7 @@ const double* ReactorOdes::rhs(int64_t m, const double* y) {
 const double* ReactorOdes::jacobian(int64_t m, const double* y) {
   if (on_device()) {
     // The whole batch's cells, the first m of them: a Jacobian of a few rows (the BDF's
-    // refreshes) costs a few rows, with no other tier's kernels to build.
-    stage(max_cells_, nullptr);
+    // refreshes) costs a few rows.
     assembly::Assembler& a = cells_.assembler();
     cuda::copy_on_device(a.state_device(), y, static_cast<size_t>(m) * n_ * sizeof(double));
     return a.run_element_blocks(0, assembly::BlockOrder::CellMajor, nullptr, m);

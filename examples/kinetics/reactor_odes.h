@@ -3,10 +3,10 @@
 // assembler options choose. All cells share the state's uniform (the pressure of constant-
 // pressure reactors, the density of constant-volume ones), as in a low-Mach flow's
 // thermodynamic pressure: cells at another pressure go in another batch. As the integrator
-// packs the running cells, f runs over the smallest power-of-two fraction of the batch that
-// holds them: one ReactorCells per such size, built on first use and kept (the kernels shared;
-// rows beyond m hold valid states). Jacobians of m rows run over the first m cells of the
-// whole batch on the GPU (Assembler::run_element_blocks' prefix), over a tier on the CPU.
+// packs the running cells, f and the Jacobians of m rows run over the first m cells of the
+// whole batch on the GPU (the assembler's prefixes of elements); on the CPU over the smallest
+// power-of-two fraction of the batch that holds them, one ReactorCells per such size, built
+// on first use and kept (rows beyond m hold valid states).
 #pragma once
 
 #include <cstdint>
@@ -48,9 +48,9 @@ class ReactorOdes final : public solvers::StiffSystem {
  private:
   struct Tier {
     ReactorCells* cells;
-    std::vector<double> host_states;  // the CPU backend's states, rows beyond m valid
+    std::vector<double> host_states;  // rows beyond m valid
   };
-  // The tier that holds m rows, with y (unless null) in its first m rows.
+  // The CPU backend's tier that holds m rows, with y in its first m rows.
   Tier& stage(int64_t m, const double* y);
 
   const Mechanism& mechanism_;

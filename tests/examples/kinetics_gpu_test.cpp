@@ -167,4 +167,46 @@ TEST_SUITE("gpu") {
       CHECK(launches == 2 * c.launches);
     }
   }
+
+  TEST_CASE("ReactorCells: the residual over a prefix of the cells equals the whole batch's rows" *
+            dualjit::test::needs_gpu()) {
+    // A shrinking batch (the stiff integrators' running cells) runs f over its first m cells
+    // without an assembler of its own size; rows beyond m are not written.
+    const Mechanism m = load_mechanism("h2o2.yaml");
+    const size_t b = m.species.size() + 1;
+    const int64_t n = 1000;
+    ReactorCellsOptions o;
+    o.assembler.backend = assembly::Backend::Cuda;
+    ReactorCells gpu(m, n, o);
+    const std::vector<double> x = random_cells(m, ReactorState::constant_pressure, n, 5);
+    const std::vector<double> whole = gpu.rates(x);
+    assembly::Assembler& a = gpu.assembler();
+    for (int64_t cells : {int64_t(1), int64_t(63), int64_t(64), int64_t(65), int64_t(777), n}) {
+      CAPTURE(cells);
+      // A marker in every row, so that rows the prefix must not write are seen.
+      const std::vector<double> marker(size_t(n) * b, -7.0);
+      cuda::upload(const_cast<double*>(a.run_residual()), marker.data(),
+                   marker.size() * sizeof(double));
+      const double* r = a.run_residual(nullptr, cells);
+      std::vector<double> got(size_t(n) * b);
+      cuda::download(got.data(), r, got.size() * sizeof(double));
+      bool prefix_equal = true, rest_kept = true;
+      for (size_t i = 0; i < size_t(cells) * b; ++i)
+        prefix_equal = prefix_equal && got[i] == whole[i];
+      for (size_t i = size_t(cells) * b; i < got.size(); ++i)
+        rest_kept = rest_kept && got[i] == -7.0;
+      CHECK(prefix_equal);
+      CHECK(rest_kept);
+    }
+    CHECK_THROWS_WITH_AS(a.run_residual(nullptr, n + 1),
+                         doctest::Contains("the first 1001 elements of 1000"),
+                         assembly::ProblemError);
+    // A strategy whose threads are nodes cannot run a prefix of the elements.
+    ReactorCellsOptions g = o;
+    g.assembler.fused.strategy = "gather-by-column";
+    ReactorCells by_column(m, n, g);
+    by_column.rates(x);
+    CHECK_THROWS_WITH_AS(by_column.assembler().run_residual(nullptr, 10),
+                         doctest::Contains("cannot run a prefix"), assembly::ProblemError);
+  }
 }
