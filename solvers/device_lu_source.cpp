@@ -67,13 +67,17 @@ __device__ int lu_factor_shared(double* a, int* perm) {
       bad = 1;
       continue;
     }
-    // A warp per row below the pivot, lanes along the row: the multiplier, then the update
-    // (no integer division, one barrier per column besides the pivot's).
+    // The multipliers first (the pivot's reciprocal: one division a column), then the
+    // trailing rows' update, a warp per row and lanes along it, with no barrier between rows
+    // so that a warp's rows overlap (a division and a warp barrier in each row had chained
+    // them through their latency).
+    const double inverse = 1.0 / pivot;
+    for (int i = k + 1 + threadIdx.x; i < N; i += FT) a[i * N + k] *= inverse;
+    __syncthreads();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll 2
     for (int i = k + 1 + warp; i < N; i += FT / 32) {
-      const double l = a[i * N + k] / pivot;
-      __syncwarp();
-      if (lane == 0) a[i * N + k] = l;
+      const double l = a[i * N + k];
       for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
     }
     __syncthreads();
