@@ -1,5 +1,6 @@
 #include "dsl/graph.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <utility>
@@ -10,24 +11,26 @@
 namespace dualjit {
 namespace {
 
-size_t mix(size_t h, uint64_t v) {
-  // 64-bit mix (splitmix64 finaliser) folded into a running hash.
-  v += 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
-  v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
-  return h ^ (v ^ (v >> 31));
+uint64_t u32(int32_t v) {
+  return static_cast<uint32_t>(v);
 }
 
 }  // namespace
 
+// Interning hashes every node derivative expansion makes (hundreds of thousands per chunk of
+// a chemistry kernel): the fields packed into three words, each multiplied by an odd
+// constant, folded and finished with one avalanche (the splitmix64 finaliser).
 size_t Graph::NodeHash::operator()(const Node& n) const {
-  size_t h = static_cast<size_t>(n.op);
-  h = mix(h, static_cast<uint32_t>(n.a));
-  h = mix(h, static_cast<uint32_t>(n.b));
-  h = mix(h, static_cast<uint32_t>(n.c));
-  h = mix(h, (static_cast<uint64_t>(static_cast<uint32_t>(n.slot)) << 32) |
-                 static_cast<uint32_t>(n.index));
-  return mix(h, std::bit_cast<uint64_t>(n.value));
+  const uint64_t x = u32(n.a) << 32 | u32(n.b);
+  const uint64_t y =
+      (u32(n.c) << 32 | u32(n.index)) ^ (u32(n.slot) << 48) ^ static_cast<uint64_t>(n.op) << 24;
+  const uint64_t z = std::bit_cast<uint64_t>(n.value);
+  uint64_t h = x * 0x9e3779b97f4a7c15ull;
+  h = std::rotl(h ^ y * 0xc2b2ae3d27d4eb4full, 31);
+  h ^= z * 0x165667b19e3779f9ull;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
 }
 
 Graph::Graph(std::string label, GraphOptions options)
@@ -40,17 +43,36 @@ bool Graph::NodeEq::operator()(const Node& x, const Node& y) const {
 
 NodeId Graph::intern(const Node& n) {
   const bool share = options_.hash_cons || is_leaf(n.op);
+  size_t at = 0;
   if (share) {
-    auto it = index_.find(n);
-    if (it != index_.end()) return it->second;
+    if (2 * (indexed_ + 1) > index_.size()) grow_index();
+    const size_t mask = index_.size() - 1;
+    for (at = NodeHash{}(n)&mask; index_[at] != kNoNode; at = (at + 1) & mask) {
+      if (NodeEq{}(nodes_[static_cast<size_t>(index_[at])], n)) return index_[at];
+    }
   }
   if (nodes_.size() >= static_cast<size_t>(INT32_MAX)) {
     throw DslError("kernel '" + label_ + "': more than 2^31 nodes");
   }
   const auto id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(n);
-  if (share) index_.emplace(n, id);
+  if (share) {
+    index_[at] = id;
+    ++indexed_;
+  }
   return id;
+}
+
+void Graph::grow_index() {
+  const std::vector<NodeId> old = std::move(index_);
+  index_.assign(std::max<size_t>(64, 2 * old.size()), kNoNode);
+  const size_t mask = index_.size() - 1;
+  for (NodeId id : old) {
+    if (id == kNoNode) continue;
+    size_t at = NodeHash{}(nodes_[static_cast<size_t>(id)]) & mask;
+    while (index_[at] != kNoNode) at = (at + 1) & mask;
+    index_[at] = id;
+  }
 }
 
 NodeId Graph::constant(double value) {

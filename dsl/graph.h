@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "dsl/op.h"
@@ -75,13 +74,18 @@ class Graph {
     bool operator()(const Node& x, const Node& y) const;
   };
   NodeId intern(const Node& n);
+  void grow_index();
   NodeId simplified(Op op, NodeId a, NodeId b, NodeId c);
   void check_operand(Op op, NodeId id) const;
 
   std::string label_;
   GraphOptions options_;
   std::vector<Node> nodes_;
-  std::unordered_map<Node, NodeId, NodeHash, NodeEq> index_;
+  // The shared nodes' ids by the hash of the node they name: open addressing with linear
+  // probing, at most half full (kNoNode: empty). Derivative expansion interns hundreds of
+  // thousands of nodes per chunk, and a node-based map spent most of its time allocating.
+  std::vector<NodeId> index_;
+  size_t indexed_ = 0;
 };
 
 }  // namespace dualjit
