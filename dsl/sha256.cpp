@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define DUALJIT_SHA256_X86 1
+#endif
+
 namespace dualjit {
 namespace {
 
@@ -33,43 +38,121 @@ void Sha256::reset() {
   total_bytes_ = 0;
 }
 
-void Sha256::compress(const uint8_t* block) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (uint32_t(block[4 * i]) << 24) | (uint32_t(block[4 * i + 1]) << 16) |
-           (uint32_t(block[4 * i + 2]) << 8) | uint32_t(block[4 * i + 3]);
+namespace sha256_detail {
+
+void compress_portable(uint32_t* state, const uint8_t* blocks, size_t n) {
+  for (; n > 0; --n, blocks += 64) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i) {
+      w[i] = (uint32_t(blocks[4 * i]) << 24) | (uint32_t(blocks[4 * i + 1]) << 16) |
+             (uint32_t(blocks[4 * i + 2]) << 8) | uint32_t(blocks[4 * i + 3]);
+    }
+    for (int i = 16; i < 64; ++i) {
+      const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+    uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const uint32_t ch = (e & f) ^ (~e & g);
+      const uint32_t t1 = h + s1 + ch + kRound[i] + w[i];
+      const uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+      const uint32_t t2 = s0 + maj;
+      h = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    state[0] += a;
+    state[1] += b;
+    state[2] += c;
+    state[3] += d;
+    state[4] += e;
+    state[5] += f;
+    state[6] += g;
+    state[7] += h;
   }
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+}
+
+#ifdef DUALJIT_SHA256_X86
+bool x86_supported() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  }();
+  return supported;
+}
+
+// The SHA extensions' two-rounds instruction keeps the state as (A, B, E, F) and
+// (C, D, G, H); the message schedule runs four words at a time.
+__attribute__((target("sha,sse4.1"))) void compress_x86(uint32_t* state, const uint8_t* blocks,
+                                                        size_t n) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state));
+  __m128i hgfe = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4));
+  const __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+  const __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+  __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+  for (; n > 0; --n, blocks += 64) {
+    const __m128i abef_in = abef, cdgh_in = cdgh;
+    __m128i w[4];
+    for (int i = 0; i < 4; ++i) {
+      w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks + 16 * i)),
+                              byte_swap);
+    }
+    for (int i = 0; i < 16; ++i) {
+      __m128i& wi = w[i % 4];
+      if (i >= 4) {
+        // W[i] = msg2(msg1(W[i-4], W[i-3]) + W[i-1:i-2] shifted by one word, W[i-1]).
+        const __m128i& w1 = w[(i + 3) % 4];
+        const __m128i& w2 = w[(i + 2) % 4];
+        const __m128i& w3 = w[(i + 1) % 4];
+        wi = _mm_sha256msg2_epu32(
+            _mm_add_epi32(_mm_sha256msg1_epu32(wi, w3), _mm_alignr_epi8(w1, w2, 4)), w1);
+      }
+      __m128i msg = _mm_add_epi32(
+          wi, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRound.data() + 4 * i)));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, msg);
+      msg = _mm_shuffle_epi32(msg, 0x0E);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, msg);
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
   }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    const uint32_t ch = (e & f) ^ (~e & g);
-    const uint32_t t1 = h + s1 + ch + kRound[i] + w[i];
-    const uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    const uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-    const uint32_t t2 = s0 + maj;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
+  const __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  dcba = _mm_blend_epi16(feba, dchg, 0xF0);
+  hgfe = _mm_alignr_epi8(dchg, feba, 8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state), dcba);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), hgfe);
+}
+#else
+bool x86_supported() {
+  return false;
+}
+void compress_x86(uint32_t* state, const uint8_t* blocks, size_t n) {
+  compress_portable(state, blocks, n);
+}
+#endif
+
+}  // namespace sha256_detail
+
+void Sha256::compress(const uint8_t* blocks, size_t n) {
+  // Kernel sources run to megabytes, and the key of a warm start hashes one: the SHA
+  // extensions (x86 since about 2017-2019) do it about ten times faster.
+  if (sha256_detail::x86_supported()) {
+    sha256_detail::compress_x86(state_.data(), blocks, n);
+  } else {
+    sha256_detail::compress_portable(state_.data(), blocks, n);
   }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
 }
 
 void Sha256::update(std::string_view data) {
@@ -86,10 +169,13 @@ void Sha256::update(const void* data, size_t size) {
     p += take;
     size -= take;
     if (buffered_ < buffer_.size()) return;
-    compress(buffer_.data());
+    compress(buffer_.data(), 1);
     buffered_ = 0;
   }
-  for (; size >= 64; p += 64, size -= 64) compress(p);
+  const size_t blocks = size / 64;
+  if (blocks > 0) compress(p, blocks);
+  p += 64 * blocks;
+  size -= 64 * blocks;
   if (size > 0) {
     std::memcpy(buffer_.data(), p, size);
     buffered_ = size;

@@ -20,7 +20,7 @@ class Sha256 {
 
  private:
   void reset();
-  void compress(const uint8_t* block);
+  void compress(const uint8_t* blocks, size_t n);
 
   std::array<uint32_t, 8> state_;
   std::array<uint8_t, 64> buffer_;
@@ -29,5 +29,13 @@ class Sha256 {
 };
 
 std::string sha256_hex(std::string_view data);
+
+// The compression function over n 64-byte blocks, portable and with the x86 SHA extensions
+// (where x86_supported()); Sha256 takes the faster. Exposed so that tests compare the two.
+namespace sha256_detail {
+void compress_portable(uint32_t* state, const uint8_t* blocks, size_t n);
+void compress_x86(uint32_t* state, const uint8_t* blocks, size_t n);
+bool x86_supported();
+}  // namespace sha256_detail
 
 }  // namespace dualjit

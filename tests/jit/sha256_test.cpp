@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <vector>
 
 using dualjit::Sha256;
 using dualjit::sha256_hex;
@@ -35,5 +38,24 @@ TEST_CASE("sha256: incremental updates match one-shot, and digest resets") {
     a.update(s.substr(0, len / 2));
     a.update(s.substr(len / 2));
     CHECK(a.hex_digest() == sha256_hex(s));
+  }
+}
+
+TEST_CASE("sha256: the x86 SHA extensions compute the portable compression") {
+  namespace d = dualjit::sha256_detail;
+  if (!d::x86_supported()) {
+    MESSAGE(
+        "skipped: this CPU has no SHA extensions (the FIPS vectors above ran the portable path)");
+    return;
+  }
+  std::mt19937 rng(7);
+  std::vector<uint8_t> data(64 * 37);
+  for (uint8_t& b : data) b = static_cast<uint8_t>(rng());
+  for (size_t blocks : {1, 2, 5, 37}) {
+    uint32_t a[8], b[8];
+    for (int i = 0; i < 8; ++i) a[i] = b[i] = static_cast<uint32_t>(rng());
+    d::compress_portable(a, data.data(), blocks);
+    d::compress_x86(b, data.data(), blocks);
+    CHECK(std::equal(a, a + 8, b));
   }
 }
