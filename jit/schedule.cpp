@@ -76,9 +76,13 @@ void schedule(ScalarProgram& program, ScheduleKind kind) {
       auto& [id, pos] = stack.back();
       const Node& nd = g.node(id);
       const int arity = op_arity(nd.op);
-      // Operands sorted by decreasing depth, ties by position.
+      // Operands sorted by decreasing depth, ties by position (an insertion sort: stable, and
+      // no buffer to allocate per visit).
       NodeId ops[3] = {nd.a, nd.b, nd.c};
-      std::stable_sort(ops, ops + arity, [&](NodeId x, NodeId y) { return depth[x] > depth[y]; });
+      for (int i = 1; i < arity; ++i) {
+        for (int j = i; j > 0 && depth[ops[j]] > depth[ops[j - 1]]; --j)
+          std::swap(ops[j], ops[j - 1]);
+      }
       if (pos < arity) {
         const NodeId next = ops[pos++];
         if (state[next] == 0) {
