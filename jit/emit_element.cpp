@@ -1,9 +1,12 @@
 #include "jit/emit_element.h"
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace dualjit::jit {
 
@@ -15,40 +18,62 @@ std::string c_literal(double value) {
   return value < 0 ? "(" + s + ")" : s;
 }
 
-std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c) {
+namespace {
+
+void append_int(std::string& out, long long v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// c_expression's text appended to `out`: emission writes a few megabytes for a chemistry
+// kernel, a statement at a time, without a temporary string per operand.
+void append_expression(std::string& out, Op op, std::string_view a, std::string_view b,
+                       std::string_view c) {
   const OpInfo& info = op_info(op);
+  auto put = [&](std::initializer_list<std::string_view> parts) {
+    for (std::string_view part : parts) out += part;
+  };
   switch (op) {
     case Op::Add:
     case Op::Sub:
     case Op::Mul:
     case Op::Div:
-      return a + " " + std::string(info.c_name) + " " + b;
+      return put({a, " ", info.c_name, " ", b});
     case Op::Neg:
-      return "-" + a;
+      return put({"-", a});
     case Op::Cut:
-      return a;
+      return put({a});
     case Op::Sign:
-      return "(double)((" + a + " > 0.0) - (" + a + " < 0.0))";
+      return put({"(double)((", a, " > 0.0) - (", a, " < 0.0))"});
     // min and max return their first argument on ties, as the reference does.
     case Op::Min:
-      return "(" + a + " <= " + b + " ? " + a + " : " + b + ")";
+      return put({"(", a, " <= ", b, " ? ", a, " : ", b, ")"});
     case Op::Max:
-      return "(" + a + " >= " + b + " ? " + a + " : " + b + ")";
+      return put({"(", a, " >= ", b, " ? ", a, " : ", b, ")"});
     case Op::Lt:
     case Op::Le:
     case Op::Gt:
     case Op::Ge:
     case Op::Eq:
     case Op::Ne:
-      return "(" + a + " " + std::string(info.c_name) + " " + b + " ? 1.0 : 0.0)";
+      return put({"(", a, " ", info.c_name, " ", b, " ? 1.0 : 0.0)"});
     case Op::Select:
-      return "(" + a + " != 0.0 ? " + b + " : " + c + ")";
+      return put({"(", a, " != 0.0 ? ", b, " : ", c, ")"});
     default:
       break;
   }
   if (info.cls == OpClass::Leaf) throw std::logic_error("c_expression of a leaf");
-  if (info.arity == 1) return std::string(info.c_name) + "(" + a + ")";
-  return std::string(info.c_name) + "(" + a + ", " + b + ")";
+  if (info.arity == 1) return put({info.c_name, "(", a, ")"});
+  put({info.c_name, "(", a, ", ", b, ")"});
+}
+
+}  // namespace
+
+std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c) {
+  std::string out;
+  append_expression(out, op, a, b, c);
+  return out;
 }
 
 std::string c_literal_float(double value) {
@@ -129,17 +154,22 @@ const char* store_array(Target t) {
   return t == Target::Value ? "val" : (t == Target::First ? "d1" : "d2");
 }
 
-std::string leaf_expression(const Node& n) {
+void append_leaf(std::string& out, const Node& n) {
   switch (n.op) {
     case Op::Input:
-      return (n.slot == kDirectionSlot ? "v[" : "x[") + std::to_string(n.index) + "]";
+      out += n.slot == kDirectionSlot ? "v[" : "x[";
+      break;
     case Op::Param:
-      return "p[" + std::to_string(n.index) + "]";
+      out += "p[";
+      break;
     case Op::Uniform:
-      return "u[" + std::to_string(n.index) + "]";
+      out += "u[";
+      break;
     default:
-      return {};
+      return;
   }
+  append_int(out, n.index);
+  out += ']';
 }
 
 constexpr const char* kParams =
@@ -147,34 +177,102 @@ constexpr const char* kParams =
     "    const double* __restrict__ p, const double* __restrict__ u,\n"
     "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
 
-// The statement defining `id` (constants are inlined by the caller). A float statement
-// reads constants as float literals and primal values through a conversion, so its
-// arithmetic stays in float; a select's condition is read as it is, and tested directly
-// when it is a predicate.
-std::string definition(const Graph& g, NodeId id, const std::vector<std::string>& name,
-                       const Typing& ty) {
+// How values are spelled: a constant as its literal (made once per node), any other value
+// as t<id>. The view lives until the next call.
+class Names {
+ public:
+  explicit Names(const Graph& g) : g_(g), literal_(g.size()) {}
+  std::string_view operator()(NodeId id) {
+    const Node& n = g_.node(id);
+    if (n.op == Op::Const) {
+      std::string& lit = literal_[static_cast<size_t>(id)];
+      if (lit.empty()) lit = c_literal(n.value);
+      return lit;
+    }
+    scratch_ = "t";
+    append_int(scratch_, id);
+    return scratch_;
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<std::string> literal_;
+  std::string scratch_;
+};
+
+void append_value_name(std::string& out, NodeId id) {
+  out += 't';
+  append_int(out, id);
+}
+
+// The statement defining `id` (constants are inlined by the caller), its right-hand side
+// appended to `out`. A float statement reads constants as float literals and primal values
+// through a conversion, so its arithmetic stays in float; a select's condition is read as it
+// is, and tested directly when it is a predicate.
+void append_definition(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
   const Node& n = g.node(id);
-  if (is_leaf(n.op)) return leaf_expression(n);
+  if (is_leaf(n.op)) return append_leaf(out, n);
   const bool in_float = ty.float_arithmetic(id);
-  auto arg = [&](NodeId a, int k) {
-    if (a == kNoNode) return std::string();
-    if (!in_float || (n.op == Op::Select && k == 0) || ty.is_float(a)) return name[a];
+  std::string args[3];
+  auto arg = [&](NodeId a, int k) -> std::string_view {
+    if (a == kNoNode) return {};
+    if (!in_float || (n.op == Op::Select && k == 0) || ty.is_float(a)) {
+      args[k] = name(a);
+      return args[k];
+    }
     const Node& an = g.node(a);
-    return an.op == Op::Const ? c_literal_float(an.value) : "(float)" + name[a];
+    if (an.op == Op::Const) {
+      args[k] = c_literal_float(an.value);
+    } else {
+      args[k] = "(float)";
+      args[k] += name(a);
+    }
+    return args[k];
   };
   if (ty.is_predicate(id)) {
-    return arg(n.a, 0) + " " + std::string(op_info(n.op).c_name) + " " + arg(n.b, 1);
+    const std::string_view a = arg(n.a, 0), b = arg(n.b, 1);
+    out += a;
+    out += ' ';
+    out += op_info(n.op).c_name;
+    out += ' ';
+    out += b;
+    return;
   }
   if (n.op == Op::Select && ty.is_predicate(n.a)) {
-    return "(" + name[n.a] + " ? " + arg(n.b, 1) + " : " + arg(n.c, 2) + ")";
+    const std::string_view c = arg(n.a, 0), a = arg(n.b, 1), b = arg(n.c, 2);
+    out += '(';
+    out += c;
+    out += " ? ";
+    out += a;
+    out += " : ";
+    out += b;
+    out += ')';
+    return;
   }
-  return c_expression(n.op, arg(n.a, 0), arg(n.b, 1), arg(n.c, 2));
+  const std::string_view a = arg(n.a, 0), b = arg(n.b, 1), c = arg(n.c, 2);
+  append_expression(out, n.op, a, b, c);
+}
+
+// `  const double t42 = <definition>;`
+void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
+  out += "  const ";
+  out += ty.type(id);
+  out += ' ';
+  append_value_name(out, id);
+  out += " = ";
+  append_definition(out, g, id, name, ty);
+  out += ";\n";
 }
 
 // One output store statement: `val[3] = t42;`.
-std::string store_statement(const Store& st, const std::string& value) {
-  return "  " + std::string(store_array(st.target)) + "[" + std::to_string(st.index) +
-         "] = " + value + ";\n";
+void append_store(std::string& out, const Store& st, std::string_view value) {
+  out += "  ";
+  out += store_array(st.target);
+  out += '[';
+  append_int(out, st.index);
+  out += "] = ";
+  out += value;
+  out += ";\n";
 }
 
 // Indices into p.stores per node, in output order.
@@ -184,27 +282,27 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   return out;
 }
 
+// About the bytes emitted per statement, so that the text grows without copies.
+constexpr size_t kStatementBytes = 48;
+
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
                        bool own_function) {
   const Graph& g = *p.graph;
-  std::vector<std::string> name(g.size());
-  std::ostringstream os;
-  os << (own_function ? "DJ_NOINLINE void " : "DJ_FN void ") << fn_name << "(" << kParams << ") {\n"
-     << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
+  Names name(g);
+  std::string os;
+  os.reserve(kStatementBytes * (p.order.size() + p.stores.size()) + 512);
+  os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
+  os += fn_name;
+  os += '(';
+  os += kParams;
+  os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
-    const Node& n = g.node(id);
-    if (n.op == Op::Const) {
-      name[id] = c_literal(n.value);
-    } else {
-      const std::string expr = definition(g, id, name, ty);
-      name[id] = "t" + std::to_string(id);
-      os << "  const " << ty.type(id) << " " << name[id] << " = " << expr << ";\n";
-    }
+    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
-      os << store_statement(p.stores[si], name[id]);
+      append_store(os, p.stores[si], name(id));
       stored[si] = 1;
     }
   }
@@ -215,8 +313,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
                            std::string(store_array(st.target)) + "[" + std::to_string(st.index) +
                            "] is not scheduled");
   }
-  os << "}\n";
-  return os.str();
+  os += "}\n";
+  return os;
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
@@ -269,54 +367,81 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       dies_after[last_use[id]].push_back(id);
     }
   }
-  std::ostringstream os;
-  std::vector<std::string> name(n);
+  std::string os;
+  os.reserve(2 * kStatementBytes * (p.order.size() + p.stores.size()) + 512);
+  Names name(g);
   const auto stores_of = stores_by_node(p);
+  auto segment_name = [&](int s) {
+    os += fn_name;
+    os += "_s";
+    append_int(os, s);
+  };
+  std::vector<uint8_t> local(n, 0);  // defined or loaded in the current segment
   for (int s = 0; s < n_seg; ++s) {
-    os << "DJ_NOINLINE void " << fn_name << "_s" << s << "(" << kParams
-       << ", double* __restrict__ s) {\n"
-       << "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
-    std::vector<uint8_t> local(n, 0);  // defined or loaded in this segment
+    os += "DJ_NOINLINE void ";
+    segment_name(s);
+    os += '(';
+    os += kParams;
+    os +=
+        ", double* __restrict__ s) {\n"
+        "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
+    std::fill(local.begin(), local.end(), 0);
     auto ensure = [&](NodeId a) {
       if (a == kNoNode || local[a]) return;
       const Node& an = g.node(a);
       local[a] = 1;
-      if (an.op == Op::Const) {
-        name[a] = c_literal(an.value);
-        return;
+      if (an.op == Op::Const) return;
+      os += "  const ";
+      os += ty.type(a);
+      os += ' ';
+      append_value_name(os, a);
+      os += " = ";
+      if (is_leaf(an.op)) {
+        append_leaf(os, an);
+      } else {
+        os += "s[";
+        append_int(os, slot[a]);
+        os += ']';
       }
-      name[a] = "t" + std::to_string(a);
-      os << "  const " << ty.type(a) << " " << name[a] << " = "
-         << (is_leaf(an.op) ? leaf_expression(an) : "s[" + std::to_string(slot[a]) + "]") << ";\n";
+      os += ";\n";
     };
     for (NodeId id : seg_nodes[s]) {
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-      const std::string expr = definition(g, id, name, ty);
-      name[id] = "t" + std::to_string(id);
+      append_statement(os, g, id, name, ty);
       local[id] = 1;
-      os << "  const " << ty.type(id) << " " << name[id] << " = " << expr << ";\n";
-      if (slot[id] >= 0) os << "  s[" << slot[id] << "] = " << name[id] << ";\n";
-      for (size_t si : stores_of[id]) {
-        os << store_statement(p.stores[si], name[id]);
+      if (slot[id] >= 0) {
+        os += "  s[";
+        append_int(os, slot[id]);
+        os += "] = ";
+        append_value_name(os, id);
+        os += ";\n";
       }
+      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id));
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {
         if (seg[st.node] >= 0) continue;
         ensure(st.node);
-        os << store_statement(st, name[st.node]);
+        append_store(os, st, name(st.node));
       }
     }
-    os << "}\n";
+    os += "}\n";
   }
-  os << "DJ_FN void " << fn_name << "(" << kParams << ") {\n"
-     << "  double s[" << std::max(n_slots, 1) << "];\n";
+  os += "DJ_FN void ";
+  os += fn_name;
+  os += '(';
+  os += kParams;
+  os += ") {\n  double s[";
+  append_int(os, std::max(n_slots, 1));
+  os += "];\n";
   for (int s = 0; s < n_seg; ++s) {
-    os << "  " << fn_name << "_s" << s << "(x, v, p, u, val, d1, d2, s);\n";
+    os += "  ";
+    segment_name(s);
+    os += "(x, v, p, u, val, d1, d2, s);\n";
   }
-  os << "}\n";
-  return os.str();
+  os += "}\n";
+  return os;
 }
 
 }  // namespace
