@@ -2,10 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <atomic>
 #include <exception>
-#include <thread>
+
+#include "jit/parallel_for.h"
 
 namespace dualjit::jit {
 namespace {
@@ -44,7 +43,7 @@ CompileOptions default_compile_options(const LoweredKernel& kernel, const std::s
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options) {
   // The source enters the key through its digest: still computed from inputs, never from
   // compiled output, and a hit costs no pass over the text.
-  return CacheKey{kernel.cuda_source_sha256, nvrtc_identity(), options.canonical(), options.arch,
+  return CacheKey{kernel.cuda_source_sha256(), nvrtc_identity(), options.canonical(), options.arch,
                   kCodegenVersion};
 }
 
@@ -92,26 +91,8 @@ std::vector<CudaImage> cuda_images(
     const std::vector<LoweredKernel>& kernels,
     const std::function<CompileOptions(const LoweredKernel&)>& options_of, KernelCache& cache) {
   std::vector<CudaImage> out(kernels.size());
-  std::vector<std::exception_ptr> errors(kernels.size());
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t i; (i = next++) < kernels.size();) {
-      try {
-        out[i] = cuda_image(kernels[i], options_of(kernels[i]), cache);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  const size_t n_threads =
-      std::min<size_t>(kernels.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  parallel_for(kernels.size(),
+               [&](size_t i) { out[i] = cuda_image(kernels[i], options_of(kernels[i]), cache); });
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
 #include "dsl/sha256.h"
@@ -14,6 +15,7 @@
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
+#include "jit/parallel_for.h"
 #include "jit/schedule.h"
 
 namespace dualjit::jit {
@@ -33,10 +35,13 @@ class IrDumper {
     }
     if (!dir_.empty()) std::filesystem::create_directories(dir_);
   }
-  void operator()(const std::string& step, const std::string& text) const {
+  // `text` renders the step only when dumps are on: printing a chemistry-sized program costs
+  // more than scheduling it.
+  template <class Text>
+  void operator()(const std::string& step, const Text& text) const {
     if (dir_.empty()) return;
     const auto path = std::filesystem::path(dir_) / (symbol_ + "." + step);
-    std::ofstream(path) << text;
+    std::ofstream(path) << text();
     spdlog::debug("dualjit: dumped {}", path.string());
   }
 
@@ -44,7 +49,6 @@ class IrDumper {
   std::string dir_, symbol_;
 };
 
-// How many launches lower_launches makes (LoweringOptions::launches).
 // Statements per non-inlined piece of a chunk's element function (0: whole). Pieces pass
 // their values through a local-memory scratch array, which full optimisation cannot
 // promote to registers: under CompileEffort::Full only chunks too big for NVVM whole are split.
@@ -54,15 +58,16 @@ size_t automatic_piece(size_t statements, CompileEffort effort) {
   return statements > above ? piece : 0;
 }
 
-int launch_count(const LoweringOptions& o, const LoweredKernel& whole) {
+// How many launches lower_launches makes (LoweringOptions::launches) of a kernel whose chunks
+// hold `statements` in all.
+int launch_count(const LoweringOptions& o, const LoweredKernel& whole, size_t statements) {
   if (o.launches < 0) {
     throw std::invalid_argument("kernel '" + whole.kernel_name + "': launches " +
                                 std::to_string(o.launches) + " (0: automatic, N >= 1: at most N)");
   }
   const int chunks = static_cast<int>(whole.plan.chunks.size());
   if (whole.plan.rows == 0 || chunks < 2 || !o.chunks.all()) return 1;
-  const int wanted =
-      o.launches > 0 ? o.launches : (whole.statements > kLargeKernel ? kMaxLaunches : 1);
+  const int wanted = o.launches > 0 ? o.launches : (statements > kLargeKernel ? kMaxLaunches : 1);
   return std::min(wanted, chunks);
 }
 
@@ -125,6 +130,16 @@ std::string print_program(const ScalarProgram& p) {
   return os.str();
 }
 
+const std::string& LoweredKernel::cuda_source_sha256() const {
+  std::call_once(digests->cuda_once, [&] { digests->cuda = sha256_hex(cuda_source); });
+  return digests->cuda;
+}
+
+const std::string& LoweredKernel::host_source_sha256() const {
+  std::call_once(digests->host_once, [&] { digests->host = sha256_hex(host_source); });
+  return digests->host;
+}
+
 const Driver& LoweredKernel::driver() const {
   return options.driver ? *options.driver : *element_local_driver();
 }
@@ -144,9 +159,16 @@ std::string LoweredKernel::report() const {
   return os.str();
 }
 
-LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
-  init_logging_from_env();
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+// A lowered kernel before its chunks: plan (adapted by the driver, restricted to
+// options.chunks), symbol, binding, argument table, launch policy.
+struct Prepared {
+  LoweredKernel out;
+  DriverSpec spec;
+};
+
+Prepared prepare(const Kernel& kernel, const LoweringOptions& options) {
   const LaunchLayout& layout = options.layout;
   if (layout.threads_per_element < 1 || layout.elements_per_block < 32 ||
       layout.elements_per_block % 32 != 0) {
@@ -154,7 +176,8 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
                                 " needs threads per element >= 1 and elements per block a "
                                 "positive multiple of 32");
   }
-  LoweredKernel out;
+  Prepared pr;
+  LoweredKernel& out = pr.out;
   out.kernel_name = kernel.name();
   out.options = options;
   out.plan = plan_derivatives(kernel, options.mode, options.width, options.rows);
@@ -201,12 +224,9 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
-  const IrDumper dump(options.dump_dir, out.symbol);
-  dump("0-kernel.txt", kernel.dump());
-  dump("1-plan.txt", describe(plan));
 
   // Slots and their binding to element vertices.
-  DriverSpec spec;
+  DriverSpec& spec = pr.spec;
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
   for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
@@ -251,64 +271,165 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
   out.args.add(uniform_field(spec));
   out.launch = driver.launch(spec);
   out.compile = driver.compile_flags();
+  return pr;
+}
 
-  // Per chunk: expand, schedule, count, emit.
-  std::string chunks_text;
-  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+// One chunk expanded and scheduled, with what the report keeps of it.
+struct ChunkProgram {
+  ScalarProgram program;
+  OpCounts ops;
+  int live = 0;
+  size_t statements = 0;
+};
+
+// Every chunk of `pr`'s plan, on parallel threads: each expands into a graph of its own.
+std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& pr,
+                                         const IrDumper& dump) {
+  const LoweredKernel& out = pr.out;
+  std::vector<ChunkProgram> chunks(out.plan.chunks.size());
+  parallel_for(chunks.size(), [&](size_t c) {
+    ChunkProgram& cp = chunks[c];
     const std::string tag = "c" + std::to_string(c);
-    ScalarProgram prog = expand_derivatives(kernel, plan, static_cast<int>(c), options.prune,
-                                            options.sparse_jacobian ? &out.first_pattern : nullptr);
-    dump(tag + ".2-expanded.txt", print_program(prog));
-    schedule(prog, sched);
-    dump(tag + ".3-scheduled.txt", print_program(prog));
-    out.chunk_ops.push_back(count_ops(prog));
-    out.ops += out.chunk_ops.back();
-    out.chunk_live.push_back(max_live_values(prog));
-    out.max_live = std::max(out.max_live, out.chunk_live.back());
-    size_t statements = 0;
-    for (NodeId id : prog.order) {
-      const Op op = prog.graph->node(id).op;
-      statements += !(op == Op::Const || is_leaf(op));
+    cp.program = expand_derivatives(kernel, out.plan, static_cast<int>(c), out.options.prune,
+                                    out.options.sparse_jacobian ? &out.first_pattern : nullptr);
+    dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
+    schedule(cp.program, *out.options.schedule);
+    dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
+    cp.ops = count_ops(cp.program);
+    cp.live = max_live_values(cp.program);
+    for (NodeId id : cp.program.order) {
+      const Op op = cp.program.graph->node(id).op;
+      cp.statements += !(op == Op::Const || is_leaf(op));
     }
-    out.statements += statements;
-    out.chunk_statements.push_back(statements);
-    size_t piece = options.max_statements_per_function;
-    if (piece == 0) piece = automatic_piece(statements, options.compile_effort);
-    chunks_text +=
-        emit_element_function(prog, out.symbol + "_" + tag, piece, options.single_tangents,
-                              /*own_function=*/plan.rows > 0);
-    chunks_text += '\n';
+  });
+  return chunks;
+}
+
+// Chunk c's element function under `out`'s symbol (c counts from the first of out's chunks).
+std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t c) {
+  size_t piece = out.options.max_statements_per_function;
+  if (piece == 0) piece = automatic_piece(cp.statements, out.options.compile_effort);
+  return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
+                               out.options.single_tangents, /*own_function=*/out.plan.rows > 0);
+}
+
+// The kernel from its prepared part, its chunks (those of pr's plan) and their element
+// functions, in order.
+LoweredKernel finish(Prepared pr, std::span<const ChunkProgram> chunks,
+                     std::span<const std::string> texts) {
+  LoweredKernel& out = pr.out;
+  const DriverSpec& spec = pr.spec;
+  const Driver& driver = out.driver();
+  for (size_t c = 0; c < texts.size(); ++c) {
+    out.chunk_ops.push_back(chunks[c].ops);
+    out.ops += chunks[c].ops;
+    out.chunk_live.push_back(chunks[c].live);
+    out.max_live = std::max(out.max_live, chunks[c].live);
+    out.chunk_statements.push_back(chunks[c].statements);
+    out.statements += chunks[c].statements;
   }
-  out.element_source =
-      out.args.struct_text(spec.args_type()) + '\n' + chunks_text + driver.functions(spec, plan);
-  const std::string cuda_entry = driver.cuda_entry(spec, plan);
-  dump("4-element.txt", out.element_source);
-  out.cuda_source = cuda_prelude() + '\n' + out.element_source + '\n' + cuda_entry;
+  // The texts run to megabytes: each is built once, in place.
+  const auto joined = [](std::initializer_list<std::string_view> parts) {
+    size_t bytes = 0;
+    for (std::string_view p : parts) bytes += p.size();
+    std::string s;
+    s.reserve(bytes);
+    for (std::string_view p : parts) s += p;
+    return s;
+  };
+  const std::string args_struct = out.args.struct_text(spec.args_type());
+  const std::string functions = driver.functions(spec, out.plan);
+  {
+    size_t bytes = args_struct.size() + 1 + functions.size();
+    for (const std::string& t : texts) bytes += t.size() + 1;
+    out.element_source.reserve(bytes);
+    out.element_source += args_struct;
+    out.element_source += '\n';
+    for (const std::string& t : texts) {
+      out.element_source += t;
+      out.element_source += '\n';
+    }
+    out.element_source += functions;
+  }
+  const IrDumper dump(out.options.dump_dir, out.symbol);
+  dump("4-element.txt", [&] { return out.element_source; });
+  out.cuda_source =
+      joined({cuda_prelude(), "\n", out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
   if (driver.runs_on_host()) {
     out.host_source =
-        host_prelude() + '\n' + out.element_source + '\n' + driver.host_entry(spec, plan);
+        joined({host_prelude(), "\n", out.element_source, "\n", driver.host_entry(spec, out.plan)});
   }
-  out.cuda_source_sha256 = sha256_hex(out.cuda_source);
-  out.host_source_sha256 = sha256_hex(out.host_source);
-  dump("5-cuda.cu", out.cuda_source);
-  dump("5-host.cpp", out.host_source);
-  dump("6-report.txt", out.report());
+  dump("5-cuda.cu", [&] { return out.cuda_source; });
+  dump("5-host.cpp", [&] { return out.host_source; });
+  dump("6-report.txt", [&] { return out.report(); });
+  return std::move(out);
+}
+
+}  // namespace
+
+LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
+  init_logging_from_env();
+  const auto t0 = std::chrono::steady_clock::now();
+  Prepared pr = prepare(kernel, options);
+  const IrDumper dump(options.dump_dir, pr.out.symbol);
+  dump("0-kernel.txt", [&] { return kernel.dump(); });
+  dump("1-plan.txt", [&] { return describe(pr.out.plan); });
+  const std::vector<ChunkProgram> chunks = chunk_programs(kernel, pr, dump);
+  std::vector<std::string> texts(chunks.size());
+  parallel_for(chunks.size(), [&](size_t c) { texts[c] = chunk_text(pr.out, chunks[c], c); });
+  LoweredKernel out = finish(std::move(pr), chunks, texts);
   spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} flops/element)", out.symbol,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                plan.chunks.size(), out.ops.flops());
+                out.plan.chunks.size(), out.ops.flops());
   return out;
 }
 
 std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options) {
-  LoweredKernel whole = lower(kernel, options);
-  const int n = launch_count(options, whole);
-  if (n <= 1) return {std::move(whole)};
-  std::vector<LoweredKernel> out;
-  for (const ChunkRange& r : balanced_ranges(whole.chunk_statements, n)) {
-    LoweringOptions o = options;
-    o.chunks = r;
-    out.push_back(lower(kernel, o));
+  init_logging_from_env();
+  const auto t0 = std::chrono::steady_clock::now();
+  // Each chunk is expanded and scheduled once, then emitted into the launch that holds it.
+  Prepared whole = prepare(kernel, options);
+  const std::string symbol = whole.out.symbol;
+  const IrDumper dump(options.dump_dir, symbol);
+  dump("0-kernel.txt", [&] { return kernel.dump(); });
+  dump("1-plan.txt", [&] { return describe(whole.out.plan); });
+  const std::vector<ChunkProgram> chunks = chunk_programs(kernel, whole, dump);
+  std::vector<size_t> statements;
+  size_t total = 0;
+  for (const ChunkProgram& cp : chunks) {
+    statements.push_back(cp.statements);
+    total += cp.statements;
   }
+  const int n = launch_count(options, whole.out, total);
+  std::vector<Prepared> parts;
+  std::vector<ChunkRange> ranges;
+  if (n <= 1) {
+    ranges.push_back({0, static_cast<int>(chunks.size())});
+    parts.push_back(std::move(whole));
+  } else {
+    ranges = balanced_ranges(statements, n);
+    for (const ChunkRange& r : ranges) {
+      LoweringOptions o = options;
+      o.chunks = r;
+      parts.push_back(prepare(kernel, o));
+    }
+  }
+  std::vector<std::string> texts(chunks.size());
+  parallel_for(chunks.size(), [&](size_t c) {
+    size_t u = 0;
+    while (static_cast<int>(c) >= ranges[u].last) ++u;
+    texts[c] = chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first));
+  });
+  std::vector<LoweredKernel> out;
+  for (size_t u = 0; u < parts.size(); ++u) {
+    const size_t first = static_cast<size_t>(ranges[u].first);
+    const size_t count = static_cast<size_t>(ranges[u].last - ranges[u].first);
+    out.push_back(finish(std::move(parts[u]), std::span(chunks).subspan(first, count),
+                         std::span(texts).subspan(first, count)));
+  }
+  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks in {} launches)", symbol,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                chunks.size(), out.size());
   return out;
 }
 

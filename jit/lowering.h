@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,8 +101,11 @@ struct LoweredKernel {
   std::string element_source;  // target-neutral element functions and driver
   std::string cuda_source;     // complete NVRTC translation unit
   std::string host_source;     // complete host translation unit ("" if the driver has none)
-  // SHA-256 of each source, computed once here so that cache lookups never rehash the text.
-  std::string cuda_source_sha256, host_source_sha256;
+  // SHA-256 (hex) of each source, computed on first use and shared with the kernel's copies:
+  // cache lookups never rehash the text, and a kernel run on one target hashes only its
+  // source. The sources are not changed once lowered.
+  const std::string& cuda_source_sha256() const;
+  const std::string& host_source_sha256() const;
   DerivativePlan plan;
   LoweringOptions options;
   ArgTable args;                         // the argument block, from the driver (jit/kernel_args.h)
@@ -119,13 +123,21 @@ struct LoweredKernel {
   JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
   std::string report() const;     // op counts, chunks, liveness
   const Driver& driver() const;   // options.driver, or the element-local driver
+
+  struct SourceDigests {
+    std::once_flag cuda_once, host_once;
+    std::string cuda, host;
+  };
+  std::shared_ptr<SourceDigests> digests = std::make_shared<SourceDigests>();
 };
 
 LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);
 
 // The kernel as launches of contiguous chunk ranges with about equal statement counts, in
 // order (LoweringOptions::launches), each writing its rows to the common outputs; one kernel
-// when it is not split. Together they store what lower(kernel, options) stores.
+// when it is not split. Together they store what lower(kernel, options) stores; each is
+// lower(kernel, options) over its range, to the byte, with every chunk expanded once. IR
+// dumps: the chunks' under the whole kernel's symbol, each launch's sources under its own.
 std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options);
 
 }  // namespace dualjit::jit

@@ -23,7 +23,7 @@ std::shared_ptr<SharedObject> loaded_library(const std::string& key, const jit::
 }  // namespace
 
 jit::CacheKey host_cache_key(const jit::LoweredKernel& lowered, const HostCompileOptions& options) {
-  return jit::CacheKey{lowered.host_source_sha256, host_compiler_identity(options),
+  return jit::CacheKey{lowered.host_source_sha256(), host_compiler_identity(options),
                        options.canonical(), "host-x86_64", jit::kCodegenVersion};
 }
 

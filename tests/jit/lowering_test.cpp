@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dsl/sha256.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
 #include "support/golden.h"
@@ -152,6 +153,18 @@ TEST_CASE("IR dumps: one file after each pass") {
     CHECK(std::filesystem::file_size(dir / (l.symbol + "." + step)) > 0);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("source digests: the SHA-256 of each source, made on first use, shared by copies") {
+  const LoweredKernel l = lower(test::spring_kernel(), opts(Mode::Hessian, 0));
+  const LoweredKernel copy = l;
+  CHECK(copy.cuda_source_sha256() == sha256_hex(l.cuda_source));
+  CHECK(&copy.cuda_source_sha256() == &l.cuda_source_sha256());  // hashed once
+  CHECK(l.host_source_sha256() == sha256_hex(l.host_source));
+  // A kernel lowered again has the same text, hence the same digest, in a memo of its own.
+  const LoweredKernel again = lower(test::spring_kernel(), opts(Mode::Hessian, 0));
+  CHECK(again.cuda_source_sha256() == l.cuda_source_sha256());
+  CHECK(&again.cuda_source_sha256() != &l.cuda_source_sha256());
 }
 
 TEST_CASE("bad layouts and bindings are rejected with the kernel's name") {

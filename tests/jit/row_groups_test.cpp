@@ -86,6 +86,17 @@ TEST_CASE("row groups as launches: contiguous chunk ranges of about equal size, 
   }
   CHECK(chunks == 10);
   CHECK(symbols.size() == 4);  // distinct symbols: distinct cache entries and modules
+  // Each launch is the kernel lowered over its chunk range, to the byte: lower_launches
+  // expands each chunk once (on parallel threads) and emits it into the launch holding it.
+  for (const jit::LoweredKernel& p : parts) {
+    jit::LoweringOptions alone = o;
+    alone.chunks = p.options.chunks;
+    const jit::LoweredKernel q = jit::lower(k, alone);
+    CHECK(p.symbol == q.symbol);
+    CHECK(p.cuda_source == q.cuda_source);
+    CHECK(p.host_source == q.host_source);
+    CHECK(p.report() == q.report());
+  }
   o.launches = 1;
   CHECK(statements == jit::lower(k, o).statements);
   // More launches than chunks: one chunk each. No row groups, one launch, or a small kernel
