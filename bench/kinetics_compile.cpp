@@ -11,10 +11,12 @@
 // default effort; --extra OPT: an NVRTC option added verbatim (repeatable). Each line ends
 // with the largest chunk's live-value estimate and the entry's ptxas registers, stack and
 // spills (over launches: the most registers and stack, the spills summed; DUALJIT_PTXAS_LOG:
-// the full log).
+// the full log). --no-compile: lowering alone, each launch's source digest included (what a
+// warm start pays before the kernel cache serves the compiled images), the NVRTC columns 0.
 //
-//   kinetics_compile [--host] [--sparse] [--state FORM] [--rows R] [--launches N]
-//                    [--schedule S] [--opt O] [--extra OPT] [MECHANISM[:PHASE] ...]
+//   kinetics_compile [--host] [--no-compile] [--sparse] [--state FORM] [--rows R]
+//                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
+//                    [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -33,7 +35,7 @@ using namespace dualjit;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-  bool host = false, sparse = false;
+  bool host = false, sparse = false, compile = true;
   int rows = 0, launches = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--host") {
       host = true;
+    } else if (a == "--no-compile") {
+      compile = false;
     } else if (a == "--sparse") {
       sparse = true;
     } else if (a == "--schedule" && i + 1 < argc) {
@@ -84,6 +88,9 @@ int main(int argc, char** argv) {
         o.sparse_jacobian = sparse && mode == Mode::Jacobian;
         t0 = std::chrono::steady_clock::now();
         const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
+        if (!compile) {
+          for (const jit::LoweredKernel& l : parts) (void)l.cuda_source_sha256();
+        }
         const double lower_s = seconds_since(t0);
         t0 = std::chrono::steady_clock::now();
         const auto options_of = [&](const jit::LoweredKernel& l) {
@@ -97,10 +104,12 @@ int main(int argc, char** argv) {
           return co;
         };
         jit::KernelCache cold(std::nullopt);  // memory only, empty: every compile is cold
-        const std::vector<jit::CudaImage> images = jit::cuda_images(parts, options_of, cold);
+        const std::vector<jit::CudaImage> images = compile
+                                                       ? jit::cuda_images(parts, options_of, cold)
+                                                       : std::vector<jit::CudaImage>(parts.size());
         const double nvrtc_s = seconds_since(t0);
         double host_s = 0;
-        if (host) {
+        if (host && compile) {
           t0 = std::chrono::steady_clock::now();
           for (const jit::LoweredKernel& l : parts)
             cpu::host_compile(l.symbol, l.host_source, cpu::HostCompileOptions{});
@@ -120,7 +129,7 @@ int main(int argc, char** argv) {
           r.spill_store_bytes += p.spill_store_bytes;
           r.spill_load_bytes += p.spill_load_bytes;
         }
-        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.2f %8.2f %8.2f", spec.c_str(),
+        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.3f %8.2f %8.2f", spec.c_str(),
                     std::string(kinetics::reactor_state_name(state)).c_str(),
                     std::string(mode_name(mode)).c_str(), flops, statements, build_s, lower_s,
                     nvrtc_s, host_s);
