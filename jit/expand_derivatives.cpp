@@ -55,12 +55,13 @@ class Expander {
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
     }
-    auto dir_of = [&](int input) {
-      for (size_t d = 0; d < nd_; ++d) {
-        if (chunk_.directions[d].input == input) return static_cast<int>(d);
-      }
-      return -1;
-    };
+    // The chunk direction of each input (its first), looked up once per stored column.
+    std::vector<int> direction_of(static_cast<size_t>(n), -1);
+    for (size_t d = nreal_; d-- > 0;) {
+      const int input = chunk_.directions[d].input;
+      if (input >= 0 && input < n) direction_of[static_cast<size_t>(input)] = static_cast<int>(d);
+    }
+    auto dir_of = [&](int input) { return direction_of[static_cast<size_t>(input)]; };
     // The derivative in chunk direction d: the output's own component plus, through each cut
     // it depends on, d out/d cut times the cut's total derivative.
     auto tangent = [&](NodeId out, int d) {
