@@ -168,7 +168,10 @@ struct Prepared {
   DriverSpec spec;
 };
 
-Prepared prepare(const Kernel& kernel, const LoweringOptions& options) {
+// `pattern`: the kernel's Jacobian pattern when known (the launches of one kernel share it;
+// a chemistry kernel's takes a large share of its lowering).
+Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
+                 const JacobianPattern* pattern = nullptr) {
   const LaunchLayout& layout = options.layout;
   if (layout.threads_per_element < 1 || layout.elements_per_block < 32 ||
       layout.elements_per_block % 32 != 0) {
@@ -258,7 +261,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options) {
       throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
                                   std::string(mode_name(plan.mode)) + " (Jacobian only)");
     }
-    out.first_pattern = jacobian_pattern(kernel);
+    out.first_pattern = pattern ? *pattern : jacobian_pattern(kernel);
     spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
   }
   spec.second_size = out.second_size = second_size(plan.mode, plan.n_inputs);
@@ -411,7 +414,7 @@ std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOp
     for (const ChunkRange& r : ranges) {
       LoweringOptions o = options;
       o.chunks = r;
-      parts.push_back(prepare(kernel, o));
+      parts.push_back(prepare(kernel, o, &whole.out.first_pattern));
     }
   }
   std::vector<std::string> texts(chunks.size());
