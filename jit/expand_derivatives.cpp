@@ -8,11 +8,54 @@
 namespace dualjit::jit {
 namespace {
 
-// Second-order Taylor coefficients of one primal node. An empty vector means "no
-// derivative at all"; kNoNode inside a vector is a structural zero.
+// The first-order components of a node: only the directions it depends on, ascending. A
+// chemistry chunk has a thousand directions and most nodes depend on a few: a vector per
+// direction cost a pass over all of them at every node, and gigabytes. Not `present`: no
+// derivative at all (always, in a chunk without directions); present with no entries: every
+// component a structural zero.
+struct Tangent {
+  bool present = false;
+  std::vector<std::pair<int32_t, NodeId>> nz;  // (direction, component)
+
+  bool empty() const { return !present; }
+  NodeId at(size_t d) const {
+    const auto it = std::lower_bound(nz.begin(), nz.end(), static_cast<int32_t>(d),
+                                     [](const auto& e, int32_t x) { return e.first < x; });
+    return it != nz.end() && it->first == static_cast<int32_t>(d) ? it->second : kNoNode;
+  }
+  // The entries of directions d >= first, ascending.
+  auto from(size_t first) const {
+    return std::lower_bound(nz.begin(), nz.end(), static_cast<int32_t>(first),
+                            [](const auto& e, int32_t x) { return e.first < x; });
+  }
+};
+
+// fn(d, x_d, y_d) for every direction in either tangent, ascending (kNoNode where one has
+// none). A component that both lack is a structural zero of every rule, which makes no node:
+// skipping them leaves the graph as a pass over every direction builds it.
+template <class Fn>
+void for_union(const Tangent& x, const Tangent& y, Fn&& fn) {
+  auto i = x.nz.begin(), j = y.nz.begin();
+  while (i != x.nz.end() || j != y.nz.end()) {
+    if (j == y.nz.end() || (i != x.nz.end() && i->first < j->first)) {
+      fn(i->first, i->second, kNoNode);
+      ++i;
+    } else if (i == x.nz.end() || j->first < i->first) {
+      fn(j->first, kNoNode, j->second);
+      ++j;
+    } else {
+      fn(i->first, i->second, j->second);
+      ++i, ++j;
+    }
+  }
+}
+
+// Second-order Taylor coefficients of one primal node: the tangent, and per pair of the chunk
+// (dense: second-order chunks have few directions) the second derivative, kNoNode where it
+// is a structural zero; no pairs: none at all.
 struct Taylor {
   NodeId v = kNoNode;
-  std::vector<NodeId> t;  // per direction
+  Tangent t;
   std::vector<NodeId> h;  // per pair
 };
 
@@ -67,10 +110,11 @@ class Expander {
     auto tangent = [&](NodeId out, int d) {
       const Taylor& x = nodes_[out];
       if (d < 0 || x.t.empty()) return kNoNode;
-      NodeId sum = x.t[d];
-      for (size_t c = 0; c < ncut_; ++c) {
-        // A cut outside this chunk's cone (a row group's) was never expanded: no component.
-        if (x.t[nreal_ + c] != kNoNode) sum = add(sum, mul(x.t[nreal_ + c], cut_total(c, d)));
+      NodeId sum = x.t.at(static_cast<size_t>(d));
+      // Through each cut it has a component for, in cut order. (A cut outside this chunk's
+      // cone, a row group's, was never expanded: no component.)
+      for (auto it = x.t.from(nreal_); it != x.t.nz.end(); ++it) {
+        sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
       }
       return sum;
     };
@@ -166,10 +210,11 @@ class Expander {
     if (cut_total_.empty()) cut_total_.assign(ncut_ * nreal_, kUnset);
     NodeId& memo = cut_total_[c * nreal_ + d];
     if (memo != kUnset) return memo;
-    const std::vector<NodeId>& t = cut_operand_[c];
-    NodeId sum = at(t, d);
-    for (size_t e = 0; e < c; ++e) {
-      if (at(t, nreal_ + e) != kNoNode) sum = add(sum, mul(at(t, nreal_ + e), cut_total(e, d)));
+    const Tangent& t = cut_operand_[c];
+    NodeId sum = t.at(d);
+    for (auto it = t.from(nreal_); it != t.nz.end() && static_cast<size_t>(it->first) < nreal_ + c;
+         ++it) {
+      sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
     }
     return memo = sum;
   }
@@ -198,9 +243,13 @@ class Expander {
   // Unpruned: a node with any derivative carries every component, zeros included.
   void densify(Taylor& x) {
     if (prune_ || x.t.empty()) return;
-    for (NodeId& id : x.t) {
-      if (id == kNoNode) id = zero();
+    std::vector<std::pair<int32_t, NodeId>> all;
+    all.reserve(nd_);
+    for (size_t d = 0; d < nd_; ++d) {
+      const NodeId id = x.t.at(d);
+      all.emplace_back(static_cast<int32_t>(d), id == kNoNode ? zero() : id);
     }
+    x.t.nz.swap(all);
     if (np_ > 0 && x.h.empty()) x.h.assign(np_, kNoNode);
     for (NodeId& id : x.h) {
       if (id == kNoNode) id = zero();
@@ -208,6 +257,7 @@ class Expander {
   }
 
   static NodeId at(const std::vector<NodeId>& v, size_t i) { return v.empty() ? kNoNode : v[i]; }
+  static NodeId at(const Tangent& t, size_t d) { return t.at(d); }
 
   Taylor expand(const Node& n) {
     Taylor r;
@@ -222,15 +272,14 @@ class Expander {
       case Op::Input: {
         const int i = kernel_.flat_index(n);
         r.v = g_->leaf(Op::Input, kPrimalSlot, i);
-        r.t.assign(nd_, kNoNode);
         for (size_t d = 0; d < nreal_; ++d) {
           const Direction dir = chunk_.directions[d];
-          if (dir.input == i) r.t[d] = g_->constant(1.0);
-          if (dir.is_hvp_vector()) r.t[d] = g_->leaf(Op::Input, kDirectionSlot, i);
+          NodeId id = kNoNode;
+          if (dir.input == i) id = g_->constant(1.0);
+          if (dir.is_hvp_vector()) id = g_->leaf(Op::Input, kDirectionSlot, i);
+          if (id != kNoNode) r.t.nz.emplace_back(static_cast<int32_t>(d), id);
         }
-        if (prune_ && std::all_of(r.t.begin(), r.t.end(), [](NodeId x) { return x == kNoNode; })) {
-          r.t.clear();
-        }
+        r.t.present = nd_ > 0 && !(prune_ && r.t.nz.empty());
         densify(r);
         return r;
       }
@@ -246,8 +295,8 @@ class Expander {
       cut_operand_.push_back(a.t);
       r.v = a.v;
       if (a.t.empty()) return r;  // a cut of something without derivative: nothing to carry
-      r.t.assign(nd_, kNoNode);
-      r.t[nreal_ + c] = g_->constant(1.0);
+      r.t.present = true;
+      r.t.nz.emplace_back(static_cast<int32_t>(nreal_ + c), g_->constant(1.0));
       densify(r);
       return r;
     }
@@ -258,11 +307,15 @@ class Expander {
     const OpClass cls = op_info(n.op).cls;
     if (cls == OpClass::Comparison || n.op == Op::Sign) return r;
 
-    // Per-direction and per-pair combination, with the structural zeros skipped.
-    auto each = [&](auto&& fn_t, auto&& fn_h, bool any) {
+    // Per-direction (over the directions of x and y) and per-pair combination, with the
+    // structural zeros skipped.
+    auto each = [&](const Tangent& x, const Tangent& y, auto&& fn_t, auto&& fn_h, bool any) {
       if (!any) return;
-      r.t.assign(nd_, kNoNode);
-      for (size_t d = 0; d < nd_; ++d) r.t[d] = fn_t(d);
+      r.t.present = nd_ > 0;
+      for_union(x, y, [&](int32_t d, NodeId xd, NodeId yd) {
+        const NodeId id = fn_t(xd, yd);
+        if (id != kNoNode) r.t.nz.emplace_back(d, id);
+      });
       if (np_ > 0) {
         r.h.assign(np_, kNoNode);
         for (size_t p = 0; p < np_; ++p) r.h[p] = fn_h(p);
@@ -275,10 +328,8 @@ class Expander {
       case Op::Neg: {
         const bool s = n.op == Op::Sub, ng = n.op == Op::Neg;
         each(
-            [&](size_t d) {
-              return ng ? neg(at(a.t, d))
-                        : (s ? sub(at(a.t, d), at(b.t, d)) : add(at(a.t, d), at(b.t, d)));
-            },
+            a.t, b.t,
+            [&](NodeId ad, NodeId bd) { return ng ? neg(ad) : (s ? sub(ad, bd) : add(ad, bd)); },
             [&](size_t p) {
               return ng ? neg(at(a.h, p))
                         : (s ? sub(at(a.h, p), at(b.h, p)) : add(at(a.h, p), at(b.h, p)));
@@ -287,24 +338,27 @@ class Expander {
         break;
       }
       case Op::Select: {
-        each([&](size_t d) { return select(a.v, at(b.t, d), at(c.t, d)); },
-             [&](size_t p) { return select(a.v, at(b.h, p), at(c.h, p)); },
-             !b.t.empty() || !c.t.empty());
+        each(
+            b.t, c.t, [&](NodeId bd, NodeId cd) { return select(a.v, bd, cd); },
+            [&](size_t p) { return select(a.v, at(b.h, p), at(c.h, p)); },
+            !b.t.empty() || !c.t.empty());
         break;
       }
       case Op::Min:
       case Op::Max: {
         if (a.t.empty() && b.t.empty()) break;
         const NodeId cond = partial(g_->make(n.op == Op::Min ? Op::Le : Op::Ge, a.v, b.v));
-        each([&](size_t d) { return select(cond, at(a.t, d), at(b.t, d)); },
-             [&](size_t p) { return select(cond, at(a.h, p), at(b.h, p)); }, true);
+        each(
+            a.t, b.t, [&](NodeId ad, NodeId bd) { return select(cond, ad, bd); },
+            [&](size_t p) { return select(cond, at(a.h, p), at(b.h, p)); }, true);
         break;
       }
       case Op::Abs: {
         if (a.t.empty()) break;
         const NodeId s = partial(g_->make(Op::Sign, a.v));
-        each([&](size_t d) { return mul(s, at(a.t, d)); },
-             [&](size_t p) { return mul(s, at(a.h, p)); }, true);
+        each(
+            a.t, empty.t, [&](NodeId ad, NodeId) { return mul(s, ad); },
+            [&](size_t p) { return mul(s, at(a.h, p)); }, true);
         break;
       }
       default:
@@ -324,10 +378,11 @@ class Expander {
     const auto fp = first_partials<Expr>(n.op, A, B, V, need);
     const NodeId fa = need[0] ? partial(fp[0].id()) : kNoNode;
     const NodeId fb = need[1] ? partial(fp[1].id()) : kNoNode;
-    r.t.assign(nd_, kNoNode);
-    for (size_t d = 0; d < nd_; ++d) {
-      r.t[d] = add(mul(fa, at(a.t, d)), mul(fb, at(b.t, d)));
-    }
+    r.t.present = nd_ > 0;
+    for_union(a.t, b.t, [&](int32_t d, NodeId ad, NodeId bd) {
+      const NodeId id = add(mul(fa, ad), mul(fb, bd));
+      if (id != kNoNode) r.t.nz.emplace_back(d, id);
+    });
     if (np_ == 0) return;
     const auto sp = second_partials<Expr>(n.op, A, B, V, fp[0], fp[1], need);
     if (sp.has_aa) partial(sp.aa.id());
@@ -354,8 +409,8 @@ class Expander {
   // Directions: the chunk's (nreal_), then one per cut node (ncut_), nd_ in all.
   const size_t nreal_, ncut_, nd_, np_;
   static constexpr NodeId kUnset = kNoNode - 1;
-  std::vector<std::vector<NodeId>> cut_operand_;  // per cut: its operand's tangent
-  std::vector<NodeId> cut_total_;                 // per (cut, chunk direction), memoised
+  std::vector<Tangent> cut_operand_;  // per cut: its operand's tangent
+  std::vector<NodeId> cut_total_;     // per (cut, chunk direction), memoised
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;
