@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "jit/cuda_image.h"
 #include "jit/lowering.h"
 #include "support/test_kernels.h"
 
@@ -117,4 +118,31 @@ TEST_CASE("row groups as launches: contiguous chunk ranges of about equal size, 
   o.chunks = {3, 11};
   CHECK_THROWS_WITH_AS(jit::lower(k, o), doctest::Contains("'separate_rows': chunks [3, 11)"),
                        std::invalid_argument);
+}
+
+TEST_CASE("row groups as launches: compiled on parallel threads, then served by the cache") {
+  const Kernel k = separate_rows(10);
+  jit::LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 1;
+  o.launches = 4;
+  const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
+  REQUIRE(parts.size() == 4);
+  jit::KernelCache cache(std::nullopt);  // memory only: no GPU and no disk needed
+  const auto options_of = [](const jit::LoweredKernel& l) {
+    return jit::default_compile_options(l, "sm_90");
+  };
+  const std::vector<jit::CudaImage> cold = jit::cuda_images(parts, options_of, cache);
+  REQUIRE(cold.size() == 4);
+  for (const jit::CudaImage& img : cold) {
+    CHECK(img.compiled_now);
+    CHECK(img.is_cubin);
+    CHECK(img.ptxas.registers > 0);
+  }
+  const std::vector<jit::CudaImage> warm = jit::cuda_images(parts, options_of, cache);
+  for (size_t i = 0; i < warm.size(); ++i) {
+    CHECK_FALSE(warm[i].compiled_now);
+    CHECK(warm[i].entry == cold[i].entry);  // the same entry, by each launch's own key
+  }
+  CHECK(cache.stats().memory_hits == 4);
 }
