@@ -370,27 +370,14 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkProgram> chunks,
 
 }  // namespace
 
-LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
-  init_logging_from_env();
-  const auto t0 = std::chrono::steady_clock::now();
-  Prepared pr = prepare(kernel, options);
-  const IrDumper dump(options.dump_dir, pr.out.symbol);
-  dump("0-kernel.txt", [&] { return kernel.dump(); });
-  dump("1-plan.txt", [&] { return describe(pr.out.plan); });
-  const std::vector<ChunkProgram> chunks = chunk_programs(kernel, pr, dump);
-  std::vector<std::string> texts(chunks.size());
-  parallel_for(chunks.size(), [&](size_t c) { texts[c] = chunk_text(pr.out, chunks[c], c); });
-  LoweredKernel out = finish(std::move(pr), chunks, texts);
-  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} flops/element)", out.symbol,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                out.plan.chunks.size(), out.ops.flops());
-  return out;
-}
+namespace {
 
-std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options) {
+// lower (split = false: one kernel) and lower_launches (split: as launch_count says). Each chunk
+// is expanded and scheduled once, then emitted into the launch that holds it.
+std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptions& options,
+                                       bool split) {
   init_logging_from_env();
   const auto t0 = std::chrono::steady_clock::now();
-  // Each chunk is expanded and scheduled once, then emitted into the launch that holds it.
   Prepared whole = prepare(kernel, options);
   const std::string symbol = whole.out.symbol;
   const IrDumper dump(options.dump_dir, symbol);
@@ -403,7 +390,7 @@ std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOp
     statements.push_back(cp.statements);
     total += cp.statements;
   }
-  const int n = launch_count(options, whole.out, total);
+  const int n = split ? launch_count(options, whole.out, total) : 1;
   std::vector<Prepared> parts;
   std::vector<ChunkRange> ranges;
   if (n <= 1) {
@@ -430,10 +417,20 @@ std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOp
     out.push_back(finish(std::move(parts[u]), std::span(chunks).subspan(first, count),
                          std::span(texts).subspan(first, count)));
   }
-  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks in {} launches)", symbol,
+  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} statements, {} launches)", symbol,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                chunks.size(), out.size());
+                chunks.size(), total, out.size());
   return out;
+}
+
+}  // namespace
+
+LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options) {
+  return std::move(lower_parts(kernel, options, false).front());
+}
+
+std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options) {
+  return lower_parts(kernel, options, true);
 }
 
 }  // namespace dualjit::jit
