@@ -253,13 +253,18 @@ void append_definition(std::string& out, const Graph& g, NodeId id, Names& name,
   append_expression(out, n.op, a, b, c);
 }
 
-// `  const double t42 = <definition>;`
-void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
+// `  const double t42 = `: the head of the statement that defines or loads a value.
+void append_declaration(std::string& out, NodeId id, const Typing& ty) {
   out += "  const ";
   out += ty.type(id);
   out += ' ';
   append_value_name(out, id);
   out += " = ";
+}
+
+// `  const double t42 = <definition>;`
+void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
+  append_declaration(out, id, ty);
   append_definition(out, g, id, name, ty);
   out += ";\n";
 }
@@ -376,7 +381,9 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os += "_s";
     append_int(os, s);
   };
-  std::vector<uint8_t> local(n, 0);  // defined or loaded in the current segment
+  // Defined or loaded in the current segment; `touched` lists the marks to clear after it.
+  std::vector<uint8_t> local(n, 0);
+  std::vector<NodeId> touched;
   for (int s = 0; s < n_seg; ++s) {
     os += "DJ_NOINLINE void ";
     segment_name(s);
@@ -385,17 +392,15 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os +=
         ", double* __restrict__ s) {\n"
         "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
-    std::fill(local.begin(), local.end(), 0);
+    for (NodeId id : touched) local[id] = 0;
+    touched.clear();
     auto ensure = [&](NodeId a) {
       if (a == kNoNode || local[a]) return;
       const Node& an = g.node(a);
       local[a] = 1;
+      touched.push_back(a);
       if (an.op == Op::Const) return;
-      os += "  const ";
-      os += ty.type(a);
-      os += ' ';
-      append_value_name(os, a);
-      os += " = ";
+      append_declaration(os, a, ty);
       if (is_leaf(an.op)) {
         append_leaf(os, an);
       } else {
@@ -410,6 +415,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
       append_statement(os, g, id, name, ty);
       local[id] = 1;
+      touched.push_back(id);
       if (slot[id] >= 0) {
         os += "  s[";
         append_int(os, slot[id]);

@@ -18,15 +18,14 @@ struct Tangent {
   std::vector<std::pair<int32_t, NodeId>> nz;  // (direction, component)
 
   bool empty() const { return !present; }
-  NodeId at(size_t d) const {
-    const auto it = std::lower_bound(nz.begin(), nz.end(), static_cast<int32_t>(d),
-                                     [](const auto& e, int32_t x) { return e.first < x; });
-    return it != nz.end() && it->first == static_cast<int32_t>(d) ? it->second : kNoNode;
-  }
   // The entries of directions d >= first, ascending.
   auto from(size_t first) const {
     return std::lower_bound(nz.begin(), nz.end(), static_cast<int32_t>(first),
                             [](const auto& e, int32_t x) { return e.first < x; });
+  }
+  NodeId at(size_t d) const {
+    const auto it = from(d);
+    return it != nz.end() && it->first == static_cast<int32_t>(d) ? it->second : kNoNode;
   }
 };
 
