@@ -2,9 +2,16 @@
 # tests and benchmarks) and builds the targets, logs in OUT_DIR. The GPU machines carry no
 # yaml-cpp: YAML_CPP_ROOT, a Debian package unpacked there (see README's GPU section), brings
 # the kinetics in, and its library directory is exported on LD_LIBRARY_PATH for the runs.
+# Where .mpi/debian-mpi-petsc.tar.xz travelled (tools/pack-mpi.sh; carry ".mpi"), Debian's
+# OpenMPI, PETSc and METIS are unpacked into / first, without replacing anything there, so the
+# same tree builds the distributed targets too.
 gpu_build() {
   local out=$1
   shift
+  if [[ -f .mpi/debian-mpi-petsc.tar.xz && ! -e /tmp/dualjit-mpi-unpacked ]]; then
+    tar -xJf .mpi/debian-mpi-petsc.tar.xz -C / --skip-old-files && ldconfig &&
+      touch /tmp/dualjit-mpi-unpacked || return 1
+  fi
   local yaml=()
   if [[ -n ${YAML_CPP_ROOT:-} ]]; then
     yaml=(-Dyaml-cpp_DIR="$YAML_CPP_ROOT/usr/lib/x86_64-linux-gnu/cmake/yaml-cpp")

@@ -6,13 +6,16 @@
 // assembly (with the hand-over to MATMPIBAIJ), preconditioner set-up and Krylov.
 //
 //   mpirun -np N --bind-to none mpi_steady_euler [--mesh NX NY NZ] [--backend cpu|cuda]
-//                                                [--linear device|host]
+//                                                [--linear device|host] [--no-solve]
 // (defaults: the bump channel 96 x 4 x 32, cpu; cuda: each rank assembles on a GPU of its host,
 // the host's GPUs taken in turn, so several ranks may share one; the ghost exchange and the
 // hand-over to PETSc are host-staged, as the timings show; --linear: with cuda, the products and
 // the preconditioner on each rank's GPU inside PETSc's GMRES (petsc_device_operator.h, block
 // Jacobi) or the matrix on the host for PETSc's own block Jacobi + ILU(0); one rank with cuda
-// also runs the one-GPU solve_steady (DeviceGmres, the tuned storage) as the reference)
+// also runs the one-GPU solve_steady (DeviceGmres, the tuned storage) as the reference. With
+// cuda the rank's residual and Jacobian are also timed on its GPU alone (state resident, CUDA
+// events), the compute that multi-GPU scaling divides; --no-solve stops there, for meshes whose
+// PETSc solve would take minutes)
 #include <mpi.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/driver.h"
 #include "backends/distributed/mpi/ghost_exchange.h"
 #include "backends/distributed/mpi/rank_device.h"
 #include "backends/distributed/partition.h"
@@ -53,16 +57,33 @@ double median_seconds(const distributed::Communicator& comm, int repeats, F&& f)
   return median(t);
 }
 
+// Milliseconds of `f`'s work on the current context's legacy stream: CUDA events, the median of
+// `repeats` after two warm-up runs.
+template <class F>
+double median_event_ms(int repeats, F&& f) {
+  std::vector<double> ms;
+  for (int k = 0; k < repeats + 2; ++k) {
+    cuda::Event t0, t1;
+    t0.record();
+    f();
+    t1.record();
+    if (k >= 2) ms.push_back(cuda::Event::elapsed_ms(t0, t1));
+  }
+  return median(ms);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   petsc::PetscSession session(nullptr, nullptr);
   int nx = 96, ny = 4, nz = 32;
   std::string backend = "cpu", linear = "device";
+  bool solve = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     if (a == "--linear" && i + 1 < argc) linear = argv[++i];
+    if (a == "--no-solve") solve = false;
     if (a == "--mesh" && i + 3 < argc) {
       nx = std::atoi(argv[++i]);
       ny = std::atoi(argv[++i]);
@@ -100,6 +121,12 @@ int main(int argc, char** argv) {
   const double exchange_max = comm.max(exchange), residual_max = comm.max(residual),
                jacobian_max = comm.max(jacobian);
   const int64_t ghosts = comm.sum(rp.layout.n_ghosts());
+  double device_residual = 0, device_jacobian = 0;
+  if (device >= 0) {
+    a.set_state(q);
+    device_residual = comm.max(median_event_ms(20, [&] { a.run_residual(); }));
+    device_jacobian = comm.max(median_event_ms(10, [&] { a.run_jacobian(); }));
+  }
   if (comm.rank() == 0) {
     std::printf(
         "bump channel %d x %d x %d: %lld nodes, %lld edges; %d rank%s; %s (OMP_NUM_THREADS=%s)\n",
@@ -111,7 +138,20 @@ int main(int argc, char** argv) {
     std::printf(
         "slowest rank, medians: ghost exchange %.3f ms, residual %.3f ms, Jacobian %.3f ms\n",
         1e3 * exchange_max, 1e3 * residual_max, 1e3 * jacobian_max);
+    if (device >= 0)
+      std::printf(
+          "slowest rank, on its GPU alone (state resident, CUDA events, medians): residual "
+          "%.3f ms, Jacobian %.3f ms\n",
+          device_residual, device_jacobian);
+    std::printf(
+        "RESULT mesh=%dx%dx%d nodes=%lld edges=%lld ranks=%d backend=%s ghosts=%lld "
+        "exchange_ms=%.4f residual_ms=%.3f jacobian_ms=%.3f device_residual_ms=%.4f "
+        "device_jacobian_ms=%.4f\n",
+        nx, ny, nz, (long long)em.n_nodes, (long long)em.n_edges(), comm.size(), backend.c_str(),
+        (long long)ghosts, 1e3 * exchange_max, 1e3 * residual_max, 1e3 * jacobian_max,
+        device_residual, device_jacobian);
   }
+  if (!solve) return 0;
 
   std::vector<double> qs = cfd::perturbed_state(em.n_nodes, fs, 0.1, 3);
   cfd::PetscSteadyOptions o;
