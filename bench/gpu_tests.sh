@@ -14,9 +14,26 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 source bench/gpu_build.sh
 gpu_build "$out" $suites || exit 1
 export DUALJIT_REQUIRE_GPU=1 DUALJIT_CACHE_DIR=$PWD/build-gpu/test-cache
-status=0
+# On a machine of several GPUs the suites run at once, each on a GPU of its own.
+gpus=$(nvidia-smi -L | wc -l)
+pids=()
+i=0
 for s in $suites; do
-  ./build-gpu/tests/$s -ts=gpu ${TESTS:+-tc="$TESTS"} > "$out/$s.log" 2>&1 || status=1
+  if ((gpus > 1)); then
+    CUDA_VISIBLE_DEVICES=$((i % gpus)) ./build-gpu/tests/$s -ts=gpu ${TESTS:+-tc="$TESTS"} \
+      > "$out/$s.log" 2>&1 &
+    pids+=($!)
+  else
+    ./build-gpu/tests/$s -ts=gpu ${TESTS:+-tc="$TESTS"} > "$out/$s.log" 2>&1
+    pids+=($?)
+  fi
+  i=$((i + 1))
+done
+status=0
+i=0
+for s in $suites; do
+  if ((gpus > 1)); then wait "${pids[$i]}" || status=1; else ((pids[i] == 0)) || status=1; fi
+  i=$((i + 1))
   echo "$s: $(grep -E "test cases" "$out/$s.log")"
   grep -B3 -A6 "ERROR" "$out/$s.log" | head -40
 done
