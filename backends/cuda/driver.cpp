@@ -284,11 +284,13 @@ std::string kernel_name(const Api& a, CUfunction f) {
   return "<unnamed kernel>";
 }
 
-// The calling thread's context, making device 0's primary context current if it has none.
+// The calling thread's context, making the selected device's primary context current if it has
+// none: a rank's thread that has not touched CUDA yet must allocate on the rank's GPU, where its
+// modules are loaded, not on device 0.
 CUcontext current_or_primary(const Api& a) {
   CUcontext ctx = nullptr;
   check(a.ctx_get_current(&ctx), "cuCtxGetCurrent");
-  return ctx ? ctx : Context::primary(0).handle();
+  return ctx ? ctx : Context::primary().handle();
 }
 
 // Makes `ctx` current for a scope when it is not already (objects may be used or destroyed on
@@ -379,6 +381,9 @@ void select_device(int ordinal) {
                                                    "): no such device (" +
                                                    std::to_string(all.size()) + " present)");
   selected.store(ordinal);
+  // The calling thread may hold another device's context from earlier calls: buffers it
+  // allocates from now on belong with the modules that primary() loads.
+  Context::primary(ordinal);
 }
 
 int selected_device() {

@@ -5,7 +5,8 @@
 // each at the explicit ABI version of the cudaTypedefs.h function type we call it through.
 //
 // Calls that need a context use the calling thread's current one; if the thread has none, the
-// primary context of device 0 is made current (Context::primary()).
+// primary context of the selected device (select_device, 0 until set) is made current
+// (Context::primary()).
 #pragma once
 
 #include <cuda.h>
@@ -47,9 +48,10 @@ struct DeviceInfo {
 // All devices, queried once. Throws CudaError when the driver is unavailable.
 std::vector<DeviceInfo> devices();
 
-// The device that Context::primary() without an ordinal uses from now on (0 until set): one
-// process per GPU (an MPI rank) selects its own before its first launch. Throws CudaError naming
-// the ordinal when there is no such device.
+// The device that Context::primary() without an ordinal, and any thread with no current context,
+// uses from now on (0 until set); its primary context becomes current on the calling thread. One
+// process per GPU (an MPI rank) selects its own before its first allocation. Throws CudaError
+// naming the ordinal when there is no such device.
 void select_device(int ordinal);
 int selected_device();
 
@@ -120,6 +122,7 @@ class DeviceBuffer {
 
   size_t bytes() const { return bytes_; }
   CUdeviceptr get() const { return ptr_; }
+  CUcontext context() const { return ctx_; }  // the context that owns the allocation
   // Synchronous copies; throw std::out_of_range when [offset, offset + bytes) is outside.
   void upload(const void* src, size_t bytes, size_t offset = 0);
   void download(void* dst, size_t bytes, size_t offset = 0) const;

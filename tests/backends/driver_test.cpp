@@ -179,7 +179,19 @@ TEST_SUITE("gpu") {
     const std::string named = "select_device(" + std::to_string(last + 1) + ")";
     CHECK_THROWS_WITH_AS(select_device(last + 1), doctest::Contains(named.c_str()), CudaError);
     CHECK(selected_device() == last);
+    // Memory follows the selection: on this thread, which held device 0's context, and on a
+    // thread that has no context yet (where it once fell back to device 0, so a rank on its
+    // host's second GPU launched its modules there on memory of the first).
+    const CUcontext own = Context::primary(last).handle();
+    Context::primary(0);  // this thread now holds device 0's context
+    select_device(last);
+    CHECK(DeviceBuffer(64).context() == own);
+    CUcontext on_fresh_thread = nullptr;
+    std::thread([&] { on_fresh_thread = DeviceBuffer(64).context(); }).join();
+    CHECK(on_fresh_thread == own);
     select_device(0);
+    CHECK(DeviceBuffer(64).context() == Context::primary(0).handle());
+    MESSAGE(all.size(), " device(s): a second one tells the selection's memory from device 0's");
   }
 
   TEST_CASE("device buffers round-trip and check their bounds" * dualjit::test::needs_gpu()) {
