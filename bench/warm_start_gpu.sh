@@ -17,7 +17,11 @@ source bench/gpu_build.sh
 gpu_build "$out" jit_compile_cache kinetics_rates kinetics_compile || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/warm-start-cache
 rm -rf "$DUALJIT_CACHE_DIR"
-first_calls() { grep -o 'output=[a-z]* .*compiled_now=[01] first_call_s=[0-9.]*' | sed 's/kernel=[^ ]* //; s/flops.*compiled_now/compiled_now/'; }
+# One line per output: a kernel in launches prints one RESULT line per launch, the same time.
+first_calls() {
+  grep -o 'output=[a-z]* .*compiled_now=[01] first_call_s=[0-9.]*' |
+    sed 's/kernel=[^ ]* //; s/flops.*compiled_now/compiled_now/' | uniq
+}
 for run in cold warm warm warm; do
   echo "== $run"
   ./build-gpu/bench/jit_compile_cache "$run" 2>&1 | tee -a "$out/jit_compile_cache.txt" | grep 'start'
