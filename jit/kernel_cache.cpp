@@ -108,16 +108,16 @@ std::string checksum(std::string_view metadata, std::string_view payload) {
   return std::string(d.begin(), d.end());
 }
 
+// The file's first max_bytes (all of it by default), in one read into a buffer sized once: a
+// warm start reads megabytes of CUBIN, which chunked appends copied several times over.
 std::optional<std::string> read_file(const fs::path& path, size_t max_bytes = SIZE_MAX) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
-  std::string bytes;
-  char buffer[1 << 16];
-  while (bytes.size() < max_bytes) {
-    in.read(buffer, std::streamsize(std::min(sizeof buffer, max_bytes - bytes.size())));
-    if (in.gcount() <= 0) break;
-    bytes.append(buffer, size_t(in.gcount()));
-  }
+  const std::streamoff size = in.tellg();
+  if (size < 0 || !in.seekg(0)) return std::nullopt;
+  std::string bytes(std::min<uint64_t>(uint64_t(size), max_bytes), '\0');
+  in.read(bytes.data(), std::streamsize(bytes.size()));
+  bytes.resize(size_t(in.gcount()));  // shorter if the file shrank meanwhile
   return bytes;
 }
 
@@ -295,16 +295,29 @@ std::optional<CacheEntry> DiskStore::load(const std::string& key_hex, LoadStatus
   const fs::path path = entry_path(key_hex);
   std::error_code ec;
   const auto last_use = fs::last_write_time(path, ec);
-  auto bytes = read_file(path);
-  if (!bytes || ec) return std::nullopt;
-
+  if (ec) return std::nullopt;
+  // Header and metadata first, then the payload straight into the entry: one copy of it.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return std::nullopt;
+  const std::streamoff file_size = in.tellg();
+  if (file_size < 0 || !in.seekg(0)) return std::nullopt;
+  std::string head(std::min<uint64_t>(uint64_t(file_size), kHeaderBytes), '\0');
+  in.read(head.data(), std::streamsize(head.size()));
   Header header;
-  std::string problem = parse_header(*bytes, bytes->size(), header);
-  std::string_view metadata_text, payload;
+  std::string problem = parse_header(head, uint64_t(file_size), header);
+  std::string metadata_text;
+  CacheEntry entry;
   if (problem.empty()) {
-    metadata_text = std::string_view(*bytes).substr(kHeaderBytes, header.metadata_bytes);
-    payload = std::string_view(*bytes).substr(kHeaderBytes + header.metadata_bytes);
-    if (checksum(metadata_text, payload) != header.checksum) problem = "checksum mismatch";
+    metadata_text.resize(header.metadata_bytes);
+    entry.payload.resize(header.payload_bytes);
+    in.read(metadata_text.data(), std::streamsize(metadata_text.size()));
+    in.read(entry.payload.data(), std::streamsize(entry.payload.size()));
+    if (!in) {
+      problem = "shorter than its header says";  // truncated while being read
+    } else if (checksum(metadata_text, std::string_view(entry.payload.data(),
+                                                        entry.payload.size())) != header.checksum) {
+      problem = "checksum mismatch";
+    }
   }
   if (!problem.empty()) {
     if (status) *status = LoadStatus::corrupt;
@@ -314,10 +327,8 @@ std::optional<CacheEntry> DiskStore::load(const std::string& key_hex, LoadStatus
     return std::nullopt;
   }
 
-  CacheEntry entry;
   entry.metadata = parse_metadata(metadata_text);
   entry.metadata["last_use"] = std::to_string(unix_seconds(last_use));
-  entry.payload.assign(payload.begin(), payload.end());
   if (!options_.read_only) {
     // mtime is the LRU clock shared by all processes; failure (entry just pruned) is harmless.
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
