@@ -15,6 +15,7 @@
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
+#include "jit/lowering_memo.h"
 #include "jit/parallel_for.h"
 #include "jit/schedule.h"
 
@@ -280,9 +281,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
 // One chunk expanded and scheduled, with what the report keeps of it.
 struct ChunkProgram {
   ScalarProgram program;
-  OpCounts ops;
-  int live = 0;
-  size_t statements = 0;
+  ChunkSummary summary;
 };
 
 // Every chunk of `pr`'s plan, on parallel threads: each expands into a graph of its own.
@@ -298,11 +297,11 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
     schedule(cp.program, *out.options.schedule);
     dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
-    cp.ops = count_ops(cp.program);
-    cp.live = max_live_values(cp.program);
+    cp.summary.ops = count_ops(cp.program);
+    cp.summary.live = max_live_values(cp.program);
     for (NodeId id : cp.program.order) {
       const Op op = cp.program.graph->node(id).op;
-      cp.statements += !(op == Op::Const || is_leaf(op));
+      cp.summary.statements += !(op == Op::Const || is_leaf(op));
     }
   });
   return chunks;
@@ -311,14 +310,14 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
 // Chunk c's element function under `out`'s symbol (c counts from the first of out's chunks).
 std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t c) {
   size_t piece = out.options.max_statements_per_function;
-  if (piece == 0) piece = automatic_piece(cp.statements, out.options.compile_effort);
+  if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0);
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
 // functions, in order.
-LoweredKernel finish(Prepared pr, std::span<const ChunkProgram> chunks,
+LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
                      std::span<const std::string> texts) {
   LoweredKernel& out = pr.out;
   const DriverSpec& spec = pr.spec;
@@ -383,18 +382,32 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   const IrDumper dump(options.dump_dir, symbol);
   dump("0-kernel.txt", [&] { return kernel.dump(); });
   dump("1-plan.txt", [&] { return describe(whole.out.plan); });
-  const std::vector<ChunkProgram> chunks = chunk_programs(kernel, whole, dump);
+  // The chunks' passes, or what an earlier process kept of them (jit/lowering_memo.h).
+  const std::string memo_key =
+      lowering_memo_key(kernel, whole.out.options, whole.out.plan, symbol, split);
+  LoweredChunks lowered;
+  bool from_memo = false;
+  if (std::optional<LoweredChunks> hit = load_lowered_chunks(memo_key);
+      hit && hit->texts.size() == whole.out.plan.chunks.size()) {
+    lowered = std::move(*hit);
+    from_memo = true;
+  }
+  std::vector<ChunkProgram> chunks;
+  if (!from_memo) {
+    chunks = chunk_programs(kernel, whole, dump);
+    for (const ChunkProgram& cp : chunks) lowered.summaries.push_back(cp.summary);
+  }
   std::vector<size_t> statements;
   size_t total = 0;
-  for (const ChunkProgram& cp : chunks) {
-    statements.push_back(cp.statements);
-    total += cp.statements;
+  for (const ChunkSummary& cs : lowered.summaries) {
+    statements.push_back(cs.statements);
+    total += cs.statements;
   }
   const int n = split ? launch_count(options, whole.out, total) : 1;
   std::vector<Prepared> parts;
   std::vector<ChunkRange> ranges;
   if (n <= 1) {
-    ranges.push_back({0, static_cast<int>(chunks.size())});
+    ranges.push_back({0, static_cast<int>(statements.size())});
     parts.push_back(std::move(whole));
   } else {
     ranges = balanced_ranges(statements, n);
@@ -404,22 +417,29 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
       parts.push_back(prepare(kernel, o, &whole.out.first_pattern));
     }
   }
-  std::vector<std::string> texts(chunks.size());
-  parallel_for(chunks.size(), [&](size_t c) {
-    size_t u = 0;
-    while (static_cast<int>(c) >= ranges[u].last) ++u;
-    texts[c] = chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first));
-  });
+  if (!from_memo) {
+    std::vector<std::string>& texts = lowered.texts;
+    texts.resize(chunks.size());
+    parallel_for(chunks.size(), [&](size_t c) {
+      size_t u = 0;
+      while (static_cast<int>(c) >= ranges[u].last) ++u;
+      texts[c] = chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first));
+    });
+    store_lowered_chunks(memo_key, kernel.name(), symbol, lowered);
+  }
+  const std::vector<ChunkSummary>& summaries = lowered.summaries;
+  const std::vector<std::string>& texts = lowered.texts;
   std::vector<LoweredKernel> out;
   for (size_t u = 0; u < parts.size(); ++u) {
     const size_t first = static_cast<size_t>(ranges[u].first);
     const size_t count = static_cast<size_t>(ranges[u].last - ranges[u].first);
-    out.push_back(finish(std::move(parts[u]), std::span(chunks).subspan(first, count),
+    out.push_back(finish(std::move(parts[u]), std::span(summaries).subspan(first, count),
                          std::span(texts).subspan(first, count)));
   }
-  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} statements, {} launches)", symbol,
+  spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} statements, {} launches{})", symbol,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                chunks.size(), total, out.size());
+                summaries.size(), total, out.size(),
+                from_memo ? "; chunks from the lowering memo" : "");
   return out;
 }
 

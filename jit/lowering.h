@@ -1,7 +1,8 @@
 // From a Kernel to compilable source, pass by pass:
 //   plan_derivatives -> expand_derivatives (per chunk) -> schedule -> count_ops
 //   -> emit_element_function (per chunk) -> driver (jit/driver.h) -> CUDA kernel / host loop.
-// The chunks go through the per-chunk passes on parallel threads (jit/parallel_for.h).
+// The chunks go through the per-chunk passes on parallel threads (jit/parallel_for.h), or
+// come back from the disk cache where the same kernel was lowered before (jit/lowering_memo.h).
 // Setting LoweringOptions::dump_dir (or $DUALJIT_DUMP_DIR) writes the IR after each pass.
 #pragma once
 

@@ -108,7 +108,9 @@ TEST_CASE("cache warm --arch sm_90 fills the cache; a second warm compiles nothi
   CHECK(contains(w.err, "warming ["));  // progress
   const auto l = run_tool(dir.path(), {"cache", "list"});
   REQUIRE(l.rc == 0);
-  CHECK(contains(l.out, "3 entries"));
+  // Three images, and the three kernels' lowered chunks (jit/lowering_memo.h).
+  CHECK(contains(l.out, "6 entries"));
+  CHECK(contains(l.out, "lowering"));
   CHECK(contains(l.out, "dj_roe_flux_jacobian"));
   CHECK(contains(l.out, "dj_roe_farfield_jacobian"));
   CHECK(contains(l.out, "dj_spring_energy_hessian"));
