@@ -2,7 +2,10 @@
 // mechanism and state form, the rates (values) and their Jacobian (one chunk), lowered to
 // source, then compiled by NVRTC to CUBIN for sm_90 (no GPU needed) and, with --host, by the
 // host compiler. Prints operations per cell, emitted statements and seconds per stage. The
-// kernel cache is not used: every compile is cold. --sparse: the Jacobian without structural
+// compiled images do not go through the kernel cache: every compile is cold, unless --cache
+// (then through $DUALJIT_CACHE_DIR's, and a second run's nvrtc column is the images' lookup
+// from disk). The lowering reads the chunks an earlier run kept (jit/lowering_memo.h);
+// DUALJIT_LOWERING_MEMO=0 runs the passes every time. --sparse: the Jacobian without structural
 // zeros (jit/jacobian_pattern.h; what a 1,268-species mechanism needs), its nnz printed;
 // --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
 // (jit/derivative_plan.h); --launches N: a kernel in row groups as at most N launches compiled
@@ -14,7 +17,7 @@
 // the full log). --no-compile: lowering alone, each launch's source digest included (what a
 // warm start pays before the kernel cache serves the compiled images), the NVRTC columns 0.
 //
-//   kinetics_compile [--host] [--no-compile] [--sparse] [--state FORM] [--rows R]
+//   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
 //                    [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
@@ -35,7 +38,7 @@ using namespace dualjit;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-  bool host = false, sparse = false, compile = true;
+  bool host = false, sparse = false, compile = true, cached = false;
   int rows = 0, launches = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
@@ -47,6 +50,8 @@ int main(int argc, char** argv) {
       host = true;
     } else if (a == "--no-compile") {
       compile = false;
+    } else if (a == "--cache") {
+      cached = true;
     } else if (a == "--sparse") {
       sparse = true;
     } else if (a == "--schedule" && i + 1 < argc) {
@@ -104,8 +109,9 @@ int main(int argc, char** argv) {
           return co;
         };
         jit::KernelCache cold(std::nullopt);  // memory only, empty: every compile is cold
+        jit::KernelCache& cache = cached ? jit::KernelCache::global() : cold;
         const std::vector<jit::CudaImage> images = compile
-                                                       ? jit::cuda_images(parts, options_of, cold)
+                                                       ? jit::cuda_images(parts, options_of, cache)
                                                        : std::vector<jit::CudaImage>(parts.size());
         const double nvrtc_s = seconds_since(t0);
         double host_s = 0;
@@ -129,7 +135,7 @@ int main(int argc, char** argv) {
           r.spill_store_bytes += p.spill_store_bytes;
           r.spill_load_bytes += p.spill_load_bytes;
         }
-        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.3f %8.2f %8.2f", spec.c_str(),
+        std::printf("%-34s %-18s %-9s %10lld %10zu %8.2f %8.3f %8.3f %8.2f", spec.c_str(),
                     std::string(kinetics::reactor_state_name(state)).c_str(),
                     std::string(mode_name(mode)).c_str(), flops, statements, build_s, lower_s,
                     nvrtc_s, host_s);
