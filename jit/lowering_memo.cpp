@@ -69,14 +69,6 @@ bool take(std::string_view& s, long long& v) {
 
 }  // namespace
 
-bool ChunkSummary::operator==(const ChunkSummary& o) const {
-  const auto counts = [](const OpCounts& c) {
-    return std::vector<int>{c.add,     c.mul,    c.fma_pairs, c.div,   c.sqrt,
-                            c.special, c.select, c.loads,     c.stores};
-  };
-  return counts(ops) == counts(o.ops) && live == o.live && statements == o.statements;
-}
-
 const std::string& lowering_code_identity() {
   static const std::string identity = identity_of_this_binary();
   return identity;

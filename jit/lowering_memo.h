@@ -8,8 +8,8 @@
 // and modification time), so that a rebuilt library never reads what an older one wrote.
 // lower() then joins the stored texts exactly as it joins fresh ones: the same bytes.
 //
-// Off (no key) while IR dumps are on, which need the passes to run, and without a writable or
-// readable disk cache. DUALJIT_LOWERING_MEMO=0 turns it off.
+// Off (no key) while IR dumps are on, which need the passes to run, and without a disk cache
+// (jit/kernel_cache.h); a read-only cache is read. DUALJIT_LOWERING_MEMO=0 turns it off.
 #pragma once
 
 #include <optional>
@@ -25,7 +25,6 @@ struct ChunkSummary {
   OpCounts ops;
   int live = 0;
   size_t statements = 0;
-  bool operator==(const ChunkSummary& o) const;
 };
 
 // Every chunk of a kernel (or of its launches, in order): its summary and element function.
