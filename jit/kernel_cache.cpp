@@ -108,14 +108,22 @@ std::string checksum(std::string_view metadata, std::string_view payload) {
   return std::string(d.begin(), d.end());
 }
 
-// The file's first max_bytes (all of it by default), in one read into a buffer sized once: a
-// warm start reads megabytes of CUBIN, which chunked appends copied several times over.
-std::optional<std::string> read_file(const fs::path& path, size_t max_bytes = SIZE_MAX) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+// Opens `path` for reading from its start; its size in bytes, or nullopt when it cannot.
+std::optional<uint64_t> open_sized(std::ifstream& in, const fs::path& path) {
+  in.open(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
   const std::streamoff size = in.tellg();
   if (size < 0 || !in.seekg(0)) return std::nullopt;
-  std::string bytes(std::min<uint64_t>(uint64_t(size), max_bytes), '\0');
+  return uint64_t(size);
+}
+
+// The file's first max_bytes (all of it by default), in one read into a buffer sized once: a
+// warm start reads megabytes of CUBIN, which chunked appends copied several times over.
+std::optional<std::string> read_file(const fs::path& path, size_t max_bytes = SIZE_MAX) {
+  std::ifstream in;
+  const std::optional<uint64_t> size = open_sized(in, path);
+  if (!size) return std::nullopt;
+  std::string bytes(std::min<uint64_t>(*size, max_bytes), '\0');
   in.read(bytes.data(), std::streamsize(bytes.size()));
   bytes.resize(size_t(in.gcount()));  // shorter if the file shrank meanwhile
   return bytes;
@@ -297,14 +305,13 @@ std::optional<CacheEntry> DiskStore::load(const std::string& key_hex, LoadStatus
   const auto last_use = fs::last_write_time(path, ec);
   if (ec) return std::nullopt;
   // Header and metadata first, then the payload straight into the entry: one copy of it.
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const std::streamoff file_size = in.tellg();
-  if (file_size < 0 || !in.seekg(0)) return std::nullopt;
-  std::string head(std::min<uint64_t>(uint64_t(file_size), kHeaderBytes), '\0');
+  std::ifstream in;
+  const std::optional<uint64_t> file_size = open_sized(in, path);
+  if (!file_size) return std::nullopt;
+  std::string head(std::min<uint64_t>(*file_size, kHeaderBytes), '\0');
   in.read(head.data(), std::streamsize(head.size()));
   Header header;
-  std::string problem = parse_header(head, uint64_t(file_size), header);
+  std::string problem = parse_header(head, *file_size, header);
   std::string metadata_text;
   CacheEntry entry;
   if (problem.empty()) {
