@@ -16,14 +16,17 @@
 #include <thread>
 
 #include "dsl/sha256.h"
+#include "jit/crc32c.h"
 
 namespace dualjit::jit {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'D', 'J', 'K', 'C', 'A', 'C', 'H', 'E'};
-constexpr uint32_t kFormatVersion = 1;
-constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8 + 32;
+// 2: CRC-32C instead of SHA-256 over metadata and payload. Entries of another format are
+// misses (and are overwritten), not damage.
+constexpr uint32_t kFormatVersion = 2;
+constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8 + 4;
 constexpr const char* kEntrySuffix = ".djk";
 // Temp files of writers that died mid-write are removed by prune once this old.
 constexpr auto kStaleTempAge = std::chrono::hours(1);
@@ -100,12 +103,11 @@ int64_t unix_now() {
       .count();
 }
 
+// CRC-32C of the metadata then the payload, 4 bytes little-endian.
 std::string checksum(std::string_view metadata, std::string_view payload) {
-  Sha256 h;
-  h.update(metadata);
-  h.update(payload);
-  const auto d = h.digest();
-  return std::string(d.begin(), d.end());
+  std::string bytes;
+  put_le(bytes, crc32c(payload, crc32c(metadata)), 4);
+  return bytes;
 }
 
 // Opens `path` for reading from its start; its size in bytes, or nullopt when it cannot.
@@ -147,7 +149,7 @@ std::string parse_header(std::string_view bytes, uint64_t file_size, Header& hea
   }
   header.metadata_bytes = get_le(bytes.data() + 12, 8);
   header.payload_bytes = get_le(bytes.data() + 20, 8);
-  header.checksum.assign(bytes.data() + 28, 32);
+  header.checksum.assign(bytes.data() + 28, 4);
   if (header.metadata_bytes > file_size || header.payload_bytes > file_size ||
       kHeaderBytes + header.metadata_bytes + header.payload_bytes != file_size) {
     return "length mismatch (file " + std::to_string(file_size) + " bytes, header says " +
@@ -312,6 +314,12 @@ std::optional<CacheEntry> DiskStore::load(const std::string& key_hex, LoadStatus
   in.read(head.data(), std::streamsize(head.size()));
   Header header;
   std::string problem = parse_header(head, *file_size, header);
+  if (header.version != 0 && header.version != kFormatVersion) {
+    // Written by another dualjit: a miss, overwritten by the entry built now.
+    spdlog::debug("dualjit: kernel cache entry '{}' has format {}, this build reads {}",
+                  path.string(), header.version, kFormatVersion);
+    return std::nullopt;
+  }
   std::string metadata_text;
   CacheEntry entry;
   if (problem.empty()) {

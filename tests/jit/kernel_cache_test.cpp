@@ -217,6 +217,32 @@ TEST_CASE("cache: garbled and truncated entries are detected, removed and rebuil
   CHECK(status == DiskStore::LoadStatus::hit);
 }
 
+TEST_CASE("cache: an entry of another format version is a miss, then overwritten") {
+  QuietLogs quiet;
+  TempDir dir;
+  const CacheKey key = base_key();
+  Builder builder;
+  builder.text = std::string(1000, 'y');
+  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
+  const fs::path file = make_store(dir.path).entry_path(key.hex());
+  {  // As an older dualjit wrote it: the version field (after the 8-byte magic) says 1.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.write("\x01\x00\x00\x00", 4);
+  }
+  DiskStore::LoadStatus status;
+  CHECK_FALSE(make_store(dir.path).load(key.hex(), &status));
+  CHECK(status == DiskStore::LoadStatus::missing);
+  CHECK(fs::exists(file));  // not damage: left for the rebuild to overwrite
+  KernelCache cache(make_store(dir.path));
+  const int before = builder.calls;
+  CHECK(as_string(cache.get_or_build(key, builder.fn())->payload) == builder.text);
+  CHECK(builder.calls == before + 1);
+  CHECK(cache.stats().corrupt == 0);
+  CHECK(make_store(dir.path).load(key.hex(), &status));
+  CHECK(status == DiskStore::LoadStatus::hit);
+}
+
 TEST_CASE("cache: a failing compile throws and stores nothing") {
   TempDir dir;
   KernelCache cache(make_store(dir.path));
