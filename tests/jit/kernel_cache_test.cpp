@@ -80,6 +80,14 @@ std::string as_string(const std::vector<char>& v) {
   return std::string(v.begin(), v.end());
 }
 
+// `key`'s entry of `builder.text`, stored through a cache over `dir`: its file.
+fs::path stored_entry(const TempDir& dir, const CacheKey& key, Builder& builder) {
+  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
+  const fs::path file = make_store(dir.path).entry_path(key.hex());
+  REQUIRE(fs::exists(file));
+  return file;
+}
+
 }  // namespace
 
 TEST_CASE("cache key: every field matters and fields cannot bleed into each other") {
@@ -177,9 +185,7 @@ TEST_CASE("cache: garbled and truncated entries are detected, removed and rebuil
   const CacheKey key = base_key();
   Builder builder;
   builder.text = std::string(4096, 'x');
-  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
-  const fs::path file = make_store(dir.path).entry_path(key.hex());
-  REQUIRE(fs::exists(file));
+  const fs::path file = stored_entry(dir, key, builder);
   const auto good_size = fs::file_size(file);
 
   SUBCASE("garbled payload") {
@@ -223,8 +229,7 @@ TEST_CASE("cache: an entry of another format version is a miss, then overwritten
   const CacheKey key = base_key();
   Builder builder;
   builder.text = std::string(1000, 'y');
-  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
-  const fs::path file = make_store(dir.path).entry_path(key.hex());
+  const fs::path file = stored_entry(dir, key, builder);
   {  // As an older dualjit wrote it: the version field (after the 8-byte magic) says 1.
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(8);
