@@ -14,13 +14,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 source bench/gpu_build.sh
 gpu_build "$out" $suites || exit 1
 export DUALJIT_REQUIRE_GPU=1 DUALJIT_CACHE_DIR=$PWD/build-gpu/test-cache
-# On a machine of several GPUs the suites run at once, each on a GPU of its own.
+# On a machine of several GPUs the suites run at once: the first sees every GPU (its cases run
+# on device 0; the driver's tests select the others too), each other suite one of its own.
 gpus=$(nvidia-smi -L | wc -l)
 pids=()
 i=0
 for s in $suites; do
   if ((gpus > 1)); then
-    CUDA_VISIBLE_DEVICES=$((i % gpus)) ./build-gpu/tests/$s -ts=gpu ${TESTS:+-tc="$TESTS"} \
+    visible=$( ((i == 0)) && seq -s, 0 $((gpus - 1)) || echo $((i % gpus)))
+    CUDA_VISIBLE_DEVICES=$visible ./build-gpu/tests/$s -ts=gpu ${TESTS:+-tc="$TESTS"} \
       > "$out/$s.log" 2>&1 &
     pids+=($!)
   else
