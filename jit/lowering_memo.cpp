@@ -96,8 +96,11 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, static_cast<long long>(o.input_vertex.size()));
   for (int v : o.input_vertex) put(m, v);
   put(m, static_cast<long long>(o.max_statements_per_function));
-  put(m, o.driver ? std::string(typeid(*o.driver).name()) + " " + o.driver->suffix()
-                  : std::string("element-local"));
+  if (const Driver* d = o.driver.get()) {
+    put(m, std::string(typeid(*d).name()) + " " + d->suffix());
+  } else {
+    put(m, std::string("element-local"));
+  }
   put(m, o.single_tangents ? 1 : 0);
   put(m, o.sparse_jacobian ? 1 : 0);
   put(m, static_cast<int>(o.compile_effort));

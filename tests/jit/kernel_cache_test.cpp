@@ -80,13 +80,20 @@ std::string as_string(const std::vector<char>& v) {
   return std::string(v.begin(), v.end());
 }
 
-// `key`'s entry of `builder.text`, stored through a cache over `dir`: its file.
-fs::path stored_entry(const TempDir& dir, const CacheKey& key, Builder& builder) {
-  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
-  const fs::path file = make_store(dir.path).entry_path(key.hex());
-  REQUIRE(fs::exists(file));
-  return file;
-}
+// An entry of `text` stored through a cache over a fresh directory: where the tests of
+// damaged entries start.
+struct StoredEntry {
+  QuietLogs quiet;
+  TempDir dir;
+  CacheKey key = base_key();
+  Builder builder;
+  fs::path file;
+  explicit StoredEntry(std::string text) {
+    builder.text = std::move(text);
+    KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
+    file = make_store(dir.path).entry_path(key.hex());
+  }
+};
 
 }  // namespace
 
@@ -180,71 +187,63 @@ TEST_CASE("cache: changing any one key component misses") {
 }
 
 TEST_CASE("cache: garbled and truncated entries are detected, removed and rebuilt") {
-  QuietLogs quiet;
-  TempDir dir;
-  const CacheKey key = base_key();
-  Builder builder;
-  builder.text = std::string(4096, 'x');
-  const fs::path file = stored_entry(dir, key, builder);
-  const auto good_size = fs::file_size(file);
+  StoredEntry e(std::string(4096, 'x'));
+  REQUIRE(fs::exists(e.file));
+  const auto good_size = fs::file_size(e.file);
 
   SUBCASE("garbled payload") {
-    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(e.file, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(std::streamoff(good_size - 100));
     f.write("GARBAGE", 7);
   }
   SUBCASE("truncated") {
-    fs::resize_file(file, good_size - 10);
+    fs::resize_file(e.file, good_size - 10);
   }
   SUBCASE("truncated inside the header") {
-    fs::resize_file(file, 20);
+    fs::resize_file(e.file, 20);
   }
 
   {
-    DiskStore store = make_store(dir.path);
+    DiskStore store = make_store(e.dir.path);
     DiskStore::LoadStatus status;
-    CHECK_FALSE(store.load(key.hex(), &status));
+    CHECK_FALSE(store.load(e.key.hex(), &status));
     CHECK(status == DiskStore::LoadStatus::corrupt);
-    CHECK_FALSE(fs::exists(file));  // removed
+    CHECK_FALSE(fs::exists(e.file));  // removed
   }
   // Damage it again and go through the cache: counted, rebuilt and rewritten.
-  KernelCache(make_store(dir.path)).get_or_build(key, builder.fn());
-  fs::resize_file(file, good_size - 1);
-  KernelCache cache(make_store(dir.path));
-  const int before = builder.calls;
-  auto entry = cache.get_or_build(key, builder.fn());
-  CHECK(builder.calls == before + 1);
-  CHECK(as_string(entry->payload) == builder.text);
+  KernelCache(make_store(e.dir.path)).get_or_build(e.key, e.builder.fn());
+  fs::resize_file(e.file, good_size - 1);
+  KernelCache cache(make_store(e.dir.path));
+  const int before = e.builder.calls;
+  auto entry = cache.get_or_build(e.key, e.builder.fn());
+  CHECK(e.builder.calls == before + 1);
+  CHECK(as_string(entry->payload) == e.builder.text);
   const auto s = cache.stats();
   CHECK(s.corrupt == 1);
   CHECK(s.misses == 1);
   DiskStore::LoadStatus status;
-  CHECK(make_store(dir.path).load(key.hex(), &status));
+  CHECK(make_store(e.dir.path).load(e.key.hex(), &status));
   CHECK(status == DiskStore::LoadStatus::hit);
 }
 
 TEST_CASE("cache: an entry of another format version is a miss, then overwritten") {
-  QuietLogs quiet;
-  TempDir dir;
-  const CacheKey key = base_key();
-  Builder builder;
-  builder.text = std::string(1000, 'y');
-  const fs::path file = stored_entry(dir, key, builder);
+  StoredEntry e(std::string(1000, 'y'));
+  REQUIRE(fs::exists(e.file));
   {  // As an older dualjit wrote it: the version field (after the 8-byte magic) says 1.
-    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(e.file, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(8);
     f.write("\x01\x00\x00\x00", 4);
   }
   DiskStore::LoadStatus status;
-  CHECK_FALSE(make_store(dir.path).load(key.hex(), &status));
+  CHECK_FALSE(make_store(e.dir.path).load(e.key.hex(), &status));
   CHECK(status == DiskStore::LoadStatus::missing);
-  CHECK(fs::exists(file));  // not damage: left for the rebuild to overwrite
-  KernelCache cache(make_store(dir.path));
-  const int before = builder.calls;
-  CHECK(as_string(cache.get_or_build(key, builder.fn())->payload) == builder.text);
-  CHECK(builder.calls == before + 1);
+  CHECK(fs::exists(e.file));  // not damage: left for the rebuild to overwrite
+  KernelCache cache(make_store(e.dir.path));
+  const int before = e.builder.calls;
+  CHECK(as_string(cache.get_or_build(e.key, e.builder.fn())->payload) == e.builder.text);
+  CHECK(e.builder.calls == before + 1);
   CHECK(cache.stats().corrupt == 0);
-  CHECK(make_store(dir.path).load(key.hex(), &status));
+  CHECK(make_store(e.dir.path).load(e.key.hex(), &status));
   CHECK(status == DiskStore::LoadStatus::hit);
 }
 
