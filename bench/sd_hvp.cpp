@@ -10,9 +10,9 @@
 // PD-projected Hessian (each face's 6x6 Hessian clamped to eigenvalues >= 1e-9,
 // AssemblerOptions::hessian_projection); each against its byte floor (inputs read once, outputs
 // written once, at the device copy bandwidth measured in the same run). Then a few Newton-CG
-// steps (solvers/newton_cg.h, flip-free line search) through AssemblerObjective: its host vectors
-// make every CG iteration upload the state and the direction and download H v, so its time per
-// step includes those transfers.
+// steps (solvers/newton_cg.h, flip-free line search) through AssemblerObjective, whose vectors
+// stay on the GPU: a CG iteration reads back p.Hp and r.r, and the flip-free rule (host code)
+// downloads x and dx once per step.
 //
 // Checksums, printed by the peers too (bench/peers/sd_jax.py, sd_torch.py): the energy, |g|,
 // g . v, |H v|, v . H v (v: energy_bench.h's direction), |H|_F, v^T H v from the assembled
@@ -145,8 +145,7 @@ int main(int argc, char** argv) {
     std::printf(
         "RESULT sd_newton_cg vertices=%lld steps=%d ms_per_step=%.3f cg_per_step=%.1f "
         "assembly_ms_per_cg_iteration=%.4f assembly_share=%.2f cg_vector_share=%.2f "
-        "line_search_share=%.2f energy0=%.15g energy=%.15g (host vectors: every CG iteration "
-        "uploads x and p and downloads H p)\n",
+        "line_search_share=%.2f energy0=%.15g energy=%.15g\n",
         (long long)nv, r.n_steps(), r.seconds * 1e3 / steps, double(cg) / steps,
         cg ? assembly_s * 1e3 / cg : 0.0, assembly_s / r.seconds, linear_s / r.seconds,
         search_s / r.seconds, energy, r.energy);

@@ -1,33 +1,55 @@
 #include "solvers/descent_loop.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "solvers/line_search.h"
 #include "solvers/solver_error.h"
 #include "solvers/stopwatch.h"
-#include "solvers/vector_ops.h"
 
 namespace dualjit::solvers {
 
 namespace {
 
-// The gradient at x with the pinned entries zeroed; throws when it is not finite.
-std::vector<double> free_gradient(Objective& f, std::span<const double> x, const PinnedDofs& pinned,
-                                  const std::string& solver, int k) {
-  std::vector<double> g = f.gradient(x);
-  if (static_cast<int64_t>(g.size()) != f.n_dofs()) {
-    throw SolverError(solver + ": the gradient has " + std::to_string(g.size()) +
-                      " values, expected " + std::to_string(f.n_dofs()));
+// The pinned DOFs as a 0/1 mask in the objective's space (none when nothing is pinned).
+class FreeMask {
+ public:
+  FreeMask(const VectorSpace& space, const PinnedDofs& pinned, int64_t n) : space_(space) {
+    if (pinned.empty()) return;
+    std::vector<double> m(n);
+    for (int64_t i = 0; i < n; ++i) m[i] = pinned.is_pinned(i) ? 0.0 : 1.0;
+    mask_ = space.from_host(m);
   }
-  pinned.zero(g);
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (!std::isfinite(g[i])) {
-      throw SolverError(solver + ": iteration " + std::to_string(k) +
-                        ": the gradient is not finite at DOF " + std::to_string(i));
+  void zero_pinned(Vector& v) const {
+    if (mask_) space_.apply_mask(*mask_, v);
+  }
+  const Vector* mask() const { return mask_ ? &*mask_ : nullptr; }
+
+ private:
+  const VectorSpace& space_;
+  std::optional<Vector> mask_;
+};
+
+// The gradient at x with the pinned entries zeroed, into g; throws naming the first non-finite
+// DOF (the host sees only |g|^2 unless that is not finite).
+double free_gradient(Objective& f, const Vector& x, Vector& g, const FreeMask& free,
+                     const std::string& solver, int k) {
+  f.gradient(x, g);
+  free.zero_pinned(g);
+  const double g2 = f.space().dot(g, g);
+  if (!std::isfinite(g2)) {
+    const std::vector<double> h = f.space().to_host(g);
+    for (size_t i = 0; i < h.size(); ++i) {
+      if (!std::isfinite(h[i])) {
+        throw SolverError(solver + ": iteration " + std::to_string(k) +
+                          ": the gradient is not finite at DOF " + std::to_string(i));
+      }
     }
+    throw SolverError(solver + ": iteration " + std::to_string(k) +
+                      ": the gradient's norm overflows");
   }
-  return g;
+  return std::sqrt(g2);
 }
 
 }  // namespace
@@ -41,15 +63,18 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
                       " values, the objective " + std::to_string(n) + " DOFs");
   }
   o.pinned.check_size(n, solver.c_str());
-  const EnergyFunction energy = [&f](std::span<const double> x) { return f.energy(x); };
+  const VectorSpace& space = f.space();
+  const FreeMask free(space, o.pinned, n);
+  const EnergyFunction energy = [&f](const Vector& x) { return f.energy(x); };
 
   SolveResult res;
   res.solver = solver;
-  res.x.assign(x0.begin(), x0.end());
+  Vector x = space.from_host(x0);
+  Vector g = space.zeros(n);
   double first_assembly = 0;
   {
     const Stopwatch t;
-    res.energy = f.energy(res.x);
+    res.energy = f.energy(x);
     first_assembly = t.seconds();
   }
   if (!std::isfinite(res.energy)) {
@@ -57,9 +82,8 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
                       std::to_string(res.energy) + ")");
   }
   const Stopwatch tg;
-  std::vector<double> g = free_gradient(f, res.x, o.pinned, solver, 0);
+  res.gradient_norm = free_gradient(f, x, g, free, solver, 0);
   first_assembly += tg.seconds();
-  res.gradient_norm = norm(g);
   const double g0 = res.gradient_norm;
   double previous_step = 0;
 
@@ -87,30 +111,32 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
       stop(StopReason::MaxIterations);
       break;
     }
-    Iterate it{k, res.x, res.energy, g, res.gradient_norm, previous_step, false};
+    Iterate it{space, k, x, res.energy, g, free.mask(), res.gradient_norm, previous_step, false};
     LineSearchResult ls;
     bool decrement_met = false;
     for (;;) {
       Direction d = direction(it);
-      if (static_cast<int64_t>(d.dx.size()) != n) {
+      if (d.dx.size() != n || d.dx.on_device() != space.on_device()) {
         throw SolverError(solver + ": iteration " + std::to_string(k) + ": the direction has " +
-                          std::to_string(d.dx.size()) + " values, expected " + std::to_string(n));
+                          std::to_string(d.dx.size()) + " values in " +
+                          (d.dx.on_device() ? "device" : "host") + " memory, expected " +
+                          std::to_string(n) + " in the objective's space");
       }
-      o.pinned.zero(d.dx);
+      free.zero_pinned(d.dx);
       rec.assembly_seconds += d.assembly_seconds;
       rec.linear_solve_seconds += d.linear_solve_seconds;
       rec.linear_iterations += d.linear_iterations;
       rec.shift = d.shift;
       rec.gradient_fallback = d.fallback;
       if (d.newton_step) {
-        rec.newton_decrement = -dot(g, d.dx) / 2;
+        rec.newton_decrement = -space.dot(g, d.dx) / 2;
         if (rec.newton_decrement >= 0 && rec.newton_decrement <= o.decrement_tolerance) {
           decrement_met = true;
           break;
         }
       }
       const Stopwatch search;
-      ls = armijo_line_search(energy, res.x, res.energy, g, d.dx, d.initial_step, o.line_search);
+      ls = armijo_line_search(space, energy, x, res.energy, g, d.dx, d.initial_step, o.line_search);
       rec.line_search_seconds += search.seconds();
       rec.line_search_evaluations += ls.evaluations;
       if (ls.accepted || !d.retry_on_failure || it.retry) break;
@@ -127,15 +153,15 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
     }
     rec.step = ls.alpha;
     previous_step = ls.alpha;
-    res.x = std::move(ls.x);
+    x = std::move(ls.x);
     res.energy = ls.energy;
     const Stopwatch ta;
-    g = free_gradient(f, res.x, o.pinned, solver, k + 1);
+    res.gradient_norm = free_gradient(f, x, g, free, solver, k + 1);
     rec.assembly_seconds += ta.seconds();
-    res.gradient_norm = norm(g);
     rec.seconds += iteration.seconds();
     res.iterations.push_back(rec);
   }
+  res.x = space.to_host(x);
   res.seconds = total.seconds();
   return res;
 }

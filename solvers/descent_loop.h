@@ -1,6 +1,8 @@
 // The loop every line-search method shares: evaluate, test convergence, ask a direction rule
 // for a search direction, search along it (line_search.h), record (iteration_log.h). Newton,
 // Newton-CG, L-BFGS and gradient descent are direction rules over it; so can be new methods.
+// Every vector is the objective's (Objective::space()): on a GPU objective the loop moves only
+// scalars to the host until it returns x.
 #pragma once
 
 #include <functional>
@@ -11,21 +13,25 @@
 #include "solvers/iteration_log.h"
 #include "solvers/objective.h"
 #include "solvers/solver_options.h"
+#include "solvers/vector_space.h"
 
 namespace dualjit::solvers {
 
 struct Iterate {
+  const VectorSpace& space;  // where x, gradient and the direction live
   int iteration = 0;
-  std::span<const double> x;
+  const Vector& x;
   double energy = 0;
-  std::span<const double> gradient;  // zero at pinned DOFs
+  const Vector& gradient;  // zero at pinned DOFs
+  const Vector*
+      free;  // 1 at free DOFs, 0 at pinned ones (VectorSpace::apply_mask); null: none pinned
   double gradient_norm = 0;
   double previous_step = 0;  // alpha accepted at the previous iteration; 0 at the first
   bool retry = false;        // the last direction from this iterate failed its line search
 };
 
 struct Direction {
-  std::vector<double> dx;    // zeroed at pinned DOFs by the loop, whatever the rule left there
+  Vector dx;                 // zeroed at pinned DOFs by the loop, whatever the rule left there
   double initial_step = 1;   // the line search's first trial
   bool newton_step = false;  // dx solves (approximately) H dx = -g: test the decrement
   int linear_iterations = 0;

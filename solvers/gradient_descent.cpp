@@ -8,8 +8,8 @@ SolveResult gradient_descent(Objective& f, std::span<const double> x0,
                              const GradientDescentOptions& o) {
   const DirectionRule rule = [&](const Iterate& it) {
     Direction d;
-    d.dx.assign(it.gradient.begin(), it.gradient.end());
-    for (double& v : d.dx) v = -v;
+    d.dx = it.space.zeros(it.gradient.size());
+    it.space.axpby(-1, it.gradient, 0, d.dx);
     d.initial_step = it.previous_step > 0 ? o.growth * it.previous_step : o.initial_step;
     return d;
   };

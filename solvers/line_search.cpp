@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "solvers/solver_error.h"
-#include "solvers/vector_ops.h"
 
 namespace dualjit::solvers {
 
@@ -22,9 +21,9 @@ void check_options(const LineSearchOptions& o, double initial_step) {
 
 }  // namespace
 
-LineSearchResult armijo_line_search(const EnergyFunction& energy, std::span<const double> x,
-                                    double energy_x, std::span<const double> gradient,
-                                    std::span<const double> dx, double initial_step,
+LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
+                                    const Vector& x, double energy_x, const Vector& gradient,
+                                    const Vector& dx, double initial_step,
                                     const LineSearchOptions& o) {
   check_options(o, initial_step);
   if (gradient.size() != x.size() || dx.size() != x.size()) {
@@ -34,8 +33,7 @@ LineSearchResult armijo_line_search(const EnergyFunction& energy, std::span<cons
   }
   LineSearchResult r;
   r.energy = energy_x;
-  r.x.assign(x.begin(), x.end());
-  r.slope = dot(gradient, dx);
+  r.slope = space.dot(gradient, dx);
   if (!std::isfinite(energy_x)) {
     r.failure = "the energy at the start point is not finite";
     return r;
@@ -46,16 +44,20 @@ LineSearchResult armijo_line_search(const EnergyFunction& energy, std::span<cons
   }
   double alpha = initial_step;
   if (o.max_step) {
-    r.max_step = o.max_step(x, dx);
+    if (space.on_device()) {
+      r.max_step = o.max_step(space.to_host(x), space.to_host(dx));
+    } else {
+      r.max_step = o.max_step(x.host(), dx.host());
+    }
     if (!(r.max_step > 0)) {
       r.failure = "the max-step rule admits no step (" + std::to_string(r.max_step) + ")";
       return r;
     }
     alpha = std::min(alpha, o.max_step_fraction * r.max_step);
   }
-  std::vector<double> trial(x.size());
+  Vector trial = space.zeros(x.size());
   for (int t = 0; t < o.max_tries; ++t, alpha *= o.shrink) {
-    for (size_t i = 0; i < x.size(); ++i) trial[i] = x[i] + alpha * dx[i];
+    space.add_scaled(x, alpha, dx, trial);
     const double e = energy(trial);
     ++r.evaluations;
     // NaN fails this comparison too.

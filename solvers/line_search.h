@@ -4,7 +4,9 @@
 // finite (an inverted element, a log of a negative number) counts as a failed trial. An
 // optional rule bounds the step from above: for a parameterization, the largest step before a
 // triangle flips (Smith & Schaefer 2015); the first trial is then at most a fraction (0.9) of it,
-// so that the accepted point is strictly inside the admissible region.
+// so that the accepted point is strictly inside the admissible region. The vectors are the
+// objective's (vector_space.h); only energies and g.dx come back to the host, and x and dx once
+// per search when a max-step rule (a host function) is given.
 #pragma once
 
 #include <functional>
@@ -13,12 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "solvers/vector_space.h"
+
 namespace dualjit::solvers {
 
 // The largest admissible alpha along dx from x (+infinity when unbounded). A value <= 0 or NaN
 // means no step is admissible, and the search fails.
 using MaxStepRule = std::function<double(std::span<const double> x, std::span<const double> dx)>;
-using EnergyFunction = std::function<double(std::span<const double> x)>;
+using EnergyFunction = std::function<double(const Vector& x)>;
 
 struct LineSearchOptions {
   double c1 = 1e-4;                // Armijo constant, in (0, 1)
@@ -32,7 +36,7 @@ struct LineSearchResult {
   bool accepted = false;
   double alpha = 0;                                           // the accepted step; 0 when none
   double energy = 0;                                          // E(x + alpha dx); E(x) when none
-  std::vector<double> x;                                      // x + alpha dx; x when none
+  Vector x;                                                   // x + alpha dx; empty when none
   int evaluations = 0;                                        // energy evaluations made
   double slope = 0;                                           // g.dx
   double max_step = std::numeric_limits<double>::infinity();  // the rule's bound
@@ -42,9 +46,10 @@ struct LineSearchResult {
 // Searches from min(initial_step, max_step_fraction * max_step). energy_x is E(x) and gradient
 // its gradient (only g.dx is used). Throws SolverError for invalid options or sizes; a failed
 // search is a result with accepted == false, for the caller to act on.
-LineSearchResult armijo_line_search(const EnergyFunction& energy, std::span<const double> x,
-                                    double energy_x, std::span<const double> gradient,
-                                    std::span<const double> dx, double initial_step,
+// x, gradient and dx are vectors of `space`.
+LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
+                                    const Vector& x, double energy_x, const Vector& gradient,
+                                    const Vector& dx, double initial_step,
                                     const LineSearchOptions& options);
 
 }  // namespace dualjit::solvers

@@ -11,7 +11,6 @@
 #include "solvers/solver_error.h"
 #include "solvers/sparse_cholesky.h"
 #include "solvers/stopwatch.h"
-#include "solvers/vector_ops.h"
 
 namespace dualjit::solvers {
 
@@ -50,25 +49,26 @@ void add_to_diagonal(mesh::BlockCsr<double>& h, double shift) {
 }
 
 // The direction from H + shift I for shift = 0, then initial_shift x scale growing by
-// shift_growth, until `solve` gives a descent direction; else steepest descent. `solve` returns
-// false when the shifted system is not positive definite.
-using ShiftedSolve = std::function<bool(double shift, std::vector<double>& dx, int& iterations)>;
+// shift_growth, until `solve` gives a descent direction; else steepest descent. `solve` writes
+// dx (a vector of the objective's space) and returns false when the shifted system is not
+// positive definite.
+using ShiftedSolve = std::function<bool(double shift, Vector& dx, int& iterations)>;
 
 // `scale` (the Hessian's mean |diagonal|) is asked for only when a shift is needed: on the GPU it
 // costs a kernel and a synchronisation, and an unshifted solve usually succeeds.
 Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
                          const std::function<double()>& scale, const ShiftedSolve& solve,
                          Direction d, const Stopwatch& linear) {
-  std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
-  for (double& v : rhs) v = -v;
+  const VectorSpace& v = it.space;
   double shift = 0, last_shift = 0;
+  Vector dx = v.zeros(it.gradient.size());
   for (int attempt = 0; attempt <= o.max_shift_tries; ++attempt) {
     last_shift = shift;
-    std::vector<double> dx;
-    if (solve(shift, dx, d.linear_iterations) && all_finite(dx)) {
-      o.pinned.zero(dx);
-      const double slope = dot(it.gradient, dx);
-      if (slope < -o.descent_threshold * it.gradient_norm * norm(dx)) {
+    if (solve(shift, dx, d.linear_iterations)) {
+      if (it.free) v.apply_mask(*it.free, dx);
+      const double slope = v.dot(it.gradient, dx);
+      const double dx_norm = v.norm(dx);  // not finite when dx is not
+      if (std::isfinite(dx_norm) && slope < -o.descent_threshold * it.gradient_norm * dx_norm) {
         d.dx = std::move(dx);
         d.shift = shift;
         d.linear_solve_seconds = linear.seconds();
@@ -79,7 +79,8 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
   }
   // No shift helped: steepest descent, which the line search can always shorten enough, first
   // tried as the step of the Hessian's mean diagonal.
-  d.dx = std::move(rhs);
+  v.axpby(-1, it.gradient, 0, dx);
+  d.dx = std::move(dx);
   d.initial_step = 1 / scale();
   d.fallback = true;
   d.newton_step = false;
@@ -91,7 +92,7 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
 // The GPU's pieces of a Newton solve with LinearSolver::DevicePcg, made on first use.
 struct DeviceSolve {
   std::unique_ptr<DevicePcg> pcg;
-  cuda::DeviceBuffer rhs, dx, mask;
+  std::optional<Vector> rhs;
 };
 
 Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions& o,
@@ -100,7 +101,7 @@ Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions&
   d.newton_step = true;
   const Stopwatch assembly;
   const assembly::DeviceBsr* h = f.device_hessian(it.x);
-  if (h == nullptr) {
+  if (h == nullptr || !it.space.on_device()) {
     throw SolverError("newton: iteration " + std::to_string(it.iteration) +
                       ": the GPU PCG needs an objective that evaluates on a GPU (an "
                       "AssemblerObjective on the CUDA backend)");
@@ -110,28 +111,17 @@ Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions&
   const int64_t n = f.n_dofs();
   if (!g.pcg) {
     g.pcg = std::make_unique<DevicePcg>(n / f.block_size(), f.block_size());
-    g.rhs = cuda::DeviceBuffer(n * sizeof(double));
-    g.dx = cuda::DeviceBuffer(n * sizeof(double));
-    if (!o.pinned.empty()) {
-      std::vector<double> mask(n);
-      for (int64_t i = 0; i < n; ++i) mask[i] = o.pinned.is_pinned(i) ? 0.0 : 1.0;
-      g.mask = cuda::DeviceBuffer::from(mask);
-    }
+    g.rhs = it.space.zeros(n);
   }
-  std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
-  for (double& v : rhs) v = -v;
-  g.rhs.upload(rhs.data(), rhs.size() * sizeof(double));
+  it.space.axpby(-1, it.gradient, 0, *g.rhs);
   const auto scale = [&] { return g.pcg->mean_abs_diagonal(*h); };
-  const auto* mask = g.mask.bytes() ? reinterpret_cast<const double*>(g.mask.get()) : nullptr;
-  const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
-    const PcgResult r = g.pcg->solve(*h, reinterpret_cast<const double*>(g.rhs.get()),
-                                     reinterpret_cast<double*>(g.dx.get()), mask, o.pcg, shift);
+  const double* mask = it.free ? it.free->data() : nullptr;
+  const ShiftedSolve solve = [&](double shift, Vector& dx, int& iterations) {
+    const PcgResult r = g.pcg->solve(*h, g.rhs->data(), dx.data(), mask, o.pcg, shift);
     iterations += r.iterations;
-    if (r.negative_curvature) return false;
-    dx = g.dx.to_vector<double>();
-    return true;
+    return !r.negative_curvature;
   };
-  return shifted_newton(it, o, scale, solve, d, linear);
+  return shifted_newton(it, o, scale, solve, std::move(d), linear);
 }
 
 }  // namespace
@@ -151,30 +141,35 @@ SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions
     const Stopwatch linear;
     o.pinned.apply_identity(h);
     const auto scale = [&] { return mean_abs_diagonal(h); };
-    const ShiftedSolve solve = [&](double shift, std::vector<double>& dx, int& iterations) {
+    // The host solvers work on host vectors: -g comes over once per iteration (a copy on a
+    // host objective), dx goes back per solve.
+    std::vector<double> rhs = it.space.to_host(it.gradient);
+    for (double& v : rhs) v = -v;
+    const ShiftedSolve solve = [&](double shift, Vector& dx, int& iterations) {
       std::optional<mesh::BlockCsr<double>> shifted;
       if (shift > 0) {
         shifted = h;
         add_to_diagonal(*shifted, shift);
       }
       const mesh::BlockCsr<double>& a = shifted ? *shifted : h;
-      std::vector<double> rhs(it.gradient.begin(), it.gradient.end());
-      for (double& v : rhs) v = -v;
+      std::vector<double> x;
       if (o.linear_solver == LinearSolver::SparseCholesky) {
         try {
           cholesky.factorize(a);
-          dx = cholesky.solve(rhs);
-          return true;
+          x = cholesky.solve(rhs);
         } catch (const NotPositiveDefiniteError&) {
           return false;  // shift and retry
         }
+      } else {
+        x.assign(rhs.size(), 0.0);
+        const PcgResult r = block_pcg(a, rhs, x, o.pcg);
+        iterations += r.iterations;
+        if (r.negative_curvature) return false;
       }
-      dx.assign(rhs.size(), 0.0);
-      const PcgResult r = block_pcg(a, rhs, dx, o.pcg);
-      iterations += r.iterations;
-      return !r.negative_curvature;
+      dx = it.space.from_host(x);
+      return true;
     };
-    return shifted_newton(it, o, scale, solve, d, linear);
+    return shifted_newton(it, o, scale, solve, std::move(d), linear);
   };
   return descent_loop("newton", f, x0, o, rule);
 }

@@ -20,8 +20,9 @@
 
 namespace dualjit::solvers {
 
-// SparseCholesky and BlockPcg on the host (objective.hessian()); DevicePcg on the GPU over
-// objective.device_hessian(), which only the rhs and dx cross to and from (device_pcg.h).
+// SparseCholesky and BlockPcg on the host (objective.hessian(); -g and dx cross to and from a
+// GPU objective's space); DevicePcg on the GPU over objective.device_hessian() and the
+// objective's device vectors (device_pcg.h), nothing crossing.
 enum class LinearSolver { SparseCholesky, BlockPcg, DevicePcg };
 
 struct NewtonOptions : SolverOptions {

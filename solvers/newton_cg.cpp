@@ -2,38 +2,42 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "solvers/descent_loop.h"
 #include "solvers/solver_error.h"
 #include "solvers/stopwatch.h"
-#include "solvers/vector_ops.h"
 
 namespace dualjit::solvers {
 
 SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOptions& o) {
+  // CG's work vectors, made once: on a GPU objective they stay in device memory and a CG
+  // iteration reads back only p.Hp and r.r.
+  std::optional<Vector> r, p, hp;
   const DirectionRule rule = [&](const Iterate& it) {
+    const VectorSpace& v = it.space;
     Direction d;
     d.newton_step = true;
     const Stopwatch total;
-    const size_t n = it.gradient.size();
+    const int64_t n = it.gradient.size();
+    if (!r) {
+      r = v.zeros(n);
+      p = v.zeros(n);
+      hp = v.zeros(n);
+    }
     const double eta = std::min(o.max_forcing, std::sqrt(it.gradient_norm));
     const double target = eta * it.gradient_norm;
-    std::vector<double> dx(n, 0.0), r(n), p(n);
-    for (size_t i = 0; i < n; ++i) r[i] = -it.gradient[i];
-    p = r;
-    double rr = dot(r, r);
+    Vector dx = v.zeros(n);
+    v.axpby(-1, it.gradient, 0, *r);
+    v.copy(*r, *p);
+    double rr = v.dot(*r, *r);
     for (int j = 0; j < o.max_cg_iterations; ++j) {
       const Stopwatch product;
-      std::vector<double> hp = f.hvp(it.x, p);
+      f.hvp(it.x, *p, *hp);
+      if (it.free) v.apply_mask(*it.free, *hp);
+      const double php = v.dot(*p, *hp);  // waits for the product: its time is the product's
       d.assembly_seconds += product.seconds();
-      if (hp.size() != n) {
-        throw SolverError("newton-cg: iteration " + std::to_string(it.iteration) +
-                          ": the HVP has " + std::to_string(hp.size()) + " values, expected " +
-                          std::to_string(n));
-      }
-      o.pinned.zero(hp);
-      const double php = dot(p, hp);
       if (!std::isfinite(php)) {
         throw SolverError("newton-cg: iteration " + std::to_string(it.iteration) +
                           ": p.Hp is not finite at CG iteration " + std::to_string(j));
@@ -42,17 +46,17 @@ SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOp
       if (php <= 0) {
         // Negative curvature: what CG has built so far is still a descent direction; with
         // nothing built yet, -g.
-        if (j == 0) dx = r;
+        if (j == 0) v.copy(*r, dx);
         break;
       }
       const double alpha = rr / php;
-      axpy(alpha, p, dx);
-      axpy(-alpha, hp, r);
-      const double rr_next = dot(r, r);
+      v.axpby(alpha, *p, 1, dx);
+      v.axpby(-alpha, *hp, 1, *r);
+      const double rr_next = v.dot(*r, *r);
       if (std::sqrt(rr_next) <= target) break;
       const double beta = rr_next / rr;
       rr = rr_next;
-      for (size_t i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+      v.axpby(1, *r, beta, *p);
     }
     d.dx = std::move(dx);
     d.linear_solve_seconds = total.seconds() - d.assembly_seconds;

@@ -89,7 +89,7 @@ DemoReport run_neohookean_demo(const DemoOptions& options) {
   no.max_iterations = options.max_iterations > 0 ? options.max_iterations : 100;
   no.gradient_tolerance = kForceTolerance * weight;
   no.relative_gradient_tolerance = 0;
-  no.decrement_tolerance = kDecrementTolerance * std::abs(objective.energy(rest.xyz));
+  no.decrement_tolerance = kDecrementTolerance * std::abs(assembler.energy(rest.xyz));
   no.linear_solver = gpu ? solvers::LinearSolver::DevicePcg : solvers::LinearSolver::SparseCholesky;
 
   DemoReport report;

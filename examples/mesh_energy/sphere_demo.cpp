@@ -336,7 +336,7 @@ DemoReport run_sphere_demo(const DemoOptions& o) {
     solvers::AssemblerObjective objective(assembler);
     if (rounds == 0) {
       double g2 = 0;
-      for (double g : objective.gradient(zero)) g2 += g * g;
+      for (double g : assembler.gradient(zero)) g2 += g * g;
       gradient_tolerance = kGradientDrop * std::sqrt(g2);
     }
     setup_seconds += setup.seconds();

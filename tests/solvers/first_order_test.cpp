@@ -1,5 +1,6 @@
 // Newton-CG, L-BFGS and gradient descent on a small cloth (CPU backend): each decreases the
 // energy monotonically, keeps the pinned corners exactly, and reaches the minimum Newton finds.
+// On a GPU the same solvers iterate on the objective's device vectors and reach it too.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "solvers/newton_cg.h"
 #include "solvers/solver_error.h"
 #include "solvers/solver_problems.h"
+#include "support/gpu.h"
 
 using namespace dualjit;
 using namespace dualjit::solvers;
@@ -87,4 +89,36 @@ TEST_CASE("l-bfgs: memory and the iteration cap") {
   CHECK(r.n_steps() == 4);
   CHECK(r.iterations.size() == 5);
   CHECK(!r.converged());
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE(
+      "on the GPU: newton-cg, l-bfgs and gradient descent on device vectors reach the "
+      "CPU's minimum" *
+      test::needs_gpu()) {
+    test::SolverProblem s = test::cloth(6, 0.03, 5);
+    const SolveResult ref =
+        newton(*s.objective, s.start, stopping_at<NewtonOptions>(s.pinned, 1e-12));
+    REQUIRE(ref.converged());
+    assembly::Assembler gpu_a(*s.problem);  // the GPU (Auto)
+    AssemblerObjective gpu_f(gpu_a);
+    REQUIRE(gpu_f.space().on_device());
+
+    const SolveResult cg = newton_cg(gpu_f, s.start, stopping_at<NewtonCgOptions>(s.pinned, 1e-9));
+    check_run(s, cg, ref);
+    CHECK(cg.n_steps() < 30);
+    // The same iteration as on the CPU, up to the sums' rounding: as many Newton-CG steps
+    // within one.
+    const SolveResult cpu_cg =
+        newton_cg(*s.objective, s.start, stopping_at<NewtonCgOptions>(s.pinned, 1e-9));
+    CHECK(std::abs(cg.n_steps() - cpu_cg.n_steps()) <= 1);
+    CHECK(cg.iterations[1].energy == doctest::Approx(cpu_cg.iterations[1].energy).epsilon(1e-12));
+
+    const SolveResult lb = lbfgs(gpu_f, s.start, stopping_at<LbfgsOptions>(s.pinned, 1e-9));
+    check_run(s, lb, ref);
+    const SolveResult gd =
+        gradient_descent(gpu_f, s.start, stopping_at<GradientDescentOptions>(s.pinned, 1e-9));
+    check_run(s, gd, ref);
+    CHECK(lb.n_steps() * 5 < gd.n_steps());
+  }
 }

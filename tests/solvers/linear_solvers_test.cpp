@@ -44,7 +44,8 @@ double relative_residual(const mesh::BlockCsr<double>& a, const std::vector<doub
 
 TEST_CASE("sparse Cholesky and block PCG solve a stretched cloth's Hessian and agree") {
   test::SolverProblem s = test::cloth(8, 0.0, 11);
-  const mesh::BlockCsr<double> h = s.objective->hessian(test::scaled_cloth(s, 1.1));
+  const mesh::BlockCsr<double> h =
+      s.assembler->hessian(test::scaled_cloth(s, 1.1), mesh::Symmetry::General);
   const std::vector<double> b = random_vector(h.pattern->n_nodes() * 3, 12);
   // multiply() against Eigen's product of the exported matrix.
   {
@@ -72,7 +73,8 @@ TEST_CASE("sparse Cholesky and block PCG solve a stretched cloth's Hessian and a
 
   // A second factorization over the same pattern (the symbolic analysis reused) with other
   // values.
-  const mesh::BlockCsr<double> h2 = s.objective->hessian(test::scaled_cloth(s, 1.3));
+  const mesh::BlockCsr<double> h2 =
+      s.assembler->hessian(test::scaled_cloth(s, 1.3), mesh::Symmetry::General);
   chol.factorize(h2);
   CHECK(relative_residual(h2, chol.solve(b), b) < 1e-12);
   CHECK(relative_residual(h, chol.solve(b), b) > 1e-6);
@@ -87,7 +89,8 @@ TEST_CASE("sparse Cholesky and block PCG solve a stretched cloth's Hessian and a
 
 TEST_CASE("block Jacobi makes PCG immune to a node-wise scaling that slows plain CG") {
   test::SolverProblem s = test::cloth(8, 0.0, 13);
-  mesh::BlockCsr<double> h = s.objective->hessian(test::scaled_cloth(s, 1.1));
+  mesh::BlockCsr<double> h =
+      s.assembler->hessian(test::scaled_cloth(s, 1.1), mesh::Symmetry::General);
   // D H D with D = d_n per node, d spanning two decades.
   const std::vector<double> d0 = random_vector(h.pattern->n_nodes(), 14);
   std::vector<double> d(d0.size());
@@ -123,7 +126,8 @@ TEST_CASE("block Jacobi makes PCG immune to a node-wise scaling that slows plain
 
 TEST_CASE("pinned identity rows: zero at pinned DOFs, the original equations elsewhere") {
   test::SolverProblem s = test::cloth(6, 0.0, 16);
-  const mesh::BlockCsr<double> h = s.objective->hessian(test::scaled_cloth(s, 1.1));
+  const mesh::BlockCsr<double> h =
+      s.assembler->hessian(test::scaled_cloth(s, 1.1), mesh::Symmetry::General);
   PinnedDofs pinned = s.pinned;  // the four corners
   pinned.pin_dof(7 * 3 + 1);     // and the y of vertex 7
   CHECK(pinned.count() == 13);
@@ -163,7 +167,8 @@ TEST_CASE("pinned identity rows: zero at pinned DOFs, the original equations els
 TEST_CASE("an indefinite Hessian: Cholesky throws naming the DOF; singular Jacobi blocks named") {
   test::SolverProblem s = test::cloth(6, 0.0, 18);
   // Every spring compressed to 70%: negative curvature across the springs.
-  mesh::BlockCsr<double> h = s.objective->hessian(test::scaled_cloth(s, 0.7));
+  mesh::BlockCsr<double> h =
+      s.assembler->hessian(test::scaled_cloth(s, 0.7), mesh::Symmetry::General);
   SparseCholesky chol;
   try {
     chol.factorize(h);

@@ -1,0 +1,118 @@
+// The solvers' vector spaces (solvers/vector_space.h, device_vector_space.h): the host space's
+// operations on random values, b = 0 overwriting NaN, masks keeping NaN where free; the device
+// module compiles under NVRTC for sm_90 without a GPU; on a GPU every operation equals the
+// host's, dots repeat bit for bit, and vectors of the wrong size or memory are refused.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "jit/nvrtc_compiler.h"
+#include "solvers/device_vector_space.h"
+#include "solvers/solver_error.h"
+#include "solvers/vector_space.h"
+#include "support/gpu.h"
+
+using namespace dualjit;
+using namespace dualjit::solvers;
+
+namespace {
+
+std::vector<double> random_values(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 3.0);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+// Every operation on `space` against plain loops, for lengths around the grid's and the
+// parallel loop's thresholds.
+void check_space(const VectorSpace& s, double dot_tolerance) {
+  for (int64_t n : {1, 7, 255, 257, 20000, 300001}) {
+    CAPTURE(n);
+    const std::vector<double> a = random_values(n, 11 + n), b = random_values(n, 23 + n);
+    const Vector va = s.from_host(a), vb = s.from_host(b);
+    CHECK(va.size() == n);
+    CHECK(s.to_host(va) == a);
+
+    double ref = 0;
+    for (int64_t i = 0; i < n; ++i) ref += a[i] * b[i];
+    const double d = s.dot(va, vb);
+    CHECK(d == doctest::Approx(ref).epsilon(dot_tolerance));
+    CHECK(s.dot(va, vb) == d);  // bit for bit
+    CHECK(s.norm(va) == doctest::Approx(std::sqrt(s.dot(va, va))));
+
+    Vector y = s.clone(vb);
+    s.axpby(0.75, va, -1.5, y);
+    std::vector<double> out = s.to_host(y);
+    for (int64_t i = 0; i < n; i += 97) CHECK(out[i] == 0.75 * a[i] - 1.5 * b[i]);
+
+    Vector z = s.zeros(n);
+    CHECK(s.to_host(z) == std::vector<double>(n, 0.0));
+    s.add_scaled(va, -0.25, vb, z);
+    out = s.to_host(z);
+    for (int64_t i = 0; i < n; i += 97) CHECK(out[i] == a[i] - 0.25 * b[i]);
+
+    // b = 0 overwrites y, NaN included; a mask zeroes only where it is 0, keeping a free NaN.
+    std::vector<double> nan(n, std::numeric_limits<double>::quiet_NaN());
+    Vector w = s.from_host(nan);
+    s.axpby(2.0, va, 0.0, w);
+    out = s.to_host(w);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += out[i] != 2.0 * a[i];
+    CHECK(wrong == 0);
+    std::vector<double> mask(n, 1.0);
+    for (int64_t i = 0; i < n; i += 3) mask[i] = 0.0;
+    Vector m = s.from_host(mask), p = s.from_host(nan);
+    s.apply_mask(m, p);
+    out = s.to_host(p);
+    for (int64_t i = 0; i < n; ++i) wrong += !(i % 3 == 0 ? out[i] == 0.0 : std::isnan(out[i]));
+    CHECK(wrong == 0);
+
+    Vector c = s.zeros(n);
+    s.copy(vb, c);
+    CHECK(s.to_host(c) == b);
+  }
+  const Vector three = s.zeros(3), four = s.zeros(4);
+  CHECK_THROWS_AS(s.dot(three, four), SolverError);
+}
+
+}  // namespace
+
+TEST_CASE("the host vector space: every operation against plain loops") {
+  check_space(host_space(), 1e-12);
+  const Vector v = host_space().from_host(std::vector<double>{1.0, 2.0});
+  CHECK(!v.on_device());
+  CHECK(v.host()[1] == 2.0);
+}
+
+TEST_CASE("the device vector space's module compiles under NVRTC for sm_90 without a GPU") {
+  jit::CompileOptions o;
+  o.arch = "sm_90";
+  const jit::CompiledImage img =
+      jit::nvrtc_compile("vector_space", device_vector_space_source(), o);
+  CHECK(img.is_cubin);
+  for (const char* entry :
+       {"dj_vs_axpby", "dj_vs_add_scaled", "dj_vs_mask", "dj_vs_dot", "dj_vs_sum"}) {
+    CAPTURE(entry);
+    const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
+    CHECK(r.registers > 0);
+    CHECK(r.spill_store_bytes == 0);
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("the device vector space equals the host's; host vectors are refused" *
+            test::needs_gpu()) {
+    const DeviceSpace s;
+    check_space(s, 1e-12);
+    const Vector d = s.zeros(5);
+    CHECK(d.on_device());
+    CHECK_THROWS_WITH_AS(d.host(), doctest::Contains("device memory"), SolverError);
+    Vector h = host_space().zeros(5);
+    CHECK_THROWS_WITH_AS(s.axpby(1.0, d, 1.0, h), doctest::Contains("DeviceSpace::axpby"),
+                         SolverError);
+  }
+}
