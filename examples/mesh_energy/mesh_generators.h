@@ -1,6 +1,6 @@
 // Built-in meshes for the energies' tests, demos and benchmarks: the cloth grid of the
-// per-element AD paper's benchmark, a disk and an icosphere. (A box of tetrahedra is
-// cfd::box_tet_mesh, examples/cfd/tet_mesh.h.)
+// per-element AD paper's benchmark, a disk, an icosphere and a lumpy ellipsoid. (A box of
+// tetrahedra is cfd::box_tet_mesh, examples/cfd/tet_mesh.h.)
 #pragma once
 
 #include <cstdint>
@@ -31,5 +31,10 @@ TriMesh disk(int rings);
 // 10 * 4^level + 2 vertices, 20 * 4^level faces, outward orientation. Throws
 // std::invalid_argument for level < 0 or > 12.
 TriMesh icosphere(int level);
+
+// icosphere(level) with two lumps, stretched to 1.8 x 1 x 0.7: star-shaped about the origin (each
+// vertex moves along its own direction), so the Gauss map is injective, yet far from a sphere
+// (the spherical parameterization's built-in mesh).
+TriMesh lumpy_ellipsoid(int level);
 
 }  // namespace dualjit::mesh_energy

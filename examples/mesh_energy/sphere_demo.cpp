@@ -33,22 +33,6 @@ struct DemoMesh {
   std::filesystem::path source;
 };
 
-// An icosphere with two lumps, stretched to 1.8 x 1 x 0.7: star-shaped about the origin (each
-// vertex moves along its own direction), so the Gauss map is injective, yet far from a sphere.
-TriMesh lumpy_ellipsoid(int level) {
-  TriMesh m = icosphere(level);
-  const double c1[3] = {0.6, 0.6, 0.53}, c2[3] = {-0.7, -0.2, -0.68};
-  for (int64_t v = 0; v < m.n_vertices(); ++v) {
-    double* p = &m.x[v * 3];
-    double d1 = 0, d2 = 0;
-    for (int k = 0; k < 3; ++k) d1 += (p[k] - c1[k]) * (p[k] - c1[k]);
-    for (int k = 0; k < 3; ++k) d2 += (p[k] - c2[k]) * (p[k] - c2[k]);
-    const double r = 1 + 0.45 * std::exp(-6 * d1) + 0.3 * std::exp(-8 * d2);
-    p[0] *= 1.8 * r, p[1] *= r, p[2] *= 0.7 * r;
-  }
-  return m;
-}
-
 DemoMesh demo_mesh(const DemoOptions& o, bool gpu) {
   if (o.size < 0) {
     throw std::invalid_argument("sphere demo: size " + std::to_string(o.size) +
