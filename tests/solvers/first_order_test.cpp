@@ -30,11 +30,18 @@ Options stopping_at(const PinnedDofs& pinned, double gradient_tolerance) {
   return o;
 }
 
-void check_run(const test::SolverProblem& s, const SolveResult& r, const SolveResult& newton_r) {
+// strict: every step lowers the energy. Otherwise steps may keep it where its evaluation
+// rounds to the same value (a GPU's sums, thousands of steps near the minimum).
+void check_run(const test::SolverProblem& s, const SolveResult& r, const SolveResult& newton_r,
+               bool strict = true) {
   INFO(r.solver, ": ", stop_reason_name(r.reason), " after ", r.n_steps(), " steps ", r.message);
   CHECK(r.reason == StopReason::GradientNorm);
   for (size_t k = 0; k + 1 < r.iterations.size(); ++k) {
-    CHECK(r.iterations[k + 1].energy < r.iterations[k].energy);
+    if (strict) {
+      CHECK(r.iterations[k + 1].energy < r.iterations[k].energy);
+    } else {
+      CHECK(r.iterations[k + 1].energy <= r.iterations[k].energy);
+    }
     CHECK(r.iterations[k].step > 0);
   }
   double dx = 0;
@@ -118,7 +125,7 @@ TEST_SUITE("gpu") {
     check_run(s, lb, ref);
     const SolveResult gd =
         gradient_descent(gpu_f, s.start, stopping_at<GradientDescentOptions>(s.pinned, 1e-9));
-    check_run(s, gd, ref);
+    check_run(s, gd, ref, false);
     CHECK(lb.n_steps() * 5 < gd.n_steps());
   }
 }
