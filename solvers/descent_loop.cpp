@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "solvers/line_search.h"
 #include "solvers/solver_error.h"
@@ -69,8 +70,10 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
 
   SolveResult res;
   res.solver = solver;
+  // The loop's vectors, made once: the iterate, its gradient, the direction and the line
+  // search's trial point (which becomes the iterate when accepted).
   Vector x = space.from_host(x0);
-  Vector g = space.zeros(n);
+  Vector g = space.zeros(n), dx = space.zeros(n), trial = space.zeros(n);
   double first_assembly = 0;
   {
     const Stopwatch t;
@@ -115,28 +118,23 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
     LineSearchResult ls;
     bool decrement_met = false;
     for (;;) {
-      Direction d = direction(it);
-      if (d.dx.size() != n || d.dx.on_device() != space.on_device()) {
-        throw SolverError(solver + ": iteration " + std::to_string(k) + ": the direction has " +
-                          std::to_string(d.dx.size()) + " values in " +
-                          (d.dx.on_device() ? "device" : "host") + " memory, expected " +
-                          std::to_string(n) + " in the objective's space");
-      }
-      free.zero_pinned(d.dx);
+      const Direction d = direction(it, dx);
+      free.zero_pinned(dx);
       rec.assembly_seconds += d.assembly_seconds;
       rec.linear_solve_seconds += d.linear_solve_seconds;
       rec.linear_iterations += d.linear_iterations;
       rec.shift = d.shift;
       rec.gradient_fallback = d.fallback;
       if (d.newton_step) {
-        rec.newton_decrement = -space.dot(g, d.dx) / 2;
+        rec.newton_decrement = -space.dot(g, dx) / 2;
         if (rec.newton_decrement >= 0 && rec.newton_decrement <= o.decrement_tolerance) {
           decrement_met = true;
           break;
         }
       }
       const Stopwatch search;
-      ls = armijo_line_search(space, energy, x, res.energy, g, d.dx, d.initial_step, o.line_search);
+      ls = armijo_line_search(space, energy, x, res.energy, g, dx, d.initial_step, o.line_search,
+                              trial);
       rec.line_search_seconds += search.seconds();
       rec.line_search_evaluations += ls.evaluations;
       if (ls.accepted || !d.retry_on_failure || it.retry) break;
@@ -153,7 +151,7 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
     }
     rec.step = ls.alpha;
     previous_step = ls.alpha;
-    x = std::move(ls.x);
+    std::swap(x, trial);
     res.energy = ls.energy;
     const Stopwatch ta;
     res.gradient_norm = free_gradient(f, x, g, free, solver, k + 1);

@@ -31,7 +31,6 @@ struct Iterate {
 };
 
 struct Direction {
-  Vector dx;                 // zeroed at pinned DOFs by the loop, whatever the rule left there
   double initial_step = 1;   // the line search's first trial
   bool newton_step = false;  // dx solves (approximately) H dx = -g: test the decrement
   int linear_iterations = 0;
@@ -43,7 +42,9 @@ struct Direction {
   bool retry_on_failure = false;
 };
 
-using DirectionRule = std::function<Direction(const Iterate&)>;
+// Writes the search direction into dx (n values of the objective's space, holding whatever it
+// held before; the loop zeroes its pinned DOFs afterwards, whatever the rule left there).
+using DirectionRule = std::function<Direction(const Iterate&, Vector& dx)>;
 
 // Minimises f from x0 (n_dofs values). Throws SolverError naming `solver` when x0 has the wrong
 // size or a non-finite energy or gradient, or when a direction has the wrong size.

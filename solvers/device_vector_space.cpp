@@ -11,6 +11,20 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kMaxGrid = 1024;
+// Dots or terms per launch (the kernels' parameter structs; more are split into launches).
+constexpr int kMaxTerms = 40;
+
+// The kernels' parameter structs, laid out as in the source.
+struct DotPairs {
+  const double* a[kMaxTerms];
+  const double* b[kMaxTerms];
+  int count;
+};
+struct Terms {
+  const double* x[kMaxTerms];
+  double c[kMaxTerms];
+  int count;
+};
 
 // Blocks of a grid-stride kernel over n values: fixed by n, so a dot's order is too.
 unsigned grid_for(int64_t n) {
@@ -30,7 +44,8 @@ void check_sizes(const Vector& a, const Vector& b, const char* op) {
 }  // namespace
 
 std::string device_vector_space_source() {
-  return "constexpr int T = " + std::to_string(kThreads) + ";\n" + device_block_sum_source() +
+  return "constexpr int T = " + std::to_string(kThreads) +
+         ";\nconstexpr int K = " + std::to_string(kMaxTerms) + ";\n" + device_block_sum_source() +
          R"(
 extern "C" __global__ void __launch_bounds__(T) dj_vs_axpby(
     double a, const double* x, double b, double* y, long long n) {
@@ -50,25 +65,69 @@ extern "C" __global__ void __launch_bounds__(T) dj_vs_mask(const double* mask, d
     if (mask[i] == 0.0) v[i] = 0.0;
 }
 
-// partial[block] = this block's share of a . b (grid-stride, then a tree).
-extern "C" __global__ void __launch_bounds__(T) dj_vs_dot(
-    const double* a, const double* b, double* partial, long long n) {
-  __shared__ double sh[T];
-  double s = 0.0;
-  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T)
-    s += a[i] * b[i];
-  s = block_sum(s, sh);
-  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+// Up to K dots at once: each thread accumulates every pair over its grid-stride range (a
+// vector read by several pairs comes from DRAM once), then warp trees and the warps in order
+// give partial[k * gridDim.x + block].
+struct DotPairs {
+  const double* a[K];
+  const double* b[K];
+  int count;
+};
+
+extern "C" __global__ void __launch_bounds__(T) dj_vs_dots(DotPairs p, double* partial,
+                                                          long long n) {
+  __shared__ double sh[T / 32][K];
+  double acc[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[k] = 0.0;
+  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (k < p.count) acc[k] += p.a[k][i] * p.b[k][i];
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (k < p.count) {
+      double v = acc[k];
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+      if (lane == 0) sh[warp][k] = v;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < p.count) {
+    double v = 0.0;
+    for (int w = 0; w < T / 32; ++w) v += sh[w][threadIdx.x];
+    partial[(long long)threadIdx.x * gridDim.x + blockIdx.x] = v;
+  }
 }
 
-// One block: *out = the sum of partial[0 .. groups) in a fixed order.
-extern "C" __global__ void __launch_bounds__(T) dj_vs_sum(const double* partial, int groups,
-                                                         double* out) {
+// Block k: out[k] = the sum of partial[k * groups .. (k + 1) * groups) in a fixed order.
+extern "C" __global__ void __launch_bounds__(T) dj_vs_sums(const double* partial, int groups,
+                                                          double* out) {
   __shared__ double sh[T];
   double v = 0.0;
-  for (int g = threadIdx.x; g < groups; g += T) v += partial[g];
+  for (int g = threadIdx.x; g < groups; g += T) v += partial[(long long)blockIdx.x * groups + g];
   v = block_sum(v, sh);
-  if (threadIdx.x == 0) *out = v;
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+struct Terms {
+  const double* x[K];
+  double c[K];
+  int count;
+};
+
+// y = c_y y + sum_k c_k x_k (c_y = 0: y is not read).
+extern "C" __global__ void __launch_bounds__(T) dj_vs_combine(Terms t, double c_y, double* y,
+                                                             long long n) {
+  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
+    double v = c_y == 0.0 ? 0.0 : c_y * y[i];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (k < t.count) v += t.c[k] * t.x[k][i];
+    y[i] = v;
+  }
 }
 )";
 }
@@ -76,8 +135,8 @@ extern "C" __global__ void __launch_bounds__(T) dj_vs_sum(const double* partial,
 DeviceSpace::DeviceSpace()
     : module_(std::make_unique<cuda::SourceModule>("dualjit_vector_space",
                                                    device_vector_space_source())),
-      partial_(kMaxGrid * sizeof(double)),
-      result_(sizeof(double)) {}
+      partial_(size_t(kMaxTerms) * kMaxGrid * sizeof(double)),
+      result_(kMaxTerms * sizeof(double)) {}
 
 DeviceSpace::~DeviceSpace() = default;
 
@@ -105,21 +164,63 @@ void DeviceSpace::copy(const Vector& x, Vector& y) const {
   if (x.size() > 0) cuda::copy_on_device(y.data(), x.data(), x.size() * sizeof(double));
 }
 
-double DeviceSpace::dot(const Vector& a, const Vector& b) const {
-  check_sizes(a, b, "dot");
-  const double *pa = a.data(), *pb = b.data();
+std::vector<double> DeviceSpace::dots(std::span<const Vector* const> a,
+                                      std::span<const Vector* const> b) const {
+  if (a.size() != b.size()) throw SolverError("DeviceSpace::dots: unequal lists");
+  std::vector<double> out(a.size());
+  if (a.empty()) return out;
+  const int64_t n = a[0]->size();
+  for (size_t k = 0; k < a.size(); ++k) {
+    check_sizes(*a[k], *b[k], "dots");
+    check_sizes(*a[k], *a[0], "dots");
+  }
   double* partial = reinterpret_cast<double*>(partial_.get());
-  double* out = reinterpret_cast<double*>(result_.get());
-  long long n = a.size();
+  double* result = reinterpret_cast<double*>(result_.get());
+  long long len = n;
   int groups = static_cast<int>(grid_for(n));
-  void* dot_args[] = {&pa, &pb, &partial, &n};
-  cuda::launch(module_->function("dj_vs_dot"), cuda::Dim3{unsigned(groups)}, cuda::Dim3{kThreads},
-               0, dot_args);
-  void* sum_args[] = {&partial, &groups, &out};
-  cuda::launch(module_->function("dj_vs_sum"), cuda::Dim3{1}, cuda::Dim3{kThreads}, 0, sum_args);
-  double s = 0;
-  result_.download(&s, sizeof s);
-  return s;
+  for (size_t first = 0; first < a.size(); first += kMaxTerms) {
+    DotPairs p{};
+    p.count = static_cast<int>(std::min<size_t>(kMaxTerms, a.size() - first));
+    for (int k = 0; k < p.count; ++k) {
+      p.a[k] = a[first + k]->data();
+      p.b[k] = b[first + k]->data();
+    }
+    void* dot_args[] = {&p, &partial, &len};
+    cuda::launch(module_->function("dj_vs_dots"), cuda::Dim3{unsigned(groups)},
+                 cuda::Dim3{kThreads}, 0, dot_args);
+    void* sum_args[] = {&partial, &groups, &result};
+    cuda::launch(module_->function("dj_vs_sums"), cuda::Dim3{unsigned(p.count)},
+                 cuda::Dim3{kThreads}, 0, sum_args);
+    result_.download(out.data() + first, p.count * sizeof(double));
+  }
+  return out;
+}
+
+void DeviceSpace::combine(std::span<const double> c, std::span<const Vector* const> x, double c_y,
+                          Vector& y) const {
+  if (c.size() != x.size()) throw SolverError("DeviceSpace::combine: unequal lists");
+  for (const Vector* v : x) check_sizes(*v, y, "combine");
+  double* py = y.data();
+  long long n = y.size();
+  // Terms that are y itself go into the first launch, which reads y before any launch writes.
+  std::vector<size_t> order(x.size());
+  for (size_t k = 0; k < x.size(); ++k) order[k] = k;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t k) { return x[k]->data() == y.data(); });
+  size_t first = 0;
+  do {
+    Terms t{};
+    t.count = static_cast<int>(std::min<size_t>(kMaxTerms, x.size() - first));
+    for (int k = 0; k < t.count; ++k) {
+      t.x[k] = x[order[first + k]]->data();
+      t.c[k] = c[order[first + k]];
+    }
+    double cy = first == 0 ? c_y : 1.0;  // later launches add to what the first wrote
+    void* args[] = {&t, &cy, &py, &n};
+    cuda::launch(module_->function("dj_vs_combine"), cuda::Dim3{grid_for(n)}, cuda::Dim3{kThreads},
+                 0, args);
+    first += t.count;
+  } while (first < x.size());
 }
 
 void DeviceSpace::axpby(double a, const Vector& x, double b, Vector& y) const {

@@ -1,8 +1,9 @@
 // The solvers' vectors in GPU memory (vector_space.h): level-1 kernels of one NVRTC module,
 // launched on the legacy stream (ordered with the Assembler's default runs), dots summed in a
 // fixed order (per-block trees, then one block over the partials), so that repeats are
-// bit-identical. Each dot reads its one double back to the host: that synchronisation is the
-// cost of an operation, a few microseconds, against a vector's transfer for host vectors.
+// bit-identical. A batch of dots reads its doubles back to the host: that synchronisation, a
+// few microseconds, is what an operation costs beyond its kernel, against a vector's transfer
+// for host vectors.
 #pragma once
 
 #include <memory>
@@ -28,10 +29,13 @@ class DeviceSpace final : public VectorSpace {
   Vector from_host(std::span<const double> values) const override;
   std::vector<double> to_host(const Vector& v) const override;
   void copy(const Vector& x, Vector& y) const override;
-  double dot(const Vector& a, const Vector& b) const override;
   void axpby(double a, const Vector& x, double b, Vector& y) const override;
   void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const override;
   void apply_mask(const Vector& mask, Vector& v) const override;
+  std::vector<double> dots(std::span<const Vector* const> a,
+                           std::span<const Vector* const> b) const override;
+  void combine(std::span<const double> c, std::span<const Vector* const> x, double c_y,
+               Vector& y) const override;
 
  private:
   std::unique_ptr<cuda::SourceModule> module_;

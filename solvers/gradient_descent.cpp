@@ -6,10 +6,9 @@ namespace dualjit::solvers {
 
 SolveResult gradient_descent(Objective& f, std::span<const double> x0,
                              const GradientDescentOptions& o) {
-  const DirectionRule rule = [&](const Iterate& it) {
+  const DirectionRule rule = [&](const Iterate& it, Vector& dx) {
     Direction d;
-    d.dx = it.space.zeros(it.gradient.size());
-    it.space.axpby(-1, it.gradient, 0, d.dx);
+    it.space.axpby(-1, it.gradient, 0, dx);
     d.initial_step = it.previous_step > 0 ? o.growth * it.previous_step : o.initial_step;
     return d;
   };

@@ -5,6 +5,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "solvers/descent_loop.h"
 #include "solvers/solver_error.h"
@@ -14,53 +15,109 @@ namespace dualjit::solvers {
 
 namespace {
 
-struct Pair {
-  Vector s, y;
-  double rho = 0;  // 1 / s.y
-  double yy = 0;   // y.y, for the newest pair's gamma
+// The curvature pairs, oldest first, with the inner products the compact form needs:
+// sy[i][j] = s_i . y_j for i <= j (R's upper triangle and D), yy[i][j] = y_i . y_j.
+struct Memory {
+  std::deque<Vector> s, y;
+  std::deque<std::deque<double>> sy, yy;
+  std::vector<Vector> spare;  // storage of dropped pairs, reused
+
+  size_t size() const { return s.size(); }
+  void drop_oldest() {
+    spare.push_back(std::move(s.front()));
+    spare.push_back(std::move(y.front()));
+    s.pop_front();
+    y.pop_front();
+    for (auto* m : {&sy, &yy}) {
+      m->pop_front();
+      for (auto& row : *m) row.pop_front();
+    }
+  }
+  void clear() {
+    while (size() > 0) drop_oldest();
+  }
+  Vector take(const VectorSpace& v, int64_t n) {
+    if (spare.empty()) return v.zeros(n);
+    Vector w = std::move(spare.back());
+    spare.pop_back();
+    return w;
+  }
 };
+
+// Solves R x = b for the upper triangular R = sy (i <= j) in place.
+void solve_upper(const std::deque<std::deque<double>>& sy, std::vector<double>& b) {
+  for (size_t i = b.size(); i-- > 0;) {
+    for (size_t j = i + 1; j < b.size(); ++j) b[i] -= sy[i][j] * b[j];
+    b[i] /= sy[i][i];
+  }
+}
+
+// Solves R^T x = b in place.
+void solve_upper_transposed(const std::deque<std::deque<double>>& sy, std::vector<double>& b) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) b[i] -= sy[j][i] * b[j];
+    b[i] /= sy[i][i];
+  }
+}
 
 }  // namespace
 
 SolveResult lbfgs(Objective& f, std::span<const double> x0, const LbfgsOptions& o) {
   if (o.memory < 1) throw SolverError("lbfgs: memory " + std::to_string(o.memory) + " < 1");
-  std::deque<Pair> pairs;  // oldest first
+  Memory mem;
   std::optional<Vector> x_prev, g_prev;
-  std::vector<Vector> spare;  // storage of dropped pairs, reused
-  const DirectionRule rule = [&](const Iterate& it) {
+  // The compact form of Byrd, Nocedal and Schnabel (1994) instead of the two-loop recursion:
+  // H g = gamma g + S w1 - gamma Y t with t = R^-1 S^T g and
+  // w1 = R^-T ((D + gamma Y^T Y) t - gamma Y^T g). Its inner products are all known once the
+  // new pair is: one batch of dots (one synchronisation on a GPU) and one combination per
+  // iteration, where the recursion needs 2m dependent dots.
+  const DirectionRule rule = [&](const Iterate& it, Vector& dx) {
     const Stopwatch t;
     const VectorSpace& v = it.space;
     Direction d;
     const int64_t n = it.x.size();
-    const auto make = [&] {
-      if (spare.empty()) return v.zeros(n);
-      Vector w = std::move(spare.back());
-      spare.pop_back();
-      return w;
-    };
+    std::vector<double> sg, yg;  // S^T g, Y^T g over the pairs kept
     if (it.retry) {
-      for (Pair& p : pairs) {
-        spare.push_back(std::move(p.s));
-        spare.push_back(std::move(p.y));
-      }
-      pairs.clear();
+      mem.clear();
     } else if (x_prev) {
-      Pair p{make(), make(), 0, 0};
-      v.add_scaled(it.x, -1, *x_prev, p.s);
-      v.add_scaled(it.gradient, -1, *g_prev, p.y);
-      const double sy = v.dot(p.s, p.y), ss = v.dot(p.s, p.s);
-      p.yy = v.dot(p.y, p.y);
-      if (sy > o.curvature_epsilon * std::sqrt(ss) * std::sqrt(p.yy)) {
-        p.rho = 1 / sy;
-        pairs.push_back(std::move(p));
-        if (static_cast<int>(pairs.size()) > o.memory) {
-          spare.push_back(std::move(pairs.front().s));
-          spare.push_back(std::move(pairs.front().y));
-          pairs.pop_front();
+      Vector s = mem.take(v, n), y = mem.take(v, n);
+      v.add_scaled(it.x, -1, *x_prev, s);
+      v.add_scaled(it.gradient, -1, *g_prev, y);
+      const size_t k = mem.size();
+      std::vector<const Vector*> a = {&s, &s, &y, &s, &y},
+                                 b = {&y, &s, &y, &it.gradient, &it.gradient};
+      for (size_t i = 0; i < k; ++i) {
+        a.insert(a.end(), {&mem.s[i], &mem.y[i], &mem.s[i], &mem.y[i]});
+        b.insert(b.end(), {&y, &y, &it.gradient, &it.gradient});
+      }
+      const std::vector<double> p = v.dots(a, b);
+      const double sy = p[0], ss = p[1], yy = p[2];
+      for (size_t i = 0; i < k; ++i) {
+        sg.push_back(p[5 + 4 * i + 2]);
+        yg.push_back(p[5 + 4 * i + 3]);
+      }
+      if (sy > o.curvature_epsilon * std::sqrt(ss) * std::sqrt(yy)) {
+        for (size_t i = 0; i < k; ++i) {
+          mem.sy[i].push_back(p[5 + 4 * i]);
+          mem.yy[i].push_back(p[5 + 4 * i + 1]);
+        }
+        std::deque<double> sy_row(k + 1, 0.0), yy_row(k + 1, yy);
+        sy_row[k] = sy;  // s_new . y_j for j < new is not part of R
+        for (size_t i = 0; i < k; ++i) yy_row[i] = p[5 + 4 * i + 1];
+        mem.sy.push_back(std::move(sy_row));
+        mem.yy.push_back(std::move(yy_row));
+        mem.s.push_back(std::move(s));
+        mem.y.push_back(std::move(y));
+        sg.push_back(p[3]);
+        yg.push_back(p[4]);
+        if (static_cast<int>(mem.size()) > o.memory) {
+          mem.drop_oldest();
+          sg.erase(sg.begin());
+          yg.erase(yg.begin());
         }
       } else {
-        spare.push_back(std::move(p.s));
-        spare.push_back(std::move(p.y));
+        mem.spare.push_back(std::move(s));
+        mem.spare.push_back(std::move(y));
       }
     }
     if (!x_prev) {
@@ -70,29 +127,32 @@ SolveResult lbfgs(Objective& f, std::span<const double> x0, const LbfgsOptions& 
     v.copy(it.x, *x_prev);
     v.copy(it.gradient, *g_prev);
 
-    Vector q = v.clone(it.gradient);
-    if (pairs.empty()) {
+    const size_t k = mem.size();
+    if (k == 0) {
+      v.axpby(-1, it.gradient, 0, dx);
       d.initial_step = std::min(1.0, 1.0 / it.gradient_norm);
       d.fallback = it.retry;
     } else {
-      std::vector<double> a(pairs.size());
-      for (size_t i = pairs.size(); i-- > 0;) {
-        a[i] = pairs[i].rho * v.dot(pairs[i].s, q);
-        v.axpby(-a[i], pairs[i].y, 1, q);
+      const double gamma = mem.sy[k - 1][k - 1] / mem.yy[k - 1][k - 1];
+      std::vector<double> tt = sg;  // t = R^-1 S^T g
+      solve_upper(mem.sy, tt);
+      std::vector<double> w1(k);  // (D + gamma Y^T Y) t - gamma Y^T g, then R^-T of it
+      for (size_t i = 0; i < k; ++i) {
+        double r = mem.sy[i][i] * tt[i] - gamma * yg[i];
+        for (size_t j = 0; j < k; ++j) r += gamma * mem.yy[i][j] * tt[j];
+        w1[i] = r;
       }
-      const Pair& newest = pairs.back();
-      const double gamma = 1 / (newest.rho * newest.yy);  // s.y / y.y
-      // H_0 = gamma I is applied inside the first update: with q' = gamma q,
-      // b = rho y.q' = gamma rho y.q and q' + (a - b) s = gamma q + (a - b) s.
-      for (size_t i = 0; i < pairs.size(); ++i) {
-        const double scale = i == 0 ? gamma : 1.0;
-        const double b = scale * pairs[i].rho * v.dot(pairs[i].y, q);
-        v.axpby(a[i] - b, pairs[i].s, scale, q);
+      solve_upper_transposed(mem.sy, w1);
+      // dx = -H g = -gamma g - S w1 + gamma Y t
+      std::vector<double> c = {-gamma};
+      std::vector<const Vector*> terms = {&it.gradient};
+      for (size_t i = 0; i < k; ++i) {
+        c.insert(c.end(), {-w1[i], gamma * tt[i]});
+        terms.insert(terms.end(), {&mem.s[i], &mem.y[i]});
       }
+      v.combine(c, terms, 0.0, dx);
       d.retry_on_failure = true;
     }
-    v.axpby(-1, q, 0, q);
-    d.dx = std::move(q);
     d.linear_solve_seconds = t.seconds();
     return d;
   };

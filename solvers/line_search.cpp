@@ -24,12 +24,12 @@ void check_options(const LineSearchOptions& o, double initial_step) {
 LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
                                     const Vector& x, double energy_x, const Vector& gradient,
                                     const Vector& dx, double initial_step,
-                                    const LineSearchOptions& o) {
+                                    const LineSearchOptions& o, Vector& trial) {
   check_options(o, initial_step);
-  if (gradient.size() != x.size() || dx.size() != x.size()) {
+  if (gradient.size() != x.size() || dx.size() != x.size() || trial.size() != x.size()) {
     throw SolverError("armijo_line_search: x has " + std::to_string(x.size()) +
                       " values, gradient " + std::to_string(gradient.size()) + ", direction " +
-                      std::to_string(dx.size()));
+                      std::to_string(dx.size()) + ", trial " + std::to_string(trial.size()));
   }
   LineSearchResult r;
   r.energy = energy_x;
@@ -55,7 +55,6 @@ LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFuncti
     }
     alpha = std::min(alpha, o.max_step_fraction * r.max_step);
   }
-  Vector trial = space.zeros(x.size());
   for (int t = 0; t < o.max_tries; ++t, alpha *= o.shrink) {
     space.add_scaled(x, alpha, dx, trial);
     const double e = energy(trial);
@@ -65,7 +64,6 @@ LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFuncti
       r.accepted = true;
       r.alpha = alpha;
       r.energy = e;
-      r.x = std::move(trial);
       return r;
     }
   }

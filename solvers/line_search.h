@@ -36,7 +36,6 @@ struct LineSearchResult {
   bool accepted = false;
   double alpha = 0;                                           // the accepted step; 0 when none
   double energy = 0;                                          // E(x + alpha dx); E(x) when none
-  Vector x;                                                   // x + alpha dx; empty when none
   int evaluations = 0;                                        // energy evaluations made
   double slope = 0;                                           // g.dx
   double max_step = std::numeric_limits<double>::infinity();  // the rule's bound
@@ -46,10 +45,11 @@ struct LineSearchResult {
 // Searches from min(initial_step, max_step_fraction * max_step). energy_x is E(x) and gradient
 // its gradient (only g.dx is used). Throws SolverError for invalid options or sizes; a failed
 // search is a result with accepted == false, for the caller to act on.
-// x, gradient and dx are vectors of `space`.
+// x, gradient, dx and trial are vectors of `space`; when a step is accepted, trial holds
+// x + alpha dx (the trials are evaluated there).
 LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
                                     const Vector& x, double energy_x, const Vector& gradient,
                                     const Vector& dx, double initial_step,
-                                    const LineSearchOptions& options);
+                                    const LineSearchOptions& options, Vector& trial);
 
 }  // namespace dualjit::solvers

@@ -58,10 +58,9 @@ using ShiftedSolve = std::function<bool(double shift, Vector& dx, int& iteration
 // costs a kernel and a synchronisation, and an unshifted solve usually succeeds.
 Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
                          const std::function<double()>& scale, const ShiftedSolve& solve,
-                         Direction d, const Stopwatch& linear) {
+                         Direction d, const Stopwatch& linear, Vector& dx) {
   const VectorSpace& v = it.space;
   double shift = 0, last_shift = 0;
-  Vector dx = v.zeros(it.gradient.size());
   for (int attempt = 0; attempt <= o.max_shift_tries; ++attempt) {
     last_shift = shift;
     if (solve(shift, dx, d.linear_iterations)) {
@@ -69,7 +68,6 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
       const double slope = v.dot(it.gradient, dx);
       const double dx_norm = v.norm(dx);  // not finite when dx is not
       if (std::isfinite(dx_norm) && slope < -o.descent_threshold * it.gradient_norm * dx_norm) {
-        d.dx = std::move(dx);
         d.shift = shift;
         d.linear_solve_seconds = linear.seconds();
         return d;
@@ -80,7 +78,6 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
   // No shift helped: steepest descent, which the line search can always shorten enough, first
   // tried as the step of the Hessian's mean diagonal.
   v.axpby(-1, it.gradient, 0, dx);
-  d.dx = std::move(dx);
   d.initial_step = 1 / scale();
   d.fallback = true;
   d.newton_step = false;
@@ -95,8 +92,8 @@ struct DeviceSolve {
   std::optional<Vector> rhs;
 };
 
-Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions& o,
-                           DeviceSolve& g) {
+Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions& o, DeviceSolve& g,
+                           Vector& dx) {
   Direction d;
   d.newton_step = true;
   const Stopwatch assembly;
@@ -121,7 +118,7 @@ Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions&
     iterations += r.iterations;
     return !r.negative_curvature;
   };
-  return shifted_newton(it, o, scale, solve, std::move(d), linear);
+  return shifted_newton(it, o, scale, solve, std::move(d), linear, dx);
 }
 
 }  // namespace
@@ -129,8 +126,10 @@ Direction device_direction(Objective& f, const Iterate& it, const NewtonOptions&
 SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions& o) {
   SparseCholesky cholesky;  // keeps its symbolic analysis across iterations
   DeviceSolve device;
-  const DirectionRule rule = [&](const Iterate& it) {
-    if (o.linear_solver == LinearSolver::DevicePcg) return device_direction(f, it, o, device);
+  const DirectionRule rule = [&](const Iterate& it, Vector& dx) {
+    if (o.linear_solver == LinearSolver::DevicePcg) {
+      return device_direction(f, it, o, device, dx);
+    }
     Direction d;
     d.newton_step = true;
     const Stopwatch assembly;
@@ -145,7 +144,7 @@ SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions
     // host objective), dx goes back per solve.
     std::vector<double> rhs = it.space.to_host(it.gradient);
     for (double& v : rhs) v = -v;
-    const ShiftedSolve solve = [&](double shift, Vector& dx, int& iterations) {
+    const ShiftedSolve solve = [&](double shift, Vector& out, int& iterations) {
       std::optional<mesh::BlockCsr<double>> shifted;
       if (shift > 0) {
         shifted = h;
@@ -166,10 +165,10 @@ SolveResult newton(Objective& f, std::span<const double> x0, const NewtonOptions
         iterations += r.iterations;
         if (r.negative_curvature) return false;
       }
-      dx = it.space.from_host(x);
+      out = it.space.from_host(x);
       return true;
     };
-    return shifted_newton(it, o, scale, solve, std::move(d), linear);
+    return shifted_newton(it, o, scale, solve, std::move(d), linear, dx);
   };
   return descent_loop("newton", f, x0, o, rule);
 }

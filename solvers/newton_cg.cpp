@@ -15,7 +15,7 @@ SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOp
   // CG's work vectors, made once: on a GPU objective they stay in device memory and a CG
   // iteration reads back only p.Hp and r.r.
   std::optional<Vector> r, p, hp;
-  const DirectionRule rule = [&](const Iterate& it) {
+  const DirectionRule rule = [&](const Iterate& it, Vector& dx) {
     const VectorSpace& v = it.space;
     Direction d;
     d.newton_step = true;
@@ -28,7 +28,7 @@ SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOp
     }
     const double eta = std::min(o.max_forcing, std::sqrt(it.gradient_norm));
     const double target = eta * it.gradient_norm;
-    Vector dx = v.zeros(n);
+    v.set_zero(dx);
     v.axpby(-1, it.gradient, 0, *r);
     v.copy(*r, *p);
     double rr = v.dot(*r, *r);
@@ -58,7 +58,6 @@ SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOp
       rr = rr_next;
       v.axpby(1, *r, beta, *p);
     }
-    d.dx = std::move(dx);
     d.linear_solve_seconds = total.seconds() - d.assembly_seconds;
     return d;
   };

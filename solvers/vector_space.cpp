@@ -35,6 +35,12 @@ std::span<const double> Vector::host() const {
   return host_;
 }
 
+double VectorSpace::dot(const Vector& a, const Vector& b) const {
+  const Vector* pa = &a;
+  const Vector* pb = &b;
+  return dots({&pa, 1}, {&pb, 1})[0];
+}
+
 double VectorSpace::norm(const Vector& v) const {
   return std::sqrt(dot(v, v));
 }
@@ -68,9 +74,28 @@ class HostSpace final : public VectorSpace {
     check_sizes(x, y, "copy");
     std::copy(x.host().begin(), x.host().end(), y.host().begin());
   }
-  double dot(const Vector& a, const Vector& b) const override {
-    check_sizes(a, b, "dot");
-    return solvers::dot(a.host(), b.host());
+  std::vector<double> dots(std::span<const Vector* const> a,
+                           std::span<const Vector* const> b) const override {
+    if (a.size() != b.size()) throw SolverError("VectorSpace::dots: unequal lists");
+    std::vector<double> out(a.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      check_sizes(*a[k], *b[k], "dots");
+      out[k] = solvers::dot(a[k]->host(), b[k]->host());
+    }
+    return out;
+  }
+  void combine(std::span<const double> c, std::span<const Vector* const> x, double c_y,
+               Vector& y) const override {
+    if (c.size() != x.size()) throw SolverError("VectorSpace::combine: unequal lists");
+    for (const Vector* v : x) check_sizes(*v, y, "combine");
+    const int64_t n = y.size();
+    double* ys = y.data();
+#pragma omp parallel for if (n > (1 << 14))
+    for (int64_t i = 0; i < n; ++i) {
+      double v = c_y == 0.0 ? 0.0 : c_y * ys[i];
+      for (size_t k = 0; k < x.size(); ++k) v += c[k] * x[k]->data()[i];
+      ys[i] = v;
+    }
   }
   void axpby(double a, const Vector& x, double b, Vector& y) const override {
     check_sizes(x, y, "axpby");

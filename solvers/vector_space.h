@@ -44,16 +44,23 @@ class VectorSpace {
   virtual std::vector<double> to_host(const Vector& v) const = 0;
   // y = x
   virtual void copy(const Vector& x, Vector& y) const = 0;
-  // a . b; repeats on the same machine are bit-identical.
-  virtual double dot(const Vector& a, const Vector& b) const = 0;
   // y = a x + b y; b = 0 overwrites y (NaN included).
   virtual void axpby(double a, const Vector& x, double b, Vector& y) const = 0;
   // out = x + a d
   virtual void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const = 0;
   // v_i = 0 where mask_i == 0, else unchanged (a NaN too): the pinned DOFs' entries.
   virtual void apply_mask(const Vector& mask, Vector& v) const = 0;
+  // out[k] = a[k] . b[k] for every k (repeats on the same machine are bit-identical): many dots in
+  // one pass over the vectors, one synchronisation on a GPU (L-BFGS's inner products, all at once).
+  virtual std::vector<double> dots(std::span<const Vector* const> a,
+                                   std::span<const Vector* const> b) const = 0;
+  // y = c_y y + sum_k c[k] x[k]; c_y = 0 overwrites y (no terms: y = 0). An x[k] may be y.
+  virtual void combine(std::span<const double> c, std::span<const Vector* const> x, double c_y,
+                       Vector& y) const = 0;
 
+  double dot(const Vector& a, const Vector& b) const;
   double norm(const Vector& v) const;
+  void set_zero(Vector& v) const { combine({}, {}, 0.0, v); }
   Vector clone(const Vector& x) const;
 };
 

@@ -44,23 +44,29 @@ void check_space(const VectorSpace& s, double dot_tolerance) {
     CHECK(s.dot(va, vb) == d);  // bit for bit
     CHECK(s.norm(va) == doctest::Approx(std::sqrt(s.dot(va, va))));
 
+    // A GPU contracts a x + b y into a fused multiply-add: equal to within an ulp of the terms.
+    const auto near = [](double got, double p, double q) {
+      return std::abs(got - (p + q)) <= 4e-16 * (std::abs(p) + std::abs(q));
+    };
     Vector y = s.clone(vb);
     s.axpby(0.75, va, -1.5, y);
     std::vector<double> out = s.to_host(y);
-    for (int64_t i = 0; i < n; i += 97) CHECK(out[i] == 0.75 * a[i] - 1.5 * b[i]);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += !near(out[i], 0.75 * a[i], -1.5 * b[i]);
+    CHECK(wrong == 0);
 
     Vector z = s.zeros(n);
     CHECK(s.to_host(z) == std::vector<double>(n, 0.0));
     s.add_scaled(va, -0.25, vb, z);
     out = s.to_host(z);
-    for (int64_t i = 0; i < n; i += 97) CHECK(out[i] == a[i] - 0.25 * b[i]);
+    for (int64_t i = 0; i < n; ++i) wrong += !near(out[i], a[i], -0.25 * b[i]);
+    CHECK(wrong == 0);
 
     // b = 0 overwrites y, NaN included; a mask zeroes only where it is 0, keeping a free NaN.
     std::vector<double> nan(n, std::numeric_limits<double>::quiet_NaN());
     Vector w = s.from_host(nan);
     s.axpby(2.0, va, 0.0, w);
     out = s.to_host(w);
-    int64_t wrong = 0;
     for (int64_t i = 0; i < n; ++i) wrong += out[i] != 2.0 * a[i];
     CHECK(wrong == 0);
     std::vector<double> mask(n, 1.0);
@@ -74,6 +80,43 @@ void check_space(const VectorSpace& s, double dot_tolerance) {
     Vector c = s.zeros(n);
     s.copy(vb, c);
     CHECK(s.to_host(c) == b);
+
+    // Many dots and terms at once (more than one launch holds), one term aliasing y.
+    if (n > 20000) continue;
+    const int many = 45;
+    std::vector<std::vector<double>> host(many);
+    std::vector<Vector> vs;
+    for (int k = 0; k < many; ++k) {
+      host[k] = random_values(n, 100 + k);
+      vs.push_back(s.from_host(host[k]));
+    }
+    std::vector<const Vector*> pa, pb;
+    for (int k = 0; k < many; ++k) {
+      pa.push_back(&vs[k]);
+      pb.push_back(&vs[(k * 7) % many]);
+    }
+    const std::vector<double> ds = s.dots(pa, pb);
+    REQUIRE(ds.size() == size_t(many));
+    for (int k = 0; k < many; ++k) {
+      double r = 0;
+      for (int64_t i = 0; i < n; ++i) r += host[k][i] * host[(k * 7) % many][i];
+      CHECK(ds[k] == doctest::Approx(r).epsilon(1e-12));
+    }
+    CHECK(s.dots(pa, pb) == ds);  // bit for bit
+    std::vector<double> coef;
+    for (int k = 0; k < many; ++k) coef.push_back(0.1 * (k + 1));
+    Vector acc = s.clone(vs[3]);
+    pa[42] = &acc;  // y itself among the terms, past the first launch's 40
+    s.combine(coef, pa, 0.5, acc);
+    out = s.to_host(acc);
+    for (int64_t i = 0; i < n; ++i) {
+      double r = 0.5 * host[3][i];
+      for (int k = 0; k < many; ++k) r += coef[k] * (k == 42 ? host[3][i] : host[k][i]);
+      wrong += std::abs(out[i] - r) > 1e-13 * (1 + std::abs(r));
+    }
+    CHECK(wrong == 0);
+    s.set_zero(acc);
+    CHECK(s.to_host(acc) == std::vector<double>(n, 0.0));
   }
   const Vector three = s.zeros(3), four = s.zeros(4);
   CHECK_THROWS_AS(s.dot(three, four), SolverError);
@@ -94,9 +137,9 @@ TEST_CASE("the device vector space's module compiles under NVRTC for sm_90 witho
   const jit::CompiledImage img =
       jit::nvrtc_compile("vector_space", device_vector_space_source(), o);
   CHECK(img.is_cubin);
-  for (const char* entry :
-       {"dj_vs_axpby", "dj_vs_add_scaled", "dj_vs_mask", "dj_vs_dot", "dj_vs_sum"}) {
-    CAPTURE(entry);
+  for (const char* entry : {"dj_vs_axpby", "dj_vs_add_scaled", "dj_vs_mask", "dj_vs_dots",
+                            "dj_vs_sums", "dj_vs_combine"}) {
+    CAPTURE(std::string(entry));
     const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
     CHECK(r.registers > 0);
     CHECK(r.spill_store_bytes == 0);
