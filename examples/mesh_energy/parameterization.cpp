@@ -3,6 +3,7 @@
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -57,12 +58,17 @@ void check_faces_in(std::span<const int32_t> faces, int64_t n_vertices, const ch
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(faces.size()) +
                                 " face indices, not a multiple of 3");
   }
-  for (size_t q = 0; q < faces.size(); ++q) {
-    if (faces[q] < 0 || faces[q] >= n_vertices) {
-      throw std::invalid_argument(std::string(what) + ": face " + std::to_string(q / 3) +
-                                  ": vertex " + std::to_string(faces[q]) + " out of range (" +
-                                  std::to_string(n_vertices) + " UVs)");
-    }
+  // The first bad index, found in parallel (a line search calls this every step).
+  const int64_t n = static_cast<int64_t>(faces.size());
+  int64_t bad = n;
+#pragma omp parallel for reduction(min : bad) if (n > (1 << 16))
+  for (int64_t q = 0; q < n; ++q) {
+    if (faces[q] < 0 || faces[q] >= n_vertices) bad = std::min(bad, q);
+  }
+  if (bad < n) {
+    throw std::invalid_argument(std::string(what) + ": face " + std::to_string(bad / 3) +
+                                ": vertex " + std::to_string(faces[bad]) + " out of range (" +
+                                std::to_string(n_vertices) + " UVs)");
   }
 }
 
@@ -280,15 +286,22 @@ double max_flip_free_step(std::span<const int32_t> faces, std::span<const double
                                 " direction values (two equal, even sizes expected)");
   }
   check_faces_in(faces, static_cast<int64_t>(uv.size() / 2), "max_flip_free_step");
+  const int64_t nf = static_cast<int64_t>(faces.size() / 3);
   double alpha = std::numeric_limits<double>::infinity();
-  for (int64_t f = 0; f < static_cast<int64_t>(faces.size() / 3); ++f) {
+  int64_t flipped = nf;  // the first flipped face, if any
+#pragma omp parallel for reduction(min : alpha, flipped) if (nf > (1 << 14))
+  for (int64_t f = 0; f < nf; ++f) {
     const FaceQuadratic q = face_quadratic(faces, uv, duv, f);
     if (!(q.c > 0)) {
-      throw std::invalid_argument("max_flip_free_step: face " + std::to_string(f) +
-                                  " is already flipped or degenerate (twice its signed area is " +
-                                  std::to_string(q.c) + ")");
+      flipped = std::min(flipped, f);
+    } else {
+      alpha = std::min(alpha, smallest_positive_root(q.a, q.b, q.c));
     }
-    alpha = std::min(alpha, smallest_positive_root(q.a, q.b, q.c));
+  }
+  if (flipped < nf) {
+    throw std::invalid_argument("max_flip_free_step: face " + std::to_string(flipped) +
+                                " is already flipped or degenerate (twice its signed area is " +
+                                std::to_string(face_quadratic(faces, uv, duv, flipped).c) + ")");
   }
   return alpha;
 }

@@ -2,6 +2,7 @@
 
 #include <Eigen/SparseCholesky>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -73,24 +74,28 @@ double det3(const double* a, const double* b, const double* c) {
 // The smallest t > 0 with c0 + c1 t + c2 t^2 + c3 t^3 <= 0, given c0 > 0 (kInf when none): the
 // cubic is monotone between the positive roots of its derivative, so the first of those pieces
 // whose end is not positive holds the root, which bisection brackets; the bracket's lower end
-// (where the cubic is still positive) is returned.
-double first_positive_root(double c0, double c1, double c2, double c3) {
+// (where the cubic is still positive) is returned. A caller keeping a minimum passes it as
+// `below`: once the root is known to lie at or past it, some value >= below comes back
+// without the bisection.
+double first_positive_root(double c0, double c1, double c2, double c3, double below) {
   const auto f = [&](double t) { return ((c3 * t + c2) * t + c1) * t + c0; };
-  std::vector<double> ends;
+  std::array<double, 2> ends{};
+  int n_ends = 0;
   const double a = 3 * c3, b = 2 * c2, c = c1;  // f'(t) = a t^2 + b t + c
   if (a != 0) {
     const double disc = b * b - 4 * a * c;
     if (disc >= 0) {
       const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));  // no cancellation
-      ends.push_back(q / a);
-      if (q != 0) ends.push_back(c / q);
+      ends[n_ends++] = q / a;
+      if (q != 0) ends[n_ends++] = c / q;
     }
   } else if (b != 0) {
-    ends.push_back(-c / b);
+    ends[n_ends++] = -c / b;
   }
-  std::sort(ends.begin(), ends.end());
+  if (n_ends == 2 && ends[1] < ends[0]) std::swap(ends[0], ends[1]);
   double lo = 0, hi = kInf;
-  for (double e : ends) {
+  for (int k = 0; k < n_ends; ++k) {
+    const double e = ends[k];
     if (!(e > lo) || !std::isfinite(e)) continue;
     if (f(e) <= 0) {
       hi = e;
@@ -98,6 +103,7 @@ double first_positive_root(double c0, double c1, double c2, double c3) {
     }
     lo = e;
   }
+  if (lo >= below) return lo;  // the root is past `below`: no need to find it
   if (hi == kInf) {
     // Past the last turning point f is monotone: it ends negative only with a negative leading
     // coefficient; then double until it is.
@@ -107,10 +113,12 @@ double first_positive_root(double c0, double c1, double c2, double c3) {
     for (int k = 0; f(hi) > 0; ++k) {
       if (k > 2100) return kInf;
       lo = hi;
+      if (lo >= below) return lo;
       hi *= 2;
     }
   }
   for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; ++k) {
+    if (lo >= below) return lo;
     const double mid = 0.5 * (lo + hi);
     (f(mid) > 0 ? lo : hi) = mid;
   }
@@ -264,6 +272,8 @@ double max_injective_step(const SphericalMap& map, std::span<const double> offse
   const std::vector<double>& p = map.points();
   const std::vector<double>& fr = map.frames();
   double alpha = kInf;
+  bool inverted = false;
+#pragma omp parallel for reduction(min : alpha) reduction(|| : inverted) if (m.n_faces() > 4096)
   for (int64_t f = 0; f < m.n_faces(); ++f) {
     double q[3][3], dq[3][3];  // each corner's unnormalized point at t = 0 and its rate
     for (int c = 0; c < 3; ++c) {
@@ -277,14 +287,17 @@ double max_injective_step(const SphericalMap& map, std::span<const double> offse
     }
     // det(q0 + t dq0, q1 + t dq1, q2 + t dq2), multilinear: one coefficient per choice of rows.
     const double c0 = det3(q[0], q[1], q[2]);
-    if (!(c0 > 0)) return 0;
+    if (!(c0 > 0)) {
+      inverted = true;
+      continue;
+    }
     const double c1 = det3(dq[0], q[1], q[2]) + det3(q[0], dq[1], q[2]) + det3(q[0], q[1], dq[2]);
     const double c2 =
         det3(dq[0], dq[1], q[2]) + det3(dq[0], q[1], dq[2]) + det3(q[0], dq[1], dq[2]);
     const double c3 = det3(dq[0], dq[1], dq[2]);
-    alpha = std::min(alpha, first_positive_root(c0, c1, c2, c3));
+    alpha = std::min(alpha, first_positive_root(c0, c1, c2, c3, alpha));
   }
-  return alpha;
+  return inverted ? 0 : alpha;
 }
 
 DemoReport run_sphere_demo(const DemoOptions& o) {
