@@ -1,8 +1,10 @@
 #include "examples/mesh_energy/parameterization.h"
 
+#include <omp.h>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -53,6 +55,12 @@ FaceQuadratic face_quadratic(std::span<const int32_t> faces, std::span<const dou
   return q;
 }
 
+// Threads for a loop over n cheap items: each gets at least 16,384 of them, since waking a
+// thread (and waiting for the slowest) costs more than a few thousand items.
+int threads_for(int64_t n) {
+  return static_cast<int>(std::clamp<int64_t>(n / 16384, 1, omp_get_max_threads()));
+}
+
 void check_faces_in(std::span<const int32_t> faces, int64_t n_vertices, const char* what) {
   if (faces.size() % 3 != 0) {
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(faces.size()) +
@@ -61,7 +69,7 @@ void check_faces_in(std::span<const int32_t> faces, int64_t n_vertices, const ch
   // The first bad index, found in parallel (a line search calls this every step).
   const int64_t n = static_cast<int64_t>(faces.size());
   int64_t bad = n;
-#pragma omp parallel for reduction(min : bad) if (n > (1 << 16))
+#pragma omp parallel for reduction(min : bad) num_threads(threads_for(n))
   for (int64_t q = 0; q < n; ++q) {
     if (faces[q] < 0 || faces[q] >= n_vertices) bad = std::min(bad, q);
   }
@@ -289,7 +297,7 @@ double max_flip_free_step(std::span<const int32_t> faces, std::span<const double
   const int64_t nf = static_cast<int64_t>(faces.size() / 3);
   double alpha = std::numeric_limits<double>::infinity();
   int64_t flipped = nf;  // the first flipped face, if any
-#pragma omp parallel for reduction(min : alpha, flipped) if (nf > (1 << 14))
+#pragma omp parallel for reduction(min : alpha, flipped) num_threads(threads_for(nf))
   for (int64_t f = 0; f < nf; ++f) {
     const FaceQuadratic q = face_quadratic(faces, uv, duv, f);
     if (!(q.c > 0)) {

@@ -1,6 +1,8 @@
 #include "examples/mesh_energy/sphere_demo.h"
 
+#include <omp.h>
 #include <Eigen/SparseCholesky>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -66,6 +68,12 @@ DemoMesh demo_mesh(const DemoOptions& o, bool gpu) {
   return d;
 }
 
+// Threads for a loop over n cheap items: each gets at least 16,384 of them, since waking a
+// thread (and waiting for the slowest) costs more than a few thousand items.
+int threads_for(int64_t n) {
+  return static_cast<int>(std::clamp<int64_t>(n / 16384, 1, omp_get_max_threads()));
+}
+
 double det3(const double* a, const double* b, const double* c) {
   return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
          a[2] * (b[0] * c[1] - b[1] * c[0]);
@@ -93,6 +101,13 @@ double first_positive_root(double c0, double c1, double c2, double c3, double be
     ends[n_ends++] = -c / b;
   }
   if (n_ends == 2 && ends[1] < ends[0]) std::swap(ends[0], ends[1]);
+  // Positive at `below` and at every turning point before it: positive on all of [0, below].
+  if (below < kInf && f(below) > 0) {
+    bool dips = false;
+    for (int k = 0; k < n_ends; ++k)
+      dips = dips || (ends[k] > 0 && ends[k] < below && f(ends[k]) <= 0);
+    if (!dips) return below;
+  }
   double lo = 0, hi = kInf;
   for (int k = 0; k < n_ends; ++k) {
     const double e = ends[k];
@@ -273,7 +288,10 @@ double max_injective_step(const SphericalMap& map, std::span<const double> offse
   const std::vector<double>& fr = map.frames();
   double alpha = kInf;
   bool inverted = false;
-#pragma omp parallel for reduction(min : alpha) reduction(|| : inverted) if (m.n_faces() > 4096)
+#pragma omp parallel for reduction(min                            \
+                                   : alpha) reduction(||          \
+                                                      : inverted) \
+    num_threads(threads_for(m.n_faces()))
   for (int64_t f = 0; f < m.n_faces(); ++f) {
     double q[3][3], dq[3][3];  // each corner's unnormalized point at t = 0 and its rate
     for (int c = 0; c < 3; ++c) {
