@@ -11,7 +11,8 @@
 // two-loop recursion, and the energies of the search. Timed end to end on the wall clock after
 // a warm-up solve (the kernels compile there), with the objective on the GPU, its vectors in
 // device memory. A second run adds the demo's injective max-step rule (host code: x and dx are
-// downloaded once per iteration), which the JAX peer has no counterpart of.
+// downloaded once per iteration), which the JAX peer has no counterpart of; rule_ms is the
+// rule's own time per call.
 //
 // Printed per level: the energy at the start (the checksum the peer prints too), the energies
 // after 10, 50 and all iterations, ms per iteration, and the shares of assembly (gradients),
@@ -113,8 +114,15 @@ int main(int argc, char** argv) {
     lo.relative_gradient_tolerance = 0;
     const Run plain = timed(objective, zero, lo);
     solvers::LbfgsOptions ruled = lo;
-    ruled.line_search.max_step = [&map](std::span<const double> x, std::span<const double> dx) {
-      return mesh_energy::max_injective_step(map, x, dx);
+    // The rule's own time (host code, without the downloads of x and dx before it).
+    double rule_seconds = 0;
+    int rule_calls = 0;
+    ruled.line_search.max_step = [&](std::span<const double> x, std::span<const double> dx) {
+      const solvers::Stopwatch t;
+      const double alpha = mesh_energy::max_injective_step(map, x, dx);
+      rule_seconds += t.seconds();
+      ++rule_calls;
+      return alpha;
     };
     const Run injective = timed(objective, zero, ruled);
     for (const auto& [name, r] :
@@ -126,11 +134,13 @@ int main(int argc, char** argv) {
           "RESULT sphere_lbfgs backend=%s search=%s level=%lld vertices=%lld faces=%lld "
           "iterations=%d ms_per_iteration=%.4f energies_per_iteration=%.2f assembly_share=%.2f "
           "line_search_share=%.2f direction_share=%.2f energy0=%.15g energy10=%.15g "
-          "energy50=%.15g energy=%.15g stop=%s\n",
+          "energy50=%.15g energy=%.15g rule_ms=%.4f stop=%s\n",
           args.cpu ? "cpu" : "cuda", name, (long long)level, (long long)nv, (long long)nf,
           s.n_steps(), r->ms_per_iteration, double(evaluations) / std::max(1, s.n_steps()),
           r->assembly, r->search, r->direction, energy_after(s, 0), energy_after(s, 10),
-          energy_after(s, 50), s.energy, std::string(solvers::stop_reason_name(s.reason)).c_str());
+          energy_after(s, 50), s.energy,
+          r == &injective ? rule_seconds * 1e3 / std::max(1, rule_calls) : 0.0,
+          std::string(solvers::stop_reason_name(s.reason)).c_str());
       std::fflush(stdout);
     }
   }
