@@ -21,6 +21,7 @@
 #include "support/assembly.h"
 #include "support/demo_files.h"
 #include "support/gpu.h"
+#include "support/nvrtc_module.h"
 
 using namespace dualjit;
 using dualjit::test::on_cpu;
@@ -134,17 +135,9 @@ TEST_CASE("steady Euler: a step into negative pressure is undone and retried at 
 }
 
 TEST_CASE("the device pseudo-time module compiles under NVRTC for sm_90 without a GPU") {
-  jit::CompileOptions o;
-  o.arch = "sm_90";
-  const jit::CompiledImage img = jit::nvrtc_compile("euler", cfd::device_pseudo_time_source(), o);
-  CHECK(img.is_cubin);
-  for (const char* entry :
-       {"dj_euler_shift", "dj_euler_explicit", "dj_euler_subtract", "dj_euler_physical"}) {
-    CAPTURE(entry);
-    const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
-    CHECK(r.registers > 0);
-    CHECK(r.spill_store_bytes == 0);
-  }
+  test::check_module_compiles(
+      "euler", cfd::device_pseudo_time_source(),
+      {"dj_euler_shift", "dj_euler_explicit", "dj_euler_subtract", "dj_euler_physical"});
 }
 
 TEST_CASE("steady Euler: the split and edge-based storages are refused on the CPU backend") {

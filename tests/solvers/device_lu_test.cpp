@@ -14,6 +14,7 @@
 #include "jit/nvrtc_compiler.h"
 #include "solvers/device_lu_source.h"
 #include "support/gpu.h"
+#include "support/nvrtc_module.h"
 
 using namespace dualjit;
 
@@ -96,15 +97,7 @@ TEST_CASE("the device LU module compiles under NVRTC for sm_90, double and float
     for (int n : {3, 54, 101}) {
       CAPTURE(type);
       CAPTURE(n);
-      jit::CompileOptions o;
-      o.arch = "sm_90";
-      const jit::CompiledImage img = jit::nvrtc_compile("lu_test", lu_test_source(n, type), o);
-      CHECK(img.is_cubin);
-      for (const char* entry : {"t_factor", "t_solve"}) {
-        const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
-        CHECK(r.registers > 0);
-        CHECK(r.spill_store_bytes == 0);
-      }
+      test::check_module_compiles("lu_test", lu_test_source(n, type), {"t_factor", "t_solve"});
     }
   }
 }

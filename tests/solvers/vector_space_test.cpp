@@ -13,6 +13,8 @@
 #include "solvers/solver_error.h"
 #include "solvers/vector_space.h"
 #include "support/gpu.h"
+#include "support/nvrtc_module.h"
+#include "support/random_kernel.h"
 
 using namespace dualjit;
 using namespace dualjit::solvers;
@@ -21,10 +23,7 @@ namespace {
 
 std::vector<double> random_values(int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-2.0, 3.0);
-  std::vector<double> v(n);
-  for (double& x : v) x = u(rng);
-  return v;
+  return test::random_vector(size_t(n), rng, -2.0, 3.0);
 }
 
 // Every operation on `space` against plain loops, for lengths around the grid's and the
@@ -132,18 +131,9 @@ TEST_CASE("the host vector space: every operation against plain loops") {
 }
 
 TEST_CASE("the device vector space's module compiles under NVRTC for sm_90 without a GPU") {
-  jit::CompileOptions o;
-  o.arch = "sm_90";
-  const jit::CompiledImage img =
-      jit::nvrtc_compile("vector_space", device_vector_space_source(), o);
-  CHECK(img.is_cubin);
-  for (const char* entry : {"dj_vs_axpby", "dj_vs_add_scaled", "dj_vs_mask", "dj_vs_dots",
-                            "dj_vs_sums", "dj_vs_combine"}) {
-    CAPTURE(std::string(entry));
-    const jit::PtxasReport r = jit::parse_ptxas_report(img.log, entry);
-    CHECK(r.registers > 0);
-    CHECK(r.spill_store_bytes == 0);
-  }
+  test::check_module_compiles("vector_space", device_vector_space_source(),
+                              {"dj_vs_axpby", "dj_vs_add_scaled", "dj_vs_mask", "dj_vs_dots",
+                               "dj_vs_sums", "dj_vs_combine"});
 }
 
 TEST_SUITE("gpu") {
