@@ -23,8 +23,8 @@ struct Iterate {
   const Vector& x;
   double energy = 0;
   const Vector& gradient;  // zero at pinned DOFs
-  const Vector*
-      free;  // 1 at free DOFs, 0 at pinned ones (VectorSpace::apply_mask); null: none pinned
+  // 1 at free DOFs, 0 at pinned ones (VectorSpace::apply_mask); null when none is pinned.
+  const Vector* free = nullptr;
   double gradient_norm = 0;
   double previous_step = 0;  // alpha accepted at the previous iteration; 0 at the first
   bool retry = false;        // the last direction from this iterate failed its line search
@@ -47,7 +47,7 @@ struct Direction {
 using DirectionRule = std::function<Direction(const Iterate&, Vector& dx)>;
 
 // Minimises f from x0 (n_dofs values). Throws SolverError naming `solver` when x0 has the wrong
-// size or a non-finite energy or gradient, or when a direction has the wrong size.
+// size or a non-finite energy or gradient.
 SolveResult descent_loop(const std::string& solver, Objective& f, std::span<const double> x0,
                          const SolverOptions& options, const DirectionRule& direction);
 

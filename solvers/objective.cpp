@@ -1,5 +1,6 @@
 #include "solvers/objective.h"
 
+#include <algorithm>
 #include <string>
 
 #include "solvers/device_vector_space.h"

@@ -50,8 +50,9 @@ class VectorSpace {
   virtual void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const = 0;
   // v_i = 0 where mask_i == 0, else unchanged (a NaN too): the pinned DOFs' entries.
   virtual void apply_mask(const Vector& mask, Vector& v) const = 0;
-  // out[k] = a[k] . b[k] for every k (repeats on the same machine are bit-identical): many dots in
-  // one pass over the vectors, one synchronisation on a GPU (L-BFGS's inner products, all at once).
+  // out[k] = a[k] . b[k] for every k: many dots in one pass over the vectors and one
+  // synchronisation on a GPU (L-BFGS's inner products, all at once). Repeats on the same
+  // machine are bit-identical.
   virtual std::vector<double> dots(std::span<const Vector* const> a,
                                    std::span<const Vector* const> b) const = 0;
   // y = c_y y + sum_k c[k] x[k]; c_y = 0 overwrites y (no terms: y = 0). An x[k] may be y.
