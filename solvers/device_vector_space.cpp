@@ -47,18 +47,6 @@ std::string device_vector_space_source() {
   return "constexpr int T = " + std::to_string(kThreads) +
          ";\nconstexpr int K = " + std::to_string(kMaxTerms) + ";\n" + device_block_sum_source() +
          R"(
-extern "C" __global__ void __launch_bounds__(T) dj_vs_axpby(
-    double a, const double* x, double b, double* y, long long n) {
-  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T)
-    y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];
-}
-
-extern "C" __global__ void __launch_bounds__(T) dj_vs_add_scaled(
-    const double* x, double a, const double* d, double* out, long long n) {
-  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T)
-    out[i] = x[i] + a * d[i];
-}
-
 extern "C" __global__ void __launch_bounds__(T) dj_vs_mask(const double* mask, double* v,
                                                           long long n) {
   for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T)
@@ -221,27 +209,6 @@ void DeviceSpace::combine(std::span<const double> c, std::span<const Vector* con
                  0, args);
     first += t.count;
   } while (first < x.size());
-}
-
-void DeviceSpace::axpby(double a, const Vector& x, double b, Vector& y) const {
-  check_sizes(x, y, "axpby");
-  const double* px = x.data();
-  double* py = y.data();
-  long long n = x.size();
-  void* args[] = {&a, &px, &b, &py, &n};
-  cuda::launch(module_->function("dj_vs_axpby"), cuda::Dim3{grid_for(n)}, cuda::Dim3{kThreads}, 0,
-               args);
-}
-
-void DeviceSpace::add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const {
-  check_sizes(x, d, "add_scaled");
-  check_sizes(x, out, "add_scaled");
-  const double *px = x.data(), *pd = d.data();
-  double* po = out.data();
-  long long n = x.size();
-  void* args[] = {&px, &a, &pd, &po, &n};
-  cuda::launch(module_->function("dj_vs_add_scaled"), cuda::Dim3{grid_for(n)}, cuda::Dim3{kThreads},
-               0, args);
 }
 
 void DeviceSpace::apply_mask(const Vector& mask, Vector& v) const {

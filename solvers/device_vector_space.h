@@ -29,8 +29,6 @@ class DeviceSpace final : public VectorSpace {
   Vector from_host(std::span<const double> values) const override;
   std::vector<double> to_host(const Vector& v) const override;
   void copy(const Vector& x, Vector& y) const override;
-  void axpby(double a, const Vector& x, double b, Vector& y) const override;
-  void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const override;
   void apply_mask(const Vector& mask, Vector& v) const override;
   std::vector<double> dots(std::span<const Vector* const> a,
                            std::span<const Vector* const> b) const override;

@@ -28,12 +28,6 @@ void axpy(double a, std::span<const double> x, std::span<double> y) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
-std::vector<double> add_scaled(std::span<const double> x, double a, std::span<const double> d) {
-  std::vector<double> out(x.begin(), x.end());
-  axpy(a, d, out);
-  return out;
-}
-
 bool all_finite(std::span<const double> a) {
   for (double v : a) {
     if (!std::isfinite(v)) return false;

@@ -10,8 +10,6 @@ double dot(std::span<const double> a, std::span<const double> b);
 double norm(std::span<const double> a);  // Euclidean
 // y += a x
 void axpy(double a, std::span<const double> x, std::span<double> y);
-// x + a d, as a new vector.
-std::vector<double> add_scaled(std::span<const double> x, double a, std::span<const double> d);
 // Whether every entry is finite.
 bool all_finite(std::span<const double> a);
 

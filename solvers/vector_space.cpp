@@ -35,6 +35,18 @@ std::span<const double> Vector::host() const {
   return host_;
 }
 
+void VectorSpace::axpby(double a, const Vector& x, double b, Vector& y) const {
+  const Vector* terms[] = {&x};
+  const double c[] = {a};
+  combine(c, terms, b, y);
+}
+
+void VectorSpace::add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const {
+  const Vector* terms[] = {&x, &d};
+  const double c[] = {1.0, a};
+  combine(c, terms, 0.0, out);
+}
+
 double VectorSpace::dot(const Vector& a, const Vector& b) const {
   const Vector* pa = &a;
   const Vector* pb = &b;
@@ -90,29 +102,14 @@ class HostSpace final : public VectorSpace {
     for (const Vector* v : x) check_sizes(*v, y, "combine");
     const int64_t n = y.size();
     double* ys = y.data();
+    std::vector<const double*> xs;
+    for (const Vector* v : x) xs.push_back(v->data());
 #pragma omp parallel for if (n > (1 << 14))
     for (int64_t i = 0; i < n; ++i) {
       double v = c_y == 0.0 ? 0.0 : c_y * ys[i];
-      for (size_t k = 0; k < x.size(); ++k) v += c[k] * x[k]->data()[i];
+      for (size_t k = 0; k < xs.size(); ++k) v += c[k] * xs[k][i];
       ys[i] = v;
     }
-  }
-  void axpby(double a, const Vector& x, double b, Vector& y) const override {
-    check_sizes(x, y, "axpby");
-    const int64_t n = x.size();
-    const double* xs = x.data();
-    double* ys = y.data();
-#pragma omp parallel for if (n > (1 << 14))
-    for (int64_t i = 0; i < n; ++i) ys[i] = b == 0.0 ? a * xs[i] : a * xs[i] + b * ys[i];
-  }
-  void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const override {
-    check_sizes(x, d, "add_scaled");
-    check_sizes(x, out, "add_scaled");
-    const int64_t n = x.size();
-    const double *xs = x.data(), *ds = d.data();
-    double* o = out.data();
-#pragma omp parallel for if (n > (1 << 14))
-    for (int64_t i = 0; i < n; ++i) o[i] = xs[i] + a * ds[i];
   }
   void apply_mask(const Vector& mask, Vector& v) const override {
     check_sizes(mask, v, "apply_mask");

@@ -44,10 +44,6 @@ class VectorSpace {
   virtual std::vector<double> to_host(const Vector& v) const = 0;
   // y = x
   virtual void copy(const Vector& x, Vector& y) const = 0;
-  // y = a x + b y; b = 0 overwrites y (NaN included).
-  virtual void axpby(double a, const Vector& x, double b, Vector& y) const = 0;
-  // out = x + a d
-  virtual void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const = 0;
   // v_i = 0 where mask_i == 0, else unchanged (a NaN too): the pinned DOFs' entries.
   virtual void apply_mask(const Vector& mask, Vector& v) const = 0;
   // out[k] = a[k] . b[k] for every k: many dots in one pass over the vectors and one
@@ -59,6 +55,10 @@ class VectorSpace {
   virtual void combine(std::span<const double> c, std::span<const Vector* const> x, double c_y,
                        Vector& y) const = 0;
 
+  // y = a x + b y; b = 0 overwrites y (NaN included).
+  void axpby(double a, const Vector& x, double b, Vector& y) const;
+  // out = x + a d
+  void add_scaled(const Vector& x, double a, const Vector& d, Vector& out) const;
   double dot(const Vector& a, const Vector& b) const;
   double norm(const Vector& v) const;
   void set_zero(Vector& v) const { combine({}, {}, 0.0, v); }

@@ -77,7 +77,9 @@ TEST_CASE("armijo: the accepted step satisfies sufficient decrease and is the fi
   CHECK(r.energy <= e0 + o.c1 * r.alpha * r.slope);
   // The step before it (alpha / shrink) violated the condition.
   const double prev = r.alpha / o.shrink;
-  CHECK(quartic(add_scaled(x, prev, dx)) > e0 + o.c1 * prev * r.slope);
+  std::vector<double> before = x;
+  for (size_t i = 0; i < x.size(); ++i) before[i] += prev * dx[i];
+  CHECK(quartic(before) > e0 + o.c1 * prev * r.slope);
   for (size_t i = 0; i < x.size(); ++i) CHECK(at[i] == x[i] + r.alpha * dx[i]);
 }
 
