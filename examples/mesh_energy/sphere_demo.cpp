@@ -83,8 +83,7 @@ double det3(const double* a, const double* b, const double* c) {
 // cubic is monotone between the positive roots of its derivative, so the first of those pieces
 // whose end is not positive holds the root, which bisection brackets; the bracket's lower end
 // (where the cubic is still positive) is returned. A caller keeping a minimum passes it as
-// `below`: once the root is known to lie at or past it, some value >= below comes back
-// without the bisection.
+// `below`: where the cubic stays positive up to it, `below` comes back without a bisection.
 double first_positive_root(double c0, double c1, double c2, double c3, double below) {
   const auto f = [&](double t) { return ((c3 * t + c2) * t + c1) * t + c0; };
   std::array<double, 2> ends{};
@@ -118,7 +117,6 @@ double first_positive_root(double c0, double c1, double c2, double c3, double be
     }
     lo = e;
   }
-  if (lo >= below) return lo;  // the root is past `below`: no need to find it
   if (hi == kInf) {
     // Past the last turning point f is monotone: it ends negative only with a negative leading
     // coefficient; then double until it is.
@@ -128,12 +126,10 @@ double first_positive_root(double c0, double c1, double c2, double c3, double be
     for (int k = 0; f(hi) > 0; ++k) {
       if (k > 2100) return kInf;
       lo = hi;
-      if (lo >= below) return lo;
       hi *= 2;
     }
   }
   for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; ++k) {
-    if (lo >= below) return lo;
     const double mid = 0.5 * (lo + hi);
     (f(mid) > 0 ? lo : hi) = mid;
   }
