@@ -38,9 +38,9 @@ std::shared_ptr<const jit::CacheEntry> source_image(const std::string& name,
   });
 }
 
-SourceModule::SourceModule(std::string name, const std::string& source, jit::KernelCache& cache)
+SourceModule::SourceModule(std::string name, const std::string& source, jit::CompileOptions options,
+                           jit::KernelCache& cache)
     : name_(std::move(name)) {
-  jit::CompileOptions options;
   options.arch = Context::primary().device().arch();
   const std::string key = source_cache_key(source, options).hex();
   const auto entry = source_image(name_, source, options, cache);

@@ -23,8 +23,9 @@ std::shared_ptr<const jit::CacheEntry> source_image(
 
 class SourceModule {
  public:
-  // Compiles for the current device's architecture (Context::primary()).
-  SourceModule(std::string name, const std::string& source,
+  // Compiles for the current device's architecture (Context::primary()), with `options`
+  // otherwise (their arch is replaced).
+  SourceModule(std::string name, const std::string& source, jit::CompileOptions options = {},
                jit::KernelCache& cache = jit::KernelCache::global());
 
   // Throws CudaError naming the module and the entry point.
