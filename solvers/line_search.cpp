@@ -44,11 +44,7 @@ LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFuncti
   }
   double alpha = initial_step;
   if (o.max_step) {
-    if (space.on_device()) {
-      r.max_step = o.max_step(space.to_host(x), space.to_host(dx));
-    } else {
-      r.max_step = o.max_step(x.host(), dx.host());
-    }
+    r.max_step = o.max_step(x, dx);
     if (!(r.max_step > 0)) {
       r.failure = "the max-step rule admits no step (" + std::to_string(r.max_step) + ")";
       return r;

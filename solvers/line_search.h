@@ -5,13 +5,11 @@
 // optional rule bounds the step from above: for a parameterization, the largest step before a
 // triangle flips (Smith & Schaefer 2015); the first trial is then at most a fraction (0.9) of it,
 // so that the accepted point is strictly inside the admissible region. The vectors are the
-// objective's (vector_space.h); only energies and g.dx come back to the host, and x and dx once
-// per search when a max-step rule (a host function) is given.
+// objective's (vector_space.h); only energies, g.dx and the rule's bound come back to the host.
 #pragma once
 
 #include <functional>
 #include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -19,9 +17,10 @@
 
 namespace dualjit::solvers {
 
-// The largest admissible alpha along dx from x (+infinity when unbounded). A value <= 0 or NaN
-// means no step is admissible, and the search fails.
-using MaxStepRule = std::function<double(std::span<const double> x, std::span<const double> dx)>;
+// The largest admissible alpha along dx from x (+infinity when unbounded), x and dx in the
+// objective's space; element_step_bound.h evaluates one where the vectors are. A value <= 0 or
+// NaN means no step is admissible, and the search fails.
+using MaxStepRule = std::function<double(const Vector& x, const Vector& dx)>;
 using EnergyFunction = std::function<double(const Vector& x)>;
 
 struct LineSearchOptions {

@@ -125,10 +125,7 @@ solvers::SolveResult solve_level(assembly::Problem& problem, const TriMesh& m,
   no.linear_solver = gpu ? solvers::LinearSolver::DevicePcg : solvers::LinearSolver::SparseCholesky;
   no.pcg.relative_tolerance = 1e-5;
   no.pcg.max_iterations = 10000;
-  const std::vector<int32_t>& faces = m.faces;
-  no.line_search.max_step = [&faces](std::span<const double> x, std::span<const double> dx) {
-    return max_flip_free_step(faces, x, dx);
-  };
+  no.line_search.max_step = flip_free_step_bound(objective.space(), m.faces, m.n_vertices());
   return solvers::newton(objective, uv, no);
 }
 

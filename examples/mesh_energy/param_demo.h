@@ -11,7 +11,7 @@
 // Tutte's embedding (mean value weights, scaled to the rest area) is the flip-free start; then
 // projected Newton (each face's Hessian made positive definite in the assembly, eigenvalues
 // clamped to 1e-9, as TinyAD does), with a line search that never steps past the first flip
-// (max_flip_free_step), so every iterate is flip-free and the energy finite. The linear solver
+// (flip_free_step_bound), so every iterate is flip-free and the energy finite. The linear solver
 // is the sparse Cholesky factorization on the CPU and block-Jacobi PCG on a GPU (DevicePcg, on
 // the Hessian the assembly leaves in GPU memory).
 //

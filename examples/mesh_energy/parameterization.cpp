@@ -1,6 +1,5 @@
 #include "examples/mesh_energy/parameterization.h"
 
-#include <omp.h>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
@@ -14,9 +13,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "examples/mesh_energy/flip_free_bound.nvrtc.h"
 #include "examples/mesh_energy/mesh_checks.h"
 #include "examples/mesh_energy/smoothing_energy.h"
 #include "examples/mesh_energy/symmetric_dirichlet.h"
+
+namespace dualjit::embedded {
+extern const char flip_free_bound_text[];
+}
 
 namespace dualjit::mesh_energy {
 namespace {
@@ -36,29 +40,11 @@ double cross2(double ax, double ay, double bx, double by) {
   return ax * by - ay * bx;
 }
 
-// Twice the signed area of face f of `uv` moved by t duv (duv may be empty: t ignored).
-struct FaceQuadratic {
-  double a, b, c;  // det(t) = a t^2 + b t + c
-};
-
-FaceQuadratic face_quadratic(std::span<const int32_t> faces, std::span<const double> uv,
-                             std::span<const double> duv, int64_t f) {
+// Twice the signed area of face f of `uv`.
+double twice_signed_area(std::span<const int32_t> faces, std::span<const double> uv, int64_t f) {
   const int32_t i = faces[f * 3], j = faces[f * 3 + 1], k = faces[f * 3 + 2];
-  const double e1x = uv[j * 2] - uv[i * 2], e1y = uv[j * 2 + 1] - uv[i * 2 + 1];
-  const double e2x = uv[k * 2] - uv[i * 2], e2y = uv[k * 2 + 1] - uv[i * 2 + 1];
-  FaceQuadratic q{0, 0, cross2(e1x, e1y, e2x, e2y)};
-  if (duv.empty()) return q;
-  const double d1x = duv[j * 2] - duv[i * 2], d1y = duv[j * 2 + 1] - duv[i * 2 + 1];
-  const double d2x = duv[k * 2] - duv[i * 2], d2y = duv[k * 2 + 1] - duv[i * 2 + 1];
-  q.a = cross2(d1x, d1y, d2x, d2y);
-  q.b = cross2(e1x, e1y, d2x, d2y) + cross2(d1x, d1y, e2x, e2y);
-  return q;
-}
-
-// Threads for a loop over n cheap items: each gets at least 16,384 of them, since waking a
-// thread (and waiting for the slowest) costs more than a few thousand items.
-int threads_for(int64_t n) {
-  return static_cast<int>(std::clamp<int64_t>(n / 16384, 1, omp_get_max_threads()));
+  return cross2(uv[j * 2] - uv[i * 2], uv[j * 2 + 1] - uv[i * 2 + 1], uv[k * 2] - uv[i * 2],
+                uv[k * 2 + 1] - uv[i * 2 + 1]);
 }
 
 void check_faces_in(std::span<const int32_t> faces, int64_t n_vertices, const char* what) {
@@ -66,38 +52,16 @@ void check_faces_in(std::span<const int32_t> faces, int64_t n_vertices, const ch
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(faces.size()) +
                                 " face indices, not a multiple of 3");
   }
-  // The first bad index, found in parallel (a line search calls this every step).
   const int64_t n = static_cast<int64_t>(faces.size());
   int64_t bad = n;
-#pragma omp parallel for reduction(min : bad) num_threads(threads_for(n))
-  for (int64_t q = 0; q < n; ++q) {
-    if (faces[q] < 0 || faces[q] >= n_vertices) bad = std::min(bad, q);
+  for (int64_t q = 0; q < n && bad == n; ++q) {
+    if (faces[q] < 0 || faces[q] >= n_vertices) bad = q;
   }
   if (bad < n) {
     throw std::invalid_argument(std::string(what) + ": face " + std::to_string(bad / 3) +
                                 ": vertex " + std::to_string(faces[bad]) + " out of range (" +
                                 std::to_string(n_vertices) + " UVs)");
   }
-}
-
-// The smallest positive root of a t^2 + b t + c with c > 0, or infinity. q = -(b + sign(b)
-// sqrt(disc)) / 2 never cancels, and the roots are c / q and q / a: when a -> 0 the first tends
-// to the linear root -c / b and the second to infinity, so no case needs a tolerance.
-double smallest_positive_root(double a, double b, double c) {
-  const double inf = std::numeric_limits<double>::infinity();
-  const double disc = b * b - 4 * a * c;
-  if (disc < 0) return inf;  // a > 0 here: det(t) stays positive
-  const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));
-  double t = inf;
-  if (q != 0) {
-    const double r = c / q;
-    if (r > 0) t = std::min(t, r);
-  }
-  if (a != 0) {
-    const double r = q / a;
-    if (r > 0) t = std::min(t, r);
-  }
-  return t;
 }
 
 }  // namespace
@@ -269,7 +233,7 @@ Parameterization parameterization(const TriMesh& m, const std::filesystem::path&
   double rest = 0, flat = 0;
   for (int64_t f = 0; f < m.n_faces(); ++f) {
     rest += params[f * 5 + 4];
-    flat += 0.5 * face_quadratic(m.faces, out.uv, {}, f).c;
+    flat += 0.5 * twice_signed_area(m.faces, out.uv, f);
   }
   const double s = std::sqrt(rest / flat);
   for (double& c : out.uv) c *= s;
@@ -282,36 +246,20 @@ int64_t count_flipped(std::span<const int32_t> faces, std::span<const double> uv
   check_faces_in(faces, static_cast<int64_t>(uv.size() / 2), "count_flipped");
   int64_t n = 0;
   for (int64_t f = 0; f < static_cast<int64_t>(faces.size() / 3); ++f)
-    if (!(face_quadratic(faces, uv, {}, f).c > 0)) ++n;
+    if (!(twice_signed_area(faces, uv, f) > 0)) ++n;
   return n;
 }
 
-double max_flip_free_step(std::span<const int32_t> faces, std::span<const double> uv,
-                          std::span<const double> duv) {
-  if (uv.size() % 2 != 0 || duv.size() != uv.size()) {
-    throw std::invalid_argument("max_flip_free_step: " + std::to_string(uv.size()) + " UV and " +
-                                std::to_string(duv.size()) +
-                                " direction values (two equal, even sizes expected)");
-  }
-  check_faces_in(faces, static_cast<int64_t>(uv.size() / 2), "max_flip_free_step");
-  const int64_t nf = static_cast<int64_t>(faces.size() / 3);
-  double alpha = std::numeric_limits<double>::infinity();
-  int64_t flipped = nf;  // the first flipped face, if any
-#pragma omp parallel for reduction(min : alpha, flipped) num_threads(threads_for(nf))
-  for (int64_t f = 0; f < nf; ++f) {
-    const FaceQuadratic q = face_quadratic(faces, uv, duv, f);
-    if (!(q.c > 0)) {
-      flipped = std::min(flipped, f);
-    } else {
-      alpha = std::min(alpha, smallest_positive_root(q.a, q.b, q.c));
-    }
-  }
-  if (flipped < nf) {
-    throw std::invalid_argument("max_flip_free_step: face " + std::to_string(flipped) +
-                                " is already flipped or degenerate (twice its signed area is " +
-                                std::to_string(face_quadratic(faces, uv, duv, flipped).c) + ")");
-  }
-  return alpha;
+solvers::ElementStepBound flip_free_step_bound(const solvers::VectorSpace& space,
+                                               std::span<const int32_t> faces, int64_t n_vertices) {
+  solvers::StepBoundFunction f;
+  f.name = "flip-free";
+  f.symbol = "dualjit::mesh_energy::flip_free_bound";
+  f.source = embedded::flip_free_bound_text;
+  f.host = &flip_free_bound;
+  f.nodes = 3;
+  f.width = 2;
+  return solvers::ElementStepBound(space, std::move(f), n_vertices, faces);
 }
 
 }  // namespace dualjit::mesh_energy

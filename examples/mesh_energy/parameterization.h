@@ -12,6 +12,7 @@
 
 #include "backends/assembly/problem.h"
 #include "examples/mesh_energy/tri_mesh.h"
+#include "solvers/element_step_bound.h"
 
 namespace dualjit::mesh_energy {
 
@@ -51,13 +52,11 @@ Parameterization parameterization(const TriMesh& mesh, const std::filesystem::pa
 int64_t count_flipped(std::span<const int32_t> faces, std::span<const double> uv);
 
 // The largest alpha in (0, inf] such that every triangle keeps a positive signed area along
-// uv + t duv for all t in [0, alpha): per triangle, the smallest positive root of the quadratic
-// det(t) (Smith & Schaefer 2015, section 4), found with the cancellation-free form of the
-// quadratic formula so that a vanishing t^2 coefficient degrades into the linear root instead of
-// dividing by zero; infinity when no triangle ever flips. Throws std::invalid_argument for
-// mismatched sizes, an index out of range, or a triangle already flipped or degenerate at t = 0
-// (naming the face).
-double max_flip_free_step(std::span<const int32_t> faces, std::span<const double> uv,
-                          std::span<const double> duv);
+// uv + t duv for all t in [0, alpha), as a max-step rule on vectors of `space` (n_vertices x 2
+// UVs): per triangle the smallest positive root of the quadratic det(t) (flip_free_bound.nvrtc.h),
+// on the GPU for device vectors. Throws solvers::SolverError for an index out of range (naming
+// the face); calling it throws one naming a triangle already flipped or degenerate.
+solvers::ElementStepBound flip_free_step_bound(const solvers::VectorSpace& space,
+                                               std::span<const int32_t> faces, int64_t n_vertices);
 
 }  // namespace dualjit::mesh_energy

@@ -1,10 +1,8 @@
 #include "examples/mesh_energy/sphere_demo.h"
 
-#include <omp.h>
 #include <Eigen/SparseCholesky>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -13,12 +11,17 @@
 #include <vector>
 
 #include "examples/mesh_energy/demo_output.h"
+#include "examples/mesh_energy/injective_bound.nvrtc.h"
 #include "examples/mesh_energy/mesh_checks.h"
 #include "examples/mesh_energy/mesh_generators.h"
 #include "examples/mesh_energy/solve_plot.h"
 #include "examples/render/mesh_view.h"
 #include "solvers/lbfgs.h"
 #include "solvers/stopwatch.h"
+
+namespace dualjit::embedded {
+extern const char injective_bound_text[];
+}
 
 namespace dualjit::mesh_energy {
 namespace {
@@ -66,74 +69,6 @@ DemoMesh demo_mesh(const DemoOptions& o, bool gpu) {
   for (int64_t k = 0; k < o.size; ++k) d.mesh = subdivide(d.mesh);
   d.mesh.uv.clear();
   return d;
-}
-
-// Threads for a loop over n cheap items: each gets at least 16,384 of them, since waking a
-// thread (and waiting for the slowest) costs more than a few thousand items.
-int threads_for(int64_t n) {
-  return static_cast<int>(std::clamp<int64_t>(n / 16384, 1, omp_get_max_threads()));
-}
-
-double det3(const double* a, const double* b, const double* c) {
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-         a[2] * (b[0] * c[1] - b[1] * c[0]);
-}
-
-// The smallest t > 0 with c0 + c1 t + c2 t^2 + c3 t^3 <= 0, given c0 > 0 (kInf when none): the
-// cubic is monotone between the positive roots of its derivative, so the first of those pieces
-// whose end is not positive holds the root, which bisection brackets; the bracket's lower end
-// (where the cubic is still positive) is returned. A caller keeping a minimum passes it as
-// `below`: where the cubic stays positive up to it, `below` comes back without a bisection.
-double first_positive_root(double c0, double c1, double c2, double c3, double below) {
-  const auto f = [&](double t) { return ((c3 * t + c2) * t + c1) * t + c0; };
-  std::array<double, 2> ends{};
-  int n_ends = 0;
-  const double a = 3 * c3, b = 2 * c2, c = c1;  // f'(t) = a t^2 + b t + c
-  if (a != 0) {
-    const double disc = b * b - 4 * a * c;
-    if (disc >= 0) {
-      const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));  // no cancellation
-      ends[n_ends++] = q / a;
-      if (q != 0) ends[n_ends++] = c / q;
-    }
-  } else if (b != 0) {
-    ends[n_ends++] = -c / b;
-  }
-  if (n_ends == 2 && ends[1] < ends[0]) std::swap(ends[0], ends[1]);
-  // Positive at `below` and at every turning point before it: positive on all of [0, below].
-  if (below < kInf && f(below) > 0) {
-    bool dips = false;
-    for (int k = 0; k < n_ends; ++k)
-      dips = dips || (ends[k] > 0 && ends[k] < below && f(ends[k]) <= 0);
-    if (!dips) return below;
-  }
-  double lo = 0, hi = kInf;
-  for (int k = 0; k < n_ends; ++k) {
-    const double e = ends[k];
-    if (!(e > lo) || !std::isfinite(e)) continue;
-    if (f(e) <= 0) {
-      hi = e;
-      break;
-    }
-    lo = e;
-  }
-  if (hi == kInf) {
-    // Past the last turning point f is monotone: it ends negative only with a negative leading
-    // coefficient; then double until it is.
-    const double lead = c3 != 0 ? c3 : c2 != 0 ? c2 : c1;
-    if (!(lead < 0)) return kInf;
-    hi = lo > 0 ? 2 * lo : 1.0;
-    for (int k = 0; f(hi) > 0; ++k) {
-      if (k > 2100) return kInf;
-      lo = hi;
-      hi *= 2;
-    }
-  }
-  for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; ++k) {
-    const double mid = 0.5 * (lo + hi);
-    (f(mid) > 0 ? lo : hi) = mid;
-  }
-  return lo;
 }
 
 // The per-face area ratio: spherical area (Van Oosterom and Strackee's formula) over the rest
@@ -270,48 +205,25 @@ TriMesh unshared(const TriMesh& m, const std::vector<double>& x) {
 
 }  // namespace
 
-double max_injective_step(const SphericalMap& map, std::span<const double> offsets,
-                          std::span<const double> d) {
+solvers::ElementStepBound injective_step_bound(const solvers::VectorSpace& space,
+                                               const SphericalMap& map) {
   const TriMesh& m = map.mesh();
-  const size_t n = static_cast<size_t>(m.n_vertices()) * 2;
-  if (offsets.size() != n || d.size() != n) {
-    throw std::invalid_argument("max_injective_step: " + std::to_string(offsets.size()) +
-                                " offset and " + std::to_string(d.size()) +
-                                " direction values for " + std::to_string(m.n_vertices()) +
-                                " vertices (2 each)");
-  }
   const std::vector<double>& p = map.points();
   const std::vector<double>& fr = map.frames();
-  double alpha = kInf;
-  bool inverted = false;
-#pragma omp parallel for reduction(min                            \
-                                   : alpha) reduction(||          \
-                                                      : inverted) \
-    num_threads(threads_for(m.n_faces()))
-  for (int64_t f = 0; f < m.n_faces(); ++f) {
-    double q[3][3], dq[3][3];  // each corner's unnormalized point at t = 0 and its rate
-    for (int c = 0; c < 3; ++c) {
-      const int64_t v = m.faces[f * 3 + c];
-      const double* b1 = &fr[v * 6];
-      const double* b2 = b1 + 3;
-      for (int k = 0; k < 3; ++k) {
-        q[c][k] = p[v * 3 + k] + b1[k] * offsets[v * 2] + b2[k] * offsets[v * 2 + 1];
-        dq[c][k] = b1[k] * d[v * 2] + b2[k] * d[v * 2 + 1];
-      }
-    }
-    // det(q0 + t dq0, q1 + t dq1, q2 + t dq2), multilinear: one coefficient per choice of rows.
-    const double c0 = det3(q[0], q[1], q[2]);
-    if (!(c0 > 0)) {
-      inverted = true;
-      continue;
-    }
-    const double c1 = det3(dq[0], q[1], q[2]) + det3(q[0], dq[1], q[2]) + det3(q[0], q[1], dq[2]);
-    const double c2 =
-        det3(dq[0], dq[1], q[2]) + det3(dq[0], q[1], dq[2]) + det3(q[0], dq[1], dq[2]);
-    const double c3 = det3(dq[0], dq[1], dq[2]);
-    alpha = std::min(alpha, first_positive_root(c0, c1, c2, c3, alpha));
+  std::vector<double> frames(size_t(m.n_vertices()) * 9);
+  for (int64_t v = 0; v < m.n_vertices(); ++v) {
+    std::copy_n(&p[v * 3], 3, &frames[v * 9]);
+    std::copy_n(&fr[v * 6], 6, &frames[v * 9 + 3]);
   }
-  return inverted ? 0 : alpha;
+  solvers::StepBoundFunction f;
+  f.name = "injective";
+  f.symbol = "dualjit::mesh_energy::injective_bound";
+  f.source = embedded::injective_bound_text;
+  f.host = &injective_bound;
+  f.nodes = 3;
+  f.width = 2;
+  f.data_width = 9;
+  return solvers::ElementStepBound(space, std::move(f), m.n_vertices(), m.faces, frames);
 }
 
 DemoReport run_sphere_demo(const DemoOptions& o) {
@@ -356,9 +268,7 @@ DemoReport run_sphere_demo(const DemoOptions& o) {
     lo.max_iterations = std::min(kRoundIterations, max_iterations - steps);
     lo.gradient_tolerance = gradient_tolerance;
     lo.relative_gradient_tolerance = 0;
-    lo.line_search.max_step = [&map](std::span<const double> x, std::span<const double> dx) {
-      return max_injective_step(map, x, dx);
-    };
+    lo.line_search.max_step = injective_step_bound(objective.space(), map);
     solvers::SolveResult r = solvers::lbfgs(objective, zero, lo);
     solve_seconds += r.seconds;
     steps += r.n_steps();

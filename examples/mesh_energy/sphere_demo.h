@@ -38,16 +38,17 @@
 
 #include "examples/mesh_energy/demo.h"
 #include "examples/mesh_energy/spherical_map.h"
+#include "solvers/element_step_bound.h"
 
 namespace dualjit::mesh_energy {
 
 // The largest alpha in (0, inf] such that no face of `map` inverts along offsets + t d for t in
-// [0, alpha): per face, the smallest positive root of the cubic det(q_a, q_b, q_c), q the
-// unnormalized retraction p + b1 u + b2 v of each corner (normalizing only scales det by a
-// positive factor); infinity when no face ever inverts; 0 when a face is already inverted at
-// t = 0. Throws std::invalid_argument for sizes other than n_vertices x 2.
-double max_injective_step(const SphericalMap& map, std::span<const double> offsets,
-                          std::span<const double> d);
+// [0, alpha), as a max-step rule on vectors of `space` (n_vertices x 2 offsets): per face the
+// smallest positive root of the cubic det(q_a, q_b, q_c), q the unnormalized retraction
+// p + b1 u + b2 v of each corner (injective_bound.nvrtc.h), on the GPU for device vectors.
+// Calling it throws solvers::SolverError naming a face already inverted.
+solvers::ElementStepBound injective_step_bound(const solvers::VectorSpace& space,
+                                               const SphericalMap& map);
 
 // Throws MeshReadError naming the file for a mesh that cannot be read or is not a closed
 // genus-0 surface, and std::invalid_argument for a negative or too large size.

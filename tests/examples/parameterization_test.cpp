@@ -14,7 +14,11 @@
 #include "backends/assembly/assembler.h"
 #include "examples/mesh_energy/mesh_generators.h"
 #include "examples/mesh_energy/parameterization.h"
+#include "solvers/device_vector_space.h"
+#include "solvers/solver_error.h"
 #include "support/assembly.h"
+#include "support/gpu.h"
+#include "support/nvrtc_module.h"
 
 using namespace dualjit;
 using namespace dualjit::mesh_energy;
@@ -46,6 +50,15 @@ std::vector<double> moved(const std::vector<double>& uv, const std::vector<doubl
   std::vector<double> out(uv.size());
   for (size_t i = 0; i < uv.size(); ++i) out[i] = uv[i] + t * d[i];
   return out;
+}
+
+// flip_free_step_bound on host vectors, at uv along d.
+double max_flip_free_step(std::span<const int32_t> faces, std::span<const double> uv,
+                          std::span<const double> d) {
+  const solvers::VectorSpace& s = solvers::host_space();
+  const solvers::ElementStepBound bound =
+      flip_free_step_bound(s, faces, static_cast<int64_t>(uv.size() / 2));
+  return bound(s.from_host(uv), s.from_host(d));
 }
 
 }  // namespace
@@ -165,7 +178,7 @@ TEST_SUITE("parameterization") {
                          MeshReadError);
   }
 
-  TEST_CASE("max_flip_free_step: just below it nothing flips, just above a triangle does") {
+  TEST_CASE("flip-free step bound: just below it nothing flips, just above a triangle does") {
     const TriMesh m = disk(5);
     const std::vector<double> uv = tutte_embedding(m, "disk(5)");
     for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -233,11 +246,60 @@ TEST_SUITE("parameterization") {
       if (signed_area2(m.faces, flipped, t) <= 0) first = t;
     REQUIRE(first >= 0);
     REQUIRE(first <= 7);
+    CHECK_THROWS_WITH_AS(max_flip_free_step(m.faces, flipped, d),
+                         doctest::Contains(("step bound 'flip-free': element " +
+                                            std::to_string(first) + " admits no step")
+                                               .c_str()),
+                         solvers::SolverError);
+    CHECK_THROWS_AS(max_flip_free_step(m.faces, uv, std::vector<double>(3)), solvers::SolverError);
+    std::vector<int32_t> out_of_range = m.faces;
+    out_of_range[4 * 3 + 2] = int32_t(m.n_vertices());
+    CHECK_THROWS_WITH_AS(max_flip_free_step(out_of_range, uv, d),
+                         doctest::Contains("element 4 has node"), solvers::SolverError);
+  }
+
+  TEST_CASE("flip-free step bound: the device kernel compiles under NVRTC without a GPU") {
+    const solvers::ElementStepBound bound =
+        flip_free_step_bound(solvers::host_space(), disk(1).faces, disk(1).n_vertices());
+    jit::CompileOptions o;
+    o.fused_multiply_add = false;
+    o.extra = {"-default-device"};
+    test::check_module_compiles("flip_free", solvers::element_step_bound_source(bound.function()),
+                                {solvers::kElementStepBoundEntry}, o);
+  }
+
+  TEST_CASE("flip-free step bound: the GPU's equals the host's" * test::needs_gpu()) {
+    const TriMesh m = disk(40);
+    const std::vector<double> uv = tutte_embedding(m, "disk(40)");
+    const solvers::DeviceSpace gpu;
+    const solvers::VectorSpace& cpu = solvers::host_space();
+    const solvers::ElementStepBound on_gpu = flip_free_step_bound(gpu, m.faces, m.n_vertices());
+    const solvers::ElementStepBound on_cpu = flip_free_step_bound(cpu, m.faces, m.n_vertices());
+    std::mt19937_64 rng(77);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 8; ++trial) {
+      CAPTURE(trial);
+      std::vector<double> d(uv.size());
+      for (double& c : d) c = g(rng) * (trial % 2 ? 0.05 : 2.0);
+      const double host = on_cpu(cpu.from_host(uv), cpu.from_host(d));
+      REQUIRE(std::isfinite(host));
+      // The same operations, each rounded on its own (--fmad=false): the same double.
+      CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(d)) == host);
+    }
+    std::vector<double> shift(uv.size(), 0.5);
+    CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(shift)) ==
+          std::numeric_limits<double>::infinity());
+    std::vector<double> flipped = uv;
+    std::swap(flipped[m.faces[30 * 3] * 2], flipped[m.faces[30 * 3 + 1] * 2]);
+    std::swap(flipped[m.faces[30 * 3] * 2 + 1], flipped[m.faces[30 * 3 + 1] * 2 + 1]);
+    int64_t first = -1;
+    for (int64_t t = 0; t < m.n_faces() && first < 0; ++t)
+      if (signed_area2(m.faces, flipped, t) <= 0) first = t;
+    REQUIRE(first >= 0);
     CHECK_THROWS_WITH_AS(
-        max_flip_free_step(m.faces, flipped, d),
-        doctest::Contains(("face " + std::to_string(first) + " is already flipped").c_str()),
-        std::invalid_argument);
-    CHECK_THROWS_AS(max_flip_free_step(m.faces, uv, std::vector<double>(3)), std::invalid_argument);
+        on_gpu(gpu.from_host(flipped), gpu.from_host(shift)),
+        doctest::Contains(("element " + std::to_string(first) + " admits").c_str()),
+        solvers::SolverError);
   }
 
   TEST_CASE("symmetric Dirichlet problem: finite at Tutte's start, descends under the step") {

@@ -2,7 +2,8 @@
 // criterion reached, no inverted triangle, the energy never rising within a round (across the
 // retraction between rounds only by round-off), the L-BFGS iterations counted, and the files
 // exist and read back (points on the unit sphere, the input's connectivity, still injective).
-// The injective step bound: just below it no face inverts, just above one does. A mesh whose
+// The injective step bound: just below it no face inverts, just above one does; on the GPU the
+// host's bound. A mesh whose
 // Gauss map folds starts from the conformal flow instead.
 #include <doctest/doctest.h>
 
@@ -14,7 +15,11 @@
 
 #include "examples/mesh_energy/mesh_generators.h"
 #include "examples/mesh_energy/sphere_demo.h"
+#include "solvers/device_vector_space.h"
+#include "solvers/solver_error.h"
 #include "support/demo_files.h"
+#include "support/gpu.h"
+#include "support/nvrtc_module.h"
 
 using namespace dualjit;
 using namespace dualjit::mesh_energy;
@@ -34,6 +39,13 @@ std::vector<double> axpy(const std::vector<double>& x, double t, const std::vect
   std::vector<double> out(x.size());
   for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] + t * d[i];
   return out;
+}
+
+// injective_step_bound on host vectors, at x along d.
+double max_injective_step(const SphericalMap& map, const std::vector<double>& x,
+                          const std::vector<double>& d) {
+  const solvers::VectorSpace& s = solvers::host_space();
+  return injective_step_bound(s, map)(s.from_host(x), s.from_host(d));
 }
 
 }  // namespace
@@ -90,7 +102,7 @@ TEST_SUITE("sphere demo") {
     CHECK(count_inverted(back.faces, back.x) == 0);
   }
 
-  TEST_CASE("max_injective_step: just below it no face inverts, just above one does") {
+  TEST_CASE("injective step bound: just below it no face inverts, just above one does") {
     const SphericalMap map(icosphere(2), "icosphere(2)");
     const int64_t n = map.mesh().n_vertices() * 2;
     std::mt19937_64 rng(151);
@@ -117,8 +129,42 @@ TEST_SUITE("sphere demo") {
     const int32_t corner = map.mesh().faces[2];
     bad[corner * 2] = 40;  // far past its neighbours
     REQUIRE(count_inverted(map.mesh().faces, map.retracted(bad)) > 0);
-    CHECK(max_injective_step(map, bad, d) == 0);
-    CHECK_THROWS_AS(max_injective_step(map, zero, std::vector<double>(3)), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(max_injective_step(map, bad, d),
+                         doctest::Contains("step bound 'injective': element"),
+                         solvers::SolverError);
+    CHECK_THROWS_AS(max_injective_step(map, zero, std::vector<double>(3)), solvers::SolverError);
+  }
+
+  TEST_CASE("injective step bound: the device kernel compiles under NVRTC without a GPU") {
+    const SphericalMap map(icosphere(1), "icosphere(1)");
+    jit::CompileOptions o;
+    o.fused_multiply_add = false;
+    o.extra = {"-default-device"};
+    test::check_module_compiles("injective",
+                                solvers::element_step_bound_source(
+                                    injective_step_bound(solvers::host_space(), map).function()),
+                                {solvers::kElementStepBoundEntry}, o);
+  }
+
+  TEST_CASE("injective step bound: the GPU's equals the host's" * test::needs_gpu()) {
+    const SphericalMap map(icosphere(4), "icosphere(4)");
+    const int64_t n = map.mesh().n_vertices() * 2;
+    const solvers::DeviceSpace gpu;
+    const solvers::VectorSpace& cpu = solvers::host_space();
+    const solvers::ElementStepBound on_gpu = injective_step_bound(gpu, map);
+    const solvers::ElementStepBound on_cpu = injective_step_bound(cpu, map);
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 8; ++trial) {
+      CAPTURE(trial);
+      std::vector<double> x(n), d(n);
+      for (double& c : x) c = 0.002 * g(rng);
+      for (double& c : d) c = (trial % 2 ? 0.01 : 0.5) * g(rng);
+      const double host = on_cpu(cpu.from_host(x), cpu.from_host(d));
+      REQUIRE(std::isfinite(host));
+      // The same operations, each rounded on its own (--fmad=false): the same double.
+      CHECK(on_gpu(gpu.from_host(x), gpu.from_host(d)) == host);
+    }
   }
 
   TEST_CASE("a mesh whose Gauss map folds starts from the conformal flow; bad input is named") {

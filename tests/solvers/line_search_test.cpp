@@ -90,10 +90,10 @@ TEST_CASE("armijo: the max-step rule caps the first trial at 0.9 of its bound") 
   for (double& v : dx) v = -0.01 * v;  // short: alpha = 1 would be accepted
   LineSearchOptions o;
   int calls = 0;
-  o.max_step = [&](std::span<const double> xs, std::span<const double> d) {
+  o.max_step = [&](const Vector& xs, const Vector& d) {
     ++calls;
-    CHECK(xs[1] == x[1]);
-    CHECK(d[2] == dx[2]);
+    CHECK(xs.host()[1] == x[1]);
+    CHECK(d.host()[2] == dx[2]);
     return 0.4;
   };
   const LineSearchResult r = search(quartic, x, quartic(x), g, dx, o);
@@ -103,10 +103,10 @@ TEST_CASE("armijo: the max-step rule caps the first trial at 0.9 of its bound") 
   CHECK(r.alpha == doctest::Approx(0.9 * 0.4).epsilon(1e-15));
   CHECK(r.evaluations == 1);
   // A bound above the initial step leaves it alone.
-  o.max_step = [](std::span<const double>, std::span<const double>) { return 5.0; };
+  o.max_step = [](const Vector&, const Vector&) { return 5.0; };
   CHECK(search(quartic, x, quartic(x), g, dx, o).alpha == 1.0);
   // A bound of zero admits nothing.
-  o.max_step = [](std::span<const double>, std::span<const double>) { return 0.0; };
+  o.max_step = [](const Vector&, const Vector&) { return 0.0; };
   const LineSearchResult none = search(quartic, x, quartic(x), g, dx, o);
   CHECK(!none.accepted);
   CHECK(none.evaluations == 0);
@@ -162,10 +162,10 @@ TEST_CASE("armijo: a max-step rule given to Newton bounds every step on the clot
   // No coordinate may move more than 0.01 in one step (a stand-in for a flip-free bound).
   const double limit = 0.01;
   std::vector<std::vector<double>> iterates;
-  o.line_search.max_step = [&](std::span<const double> x, std::span<const double> dx) {
-    iterates.emplace_back(x.begin(), x.end());
+  o.line_search.max_step = [&](const Vector& x, const Vector& dx) {
+    iterates.emplace_back(x.host().begin(), x.host().end());
     double m = 0;
-    for (double v : dx) m = std::max(m, std::abs(v));
+    for (double v : dx.host()) m = std::max(m, std::abs(v));
     return limit / m;
   };
   const SolveResult r = newton(*s.objective, s.start, o);

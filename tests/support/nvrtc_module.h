@@ -1,5 +1,6 @@
 // The check a hand-written CUDA module gets without a GPU: NVRTC compiles it for sm_90 to a
-// CUBIN, and every named entry point has a ptxas report and spills nothing.
+// CUBIN (with the options given, but for the architecture), and every named entry point has a ptxas
+// report and spills nothing.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -12,8 +13,8 @@
 namespace dualjit::test {
 
 inline jit::CompiledImage check_module_compiles(const std::string& name, const std::string& source,
-                                                std::initializer_list<const char*> entries) {
-  jit::CompileOptions o;
+                                                std::initializer_list<const char*> entries,
+                                                jit::CompileOptions o = {}) {
   o.arch = "sm_90";
   jit::CompiledImage img = jit::nvrtc_compile(name, source, o);
   CHECK(img.is_cubin);
