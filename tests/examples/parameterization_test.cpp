@@ -268,40 +268,6 @@ TEST_SUITE("parameterization") {
                                 {solvers::kElementStepBoundEntry}, o);
   }
 
-  TEST_CASE("flip-free step bound: the GPU's equals the host's" * test::needs_gpu()) {
-    const TriMesh m = disk(40);
-    const std::vector<double> uv = tutte_embedding(m, "disk(40)");
-    const solvers::DeviceSpace gpu;
-    const solvers::VectorSpace& cpu = solvers::host_space();
-    const solvers::ElementStepBound on_gpu = flip_free_step_bound(gpu, m.faces, m.n_vertices());
-    const solvers::ElementStepBound on_cpu = flip_free_step_bound(cpu, m.faces, m.n_vertices());
-    std::mt19937_64 rng(77);
-    std::normal_distribution<double> g;
-    for (int trial = 0; trial < 8; ++trial) {
-      CAPTURE(trial);
-      std::vector<double> d(uv.size());
-      for (double& c : d) c = g(rng) * (trial % 2 ? 0.05 : 2.0);
-      const double host = on_cpu(cpu.from_host(uv), cpu.from_host(d));
-      REQUIRE(std::isfinite(host));
-      // The same operations, each rounded on its own (--fmad=false): the same double.
-      CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(d)) == host);
-    }
-    std::vector<double> shift(uv.size(), 0.5);
-    CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(shift)) ==
-          std::numeric_limits<double>::infinity());
-    std::vector<double> flipped = uv;
-    std::swap(flipped[m.faces[30 * 3] * 2], flipped[m.faces[30 * 3 + 1] * 2]);
-    std::swap(flipped[m.faces[30 * 3] * 2 + 1], flipped[m.faces[30 * 3 + 1] * 2 + 1]);
-    int64_t first = -1;
-    for (int64_t t = 0; t < m.n_faces() && first < 0; ++t)
-      if (signed_area2(m.faces, flipped, t) <= 0) first = t;
-    REQUIRE(first >= 0);
-    CHECK_THROWS_WITH_AS(
-        on_gpu(gpu.from_host(flipped), gpu.from_host(shift)),
-        doctest::Contains(("element " + std::to_string(first) + " admits").c_str()),
-        solvers::SolverError);
-  }
-
   TEST_CASE("symmetric Dirichlet problem: finite at Tutte's start, descends under the step") {
     const TriMesh m = bumpy_disk(4, 3);
     Parameterization p = parameterization(m, "bumpy disk(4)", TutteWeights::MeanValue);
@@ -351,5 +317,41 @@ TEST_SUITE("parameterization") {
       CHECK(count_flipped(m.faces, uv) == 0);
     }
     CHECK(e < e0);
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("flip-free step bound: the GPU's equals the host's" * test::needs_gpu()) {
+    const TriMesh m = disk(40);
+    const std::vector<double> uv = tutte_embedding(m, "disk(40)");
+    const solvers::DeviceSpace gpu;
+    const solvers::VectorSpace& cpu = solvers::host_space();
+    const solvers::ElementStepBound on_gpu = flip_free_step_bound(gpu, m.faces, m.n_vertices());
+    const solvers::ElementStepBound on_cpu = flip_free_step_bound(cpu, m.faces, m.n_vertices());
+    std::mt19937_64 rng(77);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 8; ++trial) {
+      CAPTURE(trial);
+      std::vector<double> d(uv.size());
+      for (double& c : d) c = g(rng) * (trial % 2 ? 0.05 : 2.0);
+      const double host = on_cpu(cpu.from_host(uv), cpu.from_host(d));
+      REQUIRE(std::isfinite(host));
+      // The same operations, each rounded on its own (--fmad=false): the same double.
+      CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(d)) == host);
+    }
+    std::vector<double> shift(uv.size(), 0.5);
+    CHECK(on_gpu(gpu.from_host(uv), gpu.from_host(shift)) ==
+          std::numeric_limits<double>::infinity());
+    std::vector<double> flipped = uv;
+    std::swap(flipped[m.faces[30 * 3] * 2], flipped[m.faces[30 * 3 + 1] * 2]);
+    std::swap(flipped[m.faces[30 * 3] * 2 + 1], flipped[m.faces[30 * 3 + 1] * 2 + 1]);
+    int64_t first = -1;
+    for (int64_t t = 0; t < m.n_faces() && first < 0; ++t)
+      if (signed_area2(m.faces, flipped, t) <= 0) first = t;
+    REQUIRE(first >= 0);
+    CHECK_THROWS_WITH_AS(
+        on_gpu(gpu.from_host(flipped), gpu.from_host(shift)),
+        doctest::Contains(("element " + std::to_string(first) + " admits").c_str()),
+        solvers::SolverError);
   }
 }

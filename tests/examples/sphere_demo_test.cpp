@@ -146,27 +146,6 @@ TEST_SUITE("sphere demo") {
                                 {solvers::kElementStepBoundEntry}, o);
   }
 
-  TEST_CASE("injective step bound: the GPU's equals the host's" * test::needs_gpu()) {
-    const SphericalMap map(icosphere(4), "icosphere(4)");
-    const int64_t n = map.mesh().n_vertices() * 2;
-    const solvers::DeviceSpace gpu;
-    const solvers::VectorSpace& cpu = solvers::host_space();
-    const solvers::ElementStepBound on_gpu = injective_step_bound(gpu, map);
-    const solvers::ElementStepBound on_cpu = injective_step_bound(cpu, map);
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> g;
-    for (int trial = 0; trial < 8; ++trial) {
-      CAPTURE(trial);
-      std::vector<double> x(n), d(n);
-      for (double& c : x) c = 0.002 * g(rng);
-      for (double& c : d) c = (trial % 2 ? 0.01 : 0.5) * g(rng);
-      const double host = on_cpu(cpu.from_host(x), cpu.from_host(d));
-      REQUIRE(std::isfinite(host));
-      // The same operations, each rounded on its own (--fmad=false): the same double.
-      CHECK(on_gpu(gpu.from_host(x), gpu.from_host(d)) == host);
-    }
-  }
-
   TEST_CASE("a mesh whose Gauss map folds starts from the conformal flow; bad input is named") {
     test::TempDir tmp("dualjit_sphere_demo_");
     const std::filesystem::path file = tmp.path() / "dented.off";
@@ -201,5 +180,28 @@ TEST_SUITE("sphere demo") {
     o.mesh.clear();
     o.size = -1;
     CHECK_THROWS_AS(run_sphere_demo(o), std::invalid_argument);
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("injective step bound: the GPU's equals the host's" * test::needs_gpu()) {
+    const SphericalMap map(icosphere(4), "icosphere(4)");
+    const int64_t n = map.mesh().n_vertices() * 2;
+    const solvers::DeviceSpace gpu;
+    const solvers::VectorSpace& cpu = solvers::host_space();
+    const solvers::ElementStepBound on_gpu = injective_step_bound(gpu, map);
+    const solvers::ElementStepBound on_cpu = injective_step_bound(cpu, map);
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> g;
+    for (int trial = 0; trial < 8; ++trial) {
+      CAPTURE(trial);
+      std::vector<double> x(n), d(n);
+      for (double& c : x) c = 0.002 * g(rng);
+      for (double& c : d) c = (trial % 2 ? 0.01 : 0.5) * g(rng);
+      const double host = on_cpu(cpu.from_host(x), cpu.from_host(d));
+      REQUIRE(std::isfinite(host));
+      // The same operations, each rounded on its own (--fmad=false): the same double.
+      CHECK(on_gpu(gpu.from_host(x), gpu.from_host(d)) == host);
+    }
   }
 }
