@@ -134,7 +134,7 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
       }
       const Stopwatch search;
       ls = armijo_line_search(space, energy, x, res.energy, g, dx, d.initial_step, o.line_search,
-                              trial);
+                              trial, d.slope);
       rec.line_search_seconds += search.seconds();
       rec.line_search_evaluations += ls.evaluations;
       if (ls.accepted || !d.retry_on_failure || it.retry) break;

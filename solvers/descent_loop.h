@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct Direction {
   // When the line search fails, call the rule again with Iterate::retry (L-BFGS drops its
   // memory and tries -g once) instead of stopping.
   bool retry_on_failure = false;
+  // g.dx where the rule has it from inner products it already holds (-|g|^2 for dx = -g): the
+  // line search then skips its own dot, a synchronisation on a GPU.
+  std::optional<double> slope;
 };
 
 // Writes the search direction into dx (n values of the objective's space, holding whatever it

@@ -130,6 +130,7 @@ SolveResult lbfgs(Objective& f, std::span<const double> x0, const LbfgsOptions& 
     const size_t k = mem.size();
     if (k == 0) {
       v.axpby(-1, it.gradient, 0, dx);
+      d.slope = -it.gradient_norm * it.gradient_norm;
       d.initial_step = std::min(1.0, 1.0 / it.gradient_norm);
       d.fallback = it.retry;
     } else {
@@ -143,13 +144,16 @@ SolveResult lbfgs(Objective& f, std::span<const double> x0, const LbfgsOptions& 
         w1[i] = r;
       }
       solve_upper_transposed(mem.sy, w1);
-      // dx = -H g = -gamma g - S w1 + gamma Y t
+      // dx = -H g = -gamma g - S w1 + gamma Y t, and so g.dx from S^T g and Y^T g.
       std::vector<double> c = {-gamma};
       std::vector<const Vector*> terms = {&it.gradient};
+      double slope = -gamma * it.gradient_norm * it.gradient_norm;
       for (size_t i = 0; i < k; ++i) {
         c.insert(c.end(), {-w1[i], gamma * tt[i]});
         terms.insert(terms.end(), {&mem.s[i], &mem.y[i]});
+        slope += -w1[i] * sg[i] + gamma * tt[i] * yg[i];
       }
+      d.slope = slope;
       v.combine(c, terms, 0.0, dx);
       d.retry_on_failure = true;
     }

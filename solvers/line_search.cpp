@@ -24,7 +24,8 @@ void check_options(const LineSearchOptions& o, double initial_step) {
 LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
                                     const Vector& x, double energy_x, const Vector& gradient,
                                     const Vector& dx, double initial_step,
-                                    const LineSearchOptions& o, Vector& trial) {
+                                    const LineSearchOptions& o, Vector& trial,
+                                    std::optional<double> slope) {
   check_options(o, initial_step);
   if (gradient.size() != x.size() || dx.size() != x.size() || trial.size() != x.size()) {
     throw SolverError("armijo_line_search: x has " + std::to_string(x.size()) +
@@ -33,7 +34,7 @@ LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFuncti
   }
   LineSearchResult r;
   r.energy = energy_x;
-  r.slope = space.dot(gradient, dx);
+  r.slope = slope ? *slope : space.dot(gradient, dx);
   if (!std::isfinite(energy_x)) {
     r.failure = "the energy at the start point is not finite";
     return r;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,12 @@ struct LineSearchResult {
 // its gradient (only g.dx is used). Throws SolverError for invalid options or sizes; a failed
 // search is a result with accepted == false, for the caller to act on.
 // x, gradient, dx and trial are vectors of `space`; when a step is accepted, trial holds
-// x + alpha dx (the trials are evaluated there).
+// x + alpha dx (the trials are evaluated there). slope: g.dx when the caller knows it (then
+// gradient is not read).
 LineSearchResult armijo_line_search(const VectorSpace& space, const EnergyFunction& energy,
                                     const Vector& x, double energy_x, const Vector& gradient,
                                     const Vector& dx, double initial_step,
-                                    const LineSearchOptions& options, Vector& trial);
+                                    const LineSearchOptions& options, Vector& trial,
+                                    std::optional<double> slope = std::nullopt);
 
 }  // namespace dualjit::solvers

@@ -1,12 +1,13 @@
 // The Armijo backtracking line search on closed-form energies: the accepted step satisfies the
 // sufficient-decrease condition and is the first that does, the max-step rule caps the first
-// trial at 0.9 of its bound, non-finite energies count as failed trials; and a max-step rule
-// passed to Newton on the cloth bounds every step.
+// trial at 0.9 of its bound, non-finite energies count as failed trials, a slope the caller
+// knows replaces the dot; and a max-step rule passed to Newton on the cloth bounds every step.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "solvers/line_search.h"
 #include "solvers/newton.h"
@@ -81,6 +82,35 @@ TEST_CASE("armijo: the accepted step satisfies sufficient decrease and is the fi
   for (size_t i = 0; i < x.size(); ++i) before[i] += prev * dx[i];
   CHECK(quartic(before) > e0 + o.c1 * prev * r.slope);
   for (size_t i = 0; i < x.size(); ++i) CHECK(at[i] == x[i] + r.alpha * dx[i]);
+}
+
+TEST_CASE(
+    "armijo: a slope the caller knows replaces the dot, and decides the sufficient decrease") {
+  const std::vector<double> x = {0.2, -1.0, 1.9};
+  const std::vector<double> g = quartic_gradient(x);
+  std::vector<double> dx = g;
+  for (double& v : dx) v = -v;
+  double gdx = 0;
+  for (size_t i = 0; i < g.size(); ++i) gdx += g[i] * dx[i];
+  const VectorSpace& h = host_space();
+  const auto run = [&](std::optional<double> slope) {
+    Vector t = h.zeros(3);
+    return armijo_line_search(
+        h, [&](const Vector& v) { return quartic(v.host()); }, h.from_host(x), quartic(x),
+        h.from_host(g), h.from_host(dx), 1.0, LineSearchOptions{}, t, slope);
+  };
+  const LineSearchResult dot = run(std::nullopt), known = run(gdx);
+  CHECK(dot.slope == doctest::Approx(gdx).epsilon(1e-15));
+  CHECK(known.slope == gdx);
+  CHECK(known.alpha == dot.alpha);
+  // A slope far steeper than the true one asks for more decrease than short steps give.
+  const LineSearchResult steep = run(1e6 * gdx);
+  CHECK(steep.slope == 1e6 * gdx);
+  CHECK(!steep.accepted);
+  // A slope that is not negative is not a descent direction, whatever dx is.
+  const LineSearchResult up = run(1.0);
+  CHECK(!up.accepted);
+  CHECK(up.failure.find("not a descent direction") != std::string::npos);
 }
 
 TEST_CASE("armijo: the max-step rule caps the first trial at 0.9 of its bound") {
