@@ -55,7 +55,10 @@ extern "C" __global__ void __launch_bounds__(T) dj_vs_mask(const double* mask, d
 
 // Up to K dots at once: each thread accumulates every pair over its grid-stride range (a
 // vector read by several pairs comes from DRAM once), then warp trees and the warps in order
-// give partial[k * gridDim.x + block].
+// give partial[k * gridDim.x + block]. The last block to finish (a counter it resets) sums each
+// pair's partials in a fixed order: out[k] = block_sum over g of partial[k * gridDim.x + g],
+// thread t taking g = t, t + T, ... So a batch of dots is one launch, and repeats are
+// bit-identical.
 struct DotPairs {
   const double* a[K];
   const double* b[K];
@@ -63,8 +66,11 @@ struct DotPairs {
 };
 
 extern "C" __global__ void __launch_bounds__(T) dj_vs_dots(DotPairs p, double* partial,
-                                                          long long n) {
+                                                          long long n, double* out,
+                                                          unsigned int* done) {
   __shared__ double sh[T / 32][K];
+  __shared__ double tree[T];
+  __shared__ bool last;
   double acc[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) acc[k] = 0.0;
@@ -88,16 +94,21 @@ extern "C" __global__ void __launch_bounds__(T) dj_vs_dots(DotPairs p, double* p
     for (int w = 0; w < T / 32; ++w) v += sh[w][threadIdx.x];
     partial[(long long)threadIdx.x * gridDim.x + blockIdx.x] = v;
   }
-}
-
-// Block k: out[k] = the sum of partial[k * groups .. (k + 1) * groups) in a fixed order.
-extern "C" __global__ void __launch_bounds__(T) dj_vs_sums(const double* partial, int groups,
-                                                          double* out) {
-  __shared__ double sh[T];
-  double v = 0.0;
-  for (int g = threadIdx.x; g < groups; g += T) v += partial[(long long)blockIdx.x * groups + g];
-  v = block_sum(v, sh);
-  if (threadIdx.x == 0) out[blockIdx.x] = v;
+  // Every writer's partial is visible device-wide before the block counts itself done.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const int groups = gridDim.x;
+  for (int k = 0; k < p.count; ++k) {
+    double v = 0.0;
+    for (int g = threadIdx.x; g < groups; g += T) v += __ldcg(partial + (long long)k * groups + g);
+    v = block_sum(v, tree);
+    if (threadIdx.x == 0) out[k] = v;
+  }
+  if (threadIdx.x == 0) *done = 0;
 }
 
 struct Terms {
@@ -124,7 +135,10 @@ DeviceSpace::DeviceSpace()
     : module_(std::make_unique<cuda::SourceModule>("dualjit_vector_space",
                                                    device_vector_space_source())),
       partial_(size_t(kMaxTerms) * kMaxGrid * sizeof(double)),
-      result_(kMaxTerms * sizeof(double)) {}
+      result_(kMaxTerms * sizeof(double)),
+      done_(sizeof(unsigned int)) {
+  done_.fill_bytes(0);
+}
 
 DeviceSpace::~DeviceSpace() = default;
 
@@ -173,12 +187,10 @@ std::vector<double> DeviceSpace::dots(std::span<const Vector* const> a,
       p.a[k] = a[first + k]->data();
       p.b[k] = b[first + k]->data();
     }
-    void* dot_args[] = {&p, &partial, &len};
+    unsigned int* done = reinterpret_cast<unsigned int*>(done_.get());
+    void* args[] = {&p, &partial, &len, &result, &done};
     cuda::launch(module_->function("dj_vs_dots"), cuda::Dim3{unsigned(groups)},
-                 cuda::Dim3{kThreads}, 0, dot_args);
-    void* sum_args[] = {&partial, &groups, &result};
-    cuda::launch(module_->function("dj_vs_sums"), cuda::Dim3{unsigned(p.count)},
-                 cuda::Dim3{kThreads}, 0, sum_args);
+                 cuda::Dim3{kThreads}, 0, args);
     result_.download(out.data() + first, p.count * sizeof(double));
   }
   return out;

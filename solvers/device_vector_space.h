@@ -38,6 +38,7 @@ class DeviceSpace final : public VectorSpace {
  private:
   std::unique_ptr<cuda::SourceModule> module_;
   mutable cuda::DeviceBuffer partial_, result_;
+  cuda::DeviceBuffer done_;  // blocks of a dots launch finished; zero between launches
 };
 
 }  // namespace dualjit::solvers
