@@ -11,8 +11,12 @@
 // AssemblerOptions::hessian_projection); each against its byte floor (inputs read once, outputs
 // written once, at the device copy bandwidth measured in the same run). Then a few Newton-CG
 // steps (solvers/newton_cg.h, flip-free line search) through AssemblerObjective, whose vectors
-// stay on the GPU: a CG iteration reads back p.Hp and r.r, and the flip-free rule (host code)
-// downloads x and dx once per step.
+// stay on the GPU: a CG iteration reads back p.Hp and r.r, and the flip-free bound runs on the
+// device (solvers/element_step_bound.h). ms_per_step is the solve's wall time over its steps
+// (the start's upload, energy and gradient and the end's download included); step_ms sums the
+// steps' own records. Then the parts of a CG iteration, each timed alone on the solution
+// (sd_cg_parts): the objective's H v call (copies of x and v in, of H v out, and the kernel), a
+// dot with its read-back, an axpby; a CG iteration is one call, two dots and three axpbys.
 //
 // Checksums, printed by the peers too (bench/peers/sd_jax.py, sd_torch.py): the energy, |g|,
 // g . v, |H v|, v . H v (v: energy_bench.h's direction), |H|_F, v^T H v from the assembled
@@ -158,6 +162,21 @@ int main(int argc, char** argv) {
         (long long)nv, r.n_steps(), r.seconds * 1e3 / steps, double(cg) / steps,
         cg ? assembly_s * 1e3 / cg : 0.0, assembly_s / r.seconds, linear_s / r.seconds,
         search_s / r.seconds, rule_seconds * 1e3 / std::max(1, rule_calls), energy, r.energy);
+    std::fflush(stdout);
+    if (args.cpu) continue;
+    double step_s = 0;
+    for (const auto& k : r.iterations) step_s += k.seconds;
+    const solvers::VectorSpace& space = objective.space();
+    const solvers::Vector x = space.from_host(r.x), p = space.from_host(v);
+    solvers::Vector hv_out = space.zeros(nv * 2), y = space.zeros(nv * 2);
+    const double call_ms = bench::median_ms([&] { objective.hvp(x, p, hv_out); }, args.reps);
+    const double dot_ms = bench::median_ms([&] { space.dot(p, hv_out); }, args.reps);
+    const double axpby_ms = bench::median_ms([&] { space.axpby(0.5, p, 1, y); }, args.reps);
+    std::printf(
+        "RESULT sd_cg_parts vertices=%lld step_ms=%.3f cg_iteration_ms=%.4f hvp_call_ms=%.4f "
+        "hvp_kernel_ms=%.4f dot_ms=%.4f axpby_ms=%.4f cg_iteration_parts_ms=%.4f\n",
+        (long long)nv, step_s * 1e3 / steps, cg ? (assembly_s + linear_s) * 1e3 / cg : 0.0, call_ms,
+        hv_ms, dot_ms, axpby_ms, call_ms + 2 * dot_ms + 3 * axpby_ms);
     std::fflush(stdout);
   }
   return 0;

@@ -5,12 +5,14 @@
 # peers/sphere_jax.py), and the sphere demo at its GPU default. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/solvers_gpu.sh
+#
+# SUITES (default: all three of bench/gpu_tests.sh) names the test suites to build and run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
 mkdir -p "$out/tests"
 status=0
-OUT=$out/tests bash bench/gpu_tests.sh || status=1
+OUT=$out/tests bash bench/gpu_tests.sh ${SUITES:-} || status=1
 source bench/gpu_build.sh
 gpu_build "$out" sd_hvp sphere_lbfgs dualjit_cli || exit 1
 ./build-gpu/bench/sd_hvp --reps 11 --newton-steps 3 160000 1800000 > "$out/sd_hvp.txt" 2>&1
