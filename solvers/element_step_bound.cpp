@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "backends/cuda/source_module.h"
 #include "solvers/solver_error.h"
@@ -80,6 +81,13 @@ extern "C" __global__ void __launch_bounds__(T) dj_element_step_bound(
 )";
 }
 
+jit::CompileOptions element_step_bound_options() {
+  jit::CompileOptions options;
+  options.fused_multiply_add = false;   // each operation rounded as on the host
+  options.extra = {"-default-device"};  // the function's text has no __device__
+  return options;
+}
+
 struct ElementStepBound::State {
   StepBoundFunction f;
   int64_t n_nodes = 0, n_elements = 0;
@@ -115,11 +123,8 @@ ElementStepBound::ElementStepBound(const VectorSpace& space, StepBoundFunction f
   }
   s->device = space.on_device();
   if (s->device) {
-    jit::CompileOptions options;
-    options.fused_multiply_add = false;  // each operation rounded as on the host
-    options.extra = {"-default-device"};
-    s->module = std::make_unique<cuda::SourceModule>("dualjit_step_bound_" + f.name,
-                                                     element_step_bound_source(f), options);
+    s->module = std::make_unique<cuda::SourceModule>(
+        "dualjit_step_bound_" + f.name, element_step_bound_source(f), element_step_bound_options());
     if (!elements.empty()) {
       s->d_elements = cuda::DeviceBuffer(elements.size() * sizeof(int32_t));
       s->d_elements.upload(elements.data(), elements.size() * sizeof(int32_t));

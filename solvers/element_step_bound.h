@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 
+#include "jit/nvrtc_compiler.h"
 #include "solvers/vector_space.h"
 
 namespace dualjit::solvers {
@@ -58,8 +59,10 @@ class ElementStepBound {
   std::shared_ptr<const State> state_;
 };
 
-// The CUDA source of `function`'s kernel (for compiling without a GPU).
+// The CUDA source of `function`'s kernel and the NVRTC options it is compiled with, but for the
+// architecture (for compiling without a GPU).
 std::string element_step_bound_source(const StepBoundFunction& function);
+jit::CompileOptions element_step_bound_options();
 inline constexpr const char* kElementStepBoundEntry = "dj_element_step_bound";
 
 }  // namespace dualjit::solvers

@@ -261,11 +261,9 @@ TEST_SUITE("parameterization") {
   TEST_CASE("flip-free step bound: the device kernel compiles under NVRTC without a GPU") {
     const solvers::ElementStepBound bound =
         flip_free_step_bound(solvers::host_space(), disk(1).faces, disk(1).n_vertices());
-    jit::CompileOptions o;
-    o.fused_multiply_add = false;
-    o.extra = {"-default-device"};
     test::check_module_compiles("flip_free", solvers::element_step_bound_source(bound.function()),
-                                {solvers::kElementStepBoundEntry}, o);
+                                {solvers::kElementStepBoundEntry},
+                                solvers::element_step_bound_options());
   }
 
   TEST_CASE("symmetric Dirichlet problem: finite at Tutte's start, descends under the step") {

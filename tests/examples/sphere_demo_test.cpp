@@ -137,13 +137,11 @@ TEST_SUITE("sphere demo") {
 
   TEST_CASE("injective step bound: the device kernel compiles under NVRTC without a GPU") {
     const SphericalMap map(icosphere(1), "icosphere(1)");
-    jit::CompileOptions o;
-    o.fused_multiply_add = false;
-    o.extra = {"-default-device"};
     test::check_module_compiles("injective",
                                 solvers::element_step_bound_source(
                                     injective_step_bound(solvers::host_space(), map).function()),
-                                {solvers::kElementStepBoundEntry}, o);
+                                {solvers::kElementStepBoundEntry},
+                                solvers::element_step_bound_options());
   }
 
   TEST_CASE("a mesh whose Gauss map folds starts from the conformal flow; bad input is named") {
