@@ -26,10 +26,27 @@ struct Terms {
   int count;
 };
 
-// Blocks of a grid-stride kernel over n values: fixed by n, so a dot's order is too.
+// The counts of dots or terms the kernels are compiled for: a launch takes the smallest that
+// holds its count (the last is kMaxTerms).
+constexpr int kCounts[] = {1, 2, 4, 8, 16, kMaxTerms};
+constexpr int kMaxElementwiseGrid = 1 << 20;
+
+int count_for(int count) {
+  for (int c : kCounts)
+    if (count <= c) return c;
+  return kMaxTerms;
+}
+
+// Blocks of the dots' grid-stride kernel over n values: fixed by n, so a dot's order is too.
 unsigned grid_for(int64_t n) {
   return static_cast<unsigned>(
       std::clamp<int64_t>((n + kThreads - 1) / kThreads, int64_t{1}, kMaxGrid));
+}
+
+// Blocks of an elementwise kernel: a thread per value up to 2^28 values.
+unsigned elementwise_grid(int64_t n) {
+  return static_cast<unsigned>(
+      std::clamp<int64_t>((n + kThreads - 1) / kThreads, int64_t{1}, kMaxElementwiseGrid));
 }
 
 void check_sizes(const Vector& a, const Vector& b, const char* op) {
@@ -44,6 +61,17 @@ void check_sizes(const Vector& a, const Vector& b, const char* op) {
 }  // namespace
 
 std::string device_vector_space_source() {
+  std::string entries;
+  for (int c : kCounts) {
+    const std::string n = std::to_string(c);
+    entries += "extern \"C\" __global__ void __launch_bounds__(T) dj_vs_dots_" + n +
+               "(DotPairs p, double* partial, long long n, double* out, unsigned int* done) "
+               "{ dots<" +
+               n + ">(p, partial, n, out, done); }\n" +
+               "extern \"C\" __global__ void __launch_bounds__(T) dj_vs_combine_" + n +
+               "(Terms t, double c_y, double* y, long long n) { combine<" + n +
+               ">(t, c_y, y, n); }\n";
+  }
   return "constexpr int T = " + std::to_string(kThreads) +
          ";\nconstexpr int K = " + std::to_string(kMaxTerms) + ";\n" + device_block_sum_source() +
          R"(
@@ -53,35 +81,55 @@ extern "C" __global__ void __launch_bounds__(T) dj_vs_mask(const double* mask, d
     if (mask[i] == 0.0) v[i] = 0.0;
 }
 
-// Up to K dots at once: each thread accumulates every pair over its grid-stride range (a
-// vector read by several pairs comes from DRAM once), then warp trees and the warps in order
-// give partial[k * gridDim.x + block]. The last block to finish (a counter it resets) sums each
-// pair's partials in a fixed order: out[k] = block_sum over g of partial[k * gridDim.x + g],
-// thread t taking g = t, t + T, ... So a batch of dots is one launch, and repeats are
-// bit-identical.
+// Up to C <= K dots at once (C fixed per entry point, so that a single dot keeps few registers
+// and the SMs full): each thread accumulates every pair over its grid-stride range, in
+// ascending order (for C <= 2 four strides' values are loaded before they are added, the same
+// order with more loads in flight); a vector read by several pairs comes from DRAM once. Warp
+// trees and the warps in order give partial[k * gridDim.x + block]. The last block to finish (a
+// counter it resets) sums each pair's partials in a fixed order: out[k] = block_sum over g of
+// partial[k * gridDim.x + g], thread t taking g = t, t + T, ... So a batch of dots is one
+// launch, and repeats are bit-identical.
 struct DotPairs {
   const double* a[K];
   const double* b[K];
   int count;
 };
 
-extern "C" __global__ void __launch_bounds__(T) dj_vs_dots(DotPairs p, double* partial,
-                                                          long long n, double* out,
-                                                          unsigned int* done) {
-  __shared__ double sh[T / 32][K];
+template <int C>
+__device__ __forceinline__ void dots(const DotPairs& p, double* partial, long long n, double* out,
+                                     unsigned int* done) {
+  constexpr int U = C <= 2 ? 4 : 1;
+  __shared__ double sh[T / 32][C];
   __shared__ double tree[T];
   __shared__ bool last;
-  double acc[K];
+  double acc[C];
 #pragma unroll
-  for (int k = 0; k < K; ++k) acc[k] = 0.0;
-  for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
+  for (int k = 0; k < C; ++k) acc[k] = 0.0;
+  const long long stride = (long long)gridDim.x * T;
+  long long i = (long long)blockIdx.x * T + threadIdx.x;
+  for (; i + (U - 1) * stride < n; i += U * stride) {
 #pragma unroll
-    for (int k = 0; k < K; ++k)
+    for (int k = 0; k < C; ++k) {
+      if (k < p.count) {
+        double a[U], b[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          a[u] = p.a[k][i + u * stride];
+          b[u] = p.b[k][i + u * stride];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc[k] += a[u] * b[u];
+      }
+    }
+  }
+  for (; i < n; i += stride) {
+#pragma unroll
+    for (int k = 0; k < C; ++k)
       if (k < p.count) acc[k] += p.a[k][i] * p.b[k][i];
   }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
+  for (int k = 0; k < C; ++k) {
     if (k < p.count) {
       double v = acc[k];
       for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -117,18 +165,18 @@ struct Terms {
   int count;
 };
 
-// y = c_y y + sum_k c_k x_k (c_y = 0: y is not read).
-extern "C" __global__ void __launch_bounds__(T) dj_vs_combine(Terms t, double c_y, double* y,
-                                                             long long n) {
+// y = c_y y + sum_k c_k x_k over up to C <= K terms (c_y = 0: y is not read).
+template <int C>
+__device__ __forceinline__ void combine(const Terms& t, double c_y, double* y, long long n) {
   for (long long i = (long long)blockIdx.x * T + threadIdx.x; i < n; i += (long long)gridDim.x * T) {
     double v = c_y == 0.0 ? 0.0 : c_y * y[i];
 #pragma unroll
-    for (int k = 0; k < K; ++k)
+    for (int k = 0; k < C; ++k)
       if (k < t.count) v += t.c[k] * t.x[k][i];
     y[i] = v;
   }
 }
-)";
+)" + entries;
 }
 
 DeviceSpace::DeviceSpace()
@@ -189,8 +237,8 @@ std::vector<double> DeviceSpace::dots(std::span<const Vector* const> a,
     }
     unsigned int* done = reinterpret_cast<unsigned int*>(done_.get());
     void* args[] = {&p, &partial, &len, &result, &done};
-    cuda::launch(module_->function("dj_vs_dots"), cuda::Dim3{unsigned(groups)},
-                 cuda::Dim3{kThreads}, 0, args);
+    cuda::launch(module_->function("dj_vs_dots_" + std::to_string(count_for(p.count))),
+                 cuda::Dim3{unsigned(groups)}, cuda::Dim3{kThreads}, 0, args);
     result_.download(out.data() + first, p.count * sizeof(double));
   }
   return out;
@@ -217,8 +265,8 @@ void DeviceSpace::combine(std::span<const double> c, std::span<const Vector* con
     }
     double cy = first == 0 ? c_y : 1.0;  // later launches add to what the first wrote
     void* args[] = {&t, &cy, &py, &n};
-    cuda::launch(module_->function("dj_vs_combine"), cuda::Dim3{grid_for(n)}, cuda::Dim3{kThreads},
-                 0, args);
+    cuda::launch(module_->function("dj_vs_combine_" + std::to_string(count_for(t.count))),
+                 cuda::Dim3{elementwise_grid(n)}, cuda::Dim3{kThreads}, 0, args);
     first += t.count;
   } while (first < x.size());
 }
@@ -229,8 +277,8 @@ void DeviceSpace::apply_mask(const Vector& mask, Vector& v) const {
   double* pv = v.data();
   long long n = v.size();
   void* args[] = {&pm, &pv, &n};
-  cuda::launch(module_->function("dj_vs_mask"), cuda::Dim3{grid_for(n)}, cuda::Dim3{kThreads}, 0,
-               args);
+  cuda::launch(module_->function("dj_vs_mask"), cuda::Dim3{elementwise_grid(n)},
+               cuda::Dim3{kThreads}, 0, args);
 }
 
 }  // namespace dualjit::solvers

@@ -82,40 +82,43 @@ void check_space(const VectorSpace& s, double dot_tolerance) {
 
     // Many dots and terms at once (more than one launch holds), one term aliasing y.
     if (n > 20000) continue;
-    const int many = 45;
-    std::vector<std::vector<double>> host(many);
-    std::vector<Vector> vs;
-    for (int k = 0; k < many; ++k) {
-      host[k] = random_values(n, 100 + k);
-      vs.push_back(s.from_host(host[k]));
+    // Counts that take each compiled kernel: 3 (4), 12 (16), 45 (40, then 8).
+    for (const int many : {3, 12, 45}) {
+      CAPTURE(many);
+      std::vector<std::vector<double>> host(many);
+      std::vector<Vector> vs;
+      for (int k = 0; k < many; ++k) {
+        host[k] = random_values(n, 100 + k);
+        vs.push_back(s.from_host(host[k]));
+      }
+      std::vector<const Vector*> pa, pb;
+      for (int k = 0; k < many; ++k) {
+        pa.push_back(&vs[k]);
+        pb.push_back(&vs[(k * 7) % many]);
+      }
+      const std::vector<double> ds = s.dots(pa, pb);
+      REQUIRE(ds.size() == size_t(many));
+      for (int k = 0; k < many; ++k) {
+        double r = 0;
+        for (int64_t i = 0; i < n; ++i) r += host[k][i] * host[(k * 7) % many][i];
+        CHECK(ds[k] == doctest::Approx(r).epsilon(1e-12));
+      }
+      CHECK(s.dots(pa, pb) == ds);  // bit for bit
+      std::vector<double> coef;
+      for (int k = 0; k < many; ++k) coef.push_back(0.1 * (k + 1));
+      Vector acc = s.clone(vs[0]);
+      pa[many - 3] = &acc;  // y itself among the terms (past the first launch's 40 at 45)
+      s.combine(coef, pa, 0.5, acc);
+      out = s.to_host(acc);
+      for (int64_t i = 0; i < n; ++i) {
+        double r = 0.5 * host[0][i];
+        for (int k = 0; k < many; ++k) r += coef[k] * (k == many - 3 ? host[0][i] : host[k][i]);
+        wrong += std::abs(out[i] - r) > 1e-13 * (1 + std::abs(r));
+      }
+      CHECK(wrong == 0);
+      s.set_zero(acc);
+      CHECK(s.to_host(acc) == std::vector<double>(n, 0.0));
     }
-    std::vector<const Vector*> pa, pb;
-    for (int k = 0; k < many; ++k) {
-      pa.push_back(&vs[k]);
-      pb.push_back(&vs[(k * 7) % many]);
-    }
-    const std::vector<double> ds = s.dots(pa, pb);
-    REQUIRE(ds.size() == size_t(many));
-    for (int k = 0; k < many; ++k) {
-      double r = 0;
-      for (int64_t i = 0; i < n; ++i) r += host[k][i] * host[(k * 7) % many][i];
-      CHECK(ds[k] == doctest::Approx(r).epsilon(1e-12));
-    }
-    CHECK(s.dots(pa, pb) == ds);  // bit for bit
-    std::vector<double> coef;
-    for (int k = 0; k < many; ++k) coef.push_back(0.1 * (k + 1));
-    Vector acc = s.clone(vs[3]);
-    pa[42] = &acc;  // y itself among the terms, past the first launch's 40
-    s.combine(coef, pa, 0.5, acc);
-    out = s.to_host(acc);
-    for (int64_t i = 0; i < n; ++i) {
-      double r = 0.5 * host[3][i];
-      for (int k = 0; k < many; ++k) r += coef[k] * (k == 42 ? host[3][i] : host[k][i]);
-      wrong += std::abs(out[i] - r) > 1e-13 * (1 + std::abs(r));
-    }
-    CHECK(wrong == 0);
-    s.set_zero(acc);
-    CHECK(s.to_host(acc) == std::vector<double>(n, 0.0));
   }
   const Vector three = s.zeros(3), four = s.zeros(4);
   CHECK_THROWS_AS(s.dot(three, four), SolverError);
@@ -131,8 +134,11 @@ TEST_CASE("the host vector space: every operation against plain loops") {
 }
 
 TEST_CASE("the device vector space's module compiles under NVRTC for sm_90 without a GPU") {
-  test::check_module_compiles("vector_space", device_vector_space_source(),
-                              {"dj_vs_mask", "dj_vs_dots", "dj_vs_combine"});
+  test::check_module_compiles(
+      "vector_space", device_vector_space_source(),
+      {"dj_vs_mask", "dj_vs_dots_1", "dj_vs_dots_2", "dj_vs_dots_4", "dj_vs_dots_8",
+       "dj_vs_dots_16", "dj_vs_dots_40", "dj_vs_combine_1", "dj_vs_combine_2", "dj_vs_combine_4",
+       "dj_vs_combine_8", "dj_vs_combine_16", "dj_vs_combine_40"});
 }
 
 TEST_SUITE("gpu") {
