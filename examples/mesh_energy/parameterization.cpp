@@ -252,14 +252,14 @@ int64_t count_flipped(std::span<const int32_t> faces, std::span<const double> uv
 
 solvers::ElementStepBound flip_free_step_bound(const solvers::VectorSpace& space,
                                                std::span<const int32_t> faces, int64_t n_vertices) {
-  solvers::StepBoundFunction f;
-  f.name = "flip-free";
-  f.symbol = "dualjit::mesh_energy::flip_free_bound";
-  f.source = embedded::flip_free_bound_text;
-  f.host = &flip_free_bound;
-  f.nodes = 3;
-  f.width = 2;
-  return solvers::ElementStepBound(space, std::move(f), n_vertices, faces);
+  return solvers::ElementStepBound(space,
+                                   {.name = "flip-free",
+                                    .symbol = "dualjit::mesh_energy::flip_free_bound",
+                                    .source = embedded::flip_free_bound_text,
+                                    .host = &flip_free_bound,
+                                    .nodes = 3,
+                                    .width = 2},
+                                   n_vertices, faces);
 }
 
 }  // namespace dualjit::mesh_energy

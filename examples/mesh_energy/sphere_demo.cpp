@@ -215,15 +215,15 @@ solvers::ElementStepBound injective_step_bound(const solvers::VectorSpace& space
     std::copy_n(&p[v * 3], 3, &frames[v * 9]);
     std::copy_n(&fr[v * 6], 6, &frames[v * 9 + 3]);
   }
-  solvers::StepBoundFunction f;
-  f.name = "injective";
-  f.symbol = "dualjit::mesh_energy::injective_bound";
-  f.source = embedded::injective_bound_text;
-  f.host = &injective_bound;
-  f.nodes = 3;
-  f.width = 2;
-  f.data_width = 9;
-  return solvers::ElementStepBound(space, std::move(f), m.n_vertices(), m.faces, frames);
+  return solvers::ElementStepBound(space,
+                                   {.name = "injective",
+                                    .symbol = "dualjit::mesh_energy::injective_bound",
+                                    .source = embedded::injective_bound_text,
+                                    .host = &injective_bound,
+                                    .nodes = 3,
+                                    .width = 2,
+                                    .data_width = 9},
+                                   m.n_vertices(), m.faces, frames);
 }
 
 DemoReport run_sphere_demo(const DemoOptions& o) {
