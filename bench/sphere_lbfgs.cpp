@@ -7,12 +7,12 @@
 //
 // L-BFGS (solvers/lbfgs.h): memory 8, Armijo backtracking from a step of 1 halving to c1 = 1e-4,
 // infinite energies (an inverted triangle) rejected by the search, a fixed number of iterations
-// (no tolerance), so both sides do the same work per iteration: one energy and gradient, a
-// two-loop recursion, and the energies of the search. Timed end to end on the wall clock after
-// a warm-up solve (the kernels compile there), with the objective on the GPU, its vectors in
-// device memory. A second run adds the demo's injective max-step rule (host code: x and dx are
-// downloaded once per iteration), which the JAX peer has no counterpart of; rule_ms is the
-// rule's own time per call.
+// (no tolerance), so both sides do the same work per iteration: one energy and gradient, an
+// L-BFGS direction (optax's two-loop recursion, dualjit's compact form), and the energies of the
+// search. Timed end to end on the wall clock after a warm-up solve (the kernels compile there),
+// with the objective on the GPU, its vectors in device memory. A second run adds the demo's
+// injective max-step rule (evaluated on the device, solvers/element_step_bound.h), which the JAX
+// peer has no counterpart of; rule_ms is the rule's time per call.
 //
 // Printed per level: the energy at the start (the checksum the peer prints too), the energies
 // after 10, 50 and all iterations, ms per iteration, and the shares of assembly (gradients),
