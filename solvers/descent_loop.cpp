@@ -126,7 +126,7 @@ SolveResult descent_loop(const std::string& solver, Objective& f, std::span<cons
       rec.shift = d.shift;
       rec.gradient_fallback = d.fallback;
       if (d.newton_step) {
-        rec.newton_decrement = -space.dot(g, dx) / 2;
+        rec.newton_decrement = -(d.slope ? *d.slope : space.dot(g, dx)) / 2;
         if (rec.newton_decrement >= 0 && rec.newton_decrement <= o.decrement_tolerance) {
           decrement_met = true;
           break;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "solvers/descent_loop.h"
 #include "solvers/device_pcg.h"
@@ -65,9 +66,13 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
     last_shift = shift;
     if (solve(shift, dx, d.linear_iterations)) {
       if (it.free) v.apply_mask(*it.free, dx);
-      const double slope = v.dot(it.gradient, dx);
-      const double dx_norm = v.norm(dx);  // not finite when dx is not
+      // g.dx and |dx|^2 in one batch; the slope also serves the decrement and the line search.
+      const Vector* a[] = {&it.gradient, &dx};
+      const Vector* b[] = {&dx, &dx};
+      const std::vector<double> p = v.dots(a, b);
+      const double slope = p[0], dx_norm = std::sqrt(p[1]);  // not finite when dx is not
       if (std::isfinite(dx_norm) && slope < -o.descent_threshold * it.gradient_norm * dx_norm) {
+        d.slope = slope;
         d.shift = shift;
         d.linear_solve_seconds = linear.seconds();
         return d;
@@ -78,6 +83,7 @@ Direction shifted_newton(const Iterate& it, const NewtonOptions& o,
   // No shift helped: steepest descent, which the line search can always shorten enough, first
   // tried as the step of the Hessian's mean diagonal.
   v.axpby(-1, it.gradient, 0, dx);
+  d.slope = -it.gradient_norm * it.gradient_norm;
   d.initial_step = 1 / scale();
   d.fallback = true;
   d.newton_step = false;
