@@ -31,7 +31,7 @@ SolveResult newton_cg(Objective& f, std::span<const double> x0, const NewtonCgOp
     v.set_zero(dx);
     v.axpby(-1, it.gradient, 0, *r);
     v.copy(*r, *p);
-    double rr = v.dot(*r, *r);
+    double rr = it.gradient_norm * it.gradient_norm;  // r = -g
     for (int j = 0; j < o.max_cg_iterations; ++j) {
       const Stopwatch product;
       f.hvp(it.x, *p, *hp);
