@@ -10,6 +10,8 @@
 
 namespace dualjit::mesh_energy {
 
+// det(a, b, c) = a . (b x c): for points on a sphere about the origin, positive when the
+// triangle a, b, c turns counter-clockwise seen from outside.
 inline double det3(const double* a, const double* b, const double* c) {
   return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
          a[2] * (b[0] * c[1] - b[1] * c[0]);

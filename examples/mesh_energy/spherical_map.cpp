@@ -6,17 +6,13 @@
 #include <string>
 
 #include "dsl/mat.h"
+#include "examples/mesh_energy/injective_bound.nvrtc.h"  // det3
 #include "examples/mesh_energy/mesh_checks.h"
 #include "examples/mesh_energy/parameterization.h"
 #include "examples/mesh_energy/symmetric_dirichlet.h"
 
 namespace dualjit::mesh_energy {
 namespace {
-
-double det3(const double* a, const double* b, const double* c) {
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-         a[2] * (b[0] * c[1] - b[1] * c[0]);
-}
 
 void cross(const double* a, const double* b, double* out) {
   out[0] = a[1] * b[2] - a[2] * b[1];

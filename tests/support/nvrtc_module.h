@@ -1,6 +1,6 @@
 // The check a hand-written CUDA module gets without a GPU: NVRTC compiles it for sm_90 to a
-// CUBIN (with the options given, but for the architecture), and every named entry point has a ptxas
-// report and spills nothing.
+// CUBIN (with the options given, but for the architecture), and every named entry point has a
+// ptxas report and spills nothing.
 #pragma once
 
 #include <doctest/doctest.h>
