@@ -27,6 +27,7 @@
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
+//                  [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--effort auto|full] [--outputs all|rates|sparse] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
@@ -39,6 +40,9 @@
 // cell printed), what a 1,268-species mechanism needs and no peer computes.
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
+// --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
+// layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
+// Jacobian's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -299,10 +303,11 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Args args = bench::parse_args(
-      argc, argv, {},
-      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
-       "--threads-per-cell", "--cells-per-block", "--effort", "--outputs"});
+  bench::Args args =
+      bench::parse_args(argc, argv, {},
+                        {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width",
+                         "--rows", "--launches", "--threads-per-cell", "--cells-per-block",
+                         "--rates-cells-per-block", "--rates-min-blocks", "--effort", "--outputs"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -384,6 +389,10 @@ int main(int argc, char** argv) {
         effort == "full" ? jit::CompileEffort::Full : jit::CompileEffort::Auto;
     if (const std::string b = args.flag("--cells-per-block", ""); !b.empty())
       o.assembler.element_layout.elements_per_block = std::stoi(b);
+    if (const std::string b = args.flag("--rates-cells-per-block", ""); !b.empty())
+      o.assembler.fused.layout.elements_per_block = std::stoi(b);
+    if (const std::string m = args.flag("--rates-min-blocks", ""); !m.empty())
+      o.assembler.fused.layout.min_blocks = std::stoi(m);
     auto t1 = std::chrono::steady_clock::now();
     kinetics::ReactorCells cells(m, n, o);
     const double graph_s = seconds_since(t1);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Nsight Compute on a benchmark program, for what CUDA events cannot split: each kernel's own
+# duration (default), or the sections NCU_SECTIONS names (e.g. "WarpStateStats Occupancy
+# LaunchStats SchedulerStats") for the kernels KERNEL_REGEX matches. Clocks are left alone
+# (--clock-control none, device/METHOD.md). NCU_SKIP and NCU_COUNT pick launches.
+#
+#   bench/ncu_kernels.sh OUT_FILE KERNEL_REGEX PROGRAM [ARGS ...]
+set -uo pipefail
+out=$1 regex=$2
+shift 2
+args=(--clock-control none -k "regex:$regex" --launch-skip "${NCU_SKIP:-0}")
+[[ -n ${NCU_COUNT:-} ]] && args+=(--launch-count "$NCU_COUNT")
+if [[ -n ${NCU_SECTIONS:-} ]]; then
+  for s in $NCU_SECTIONS; do args+=(--section "$s"); done
+  ncu "${args[@]}" "$@" > "$out" 2>&1
+else
+  ncu "${args[@]}" --metrics gpu__time_duration.sum --csv "$@" > "$out" 2>&1
+  # Kernel name and microseconds, one line per launch.
+  python3 - "$out" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head = rows[0]
+k, unit, val = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
+for r in rows[1:]:
+    v = float(r[val].replace(",", ""))
+    us = {"nsecond": v / 1e3, "usecond": v, "msecond": v * 1e3}[r[unit]]
+    print(f"{us:10.2f} us  {r[k][:90]}")
+PY
+fi
