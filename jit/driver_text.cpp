@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "jit/emit_element.h"
+
 namespace dualjit::jit {
 
 std::string cuda_prelude() {
@@ -29,6 +31,32 @@ std::string host_prelude() {
          "  *p += f;\n"
          "}\n"
          "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n";
+}
+
+namespace {
+
+std::string outlined_specials(const char* qualifiers) {
+  std::string out;
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = static_cast<Op>(i);
+    if (!is_outlined_special(op)) continue;
+    const std::string name(op_info(op).c_name);
+    const bool binary = op_info(op).arity == 2;
+    out += std::string(qualifiers) + " double dj_" + name + "(double a" +
+           (binary ? ", double b" : "") + ") { return " + name + "(a" + (binary ? ", b" : "") +
+           "); }\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cuda_outlined_specials() {
+  return outlined_specials("static __device__ __noinline__");
+}
+
+std::string host_outlined_specials() {
+  return outlined_specials("static inline");
 }
 
 std::string bounds_min(const DriverSpec& s) {

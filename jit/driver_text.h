@@ -11,6 +11,12 @@ namespace dualjit::jit {
 
 std::string cuda_prelude();
 std::string host_prelude();
+// The dj_exp, dj_log, ... that element functions emitted with outline_specials call
+// (jit/emit_element.h): out of line on the GPU, where a straight-line kernel of hundreds of
+// inlined exp and log outgrows the instruction cache and stalls on instruction fetch
+// (bench/RESULTS.md); inline on the host. Placed after the prelude, before the element code.
+std::string cuda_outlined_specials();
+std::string host_outlined_specials();
 // ", N" for __launch_bounds__ when the layout asks for N blocks per multiprocessor.
 std::string bounds_min(const DriverSpec& spec);
 // Declares and fills x, v, p, u for element `e` of argument block `a`. The element's nodes come

@@ -29,7 +29,7 @@ void append_int(std::string& out, long long v) {
 // c_expression's text appended to `out`: emission writes a few megabytes for a chemistry
 // kernel, a statement at a time, without a temporary string per operand.
 void append_expression(std::string& out, Op op, std::string_view a, std::string_view b,
-                       std::string_view c) {
+                       std::string_view c, bool outline = false) {
   const OpInfo& info = op_info(op);
   auto put = [&](std::initializer_list<std::string_view> parts) {
     for (std::string_view part : parts) out += part;
@@ -64,11 +64,33 @@ void append_expression(std::string& out, Op op, std::string_view a, std::string_
       break;
   }
   if (info.cls == OpClass::Leaf) throw std::logic_error("c_expression of a leaf");
-  if (info.arity == 1) return put({info.c_name, "(", a, ")"});
-  put({info.c_name, "(", a, ", ", b, ")"});
+  const std::string_view prefix = outline && is_outlined_special(op) ? "dj_" : "";
+  if (info.arity == 1) return put({prefix, info.c_name, "(", a, ")"});
+  put({prefix, info.c_name, "(", a, ", ", b, ")"});
 }
 
 }  // namespace
+
+bool is_outlined_special(Op op) {
+  switch (op) {
+    case Op::Cbrt:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Log10:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Atan:
+    case Op::Tanh:
+    case Op::Sinh:
+    case Op::Cosh:
+    case Op::Pow:
+    case Op::Atan2:
+      return true;
+    default:
+      return false;
+  }
+}
 
 std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c) {
   std::string out;
@@ -209,7 +231,8 @@ void append_value_name(std::string& out, NodeId id) {
 // appended to `out`. A float statement reads constants as float literals and primal values
 // through a conversion, so its arithmetic stays in float; a select's condition is read as it
 // is, and tested directly when it is a predicate.
-void append_definition(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
+void append_definition(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty,
+                       bool outline) {
   const Node& n = g.node(id);
   if (is_leaf(n.op)) return append_leaf(out, n);
   const bool in_float = ty.float_arithmetic(id);
@@ -250,7 +273,7 @@ void append_definition(std::string& out, const Graph& g, NodeId id, Names& name,
     return;
   }
   const std::string_view a = arg(n.a, 0), b = arg(n.b, 1), c = arg(n.c, 2);
-  append_expression(out, n.op, a, b, c);
+  append_expression(out, n.op, a, b, c, outline && !in_float);
 }
 
 // `  const double t42 = `: the head of the statement that defines or loads a value.
@@ -263,9 +286,10 @@ void append_declaration(std::string& out, NodeId id, const Typing& ty) {
 }
 
 // `  const double t42 = <definition>;`
-void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty) {
+void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty,
+                      bool outline) {
   append_declaration(out, id, ty);
-  append_definition(out, g, id, name, ty);
+  append_definition(out, g, id, name, ty, outline);
   out += ";\n";
 }
 
@@ -291,7 +315,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function) {
+                       bool own_function, bool outline) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -304,7 +328,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
-    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty);
+    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id));
@@ -323,7 +347,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty) {
+                       const Typing& ty, bool outline) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -413,7 +437,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     for (NodeId id : seg_nodes[s]) {
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-      append_statement(os, g, id, name, ty);
+      append_statement(os, g, id, name, ty, outline);
       local[id] = 1;
       touched.push_back(id);
       if (slot[id] >= 0) {
@@ -453,7 +477,8 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 }  // namespace
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
-                                  size_t max_statements, bool single_tangents, bool own_function) {
+                                  size_t max_statements, bool single_tangents, bool own_function,
+                                  bool outline_specials) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
@@ -461,8 +486,8 @@ std::string emit_element_function(const ScalarProgram& p, const std::string& fn_
     statements += !(op == Op::Const || is_leaf(op));
   }
   if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function);
-  return emit_split(p, fn_name, max_statements, ty);
+    return emit_whole(p, fn_name, ty, own_function, outline_specials);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials);
 }
 
 }  // namespace dualjit::jit

@@ -27,9 +27,17 @@ namespace dualjit::jit {
 // or serve as preconditioners.
 // own_function: the function is not inlined into its caller (a row group's chunk of a big
 // kernel), so that ptxas allocates registers and schedules it on its own.
+// outline_specials: the special functions of is_outlined_special (double arithmetic) are
+// called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
+// so that a function of thousands of them holds one copy of each instead of one per call.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
-                                  bool own_function = false);
+                                  bool own_function = false, bool outline_specials = false);
+
+// The special functions that outline_specials calls out of line: the transcendental ones of
+// dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64
+// code runs to tens of instructions; sqrt and the arithmetic ops stay inline.
+bool is_outlined_special(Op op);
 
 // C spelling of one op applied to operand spellings (shared by every target).
 std::string c_expression(Op op, const std::string& a, const std::string& b, const std::string& c);

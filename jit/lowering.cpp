@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -312,7 +313,8 @@ std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t 
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
-                               out.options.single_tangents, /*own_function=*/out.plan.rows > 0);
+                               out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
+                               cp.summary.statements > kOutlineSpecials);
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -355,11 +357,15 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
   }
   const IrDumper dump(out.options.dump_dir, out.symbol);
   dump("4-element.txt", [&] { return out.element_source; });
-  out.cuda_source =
-      joined({cuda_prelude(), "\n", out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
+  // The outlined specials, where a chunk calls them (chunk_text).
+  const bool outlined = std::any_of(chunks.begin(), chunks.end(), [](const ChunkSummary& c) {
+    return c.statements > kOutlineSpecials;
+  });
+  out.cuda_source = joined({cuda_prelude(), outlined ? cuda_outlined_specials() : "", "\n",
+                            out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
   if (driver.runs_on_host()) {
-    out.host_source =
-        joined({host_prelude(), "\n", out.element_source, "\n", driver.host_entry(spec, out.plan)});
+    out.host_source = joined({host_prelude(), outlined ? host_outlined_specials() : "", "\n",
+                              out.element_source, "\n", driver.host_entry(spec, out.plan)});
   }
   dump("5-cuda.cu", [&] { return out.cuda_source; });
   dump("5-host.cpp", [&] { return out.host_source; });

@@ -21,7 +21,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-10";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-11";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -35,6 +35,12 @@ inline constexpr size_t kLargeKernel = 6000;  // statements: compile with fast-c
 // as many: GRI-3.0's rates (one chunk) and (T, Y) Jacobian groups stay whole, whose pieces of
 // kSplitPiece cost 12% of the Jacobian's run time in scratch traffic (bench/RESULTS.md).
 inline constexpr size_t kFullEffortPiece = 16000;
+// A chunk of more than this many statements calls its transcendental functions out of line
+// (emit_element.h outline_specials): GRI-3.0's rates, 711 exp and log inlined into 44k
+// instructions (687 KB of code for every warp), stalled on instruction fetch two cycles in
+// three and ran 1.7x faster with one copy of each (bench/RESULTS.md). The Roe flux's chunks
+// (at most 2,043 statements) stay inline.
+inline constexpr size_t kOutlineSpecials = kLargeChunk;
 
 // How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
 // with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;

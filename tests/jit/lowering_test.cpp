@@ -275,3 +275,40 @@ TEST_CASE("chemistry-sized graphs: split automatically and compiled with fast-co
                         << " s, " << img.ptxas.registers << " registers, " << img.ptxas.stack_bytes
                         << " B stack");
 }
+
+TEST_CASE(
+    "chunks of more than kOutlineSpecials statements call their special functions out of line") {
+  // A rate-law-like sum: each term an exp of its own affine argument, some with a log.
+  const Kernel many("many_exps", [](KernelBuilder& kb) {
+    const auto x = kb.input("x", 3);
+    const Expr log_x = log(x[0]);
+    Expr sum = x[2];
+    for (int i = 0; i < 900; ++i) {
+      const Expr arg = (0.01 * i) * log_x - (1.0 + 0.001 * i) * x[1];
+      sum = sum + x[2] * exp(arg);
+      if (i % 7 == 0) sum = sum + log(x[2] + 0.1 * i);
+    }
+    kb.output("f", {sum});
+  });
+  const auto l = lower(many, opts(Mode::Value, 0));
+  REQUIRE(l.statements > kOutlineSpecials);
+  CHECK(l.cuda_source.find("static __device__ __noinline__ double dj_exp(double a)") !=
+        std::string::npos);
+  CHECK(l.element_source.find("dj_exp(t") != std::string::npos);
+  CHECK(l.element_source.find("dj_log(t") != std::string::npos);
+  // No call is left inline: every exp( and log( in the element code is a dj_ one.
+  for (const char* f : {"exp(", "log("}) {
+    for (size_t at = l.element_source.find(f); at != std::string::npos;
+         at = l.element_source.find(f, at + 1)) {
+      CHECK(l.element_source.compare(at - 3, 3, "dj_") == 0);
+    }
+  }
+  CompileOptions co;
+  co.arch = "sm_90";
+  KernelCache cache(std::nullopt);
+  CHECK(cuda_image(l, co, cache).is_cubin);
+  // Small kernels keep their specials inline, and the definitions out of their source.
+  const auto small = lower(test::arrhenius_kernel(), opts(Mode::Jacobian, 0));
+  CHECK(small.statements <= kOutlineSpecials);
+  CHECK(small.cuda_source.find("dj_exp") == std::string::npos);
+}
