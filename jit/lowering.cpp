@@ -98,6 +98,14 @@ std::vector<ChunkRange> balanced_ranges(const std::vector<size_t>& statements, i
 
 }  // namespace
 
+bool outlines_specials(size_t statements) {
+  static const bool inline_all = [] {
+    const char* env = std::getenv("DUALJIT_INLINE_SPECIALS");
+    return env && std::string_view(env) == "1";
+  }();
+  return !inline_all && statements > kOutlineSpecials;
+}
+
 std::string LaunchLayout::describe() const {
   return std::to_string(threads_per_element) + "x" + std::to_string(elements_per_block) +
          (min_blocks > 0 ? "m" + std::to_string(min_blocks) : "");
@@ -314,7 +322,7 @@ std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t 
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               cp.summary.statements > kOutlineSpecials);
+                               outlines_specials(cp.summary.statements));
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -359,7 +367,7 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
   dump("4-element.txt", [&] { return out.element_source; });
   // The outlined specials, where a chunk calls them (chunk_text).
   const bool outlined = std::any_of(chunks.begin(), chunks.end(), [](const ChunkSummary& c) {
-    return c.statements > kOutlineSpecials;
+    return outlines_specials(c.statements);
   });
   out.cuda_source = joined({cuda_prelude(), outlined ? cuda_outlined_specials() : "", "\n",
                             out.element_source, "\n", driver.cuda_entry(spec, out.plan)});

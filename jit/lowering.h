@@ -40,7 +40,10 @@ inline constexpr size_t kFullEffortPiece = 16000;
 // instructions (687 KB of code for every warp), stalled on instruction fetch two cycles in
 // three and ran 1.7x faster with one copy of each (bench/RESULTS.md). The Roe flux's chunks
 // (at most 2,043 statements) stay inline.
+// DUALJIT_INLINE_SPECIALS=1 keeps them inline everywhere, for comparisons.
 inline constexpr size_t kOutlineSpecials = kLargeChunk;
+// Whether a chunk of `statements` statements calls its specials out of line.
+bool outlines_specials(size_t statements);
 
 // How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
 // with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;

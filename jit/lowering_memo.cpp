@@ -105,6 +105,7 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, o.sparse_jacobian ? 1 : 0);
   put(m, static_cast<int>(o.compile_effort));
   put(m, o.launches);
+  put(m, outlines_specials(kOutlineSpecials + 1) ? 1 : 0);  // DUALJIT_INLINE_SPECIALS
   put(m, o.chunks.first);
   put(m, o.chunks.last);
   // The plan as the driver adapted it: what every chunk computes and stores.
