@@ -23,7 +23,8 @@ head = rows[0]
 k, unit, val = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
 for r in rows[1:]:
     v = float(r[val].replace(",", ""))
-    us = {"nsecond": v / 1e3, "usecond": v, "msecond": v * 1e3}[r[unit]]
+    us = v * {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3,
+              "msecond": 1e3}[r[unit]]
     print(f"{us:10.2f} us  {r[k][:90]}")
 PY
 fi
