@@ -17,48 +17,23 @@
 #include "solvers/solver_error.h"
 #include "support/gpu.h"
 #include "support/nvrtc_module.h"
+#include "tests/solvers/floor_bound.nvrtc.h"
 
 using namespace dualjit;
 using namespace dualjit::solvers;
 
+namespace dualjit::embedded {
+extern const char floor_bound_text[];  // tests/solvers/floor_bound.nvrtc.h (CMakeLists.txt)
+}
+
 namespace {
-
-// The same function twice, as text for NVRTC and compiled here (the library's bounds keep one
-// header for both; a test's own bound is small enough to repeat).
-constexpr const char* kFloorSource = R"(
-namespace floor_test {
-inline double floor_bound(const double* x, const double* dx, const double* floor) {
-  double t = 1.0 / 0.0;
-  for (int a = 0; a < 2; ++a) {
-    if (!(x[a] > floor[a])) return 0;
-    if (dx[a] < 0) {
-      const double r = (floor[a] - x[a]) / dx[a];
-      if (r < t) t = r;
-    }
-  }
-  return t;
-}
-}  // namespace floor_test
-)";
-
-double floor_bound(const double* x, const double* dx, const double* floor) {
-  double t = std::numeric_limits<double>::infinity();
-  for (int a = 0; a < 2; ++a) {
-    if (!(x[a] > floor[a])) return 0;
-    if (dx[a] < 0) {
-      const double r = (floor[a] - x[a]) / dx[a];
-      if (r < t) t = r;
-    }
-  }
-  return t;
-}
 
 StepBoundFunction floor_function() {
   StepBoundFunction f;
   f.name = "floor";
   f.symbol = "floor_test::floor_bound";
-  f.source = kFloorSource;
-  f.host = &floor_bound;
+  f.source = embedded::floor_bound_text;
+  f.host = &floor_test::floor_bound;
   f.nodes = 2;
   f.width = 1;
   f.data_width = 1;
