@@ -1,12 +1,13 @@
 // Laplacian smoothing's gradient (examples/mesh_energy/smoothing.h: the sum of squared edge
-// lengths over the free vertices, the boundary pinned) on a bumpy disk (energy_bench.h) of 1 M
-// vertices and more (1000000 -> 1,010,941 vertices, 4000000 -> 4,012,477), perturbed by a fixed
-// formula: the energy and the gradient on the GPU through assembly::Assembler with its default
-// strategies (node-gather for the gradient), CUDA events after warm-up, medians, against the
-// byte floor: positions, edges and pinned edges (node and pinned position) read once, the
-// gradient written once, at the device copy bandwidth measured in the same run. "floor_inc"
-// adds what node-gather must also read: each node's incident elements (one int32 per element
-// end, one offset per node).
+// lengths over every vertex, the boundary pinned as the solvers' DOFs) on a bumpy disk
+// (energy_bench.h) of 1 M vertices and more (1000000 -> 1,010,941 vertices, 4000000 ->
+// 4,012,477), its free vertices perturbed by a fixed formula: the energy and the gradient (every
+// vertex's row, as the assembler gives it to a solver, which zeroes the pinned rows) on the GPU
+// through assembly::Assembler with its default strategies (node-gather for the gradient), CUDA
+// events after warm-up, medians, against the byte floor: positions and edges read once, the
+// gradient written once, at the device copy bandwidth measured in the same run. "floor_inc" adds
+// what node-gather must also read: each node's incident elements (the other end, an int32, and
+// the local vertex, a byte, per element end; one int64 offset per node).
 //
 // Each size runs in two vertex orders, one RESULT line each: "smooth" as the disk's
 // subdivision numbers it (each new vertex after all the old ones, so neighbours lie far apart
@@ -17,8 +18,8 @@
 // (v: energy_bench.h's direction).
 //
 //   smooth_gradient [--write DIR] [--cpu] [--reps N] [VERTICES ...]   (default 1000000 4000000)
-// --write DIR writes DIR/smooth_<VERTICES>.bin and DIR/smooth-rcm_<VERTICES>.bin (edges,
-// pinned nodes and positions, x, v) for the peer; --cpu prints the checksums from the CPU
+// --write DIR writes DIR/smooth_<VERTICES>.bin and DIR/smooth-rcm_<VERTICES>.bin (edges, x, v)
+// for the peer; --cpu prints the checksums from the CPU
 // backend without timing (no GPU needed).
 #include <chrono>
 #include <cstdio>
@@ -58,29 +59,17 @@ int main(int argc, char** argv) {
       // (about 1e-3 at 1 M); each order has its own state, so its own checksums.
       std::vector<double> x = s.x;
       const double amplitude = 1.0 / std::sqrt(double(m.n_vertices()));
-      for (int64_t i = 0; i < nv * 3; ++i) x[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
+      for (int64_t i = 0; i < nv * 3; ++i)
+        if (!s.pinned.is_pinned(i)) x[i] += amplitude * std::sin(0.7 * double(i) + 1.3);
       const std::vector<double> v = bench::direction(nv * 3);
-      // Terms: "edges" (free-free) and "pinned edges" (free node, pinned position as a param).
-      std::vector<int32_t> edges, pinned_nodes;
-      std::vector<double> pinned_x;
-      for (size_t t = 0; t < p.n_terms(); ++t) {
-        const assembly::Term& term = p.term(t);
-        if (term.elements.k == 2) {
-          edges = term.elements.conn;
-        } else {
-          pinned_nodes = term.elements.conn;
-          pinned_x = term.params;
-        }
-      }
-      const int64_t ne = int64_t(edges.size() / 2), np = int64_t(pinned_nodes.size());
-      std::printf("%s: %lld free vertices, %lld edges between free vertices, %lld to pinned ones\n",
-                  name, (long long)nv, (long long)ne, (long long)np);
+      const std::vector<int32_t>& edges = p.term(0).elements.conn;
+      const int64_t ne = int64_t(edges.size() / 2), np = int64_t(s.boundary.size());
+      std::printf("%s: %lld vertices (%lld of them pinned), %lld edges\n", name, (long long)nv,
+                  (long long)np, (long long)ne);
       std::fflush(stdout);
       if (!args.write_dir.empty()) {
         bench::ArraysFile f;
         f.add("edges", edges, 2);
-        f.add("pinned_nodes", pinned_nodes, 1);
-        f.add("pinned_x", pinned_x, 3);
         f.add("x", x, 3);
         f.add("v", v, 3);
         f.write(bench::data_path(args, name, size));
@@ -100,8 +89,8 @@ int main(int argc, char** argv) {
       }
       const double energy = a.energy(x);
       const std::vector<double> g = a.gradient(x);
-      const double bytes = nv * 48.0 + ne * 8.0 + np * 28.0;
-      const double incidence = (2.0 * ne + np) * 4.0 + (nv + 1) * 4.0;
+      const double bytes = nv * 48.0 + ne * 8.0;
+      const double incidence = 2.0 * ne * 5.0 + (nv + 1) * 8.0;
       const double floor_ms = args.cpu ? 0.0 : bytes / bw * 1e3;
       const double floor_inc_ms = args.cpu ? 0.0 : (bytes + incidence) / bw * 1e3;
       std::printf(

@@ -1,7 +1,8 @@
 // The Laplacian smoothing problem (examples/mesh_energy/smoothing.h) assembled on the CPU: the
-// gradient equals 2 (valence x_i - sum of the neighbours), free and with the boundary pinned
-// (pinned neighbours at rest); the boundary reported; the pinned Hessian is positive definite
-// and one Newton step flattens a disk whose boundary is flat; bad input names the mesh and face.
+// gradient equals 2 (valence x_i - sum of the neighbours) and the energy the sum of squared edge
+// lengths; the boundary reported and pinned as the solvers' DOFs; with the pinned rows made
+// identity the Hessian is positive definite and one Newton step flattens a disk whose boundary
+// is flat, the boundary unmoved; bad input names the mesh and face.
 #include <doctest/doctest.h>
 
 #include <Eigen/SparseCholesky>
@@ -45,7 +46,7 @@ std::vector<double> umbrella_gradient(const TriMesh& m, const std::vector<double
 }  // namespace
 
 TEST_SUITE("smoothing problem") {
-  TEST_CASE("gradient is 2 (valence x_i - sum of neighbours), free and with the boundary pinned") {
+  TEST_CASE("gradient is 2 (valence x_i - sum of neighbours); the pinned boundary is DOFs") {
     TriMesh m = disk(4);
     std::mt19937_64 rng(81);
     std::uniform_real_distribution<double> u(-1, 1);
@@ -56,41 +57,34 @@ TEST_SUITE("smoothing problem") {
 
     Smoothing all = smoothing_problem(m, "disk(4)");
     CHECK(all.boundary == ring4);
-    REQUIRE(all.free_vertices.size() == size_t(m.n_vertices()));
+    CHECK(all.pinned.empty());
     CHECK(all.problem.n_nodes() == m.n_vertices());
     CHECK(all.problem.block_size() == 3);
+    CHECK(all.problem.n_terms() == 1);
     CHECK(all.x == m.x);
     std::vector<double> x(m.x.size());
     for (double& c : x) c = u(rng);
-    {
-      assembly::Assembler a(all.problem, test::on_cpu());
-      const std::vector<double> g = a.gradient(x), want = umbrella_gradient(m, x);
-      for (size_t i = 0; i < x.size(); ++i) CHECK(g[i] == doctest::Approx(want[i]).epsilon(1e-12));
-    }
-
-    Smoothing pinned = smoothing_problem(m, "disk(4)", true);
-    CHECK(pinned.boundary == ring4);
-    REQUIRE(pinned.free_vertices.size() == 37);
-    for (int32_t i = 0; i < 37; ++i) CHECK(pinned.free_vertices[i] == i);
-    REQUIRE(pinned.problem.n_nodes() == 37);
-    CHECK(pinned.problem.n_terms() == 2);
-    std::vector<double> state(37 * 3);
-    for (double& c : state) c = u(rng);
-    const std::vector<double> full = pinned.positions(state);
-    for (int32_t v = 37; v <= 60; ++v)
-      for (int c = 0; c < 3; ++c) CHECK(full[v * 3 + c] == m.x[v * 3 + c]);
-    assembly::Assembler a(pinned.problem, test::on_cpu());
-    const std::vector<double> g = a.gradient(state), want = umbrella_gradient(m, full);
-    for (size_t i = 0; i < state.size(); ++i)
-      CHECK(g[i] == doctest::Approx(want[i]).epsilon(1e-12));
-    // The energy is the sum of squared edge lengths, pinned edges included.
+    assembly::Assembler a(all.problem, test::on_cpu());
+    const std::vector<double> g = a.gradient(x), want = umbrella_gradient(m, x);
+    for (size_t i = 0; i < x.size(); ++i) CHECK(g[i] == doctest::Approx(want[i]).epsilon(1e-12));
+    // The energy is the sum of squared edge lengths, each edge once.
     double e = 0;
     const auto nb = neighbours(m);
     for (int32_t v = 0; v < m.n_vertices(); ++v)
       for (int32_t n : nb[v])
-        if (n > v && (v < 37 || n < 37))
-          for (int c = 0; c < 3; ++c) e += std::pow(full[v * 3 + c] - full[n * 3 + c], 2);
-    CHECK(a.energy(state) == doctest::Approx(e).epsilon(1e-12));
+        if (n > v)
+          for (int c = 0; c < 3; ++c) e += std::pow(x[v * 3 + c] - x[n * 3 + c], 2);
+    CHECK(a.energy(x) == doctest::Approx(e).epsilon(1e-12));
+
+    // Pinning the boundary changes only the solvers' DOFs: the same single term.
+    Smoothing pinned = smoothing_problem(m, "disk(4)", true);
+    CHECK(pinned.boundary == ring4);
+    CHECK(pinned.problem.n_nodes() == m.n_vertices());
+    CHECK(pinned.problem.n_terms() == 1);
+    REQUIRE(pinned.pinned.n_dofs() == m.n_vertices() * 3);
+    CHECK(pinned.pinned.count() == 24 * 3);
+    for (int64_t d = 0; d < pinned.pinned.n_dofs(); ++d)
+      CHECK(pinned.pinned.is_pinned(d) == (d >= 37 * 3));
   }
 
   TEST_CASE("pinned boundary: positive definite Hessian, one Newton step to the harmonic disk") {
@@ -101,22 +95,34 @@ TEST_SUITE("smoothing problem") {
     REQUIRE(s.boundary.size() == 30);
     // Interior vertices lifted off the plane: the boundary stays at z = 0.
     std::vector<double> x = s.x;
-    for (size_t i = 0; i < x.size(); ++i) x[i] += (i % 3 == 2 ? 0.3 : 0.02) * u(rng);
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!s.pinned.is_pinned(int64_t(i))) x[i] += (i % 3 == 2 ? 0.3 : 0.02) * u(rng);
     assembly::Assembler a(s.problem, test::on_cpu());
-    const std::vector<double> g = a.gradient(x);
-    const Eigen::SparseMatrix<double> h = mesh::to_eigen(a.hessian(x));
-    // Diagonal blocks 2 valence I.
+    std::vector<double> g = a.gradient(x);
+    mesh::BlockCsr<double> hb = a.hessian(x);
+    // Diagonal blocks 2 valence I, boundary vertices included.
     const auto nb = neighbours(m);
-    for (size_t i = 0; i < s.free_vertices.size(); ++i)
-      CHECK(h.coeff(i * 3 + 1, i * 3 + 1) == doctest::Approx(2.0 * nb[s.free_vertices[i]].size()));
+    {
+      const Eigen::SparseMatrix<double> h = mesh::to_eigen(hb);
+      for (int64_t v = 0; v < m.n_vertices(); ++v)
+        CHECK(h.coeff(v * 3 + 1, v * 3 + 1) == doctest::Approx(2.0 * nb[v].size()));
+    }
+    // The solvers' treatment of the pinned boundary: identity rows and columns, zero gradient.
+    s.pinned.apply_identity(hb);
+    s.pinned.zero(g);
+    const Eigen::SparseMatrix<double> h = mesh::to_eigen(hb);
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(h);
     REQUIRE(ldlt.info() == Eigen::Success);
     CHECK(ldlt.vectorD().minCoeff() > 0);
     const Eigen::VectorXd dx = ldlt.solve(-Eigen::Map<const Eigen::VectorXd>(g.data(), g.size()));
     std::vector<double> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + dx[i];
+    for (int32_t v : s.boundary)
+      for (int c = 0; c < 3; ++c) CHECK(y[v * 3 + c] == x[v * 3 + c]);
+    std::vector<double> gy = a.gradient(y);
+    s.pinned.zero(gy);
     double gmax = 0, zmax = 0;
-    for (double c : a.gradient(y)) gmax = std::max(gmax, std::abs(c));
+    for (double c : gy) gmax = std::max(gmax, std::abs(c));
     for (size_t i = 2; i < y.size(); i += 3) zmax = std::max(zmax, std::abs(y[i]));
     CHECK(gmax < 1e-10);
     CHECK(zmax < 1e-12);  // harmonic with a flat boundary: flat
@@ -126,7 +132,7 @@ TEST_SUITE("smoothing problem") {
     const TriMesh ico = icosphere(1);
     Smoothing s = smoothing_problem(ico, "icosphere(1)", true);
     CHECK(s.boundary.empty());
-    CHECK(s.free_vertices.size() == size_t(ico.n_vertices()));
+    CHECK(s.pinned.empty());
     CHECK(s.problem.n_terms() == 1);
     TriMesh bad = disk(2);
     bad.faces[5 * 3 + 2] = -4;
@@ -139,5 +145,10 @@ TEST_SUITE("smoothing problem") {
     CHECK_THROWS_WITH_AS(
         smoothing_problem(tri, "one triangle", true),
         doctest::Contains("one triangle: smoothing: every vertex is on the pinned"), MeshReadError);
+    TriMesh points;
+    points.x = {0, 0, 0, 1, 0, 0};
+    CHECK_THROWS_WITH_AS(smoothing_problem(points, "two points"),
+                         doctest::Contains("two points: smoothing: the mesh has no faces"),
+                         MeshReadError);
   }
 }
