@@ -193,12 +193,7 @@ class NodeGather : public InPlaceDriver {
          << "    const int lv = on ? a.inc_vertex[q] : -1;\n"
          << element_nodes("on ? q : 0") << element_results(s, "    ", "on", "en");
     } else {
-      // Summing rows, two incidences per trip: each incidence is a chain of dependent loads
-      // (its other nodes, then their values) and the thread's only work, so a second chain in
-      // flight halves the latency a node waits for.
-      os << "  const long long q1 = a.inc_ptr[node + 1];\n"
-         << (blocks() ? "" : "#pragma unroll 2\n")
-         << "  for (long long q = a.inc_ptr[node]; q < q1; ++q) {\n"
+      os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
          << "    const long long e = a.inc_element[q];\n"
          << "    const int lv = a.inc_vertex[q];\n"
          << element_nodes("q") << element_results(s, "    ", "true", "en");

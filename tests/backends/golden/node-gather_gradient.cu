@@ -12,9 +12,7 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_gradient_w6_t1_b128_df_ngr& a, long long i) {
   const long long node = a.active ? (long long)a.active[i] : i;
   double acc[3] = {0};
-  const long long q1 = a.inc_ptr[node + 1];
-#pragma unroll 2
-  for (long long q = a.inc_ptr[node]; q < q1; ++q) {
+  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
     const int lv = a.inc_vertex[q];
     int en[3];

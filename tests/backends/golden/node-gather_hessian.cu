@@ -14,8 +14,7 @@ DJ_FN void dj_spring_hessian_w6_t1_b128_df_ngb_node(const DjArgs_dj_spring_hessi
   if (!a.accumulate) {
     for (long long i = (long long)a.row_ptr[node] * 9; i < (long long)a.row_ptr[node + 1] * 9; ++i) a.out[i] = 0.0;
   }
-  const long long q1 = a.inc_ptr[node + 1];
-  for (long long q = a.inc_ptr[node]; q < q1; ++q) {
+  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
     const int lv = a.inc_vertex[q];
     int en[3];

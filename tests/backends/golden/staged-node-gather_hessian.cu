@@ -10,8 +10,7 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 // (element chunk functions: 1)
 
 DJ_FN void dj_spring_hessian_w6_t1_b32_df_sngb433_node(const DjArgs_dj_spring_hessian_w6_t1_b32_df_sngb433& a, long long node, double* tile, long long first) {
-  const long long q1 = a.inc_ptr[node + 1];
-  for (long long q = a.inc_ptr[node]; q < q1; ++q) {
+  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
     const int lv = a.inc_vertex[q];
     int en[2];
