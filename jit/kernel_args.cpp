@@ -43,97 +43,110 @@ std::string ArgTable::struct_text(const std::string& type) const {
   return os.str();
 }
 
-ArgValues& ArgValues::set(const std::string& name, const void* pointer) {
-  values_[name] = std::vector<const void*>{pointer};
+const ArgValues::Value* ArgValues::find(std::string_view name) const {
+  for (const auto& [n, v] : values_) {
+    if (n == name) return &v;
+  }
+  return nullptr;
+}
+
+ArgValues::Value& ArgValues::slot(std::string_view name) {
+  for (auto& [n, v] : values_) {
+    if (n == name) return v;
+  }
+  if (values_.empty()) values_.reserve(32);
+  return values_.emplace_back(std::string(name), Value{}).second;
+}
+
+ArgValues& ArgValues::set(std::string_view name, const void* pointer) {
+  slot(name) = pointer;
   return *this;
 }
 
-ArgValues& ArgValues::set(const std::string& name, int64_t value) {
-  values_[name] = value;
+ArgValues& ArgValues::set(std::string_view name, int64_t value) {
+  slot(name) = value;
   return *this;
 }
 
-ArgValues& ArgValues::set(const std::string& name, std::vector<const void*> pointers) {
-  values_[name] = std::move(pointers);
+ArgValues& ArgValues::set(std::string_view name, std::vector<const void*> pointers) {
+  slot(name) = std::move(pointers);
   return *this;
 }
 
-ArgValues& ArgValues::set_doubles(const std::string& name, std::vector<double> values) {
-  values_[name] = std::move(values);
+ArgValues& ArgValues::set_doubles(std::string_view name, std::vector<double> values) {
+  slot(name) = std::move(values);
   return *this;
 }
 
 int64_t ArgValues::int64(std::string_view name) const {
-  const auto it = values_.find(name);
-  if (it == values_.end()) return 0;
-  const int64_t* v = std::get_if<int64_t>(&it->second);
-  if (!v) throw std::invalid_argument("argument '" + std::string(name) + "' is not an integer");
-  return *v;
+  const Value* v = find(name);
+  if (!v) return 0;
+  const int64_t* i = std::get_if<int64_t>(v);
+  if (!i) throw std::invalid_argument("argument '" + std::string(name) + "' is not an integer");
+  return *i;
 }
 
 const void* ArgValues::pointer(std::string_view name) const {
-  const auto it = values_.find(name);
-  if (it == values_.end()) return nullptr;
-  const auto* v = std::get_if<std::vector<const void*>>(&it->second);
-  if (!v) throw std::invalid_argument("argument '" + std::string(name) + "' is not a pointer");
-  return v->empty() ? nullptr : v->front();
+  const Value* v = find(name);
+  if (!v) return nullptr;
+  if (const auto* one = std::get_if<const void*>(v)) return *one;
+  const auto* many = std::get_if<std::vector<const void*>>(v);
+  if (!many) throw std::invalid_argument("argument '" + std::string(name) + "' is not a pointer");
+  return many->empty() ? nullptr : many->front();
 }
 
 std::vector<uint64_t> pack_args(const ArgTable& table, const ArgValues& values,
                                 const std::string& label, bool has_work) {
+  // Launches are on the hot path (a kernel of tens of microseconds each): the messages are
+  // built only on failure.
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(label + ": " + what);
+  };
+  const auto what = [](const ArgField& f) {
+    return f.what.empty() ? f.name : f.what + " ('" + f.name + "')";
   };
   for (const auto& [name, _] : values.values()) {
     if (!table.find(name)) fail("no argument named '" + name + "'");
   }
+  const bool has_elements = values.int64("n_elements") > 0;
   std::vector<uint64_t> words;
   words.reserve(table.words());
   for (const ArgField& f : table.fields()) {
-    const auto it = values.values().find(f.name);
-    const std::string what = f.what.empty() ? f.name : f.what + " ('" + f.name + "')";
+    const ArgValues::Value* it = values.find(f.name);
     switch (f.kind) {
       case ArgKind::Int64: {
-        if (it != values.values().end() && !std::holds_alternative<int64_t>(it->second))
-          fail(what + " takes an integer");
-        words.push_back(static_cast<uint64_t>(values.int64(f.name)));
+        const int64_t* v = it ? std::get_if<int64_t>(it) : nullptr;
+        if (it && !v) fail(what(f) + " takes an integer");
+        words.push_back(static_cast<uint64_t>(v ? *v : 0));
         break;
       }
       case ArgKind::Pointer: {
-        std::vector<const void*> ptrs;
-        if (it != values.values().end()) {
-          const auto* p = std::get_if<std::vector<const void*>>(&it->second);
-          if (!p) fail(what + " takes pointers");
-          ptrs = *p;
-        }
-        if (ptrs.size() > static_cast<size_t>(f.count) ||
-            (f.count > 1 && !ptrs.empty() && ptrs.size() != static_cast<size_t>(f.count)))
-          fail("expected " + std::to_string(f.count) + " " + what + ", got " +
-               std::to_string(ptrs.size()));
+        const void* const* one = it ? std::get_if<const void*>(it) : nullptr;
+        const std::vector<const void*>* many =
+            it ? std::get_if<std::vector<const void*>>(it) : nullptr;
+        if (it && !one && !many) fail(what(f) + " takes pointers");
+        const size_t n = one ? 1 : many ? many->size() : 0;
+        if (n > static_cast<size_t>(f.count) || (f.count > 1 && n > 0 && n != size_t(f.count)))
+          fail("expected " + std::to_string(f.count) + " " + what(f) + ", got " +
+               std::to_string(n));
+        const bool needed = has_work && (!f.per_element || has_elements);
         for (int i = 0; i < f.count; ++i) {
-          const void* p = i < static_cast<int>(ptrs.size()) ? ptrs[i] : nullptr;
-          const bool needed = has_work && (!f.per_element || values.int64("n_elements") > 0);
-          if (!p && f.required && needed) {
-            fail(what + (f.count > 1 ? " " + std::to_string(i) : std::string()) + " is null");
-          }
+          const void* p = size_t(i) >= n ? nullptr : one ? *one : (*many)[i];
+          if (!p && f.required && needed)
+            fail(what(f) + (f.count > 1 ? " " + std::to_string(i) : std::string()) + " is null");
           words.push_back(reinterpret_cast<uint64_t>(p));
         }
         break;
       }
       case ArgKind::Doubles: {
-        std::vector<double> d;
-        if (it != values.values().end()) {
-          const auto* p = std::get_if<std::vector<double>>(&it->second);
-          if (!p) fail(what + " takes doubles");
-          d = *p;
-        }
+        const std::vector<double>* d = it ? std::get_if<std::vector<double>>(it) : nullptr;
+        if (it && !d) fail(what(f) + " takes doubles");
+        const size_t n = d ? d->size() : 0;
         const size_t want = f.required ? static_cast<size_t>(f.count) : 0;
-        if (d.size() != want) {
-          fail("expected " + std::to_string(want) + " " + what + ", got " +
-               std::to_string(d.size()));
-        }
+        if (n != want)
+          fail("expected " + std::to_string(want) + " " + what(f) + ", got " + std::to_string(n));
         for (int i = 0; i < f.count; ++i)
-          words.push_back(i < static_cast<int>(d.size()) ? std::bit_cast<uint64_t>(d[i]) : 0);
+          words.push_back(size_t(i) < n ? std::bit_cast<uint64_t>((*d)[i]) : 0);
         break;
       }
     }

@@ -8,9 +8,9 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -47,23 +47,27 @@ class ArgTable {
   std::vector<ArgField> fields_;
 };
 
-// The values of one launch, by field name. Unset pointers are null, unset integers 0.
+// The values of one launch, by field name. Unset pointers are null, unset integers 0. A few
+// dozen entries in a flat list, a single pointer held without a vector: building and packing
+// them is every launch's host cost.
 class ArgValues {
  public:
-  ArgValues& set(const std::string& name, const void* pointer);
-  ArgValues& set(const std::string& name, int64_t value);
-  ArgValues& set(const std::string& name, std::vector<const void*> pointers);
-  ArgValues& set_doubles(const std::string& name, std::vector<double> values);
+  ArgValues& set(std::string_view name, const void* pointer);
+  ArgValues& set(std::string_view name, int64_t value);
+  ArgValues& set(std::string_view name, std::vector<const void*> pointers);
+  ArgValues& set_doubles(std::string_view name, std::vector<double> values);
 
   int64_t int64(std::string_view name) const;        // 0 when unset
   const void* pointer(std::string_view name) const;  // the first pointer; null when unset
-  bool has(std::string_view name) const { return values_.count(std::string(name)) > 0; }
+  bool has(std::string_view name) const { return find(name) != nullptr; }
 
-  using Value = std::variant<int64_t, std::vector<const void*>, std::vector<double>>;
-  const std::map<std::string, Value, std::less<>>& values() const { return values_; }
+  using Value = std::variant<int64_t, const void*, std::vector<const void*>, std::vector<double>>;
+  const std::vector<std::pair<std::string, Value>>& values() const { return values_; }
+  const Value* find(std::string_view name) const;  // null when unset
 
  private:
-  std::map<std::string, Value, std::less<>> values_;
+  Value& slot(std::string_view name);
+  std::vector<std::pair<std::string, Value>> values_;
 };
 
 // The words of the block. Throws std::invalid_argument starting with `label` (the kernel) for a
