@@ -17,7 +17,10 @@
 // Checksums, printed by the JAX peer (bench/peers/smooth_jax.py) too: the energy, |g| and g . v
 // (v: energy_bench.h's direction).
 //
-//   smooth_gradient [--write DIR] [--cpu] [--reps N] [VERTICES ...]   (default 1000000 4000000)
+//   smooth_gradient [--write DIR] [--cpu] [--reps N] [--nodes-per-block B] [--min-blocks M]
+//                   [VERTICES ...]   (default 1000000 4000000)
+// --nodes-per-block and --min-blocks set the kernels' layout (AssemblerOptions::element_layout:
+// B threads per GPU block, M blocks per SM that ptxas must fit, a register cap; default 128, 0).
 // --write DIR writes DIR/smooth_<VERTICES>.bin and DIR/smooth-rcm_<VERTICES>.bin (edges, x, v)
 // for the peer; --cpu prints the checksums from the CPU
 // backend without timing (no GPU needed).
@@ -34,7 +37,8 @@
 using namespace dualjit;
 
 int main(int argc, char** argv) {
-  const bench::Args args = bench::parse_args(argc, argv, {1000000, 4000000}, {});
+  const bench::Args args =
+      bench::parse_args(argc, argv, {1000000, 4000000}, {"--nodes-per-block", "--min-blocks"});
   double bw = 0;
   if (!bench::open_device(args.cpu, &bw)) return 1;
   for (int64_t size : args.sizes) {
@@ -78,6 +82,9 @@ int main(int argc, char** argv) {
 
       assembly::AssemblerOptions o;
       if (args.cpu) o.backend = assembly::Backend::Cpu;
+      o.element_layout.elements_per_block = std::stoi(
+          args.flag("--nodes-per-block", std::to_string(o.element_layout.elements_per_block)));
+      o.element_layout.min_blocks = std::stoi(args.flag("--min-blocks", "0"));
       assembly::Assembler a(p, o);
       double e_ms = 0, g_ms = 0, g_loop_ms = 0, g_host_us = 0;
       if (!args.cpu) {
@@ -113,12 +120,13 @@ int main(int argc, char** argv) {
       const double floor_ms = args.cpu ? 0.0 : bytes / bw * 1e3;
       const double floor_inc_ms = args.cpu ? 0.0 : (bytes + incidence) / bw * 1e3;
       std::printf(
-          "RESULT %s_dualjit vertices=%lld edges=%lld pinned=%lld E_ms=%.4f g_ms=%.4f "
+          "RESULT %s_dualjit vertices=%lld edges=%lld pinned=%lld layout=%dx%d E_ms=%.4f g_ms=%.4f "
           "g_loop_ms=%.4f g_host_us=%.1f floor_g_ms=%.4f floor_inc_g_ms=%.4f g_over_floor=%.2f "
           "g_loop_over_floor=%.2f energy=%.15g g_norm=%.12g g_dot_v=%.12g\n",
-          name, (long long)nv, (long long)ne, (long long)np, e_ms, g_ms, g_loop_ms, g_host_us,
-          floor_ms, floor_inc_ms, floor_ms > 0 ? g_ms / floor_ms : 0.0,
-          floor_ms > 0 ? g_loop_ms / floor_ms : 0.0, energy, bench::norm(g), bench::dot(g, v));
+          name, (long long)nv, (long long)ne, (long long)np, o.element_layout.elements_per_block,
+          o.element_layout.min_blocks, e_ms, g_ms, g_loop_ms, g_host_us, floor_ms, floor_inc_ms,
+          floor_ms > 0 ? g_ms / floor_ms : 0.0, floor_ms > 0 ? g_loop_ms / floor_ms : 0.0, energy,
+          bench::norm(g), bench::dot(g, v));
       std::fflush(stdout);
     }
   }

@@ -45,6 +45,7 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
   if (s != ElementStrategy::Gather && mode != Mode::Value) {
     InPlaceShape shape{p.block_size(), o.element_width, per_block, nullptr, o.hessian_projection};
     if (mode_is_matrix(mode)) shape.pattern = &p.pattern();
+    if (cuda) shape.min_blocks = o.element_layout.min_blocks;
     return in_place_strategy(s).lowering(t, mode, shape);
   }
   jit::LoweringOptions l = element_lowering(t, mode, o.element_width, o.element_rows);

@@ -489,7 +489,8 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
                       {problem_.block_size(), options_.width, options_.layout.elements_per_block,
                        pd ? pd->pattern : nullptr, options_.projection, with_energy_gradient,
                        adds_diagonal, one_block_rows,
-                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{}})));
+                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{},
+                       options_.layout.min_blocks})));
     }
     InPlaceTarget g;
     if (extra) g = *extra;

@@ -80,7 +80,7 @@ jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, const InPlaceSh
   o.mode = mode;
   o.width = shape.width;
   o.input_vertex = t.input_vertex;
-  o.layout = {1, shape.items_per_block};
+  o.layout = {1, shape.items_per_block, shape.min_blocks};
   if (mode == Mode::Hessian && shape.projection.active() &&
       jit::projection_team_lanes(t.kernel->n_inputs()) > 0) {
     o.layout.min_blocks = std::max(1, 640 / shape.items_per_block);

@@ -73,6 +73,10 @@ struct InPlaceShape {
   // With one_block_rows or adds_diagonal: the entries (i * B + j) the diagonal's blocks store,
   // in order (diagonal_entries); empty: all B * B. A per-vertex mass stores 3 of 9.
   std::vector<int> diagonal_entries;
+  // Blocks per multiprocessor ptxas must fit (jit::LaunchLayout::min_blocks, from the element
+  // layout): a cap on registers that buys occupancy; 0 leaves ptxas free. Units whose occupancy
+  // a shared-memory tile sets, and projected Hessians, choose their own.
+  int min_blocks = 0;
 };
 
 // The entries of a node's diagonal block that the single-vertex terms `single` add to (their
