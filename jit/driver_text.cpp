@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "jit/emit_element.h"
 
@@ -63,26 +64,42 @@ std::string bounds_min(const DriverSpec& s) {
   return s.layout.min_blocks > 0 ? ", " + std::to_string(s.layout.min_blocks) : "";
 }
 
-std::string emit_element_loads(const DriverSpec& s, const std::string& nodes) {
+std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
+                               const std::string& own_vertex) {
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
   os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], p["
      << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
   for (size_t slot = 0; slot < s.slot_size.size(); ++slot) {
-    os << "  {\n";
-    if (nodes.empty()) {
-      os << "    const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
-         << s.input_vertex[slot] << "] : e;\n";
+    const int vertex = s.input_vertex[slot];
+    std::string pad = "    ";
+    if (!own_vertex.empty()) {
+      os << "  if (" << own_vertex << " == " << vertex << ") {\n";
+      for (int c = 0; c < s.slot_size[slot]; ++c) {
+        const int i = s.slot_offset[slot] + c;
+        os << "    x[" << i << "] = own_x[" << c << "];";
+        if (s.hvp) os << " v[" << i << "] = own_v[" << c << "];";
+        os << '\n';
+      }
+      os << "  } else ";
     } else {
-      os << "    const long long node = " << nodes << "[" << s.input_vertex[slot] << "];\n";
+      os << "  ";
     }
-    os << "    const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot] << ";\n";
+    os << "{\n";
+    if (nodes.empty()) {
+      os << pad << "const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
+         << vertex << "] : e;\n";
+    } else {
+      os << pad << "const long long node = " << nodes << "[" << vertex << "];\n";
+    }
+    os << pad << "const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot]
+       << ";\n";
     if (s.hvp)
-      os << "    const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
+      os << pad << "const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
          << ";\n";
     for (int c = 0; c < s.slot_size[slot]; ++c) {
       const int i = s.slot_offset[slot] + c;
-      os << "    x[" << i << "] = f[" << c << "];";
+      os << pad << "x[" << i << "] = f[" << c << "];";
       if (s.hvp) os << " v[" << i << "] = dv[" << c << "];";
       os << '\n';
     }
@@ -92,6 +109,25 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes) {
     os << "  p[" << i << "] = a.params[e * " << s.n_params << " + " << i << "];\n";
   }
   for (int i = 0; i < s.n_uniforms; ++i) os << "  u[" << i << "] = a.uniform[" << i << "];\n";
+  return os.str();
+}
+
+std::string emit_own_loads(const DriverSpec& s, const std::string& node) {
+  if (s.slot_size.empty()) return "";
+  const int n = s.slot_size[0];
+  for (size_t slot = 1; slot < s.slot_size.size(); ++slot) {
+    if (s.slot_size[slot] != n)
+      throw std::logic_error("emit_own_loads: input slots of different widths");
+  }
+  std::ostringstream os;
+  os << "  double own_x[" << n << "]" << (s.hvp ? ", own_v[" + std::to_string(n) + "]" : "")
+     << ";\n";
+  for (int c = 0; c < n; ++c) {
+    os << "  own_x[" << c << "] = a.field[0][" << node << " * " << n << " + " << c << "];";
+    if (s.hvp)
+      os << " own_v[" << c << "] = a.direction[0][" << node << " * " << n << " + " << c << "];";
+    os << '\n';
+  }
   return os.str();
 }
 

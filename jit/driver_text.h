@@ -20,8 +20,16 @@ std::string host_outlined_specials();
 // ", N" for __launch_bounds__ when the layout asks for N blocks per multiprocessor.
 std::string bounds_min(const DriverSpec& spec);
 // Declares and fills x, v, p, u for element `e` of argument block `a`. The element's nodes come
-// from a.conn, or, where `nodes` names an int array in scope, from nodes[local vertex].
-std::string emit_element_loads(const DriverSpec& spec, const std::string& nodes = "");
+// from a.conn, or, where `nodes` names an int array in scope, from nodes[local vertex]. Where
+// `own_vertex` names an int in scope, the local vertex of a node whose values the caller holds
+// in own_x (and own_v for an HVP; emit_own_loads), the slots bound to that vertex copy them
+// instead of loading: a node-owning kernel reads its own node once, not once per element.
+std::string emit_element_loads(const DriverSpec& spec, const std::string& nodes = "",
+                               const std::string& own_vertex = "");
+// Declares and fills own_x (and own_v) with node `node`'s values, for emit_element_loads'
+// own_vertex. Every input slot must read the same field of the same width (a node field, as
+// assembly binds it); empty without input slots.
+std::string emit_own_loads(const DriverSpec& spec, const std::string& node);
 // The fields every kernel's argument block starts with (what emit_element_loads reads):
 //   n_elements, conn, vertices_per_element, field[n_slots], direction[n_slots], params
 // and the one it ends with: uniform[max(n_uniforms, 1)].

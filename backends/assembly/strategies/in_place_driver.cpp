@@ -96,11 +96,11 @@ std::string InPlaceDriver::function_head(const jit::DriverSpec& s) const {
 }
 
 std::string InPlaceDriver::element_results(const jit::DriverSpec& s, const std::string& indent,
-                                           const std::string& live,
-                                           const std::string& nodes) const {
+                                           const std::string& live, const std::string& nodes,
+                                           const std::string& own_vertex) const {
   const auto dim = [](size_t n) { return std::to_string(std::max<size_t>(n, 1)); };
   std::ostringstream os;
-  std::istringstream loads(jit::emit_element_loads(s, nodes));
+  std::istringstream loads(jit::emit_element_loads(s, nodes, own_vertex));
   // emit_element_loads indents by two spaces: `indent` replaces them.
   for (std::string line; std::getline(loads, line);) os << indent << line.substr(2) << '\n';
   os << indent << "double val[" << dim(s.n_outputs) << "], d1[" << dim(s.first_size) << "], d2["

@@ -49,10 +49,11 @@ class InPlaceDriver : public jit::Driver {
   // The element's local val, d1, d2 arrays and its chunk calls, then the projection of d2 when
   // the rules ask for one, each line after `indent`; `live` is the expression saying whether
   // the element is real, for a team projection; `nodes`, an int array of the element's nodes
-  // in scope (else they are read from a.conn).
+  // in scope (else they are read from a.conn); `own_vertex`, an int in scope naming the local
+  // vertex whose values own_x (own_v) hold (jit::emit_element_loads).
   std::string element_results(const jit::DriverSpec& s, const std::string& indent,
-                              const std::string& live = "true",
-                              const std::string& nodes = "") const;
+                              const std::string& live = "true", const std::string& nodes = "",
+                              const std::string& own_vertex = "") const;
   // One output entry: the signed sum of the source array over rules [begin, end).
   std::string row_sum(int vertex, int component) const;
   // One gradient entry of a Hessian with_energy_gradient(): the signed sum of "d1".

@@ -11,6 +11,10 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_gradient_w6_t1_b128_df_ngr& a, long long i) {
   const long long node = a.active ? (long long)a.active[i] : i;
+  double own_x[3];
+  own_x[0] = a.field[0][node * 3 + 0];
+  own_x[1] = a.field[0][node * 3 + 1];
+  own_x[2] = a.field[0][node * 3 + 2];
   double acc[3] = {0};
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
@@ -21,14 +25,22 @@ DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_grad
     en[1] = lv == 1 ? (int)node : lv < 1 ? eo[0] : eo[1];
     en[2] = lv == 2 ? (int)node : eo[1];
     double x[6], v[1], p[1], u[1];
-    {
+    if (lv == 2) {
+      x[0] = own_x[0];
+      x[1] = own_x[1];
+      x[2] = own_x[2];
+    } else {
       const long long node = en[2];
       const double* f = a.field[0] + node * 3;
       x[0] = f[0];
       x[1] = f[1];
       x[2] = f[2];
     }
-    {
+    if (lv == 0) {
+      x[3] = own_x[0];
+      x[4] = own_x[1];
+      x[5] = own_x[2];
+    } else {
       const long long node = en[0];
       const double* f = a.field[1] + node * 3;
       x[3] = f[0];

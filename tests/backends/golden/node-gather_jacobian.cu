@@ -11,6 +11,12 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 
 DJ_FN void dj_roe_flux_jacobian_w10_t1_b128_df_ngb_node(const DjArgs_dj_roe_flux_jacobian_w10_t1_b128_df_ngb& a, long long i) {
   const long long node = a.active ? (long long)a.active[i] : i;
+  double own_x[5];
+  own_x[0] = a.field[0][node * 5 + 0];
+  own_x[1] = a.field[0][node * 5 + 1];
+  own_x[2] = a.field[0][node * 5 + 2];
+  own_x[3] = a.field[0][node * 5 + 3];
+  own_x[4] = a.field[0][node * 5 + 4];
   if (!a.accumulate) {
     for (long long i = (long long)a.row_ptr[node] * 9; i < (long long)a.row_ptr[node + 1] * 9; ++i) a.out[i] = 0.0;
   }
@@ -23,7 +29,13 @@ DJ_FN void dj_roe_flux_jacobian_w10_t1_b128_df_ngb_node(const DjArgs_dj_roe_flux
     en[1] = lv == 1 ? (int)node : lv < 1 ? eo[0] : eo[1];
     en[2] = lv == 2 ? (int)node : eo[1];
     double x[10], v[1], p[3], u[1];
-    {
+    if (lv == 1) {
+      x[0] = own_x[0];
+      x[1] = own_x[1];
+      x[2] = own_x[2];
+      x[3] = own_x[3];
+      x[4] = own_x[4];
+    } else {
       const long long node = en[1];
       const double* f = a.field[0] + node * 5;
       x[0] = f[0];
@@ -32,7 +44,13 @@ DJ_FN void dj_roe_flux_jacobian_w10_t1_b128_df_ngb_node(const DjArgs_dj_roe_flux
       x[3] = f[3];
       x[4] = f[4];
     }
-    {
+    if (lv == 2) {
+      x[5] = own_x[0];
+      x[6] = own_x[1];
+      x[7] = own_x[2];
+      x[8] = own_x[3];
+      x[9] = own_x[4];
+    } else {
       const long long node = en[2];
       const double* f = a.field[1] + node * 5;
       x[5] = f[0];

@@ -10,6 +10,10 @@ DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
 // (element chunk functions: 1)
 
 DJ_FN void dj_spring_hessian_w6_t1_b32_df_sngb433_node(const DjArgs_dj_spring_hessian_w6_t1_b32_df_sngb433& a, long long node, double* tile, long long first) {
+  double own_x[3];
+  own_x[0] = a.field[0][node * 3 + 0];
+  own_x[1] = a.field[0][node * 3 + 1];
+  own_x[2] = a.field[0][node * 3 + 2];
   for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
     const long long e = a.inc_element[q];
     const int lv = a.inc_vertex[q];
@@ -18,14 +22,22 @@ DJ_FN void dj_spring_hessian_w6_t1_b32_df_sngb433_node(const DjArgs_dj_spring_he
     en[0] = lv == 0 ? (int)node : eo[0];
     en[1] = lv == 1 ? (int)node : eo[0];
     double x[6], v[1], p[1], u[1];
-    {
+    if (lv == 0) {
+      x[0] = own_x[0];
+      x[1] = own_x[1];
+      x[2] = own_x[2];
+    } else {
       const long long node = en[0];
       const double* f = a.field[0] + node * 3;
       x[0] = f[0];
       x[1] = f[1];
       x[2] = f[2];
     }
-    {
+    if (lv == 1) {
+      x[3] = own_x[0];
+      x[4] = own_x[1];
+      x[5] = own_x[2];
+    } else {
       const long long node = en[1];
       const double* f = a.field[1] + node * 3;
       x[3] = f[0];
