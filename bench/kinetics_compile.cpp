@@ -16,10 +16,13 @@
 // spills (over launches: the most registers and stack, the spills summed; DUALJIT_PTXAS_LOG:
 // the full log). --no-compile: lowering alone, each launch's source digest included (what a
 // warm start pays before the kernel cache serves the compiled images), the NVRTC columns 0.
+// As ReactorCells runs them, the values come from the kernel with 1/Kc as per-species products
+// and the Jacobian from the one with an exp per reaction (examples/kinetics/rate_laws.h);
+// --inverse-kc exp: the values from the Jacobian's kernel too. "build s" is each kernel's.
 //
 //   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
-//                    [MECHANISM[:PHASE] ...]
+//                    [--inverse-kc products|exp] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   std::string only_state, opt;
   std::vector<std::string> extra;  // NVRTC options added verbatim
   std::vector<std::string> specs;
+  auto values_inverse_kc = kinetics::InverseKc::species_products;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--host") {
@@ -66,6 +70,15 @@ int main(int argc, char** argv) {
       opt = argv[++i];
     } else if (a == "--state" && i + 1 < argc) {
       only_state = argv[++i];
+    } else if (a == "--inverse-kc" && i + 1 < argc) {
+      const std::string form = argv[++i];
+      if (form != "products" && form != "exp") {
+        std::fprintf(stderr, "kinetics_compile: --inverse-kc products|exp, not '%s'\n",
+                     form.c_str());
+        return 1;
+      }
+      values_inverse_kc = form == "products" ? kinetics::InverseKc::species_products
+                                             : kinetics::InverseKc::exp_of_sum;
     } else {
       specs.push_back(a);
     }
@@ -78,10 +91,12 @@ int main(int argc, char** argv) {
     for (auto state :
          {kinetics::ReactorState::constant_pressure, kinetics::ReactorState::concentrations}) {
       if (!only_state.empty() && only_state != kinetics::reactor_state_name(state)) continue;
-      auto t0 = std::chrono::steady_clock::now();
-      const Kernel k = kinetics::production_rates_kernel(m, {state});
-      const double build_s = seconds_since(t0);
       for (Mode mode : {Mode::Value, Mode::Jacobian}) {
+        kinetics::RateLawOptions law{state};
+        if (mode == Mode::Value) law.inverse_kc = values_inverse_kc;
+        auto t0 = std::chrono::steady_clock::now();
+        const Kernel k = kinetics::production_rates_kernel(m, law);
+        const double build_s = seconds_since(t0);
         jit::LoweringOptions o;
         o.mode = mode;
         o.width = 0;
@@ -143,6 +158,7 @@ int main(int argc, char** argv) {
           std::printf("  nnz %lld of %lld", (long long)parts[0].first_pattern.nnz(),
                       (long long)k.n_inputs() * k.n_outputs());
         }
+        std::printf("  1/Kc %s", std::string(kinetics::inverse_kc_name(law.inverse_kc)).c_str());
         std::printf("  launches %zu  live %d  regs %d stack %d spill %d/%d B\n", parts.size(), live,
                     r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes);
         if (std::getenv("DUALJIT_PTXAS_LOG")) {

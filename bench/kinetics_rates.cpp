@@ -28,7 +28,8 @@
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--rates-cells-per-block E] [--rates-min-blocks M]
-//                  [--effort auto|full] [--outputs all|rates|sparse] [CELLS ...]
+//                  [--effort auto|full] [--outputs all|rates|sparse] [--inverse-kc FORM]
+//                  [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -43,6 +44,10 @@
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
 // layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
 // Jacobian's.
+// --inverse-kc products|exp: 1/Kc's form in the rates kernel (examples/kinetics/rate_laws.h;
+// default products, one exp per species; exp: one per reaction, the Jacobian's form, so that
+// one kernel serves both). The Jacobian's kernel is always in the exp form; "rates per cell"
+// and w_flops count the rates kernel that runs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -303,11 +308,11 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Args args =
-      bench::parse_args(argc, argv, {},
-                        {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width",
-                         "--rows", "--launches", "--threads-per-cell", "--cells-per-block",
-                         "--rates-cells-per-block", "--rates-min-blocks", "--effort", "--outputs"});
+  bench::Args args = bench::parse_args(
+      argc, argv, {},
+      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
+       "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
+       "--effort", "--outputs", "--inverse-kc"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -315,6 +320,15 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(args.flag("--seed", "20261124"));
   const double pressure = std::stod(args.flag("--pressure-atm", "10")) * kinetics::kOneAtm;
   const double peak_override = std::stod(args.flag("--fp64-peak", "0"));
+  const std::string inverse_kc_flag = args.flag("--inverse-kc", "products");
+  if (inverse_kc_flag != "products" && inverse_kc_flag != "exp") {
+    std::fprintf(stderr, "kinetics_rates: --inverse-kc products|exp, not '%s'\n",
+                 inverse_kc_flag.c_str());
+    return 1;
+  }
+  const kinetics::InverseKc rates_inverse_kc = inverse_kc_flag == "products"
+                                                   ? kinetics::InverseKc::species_products
+                                                   : kinetics::InverseKc::exp_of_sum;
 
   const auto t0 = std::chrono::steady_clock::now();
   const Mechanism m = kinetics::load_mechanism(spec);
@@ -341,22 +355,27 @@ int main(int argc, char** argv) {
   if (!args.write_dir.empty())
     write_mechanism_json(m, args.write_dir + "/kinetics_" + mech + ".json");
 
-  // Operations per cell of the rates, by kind (the KernelInfo flops total hides the specials).
-  {
-    jit::LoweringOptions lo;
-    lo.mode = Mode::Value;
-    const auto t1 = std::chrono::steady_clock::now();
-    const jit::LoweredKernel l = jit::lower(kinetics::production_rates_kernel(m), lo);
-    std::printf("rates per cell: %s (build + lower %.2f s)\n", jit::format(l.ops).c_str(),
-                seconds_since(t1));
-  }
-
   const std::string outputs = args.flag("--outputs", "all");
   if (outputs != "all" && outputs != "rates" && outputs != "sparse") {
     std::fprintf(stderr, "kinetics_rates: --outputs all|rates|sparse, not '%s'\n", outputs.c_str());
     return 1;
   }
   const bool jacobian = outputs == "all", sparse = outputs == "sparse";
+  kinetics::RateLawOptions rates_law;
+  if (sparse) rates_law.state = kinetics::ReactorState::concentrations;
+  rates_law.inverse_kc = rates_inverse_kc;
+
+  // Operations per cell of the rates kernel that runs, by kind (the KernelInfo flops total hides
+  // the specials).
+  {
+    jit::LoweringOptions lo;
+    lo.mode = Mode::Value;
+    const auto t1 = std::chrono::steady_clock::now();
+    const jit::LoweredKernel l = jit::lower(kinetics::production_rates_kernel(m, rates_law), lo);
+    std::printf("rates per cell (1/Kc form %s): %s (build + lower %.2f s)\n",
+                std::string(kinetics::inverse_kc_name(rates_inverse_kc)).c_str(),
+                jit::format(l.ops).c_str(), seconds_since(t1));
+  }
   bool first = true;
   for (int64_t n : args.sizes) {
     const std::vector<double> states =
@@ -372,7 +391,8 @@ int main(int argc, char** argv) {
     }
     kinetics::ReactorCellsOptions o;
     o.pressure = pressure;
-    if (sparse) o.rate_law.state = kinetics::ReactorState::concentrations;
+    o.rate_law.state = rates_law.state;
+    o.rates_inverse_kc = rates_inverse_kc;
     o.assembler.backend = args.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
     // The element kernels' configuration (defaults: one chunk, one thread per cell).
     o.assembler.element_width = std::stoi(args.flag("--width", "0"));
@@ -523,12 +543,14 @@ int main(int argc, char** argv) {
     const double floor_w_arith = peak > 0 ? double(w_flops) * double(n) / peak * 1e3 : 0;
     std::printf(
         "RESULT kinetics_dualjit mechanism=%s backend=%s cells=%lld species=%d reactions=%zu "
-        "w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f floor_J_ms=%.4f "
+        "inverse_kc=%s w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f "
+        "floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
         "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld\n",
-        mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(), w_ms, j_ms,
-        jc_ms, floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum,
-        j_abs, jc_abs, transposed_equal ? "yes" : "NO", sparse ? "yes" : "no",
+        mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(),
+        std::string(kinetics::inverse_kc_name(rates_inverse_kc)).c_str(), w_ms, j_ms, jc_ms,
+        floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum, j_abs,
+        jc_abs, transposed_equal ? "yes" : "NO", sparse ? "yes" : "no",
         (long long)(n_jac / size_t(n)));
     std::fflush(stdout);
   }

@@ -382,7 +382,7 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
     o.launches = options_.launches;
     try {
       std::vector<jit::LoweredKernel> launches =
-          jit::lower_launches(*problem_.term(term).kernel, o);
+          jit::lower_launches(problem_.term(term).kernel_for(mode), o);
       if (launches.size() > 1) {  // compiled in parallel, each launch loaded from its image
         const std::string arch = cuda::Context::primary().device().arch();
         const auto options_of = [&](const jit::LoweredKernel& l) {
@@ -484,7 +484,7 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     if (!k) {
       const bool one_block_rows = pd && !pd->pattern;
       k = std::make_unique<cuda::CudaKernel>(jit::lower(
-          *t.kernel,
+          t.kernel_for(mode),
           st.lowering(t, mode,
                       {problem_.block_size(), options_.width, options_.layout.elements_per_block,
                        pd ? pd->pattern : nullptr, options_.projection, with_energy_gradient,

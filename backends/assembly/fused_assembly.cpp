@@ -87,7 +87,7 @@ std::vector<FusedKernel> fused_kernels(Problem& p, const FusedOptions& o, bool o
                                                       p.block_size());
       auto strategy = make_fused_strategy(strategy_name, spec);
       lo.driver = strategy;
-      return FusedKernel{strategy, jit::lower(*t.kernel, lo)};
+      return FusedKernel{strategy, jit::lower(t.kernel_for(lo.mode), lo)};
     };
     try {
       out.push_back(lower_with(name));
@@ -295,8 +295,9 @@ std::vector<double> DeviceFusedAssembly<OffT>::residual() const {
 template <class OffT>
 mesh::SplitBlockCsr<OffT> DeviceFusedAssembly<OffT>::jacobian() const {
   if (!options_.jacobian) {
-    const std::string kernel =
-        problem_.n_terms() > 0 ? problem_.term(0).kernel->name() : std::string("none");
+    const std::string kernel = problem_.n_terms() > 0
+                                   ? problem_.term(0).kernel_for(Mode::Value).name()
+                                   : std::string("none");
     throw ProblemError("DeviceFusedAssembly (first kernel '" + kernel +
                        "'): jacobian() of an assembly built for the residual alone");
   }

@@ -11,7 +11,7 @@ const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bo
   if (!k) {
     jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_);
     o.sparse_jacobian = sparse;
-    k = std::make_unique<cpu::CpuKernel>(jit::lower(*p_.term(term).kernel, o));
+    k = std::make_unique<cpu::CpuKernel>(jit::lower(p_.term(term).kernel_for(mode), o));
   }
   return *k;
 }

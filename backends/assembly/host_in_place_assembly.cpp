@@ -45,7 +45,7 @@ const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
     try {
       k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          *t.kernel,
+          t.kernel_for(mode),
           st.lowering(t, mode,
                       {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
                        with_energy_gradient, adds_diagonal, one_block_rows,

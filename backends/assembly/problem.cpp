@@ -13,6 +13,30 @@ std::string term_label(const Term& t) {
 
 }  // namespace
 
+// The value kernel replaces the kernel in value-only launches, which bind the kernel's slots:
+// the inputs, params, uniforms and outputs must be the same, in the same order.
+void check_value_kernel_slots(const std::string& what, const Kernel& k, const Kernel& v) {
+  const std::string value = "the value kernel '" + v.name() + "'",
+                    kernel = "the kernel '" + k.name() + "'";
+  for (SlotKind kind : {SlotKind::Input, SlotKind::Param, SlotKind::Uniform, SlotKind::Output}) {
+    const std::vector<Slot> a = k.slots_of(kind), b = v.slots_of(kind);
+    const std::string slot = std::string(slot_kind_name(kind)) + " slot ";
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      if (i >= a.size())
+        throw ProblemError(what + ": " + slot + "'" + b[i].name + "' is in " + value + ", not in " +
+                           kernel);
+      if (i >= b.size())
+        throw ProblemError(what + ": " + slot + "'" + a[i].name + "' is in " + kernel +
+                           ", not in " + value);
+      if (a[i].name != b[i].name || a[i].size != b[i].size) {
+        throw ProblemError(what + ": " + slot + std::to_string(i) + " is '" + b[i].name + "' (" +
+                           std::to_string(b[i].size) + " components) in " + value + ", '" +
+                           a[i].name + "' (" + std::to_string(a[i].size) + ") in " + kernel);
+      }
+    }
+  }
+}
+
 Problem::Problem(int64_t n_nodes, int block_size) : n_nodes_(n_nodes), block_(block_size) {
   if (n_nodes < 0 || block_size <= 0) {
     throw ProblemError("problem: need n_nodes >= 0 and block size > 0");
@@ -23,6 +47,7 @@ size_t Problem::add_term(Term t) {
   const std::string what = term_label(t);
   if (!t.kernel) throw ProblemError(what + ": no kernel");
   const Kernel& k = *t.kernel;
+  if (t.value_kernel) check_value_kernel_slots(what, k, *t.value_kernel);
   const auto inputs = k.slots_of(SlotKind::Input);
   for (const Slot& s : inputs) {
     if (s.size != block_) {

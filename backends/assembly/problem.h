@@ -16,6 +16,7 @@
 #include "backends/mesh/block_csr.h"
 #include "backends/mesh/element_set.h"
 #include "dsl/kernel.h"
+#include "dsl/mode.h"
 
 namespace dualjit::assembly {
 
@@ -28,6 +29,10 @@ struct Scatter {
 struct Term {
   std::string name;
   std::shared_ptr<const Kernel> kernel;
+  // Optional: a cheaper graph of the same function for value-only evaluation (residuals,
+  // energies), with the same slots as `kernel`. A graph that is cheaper to evaluate can be
+  // dearer to differentiate, so derivatives, sparsity patterns and block sizes keep `kernel`.
+  std::shared_ptr<const Kernel> value_kernel;
   mesh::ElementSet elements;
   // Element vertex each active input slot is gathered from (every slot is the node field,
   // B wide); empty: slot s <- vertex s.
@@ -38,7 +43,17 @@ struct Term {
   bool energy = false;         // scalar output summed into the energy; derivatives of it
   std::vector<double> params;  // n_elements x n_params
   std::vector<double> uniforms;
+
+  // The graph lowered for `mode`: value_kernel for Mode::Value when there is one, else kernel.
+  const Kernel& kernel_for(Mode mode) const {
+    return mode == Mode::Value && value_kernel ? *value_kernel : *kernel;
+  }
 };
+
+// Throws ProblemError, starting with `what`, naming the first input, param, uniform or output
+// slot in which `value_kernel` differs from `kernel` (name, size, or present in one only).
+void check_value_kernel_slots(const std::string& what, const Kernel& kernel,
+                              const Kernel& value_kernel);
 
 enum class BlockOrder { CellMajor, ComponentMajor };
 
@@ -46,8 +61,9 @@ class Problem {
  public:
   Problem(int64_t n_nodes, int block_size);
 
-  // Validates the term against the problem (slot sizes, binding, connectivity, param sizes)
-  // and throws assembly::ProblemError naming the term and the first offending element.
+  // Validates the term against the problem (slot sizes, binding, connectivity, param sizes;
+  // a value_kernel's slots equal to the kernel's) and throws assembly::ProblemError naming the
+  // term and the first offending slot or element.
   size_t add_term(Term term);
   const Term& term(size_t i) const { return terms_.at(i); }
   size_t n_terms() const { return terms_.size(); }

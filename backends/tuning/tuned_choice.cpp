@@ -57,10 +57,10 @@ ConfigChoice choose_config(const jit::TuningDb& db, const jit::TuningKey& key,
   return c;
 }
 
-std::vector<const Kernel*> vector_term_kernels(const assembly::Problem& p) {
+std::vector<const Kernel*> vector_term_kernels(const assembly::Problem& p, Mode mode) {
   std::vector<const Kernel*> out;
   for (size_t i = 0; i < p.n_terms(); ++i) {
-    if (!p.term(i).energy) out.push_back(p.term(i).kernel.get());
+    if (!p.term(i).energy) out.push_back(&p.term(i).kernel_for(mode));
   }
   return out;
 }
@@ -81,8 +81,9 @@ FusedChoice choose_fused_options(const jit::TuningDb& db, const TuningTarget& ta
     if (!p.term(i).energy) vertices = std::max(vertices, p.term(i).elements.k);
   }
   FusedChoice out;
-  out.key = tuning_key(target, kernels_hash(vector_term_kernels(p)),
-                       jacobian ? "jacobian" : "value", vector_term_elements(p));
+  out.key = tuning_key(
+      target, kernels_hash(vector_term_kernels(p, jacobian ? Mode::Jacobian : Mode::Value)),
+      jacobian ? "jacobian" : "value", vector_term_elements(p));
   std::optional<jit::TuningConfig> explicit_config;
   if (explicit_options) explicit_config = fused_config(*explicit_options);
   out.choice = choose_config(

@@ -29,8 +29,10 @@ ConfigChoice choose_config(const jit::TuningDb& db, const jit::TuningKey& key,
                            const std::optional<jit::TuningConfig>& explicit_config,
                            const std::function<void(const jit::TuningConfig&)>& valid = {});
 
-// The problem's vector terms (the kernels the fused assembly runs).
-std::vector<const Kernel*> vector_term_kernels(const assembly::Problem& p);
+// The problem's vector terms' kernels as the fused assembly lowers them in `mode` (Value: a
+// term's value_kernel where it has one, assembly::Term::kernel_for).
+std::vector<const Kernel*> vector_term_kernels(const assembly::Problem& p,
+                                               Mode mode = Mode::Jacobian);
 // Largest element count over the vector terms: the size the bucket is taken from.
 int64_t vector_term_elements(const assembly::Problem& p);
 

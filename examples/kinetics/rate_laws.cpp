@@ -1,5 +1,6 @@
 #include "examples/kinetics/rate_laws.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -56,12 +57,15 @@ Expr add_scaled(const Expr& a, double nu, const Expr& x) {
 // Everything the rate laws need per reaction, built from the shared context.
 class ReactionBuilder {
  public:
-  ReactionBuilder(const Mechanism& m, const CellState& s)
+  ReactionBuilder(const Mechanism& m, const CellState& s, InverseKc inverse_kc)
       : m_(m),
         s_(s),
+        inverse_kc_(inverse_kc),
         context_{&m,     TemperatureTerms(s.T), s.log_p, s.log_p * (1.0 / std::log(10.0)), s.C,
                  s.C_tot},
-        log_RT_over_pref_(context_.t.log_T + std::log(kGasConstant / kOneAtm)) {
+        log_RT_over_pref_(context_.t.log_T + std::log(kGasConstant / kOneAtm)),
+        factor_(m.species.size()),
+        inverse_factor_(m.species.size()) {
     for (const Species& sp : m.species) {
       g_RT_.push_back(g_over_RT(sp.thermo, context_.t));
       h_RT_.push_back(h_over_RT(sp.thermo, context_.t));
@@ -100,33 +104,84 @@ class ReactionBuilder {
   }
 
  private:
-  // kr = kf / Kc with ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref); one exp
-  // when kf is one.
-  Expr reverse_rate_constant(const RateConstant& kf, const Powers& net) const {
-    Expr log_inv_Kc;
+  // kr = kf / Kc. InverseKc::species_products with integer coefficients of at most
+  // kMaxFactorPower: 1/Kc = prod_k exp(g_k/RT)^nu_k (R T / p_ref)^(sum_k nu_k) as a product of
+  // per-species factors (species_factor); products and reactants alternate so that the partial
+  // products stay near the ratio they tend to. Otherwise ln(1/Kc) = sum_k nu_k g_k/RT +
+  // (sum_k nu_k) ln(R T / p_ref) and one exp (one in all when kf is one too).
+  Expr reverse_rate_constant(const RateConstant& kf, const Powers& net) {
     double dnu = 0;
+    bool integral = inverse_kc_ == InverseKc::species_products;
     for (const auto& [k, nu] : net) {
       dnu += nu;
-      if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT_[k]);
+      integral = integral && nu == std::nearbyint(nu) && std::abs(nu) <= kMaxFactorPower;
     }
+    if (integral) return times(kf.k, inverse_kc_product(net, dnu));
+    Expr log_inv_Kc;
+    for (const auto& [k, nu] : net)
+      if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT_[k]);
     if (dnu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, dnu, log_RT_over_pref_);
     if (!log_inv_Kc.valid()) return kf.k;  // Kc = 1
     if (kf.log_k.valid()) return exp(kf.log_k + log_inv_Kc);
     return kf.k * exp(log_inv_Kc);
   }
 
+  // 1/Kc as species_factor's products for integer net coefficients; invalid (an empty
+  // product) when Kc = 1.
+  Expr inverse_kc_product(const Powers& net, double dnu) {
+    std::vector<size_t> up, down;  // species, once per unit of coefficient
+    for (const auto& [k, nu] : net)
+      for (int i = 0; i < int(std::abs(nu)); ++i) (nu > 0 ? up : down).push_back(k);
+    Expr inv_Kc;
+    const auto times_factor = [&](const Expr& f) { inv_Kc = inv_Kc.valid() ? inv_Kc * f : f; };
+    for (size_t i = 0; i < std::max(up.size(), down.size()); ++i) {
+      if (i < up.size()) times_factor(species_factor(up[i], false));
+      if (i < down.size()) times_factor(species_factor(down[i], true));
+    }
+    const Expr RT_over_pref = context_.t.T * (kGasConstant / kOneAtm);
+    const Expr pref_over_RT = context_.t.inv_T * (kOneAtm / kGasConstant);
+    for (int i = 0; i < int(std::abs(dnu)); ++i)
+      times_factor(dnu > 0 ? RT_over_pref : pref_over_RT);
+    return inv_Kc;
+  }
+
+  // exp(g_k/RT), or its reciprocal, made on first use. A factor overflows only where |g/RT| >
+  // 709: at 300 K the five shipped mechanisms reach 330 (n-hexane's), so the product form holds
+  // down to about 140 K, below where NASA7 fits begin (200 K). Alternating products and
+  // reactants keeps the partial products there within e^337, the range of 1/Kc itself.
+  const Expr& species_factor(size_t k, bool inverse) {
+    if (!factor_[k].valid()) {
+      factor_[k] = exp(g_RT_[k]);
+      inverse_factor_[k] = 1.0 / factor_[k];
+    }
+    return inverse ? inverse_factor_[k] : factor_[k];
+  }
+
+  // A coefficient up to this size is that many factors; a larger one takes the exp form.
+  static constexpr double kMaxFactorPower = 4;
+
   const Mechanism& m_;
   const CellState& s_;
+  InverseKc inverse_kc_;
   RateContext context_;
   Expr log_RT_over_pref_;  // ln(R T / p_ref): the standard concentration's part of ln(1/Kc)
   std::vector<Expr> g_RT_, h_RT_;
+  std::vector<Expr> factor_, inverse_factor_;  // species_factor's, per species
 };
 
 }  // namespace
 
-RateLaws rate_laws(const Mechanism& m, const CellState& s) {
+std::string_view inverse_kc_name(InverseKc form) {
+  return form == InverseKc::species_products ? "products" : "exp";
+}
+
+std::string_view inverse_kc_suffix(InverseKc form) {
+  return form == InverseKc::species_products ? "_kc_products" : "";
+}
+
+RateLaws rate_laws(const Mechanism& m, const CellState& s, InverseKc inverse_kc) {
   const size_t ns = m.species.size(), nr = m.reactions.size();
-  ReactionBuilder builder(m, s);
+  ReactionBuilder builder(m, s, inverse_kc);
   RateLaws out;
   // Each species' sum, and the heat release, are extended right after every reaction that
   // changes them, so that the graph's creation order is reaction-major: a rate of progress is

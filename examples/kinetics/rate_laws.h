@@ -5,12 +5,27 @@
 // reactions), net production rates and the heat release rate. Cantera 3.2's definitions.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/mechanism.h"
 
 namespace dualjit::kinetics {
+
+// How a reversible reaction's 1/Kc = exp(sum_k nu_k g_k/RT) (R T / p_ref)^(sum_k nu_k) is built:
+// the same function, at different costs (bench/RESULTS.md, GRI-3.0 on an H200).
+//   exp_of_sum        one exp of the sum per reaction. The cheaper graph to differentiate: the
+//                     (T, Y) Jacobian in row groups was 17-25% faster than with the products.
+//   species_products  prod_k exp(g_k/RT)^nu_k (RT / p_ref)^(sum_k nu_k), with exp(g_k/RT) made
+//                     once per species and shared by every reaction (454 special functions per
+//                     GRI-3.0 cell instead of 711): the rates alone were 19-23% faster. Reactions
+//                     with a coefficient that is not an integer of at most 4 keep one exp.
+enum class InverseKc { exp_of_sum, species_products };
+std::string_view inverse_kc_name(InverseKc form);  // "exp", "products"
+// Appended to the names of kernels built in the form ("" or "_kc_products"), so that profiles,
+// kernel symbols and cache messages tell the two graphs apart.
+std::string_view inverse_kc_suffix(InverseKc form);
 
 struct RateLaws {
   std::vector<Expr> kf, kr;  // per reaction; kr is 0 for irreversible ones
@@ -21,6 +36,7 @@ struct RateLaws {
 
 // Throws MechanismError naming the file, reaction index and equation of a reaction whose rate
 // law cannot be built.
-RateLaws rate_laws(const Mechanism& mechanism, const CellState& state);
+RateLaws rate_laws(const Mechanism& mechanism, const CellState& state,
+                   InverseKc inverse_kc = InverseKc::exp_of_sum);
 
 }  // namespace dualjit::kinetics

@@ -6,21 +6,45 @@
 
 namespace dualjit::kinetics {
 
-ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options)
-    : ReactorCells(production_rates_kernel(mechanism, options.rate_law), n_cells, options) {}
+namespace {
 
-ReactorCells::ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options)
-    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)), n_cells, std::move(options)) {
+// The rates' kernel when its form differs from the Jacobians' kernel's; else null.
+std::shared_ptr<const Kernel> rates_kernel_of(const Mechanism& m, const ReactorCellsOptions& o) {
+  if (o.rates_inverse_kc == o.rate_law.inverse_kc) return nullptr;
+  RateLawOptions rates = o.rate_law;
+  rates.inverse_kc = o.rates_inverse_kc;
+  return std::make_shared<const Kernel>(production_rates_kernel(m, rates));
 }
 
-ReactorCells::ReactorCells(std::shared_ptr<const Kernel> kernel, int64_t n_cells,
+}  // namespace
+
+ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options)
+    : ReactorCells(
+          std::make_shared<const Kernel>(production_rates_kernel(mechanism, options.rate_law)),
+          rates_kernel_of(mechanism, options), n_cells, options) {}
+
+ReactorCells::ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options)
+    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)), nullptr, n_cells,
+                   std::move(options)) {}
+
+ReactorCells::ReactorCells(Kernel kernel, Kernel rates_kernel, int64_t n_cells,
                            ReactorCellsOptions options)
-    : kernel_(std::move(kernel)), n_cells_(n_cells), options_(std::move(options)) {
+    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)),
+                   std::make_shared<const Kernel>(std::move(rates_kernel)), n_cells,
+                   std::move(options)) {}
+
+ReactorCells::ReactorCells(std::shared_ptr<const Kernel> kernel,
+                           std::shared_ptr<const Kernel> rates_kernel, int64_t n_cells,
+                           ReactorCellsOptions options)
+    : kernel_(std::move(kernel)),
+      rates_kernel_(std::move(rates_kernel)),
+      n_cells_(n_cells),
+      options_(std::move(options)) {
   rebuild();
 }
 
 ReactorCells ReactorCells::resized(int64_t n_cells) const {
-  return ReactorCells(kernel_, n_cells, options_);
+  return ReactorCells(kernel_, rates_kernel_, n_cells, options_);
 }
 
 void ReactorCells::rebuild() {
@@ -34,6 +58,7 @@ void ReactorCells::rebuild() {
   assembly::Term t;
   t.name = "cells";
   t.kernel = kernel_;
+  t.value_kernel = rates_kernel_;
   t.elements.name = "cells";
   t.elements.k = 1;
   t.elements.conn.resize(static_cast<size_t>(n_cells_));

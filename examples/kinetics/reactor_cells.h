@@ -1,6 +1,9 @@
 // Many independent reactor cells evaluated at once: the production rates kernel
 // (rate_law_kernels.h) over an element set of single cells (k = 1), assembled by the one
-// Assembler on the CPU or the GPU. States and results are cell-major arrays:
+// Assembler on the CPU or the GPU. The rates and the Jacobians come from two graphs of the same
+// function by default, each the cheaper for its use (assembly::Term::value_kernel): 1/Kc as
+// per-species products for the rates, one exp per reaction for the Jacobians (rate_laws.h).
+// States and results are cell-major arrays:
 //   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
 //   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
 //   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
@@ -19,7 +22,11 @@
 namespace dualjit::kinetics {
 
 struct ReactorCellsOptions {
+  // The state; inverse_kc: 1/Kc's form in the kernel the Jacobians differentiate.
   RateLawOptions rate_law;
+  // 1/Kc's form in the kernel rates() evaluates. Different from rate_law.inverse_kc: a second
+  // kernel serves the rates; the same: one kernel serves both (for comparing the forms).
+  InverseKc rates_inverse_kc = InverseKc::species_products;
   // The state's uniform, the same for every cell: the pressure (Pa) of constant_pressure, the
   // density (kg/m^3) of constant_volume; concentrations take none.
   double pressure = kOneAtm;
@@ -36,16 +43,25 @@ struct ReactorCellsOptions {
 
 class ReactorCells {
  public:
-  // Builds the kernel; compiles it on first use of each output (or loads it from the cache).
+  // Builds the kernels (one when the options' two forms are the same); compiles each on first
+  // use of its output (or loads it from the cache).
   ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options = {});
   // Another kernel of the same input and uniform (options.rate_law.state's, cell_state.h),
-  // such as reactor_equations.h's; rates() then returns its output.
+  // such as reactor_equations.h's; rates() then returns its output. The options' 1/Kc forms are
+  // not used.
   ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options = {});
+  // Two graphs of that function: rates() evaluates `rates_kernel`, the Jacobians differentiate
+  // `kernel`. Throws assembly::ProblemError naming the slot where their slots differ.
+  ReactorCells(Kernel kernel, Kernel rates_kernel, int64_t n_cells,
+               ReactorCellsOptions options = {});
 
   int n_species() const { return block_size() - 1; }
   int block_size() const { return problem_->block_size(); }  // ns + 1
   int64_t n_cells() const { return problem_->n_nodes(); }
+  // The kernel the Jacobians differentiate, and the one rates() evaluates (the same kernel
+  // when there is one).
   const Kernel& kernel() const { return *kernel_; }
+  const Kernel& rates_kernel() const { return rates_kernel_ ? *rates_kernel_ : *kernel_; }
   assembly::Backend backend() const { return assembler_->backend(); }
   // The assembler, for device-memory calls (set_state, run_residual, run_element_blocks).
   assembly::Assembler& assembler() { return *assembler_; }
@@ -56,7 +72,7 @@ class ReactorCells {
   // are rebuilt; the compiled kernels come back from the in-process cache.
   void set_pressure(double pressure);
   void set_density(double density);
-  // The same kernel and options over another number of cells (its own problem and assembler;
+  // The same kernels and options over another number of cells (its own problem and assembler;
   // the compiled kernels come back from the in-process cache).
   ReactorCells resized(int64_t n_cells) const;
 
@@ -73,10 +89,12 @@ class ReactorCells {
   jit::JacobianPattern jacobian_pattern() const { return assembler_->element_pattern(0); }
 
  private:
-  ReactorCells(std::shared_ptr<const Kernel> kernel, int64_t n_cells, ReactorCellsOptions options);
+  ReactorCells(std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Kernel> rates_kernel,
+               int64_t n_cells, ReactorCellsOptions options);
   void rebuild();
 
   std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Kernel> rates_kernel_;  // null: kernel_ serves the rates too
   int64_t n_cells_;
   ReactorCellsOptions options_;
   std::unique_ptr<assembly::Problem> problem_;

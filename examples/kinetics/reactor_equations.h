@@ -11,13 +11,15 @@
 #include "dsl/kernel.h"
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/mechanism.h"
+#include "examples/kinetics/rate_laws.h"
 
 namespace dualjit::kinetics {
 
-// Kernel "reactor_<phase>_<state>" with the input "state" and that state's uniform
-// (cell_state.h) and the output "rhs" (ns + 1: dT/dt, then dY_k/dt). The state is
-// constant_pressure or constant_volume (concentrations do not describe a closed reactor:
-// MechanismError).
-Kernel reactor_rhs_kernel(const Mechanism& mechanism, ReactorState state);
+// Kernel "reactor_<phase>_<state>" (then inverse_kc_suffix) with the input "state" and that
+// state's uniform (cell_state.h) and the output "rhs" (ns + 1: dT/dt, then dY_k/dt). The state
+// is constant_pressure or constant_volume (concentrations do not describe a closed reactor:
+// MechanismError). 1/Kc in the form `inverse_kc` (rate_laws.h).
+Kernel reactor_rhs_kernel(const Mechanism& mechanism, ReactorState state,
+                          InverseKc inverse_kc = InverseKc::exp_of_sum);
 
 }  // namespace dualjit::kinetics

@@ -24,14 +24,23 @@ ReactorCellsOptions cells_options(const Mechanism& m, const ReactorOdesOptions& 
   return c;
 }
 
+// Cells of the kernel the Jacobians differentiate and, when its form differs, of the right-hand
+// side's own.
+ReactorCells reactor_cells(const Mechanism& m, int64_t cells, const ReactorOdesOptions& o) {
+  Kernel jacobian = reactor_rhs_kernel(m, o.state, o.jacobian_inverse_kc);
+  if (o.rhs_inverse_kc == o.jacobian_inverse_kc)
+    return ReactorCells(std::move(jacobian), cells, cells_options(m, o));
+  return ReactorCells(std::move(jacobian), reactor_rhs_kernel(m, o.state, o.rhs_inverse_kc), cells,
+                      cells_options(m, o));
+}
+
 }  // namespace
 
 ReactorOdes::ReactorOdes(const Mechanism& mechanism, int64_t max_cells, ReactorOdesOptions options)
     : mechanism_(mechanism),
       n_(static_cast<int>(mechanism.species.size()) + 1),
       max_cells_(std::max<int64_t>(max_cells, 1)),
-      cells_(reactor_rhs_kernel(mechanism, options.state), max_cells_,
-             cells_options(mechanism, options)) {}
+      cells_(reactor_cells(mechanism, max_cells_, options)) {}
 
 void ReactorOdes::check_states(std::span<const double> states) const {
   if (states.size() % n_ != 0)

@@ -1,8 +1,9 @@
 // Many adiabatic reactors (reactor_equations.h) as one stiff system for solvers::integrate_stiff:
-// f and its exact Jacobian per cell from the reactor kernel, on the GPU or the CPU as the
-// assembler options choose. All cells share the state's uniform (the pressure of constant-
-// pressure reactors, the density of constant-volume ones), as in a low-Mach flow's
-// thermodynamic pressure: cells at another pressure go in another batch. As the integrator
+// f and its exact Jacobian per cell from the reactor kernel (f from its graph with 1/Kc as
+// species products, the Jacobian from the one with an exp per reaction: rate_laws.h), on the
+// GPU or the CPU as the assembler options choose. All cells share the state's uniform (the
+// pressure of constant-pressure reactors, the density of constant-volume ones), as in a low-Mach
+// flow's thermodynamic pressure: cells at another pressure go in another batch. As the integrator
 // packs the running cells, f and the Jacobians of m rows run over the first m cells of the
 // whole batch on the GPU (the assembler's prefixes of elements); on the CPU over the smallest
 // power-of-two fraction of the batch that holds them, one ReactorCells per such size, built
@@ -25,6 +26,10 @@ struct ReactorOdesOptions {
   double pressure = kOneAtm;                             // Pa, constant pressure
   double density = 1.0;                                  // kg/m^3, constant volume
   assembly::AssemblerOptions assembler;                  // backend, strategies, effort
+  // 1/Kc's forms (rate_laws.h) in the right-hand side's kernel and in the one the Jacobians
+  // differentiate: each the cheaper for its use by default; the same, one kernel serves both.
+  InverseKc rhs_inverse_kc = InverseKc::species_products;
+  InverseKc jacobian_inverse_kc = InverseKc::exp_of_sum;
 };
 
 class ReactorOdes final : public solvers::StiffSystem {

@@ -1,8 +1,10 @@
 // ReactorCells on the GPU against the reference evaluator (dsl/reference_evaluator.h, the
 // ground truth, which differentiates straight through cuts): production rates and the dense and
 // sparse per-cell Jacobians of h2o2 and GRI-3.0 in the (T, Y) constant-pressure and (T, C)
-// forms, at random states. The reference, not the CPU backend: a host compiler can take minutes
-// on GRI-3.0's Jacobian (g++ 13: 80-110 s each), and CPU equals reference is tested elsewhere.
+// forms, at random states. The rates against the graph they come from (1/Kc as species
+// products), the Jacobians against theirs (an exp per reaction). The reference, not the CPU
+// backend: a host compiler can take minutes on GRI-3.0's Jacobian (g++ 13: 80-110 s each), and
+// CPU equals reference is tested elsewhere.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -59,7 +61,9 @@ Errors against_reference(ReactorCells& gpu, const std::vector<double>& x,
   for (int64_t c = 0; c < gpu.n_cells(); c += stride) {
     const std::span<const double> state(x.data() + c * b, b);
     const JacobianResult ref = evaluate_jacobian(gpu.kernel(), {state, {}, uniforms}, 0);
-    e.rates = std::max(e.rates, block_rel({rates.data() + c * b, b}, ref.values));
+    const std::vector<double> ref_rates =
+        evaluate_values(gpu.rates_kernel(), {state, {}, uniforms});
+    e.rates = std::max(e.rates, block_rel({rates.data() + c * b, b}, ref_rates));
     e.jacobian = std::max(e.jacobian, block_rel({jac.data() + c * b * b, b * b}, ref.jacobian));
     std::vector<double> ref_sparse(nnz, 0.0);
     for (size_t r = 0; r < b; ++r)
@@ -96,6 +100,12 @@ TEST_SUITE("gpu") {
         CHECK(e.rates < 1e-12);
         CHECK(e.jacobian < 1e-11);
         CHECK(e.sparse < 1e-11);
+        // The rates ran the product form's kernel, the Jacobians the exp form's.
+        CHECK(gpu.rates_kernel().name() == gpu.kernel().name() + "_kc_products");
+        size_t products = 0;
+        for (const auto& k : gpu.kernels())
+          products += k.symbol.find("_kc_products") != std::string::npos;
+        CHECK(products == 1);
         // Component-major is the cell-major array transposed.
         const auto cm = gpu.jacobian(x), km = gpu.jacobian(x, assembly::BlockOrder::ComponentMajor);
         bool same = true;
@@ -119,7 +129,7 @@ TEST_SUITE("gpu") {
     double worst = 0;
     for (int64_t c = 0; c < n; c += 29) {
       const std::span<const double> state(x.data() + c * b, b);
-      const std::vector<double> ref = evaluate_values(gpu.kernel(), {state, {}, uniforms});
+      const std::vector<double> ref = evaluate_values(gpu.rates_kernel(), {state, {}, uniforms});
       worst = std::max(worst, block_rel({rates.data() + c * b, b}, ref));
     }
     MESSAGE("nDodecane rates: " << worst);

@@ -182,6 +182,8 @@ TEST_SUITE("kinetics") {
         CAPTURE(spec);
         CAPTURE(reactor_state_name(state));
         const Kernel rhs = reactor_rhs_kernel(m, state);
+        const Kernel rhs_products = reactor_rhs_kernel(m, state, InverseKc::species_products);
+        CHECK(rhs_products.name() == rhs.name() + "_kc_products");
         RateLawOptions ro;
         ro.state = state;
         const Kernel rates = production_rates_kernel(m, ro);
@@ -196,6 +198,10 @@ TEST_SUITE("kinetics") {
           const std::vector<double> u{state == ReactorState::constant_pressure ? 3 * kOneAtm : rho};
           const std::vector<double> f = evaluate_values(rhs, {x, {}, u});
           const std::vector<double> w = evaluate_values(rates, {x, {}, u});
+          // 1/Kc as species products: the same function to round-off.
+          const std::vector<double> fp = evaluate_values(rhs_products, {x, {}, u});
+          for (size_t i = 0; i <= ns; ++i)
+            CHECK(fp[i] == doctest::Approx(f[i]).epsilon(1e-12).scale(1e-300));
           double cp = 0, wsum = 0, mass = 0;
           for (size_t k = 0; k < ns; ++k) {
             cp += Y[k] * cp_over_R(m.species[k], T) * kGasConstant / m.species[k].molecular_weight;
@@ -243,6 +249,13 @@ TEST_SUITE("kinetics") {
     ReactorOdesOptions o;
     o.assembler.backend = assembly::Backend::Cpu;
     ReactorOdes odes(m, 2, o);
+    // The right-hand side from the graph with 1/Kc as species products, the Jacobians from the
+    // one with an exp per reaction; one graph when the two forms are the same.
+    CHECK(odes.cells().rates_kernel().name() == odes.cells().kernel().name() + "_kc_products");
+    ReactorOdesOptions one = o;
+    one.rhs_inverse_kc = InverseKc::exp_of_sum;
+    ReactorOdes single(m, 1, one);
+    CHECK(&single.cells().rates_kernel() == &single.cells().kernel());
     std::vector<double> y(2 * 11, 0.1);
     y[0] = y[11] = 1000;
     CHECK_NOTHROW(odes.check_states(y));

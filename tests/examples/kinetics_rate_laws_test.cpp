@@ -2,7 +2,8 @@
 // reaction type) against Cantera 3.2 at random states, 300-3000 K and 0.1-100 atm
 // (kinetics_reference.h): net production rates (with mass and element conservation) and heat
 // release rate in each state form, and the forward and reverse rate constants of every
-// reaction. Evaluated by the reference evaluator (no compile), so every mechanism is cheap.
+// reaction, with 1/Kc in each of its forms (rate_laws.h InverseKc). Evaluated by the reference
+// evaluator (no compile), so every mechanism is cheap.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "dsl/reference_evaluator.h"
 #include "examples/kinetics/rate_law_kernels.h"
+#include "jit/lowering.h"
 #include "kinetics_reference.h"
 
 namespace {
@@ -21,6 +23,7 @@ using test::KineticsReference;
 
 const char* const kMechanisms[] = {"h2o2", "gri30", "ammonia-CO-H2-Alzueta-2023", "nDodecane_Reitz",
                                    "rate_types"};
+const InverseKc kInverseKcForms[] = {InverseKc::exp_of_sum, InverseKc::species_products};
 
 Mechanism load(const KineticsReference& ref) {
   const Mechanism m = load_mechanism(ref.mechanism, ref.phase);
@@ -66,55 +69,59 @@ TEST_SUITE("kinetics") {
       CAPTURE(ref.path);
       const Mechanism m = load(ref);
       const auto atoms = test::conservation_rows(m);
-      std::map<std::string, double> worst;
-      for (ReactorState form : {ReactorState::constant_pressure, ReactorState::concentrations,
-                                ReactorState::constant_volume}) {
-        CAPTURE(reactor_state_name(form));
-        const Kernel k = production_rates_kernel(m, {form});
-        for (size_t i = 0; i < ref.states.size(); ++i) {
-          const auto& s = ref.states[i];
-          CAPTURE(i);
-          CAPTURE(s.T);
-          CAPTURE(s.p);
-          const auto x =
-              form == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
-          std::vector<double> u;
-          if (form == ReactorState::constant_pressure) u = {s.p};
-          if (form == ReactorState::constant_volume) u = {test::density(m, s)};
-          auto out = evaluate_values(k, {x, {}, u});
-          REQUIRE(out.size() == m.species.size() + 1);
-          const double q = out.back();
-          out.pop_back();
-          // The measure, a norm over species, and the largest error of any species
-          // relative to the largest rate.
-          const double err_norm = test::relative_norm(out, s.wdot);
-          const double err = test::relative_to_max(out, s.wdot);
-          CHECK(err_norm <= 1e-12);
-          CHECK(err <= 1e-12);
-          // The heat release rate relative to its largest term |h_k wdot_k|.
-          const auto h = test::enthalpies(m, s.T);
-          double scale = 0;
-          for (size_t k = 0; k < h.size(); ++k) scale = std::max(scale, std::abs(h[k] * s.wdot[k]));
-          const double err_q = std::abs(q - s.hrr) / scale;
-          CHECK(err_q < 1e-12);
-          // Mass and every element are conserved to round-off: sum_k a_jk wdot_k relative to
-          // its largest term (the mass, sum_k W_k wdot_k, is the row of molecular weights).
-          for (size_t j = 0; j < atoms.size(); ++j) {
-            const std::string element = j < m.elements.size() ? m.elements[j].name : "mass";
-            CAPTURE(element);
-            const double e = test::conservation_error(atoms[j], out);
-            CHECK(e <= 1e-13);
-            const std::string key = j < m.elements.size() ? "elements" : "mass";
-            worst[key] = std::max(worst[key], e);
+      for (InverseKc inverse_kc : kInverseKcForms) {
+        CAPTURE(inverse_kc_name(inverse_kc));
+        std::map<std::string, double> worst;
+        for (ReactorState form : {ReactorState::constant_pressure, ReactorState::concentrations,
+                                  ReactorState::constant_volume}) {
+          CAPTURE(reactor_state_name(form));
+          const Kernel k = production_rates_kernel(m, {form, inverse_kc});
+          for (size_t i = 0; i < ref.states.size(); ++i) {
+            const auto& s = ref.states[i];
+            CAPTURE(i);
+            CAPTURE(s.T);
+            CAPTURE(s.p);
+            const auto x =
+                form == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
+            std::vector<double> u;
+            if (form == ReactorState::constant_pressure) u = {s.p};
+            if (form == ReactorState::constant_volume) u = {test::density(m, s)};
+            auto out = evaluate_values(k, {x, {}, u});
+            REQUIRE(out.size() == m.species.size() + 1);
+            const double q = out.back();
+            out.pop_back();
+            // The measure, a norm over species, and the largest error of any species
+            // relative to the largest rate.
+            const double err_norm = test::relative_norm(out, s.wdot);
+            const double err = test::relative_to_max(out, s.wdot);
+            CHECK(err_norm <= 1e-12);
+            CHECK(err <= 1e-12);
+            // The heat release rate relative to its largest term |h_k wdot_k|.
+            const auto h = test::enthalpies(m, s.T);
+            double scale = 0;
+            for (size_t k = 0; k < h.size(); ++k)
+              scale = std::max(scale, std::abs(h[k] * s.wdot[k]));
+            const double err_q = std::abs(q - s.hrr) / scale;
+            CHECK(err_q < 1e-12);
+            // Mass and every element are conserved to round-off: sum_k a_jk wdot_k relative to
+            // its largest term (the mass, sum_k W_k wdot_k, is the row of molecular weights).
+            for (size_t j = 0; j < atoms.size(); ++j) {
+              const std::string element = j < m.elements.size() ? m.elements[j].name : "mass";
+              CAPTURE(element);
+              const double e = test::conservation_error(atoms[j], out);
+              CHECK(e <= 1e-13);
+              const std::string key = j < m.elements.size() ? "elements" : "mass";
+              worst[key] = std::max(worst[key], e);
+            }
+            worst["wdot"] = std::max(worst["wdot"], err);
+            worst["wdot_norm"] = std::max(worst["wdot_norm"], err_norm);
+            worst["q"] = std::max(worst["q"], err_q);
+            // Reported apart: the range's lowest temperature, where rate constants span the most.
+            if (s.T <= 300.0) worst["wdot_norm_300K"] = std::max(worst["wdot_norm_300K"], err_norm);
           }
-          worst["wdot"] = std::max(worst["wdot"], err);
-          worst["wdot_norm"] = std::max(worst["wdot_norm"], err_norm);
-          worst["q"] = std::max(worst["q"], err_q);
-          // Reported apart: the range's lowest temperature, where rate constants span the most.
-          if (s.T <= 300.0) worst["wdot_norm_300K"] = std::max(worst["wdot_norm_300K"], err_norm);
         }
+        MESSAGE(summary(name + " (1/Kc " + std::string(inverse_kc_name(inverse_kc)) + ")", worst));
       }
-      MESSAGE(summary(name, worst));
     }
   }
 
@@ -124,38 +131,58 @@ TEST_SUITE("kinetics") {
       const KineticsReference ref = test::read_kinetics_reference(name);
       CAPTURE(ref.path);
       const Mechanism m = load(ref);
-      const Kernel k = rate_constants_kernel(m);
-      const size_t nr = m.reactions.size();
-      std::map<std::string, double> worst;
-      for (size_t state = 0; state < ref.states.size(); ++state) {
-        const auto& s = ref.states[state];
-        CAPTURE(state);
-        const std::vector<double> p = {s.p};
-        const auto out = evaluate_values(k, {test::ty_state(s), {}, p});
-        REQUIRE(out.size() == 2 * nr);
-        for (size_t i = 0; i < nr; ++i) {
-          const Reaction& r = m.reactions[i];
-          CAPTURE(i + 1);
-          CAPTURE(r.equation);
-          CAPTURE(s.T);
-          CAPTURE(s.p);
-          const std::string type = type_name(r);
-          CAPTURE(type);
-          const double ef = std::abs(out[i] - s.kf[i]) / std::abs(s.kf[i]);
-          CHECK(ef < 1e-12);
-          worst[type] = std::max(worst[type], ef);
-          if (r.reversible) {
-            const double er = std::abs(out[nr + i] - s.kr[i]) / std::abs(s.kr[i]);
-            CHECK(er < 1e-12);  // 1/Kc adds the rounding of sum nu_k g_k/RT
-            worst["reverse"] = std::max(worst["reverse"], er);
-          } else {
-            CHECK(out[nr + i] == 0.0);
-            CHECK(s.kr[i] == 0.0);
+      for (InverseKc inverse_kc : kInverseKcForms) {
+        CAPTURE(inverse_kc_name(inverse_kc));
+        const Kernel k = rate_constants_kernel(m, {ReactorState::constant_pressure, inverse_kc});
+        const size_t nr = m.reactions.size();
+        std::map<std::string, double> worst;
+        for (size_t state = 0; state < ref.states.size(); ++state) {
+          const auto& s = ref.states[state];
+          CAPTURE(state);
+          const std::vector<double> p = {s.p};
+          const auto out = evaluate_values(k, {test::ty_state(s), {}, p});
+          REQUIRE(out.size() == 2 * nr);
+          for (size_t i = 0; i < nr; ++i) {
+            const Reaction& r = m.reactions[i];
+            CAPTURE(i + 1);
+            CAPTURE(r.equation);
+            CAPTURE(s.T);
+            CAPTURE(s.p);
+            const std::string type = type_name(r);
+            CAPTURE(type);
+            const double ef = std::abs(out[i] - s.kf[i]) / std::abs(s.kf[i]);
+            CHECK(ef < 1e-12);
+            worst[type] = std::max(worst[type], ef);
+            if (r.reversible) {
+              const double er = std::abs(out[nr + i] - s.kr[i]) / std::abs(s.kr[i]);
+              CHECK(er < 1e-12);  // 1/Kc adds the rounding of sum nu_k g_k/RT or of its factors
+              worst["reverse"] = std::max(worst["reverse"], er);
+            } else {
+              CHECK(out[nr + i] == 0.0);
+              CHECK(s.kr[i] == 0.0);
+            }
           }
         }
+        MESSAGE(summary(name + " (1/Kc " + std::string(inverse_kc_name(inverse_kc)) + ")", worst));
+        if (name == "rate_types") CHECK(worst.size() == 11);  // every type and form, and reverse
       }
-      MESSAGE(summary(name, worst));
-      if (name == "rate_types") CHECK(worst.size() == 11);  // every type and form, and reverse
     }
+  }
+
+  TEST_CASE("1/Kc as species products: fewer special functions, a kernel name of its own") {
+    // What the form is for: GRI-3.0's rates with one exp per species instead of one per
+    // reversible reaction (bench/RESULTS.md: 711 special functions per cell, 454).
+    const Mechanism m = load_mechanism("gri30.yaml");
+    jit::LoweringOptions o;
+    o.mode = Mode::Value;
+    const Kernel exp_form = production_rates_kernel(m);
+    const Kernel products =
+        production_rates_kernel(m, {ReactorState::constant_pressure, InverseKc::species_products});
+    CHECK(products.name() == exp_form.name() + "_kc_products");
+    const int exp_specials = jit::lower(exp_form, o).ops.special,
+              product_specials = jit::lower(products, o).ops.special;
+    MESSAGE("GRI-3.0 rates: " << exp_specials << " special functions per cell with an exp per "
+                              << "reaction, " << product_specials << " with species products");
+    CHECK(product_specials < exp_specials - 200);
   }
 }

@@ -2,7 +2,9 @@
 // and the dense per-cell Jacobian d(wdot, q)/d(state) against central differences of the
 // compiled rates and against the reference evaluator: in each state form for h2o2, in the (T, C)
 // form for GRI-3.0. GRI-3.0's (T, Y) Jacobian is not compiled here: the host compiler takes about
-// 50 s for it on 2 cores (8 s for the (T, C) one, under 2 s for the rates).
+// 50 s for it on 2 cores (8 s for the (T, C) one, under 2 s for the rates). The rates come from
+// the graph with 1/Kc as species products and the Jacobians from the one with an exp per
+// reaction, so the differences of the rates also check the one graph against the other.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -129,9 +131,11 @@ TEST_SUITE("kinetics") {
                                        rates.begin() + (c + 1) * (ns + 1));
         check_against_cantera(cell, ref.states[c], ns);
       }
-      // The same kernel over fewer cells: the first two states' rates, bit for bit.
+      // The same kernels over fewer cells: the first two states' rates, bit for bit.
       ReactorCells two = tc.resized(2);
       CHECK(two.n_cells() == 2);
+      CHECK(two.rates_kernel().name() == tc.rates_kernel().name());
+      CHECK(two.kernel().name() == tc.kernel().name());
       const std::vector<double> states = tc_cells(m, ref);
       const auto first =
           two.rates(std::vector<double>(states.begin(), states.begin() + 2 * (ns + 1)));
@@ -173,6 +177,67 @@ TEST_SUITE("kinetics") {
       MESSAGE("h2o2 " << reactor_state_name(form) << ": differences " << fd << ", reference "
                       << reference);
     }
+  }
+
+  TEST_CASE("ReactorCells (CPU): the rates' graph and the Jacobians', 1/Kc in either form") {
+    const Mechanism m = load_mechanism("h2o2.yaml");
+    const size_t B = m.species.size() + 1;
+    std::mt19937_64 rng(1604);
+    const int64_t n = 4;
+    std::vector<double> x;
+    for (int64_t c = 0; c < n; ++c) {
+      const auto s = test::random_state(m, ReactorState::constant_pressure, kOneAtm, rng);
+      x.insert(x.end(), s.begin(), s.end());
+    }
+    // Largest difference over a cell's block relative to the block's largest magnitude.
+    const auto worst = [&](const std::vector<double>& a, const std::vector<double>& b,
+                           size_t size) {
+      REQUIRE(a.size() == b.size());
+      double w = 0;
+      for (size_t c = 0; c < a.size() / size; ++c) {
+        double scale = 0, diff = 0;
+        for (size_t i = c * size; i < (c + 1) * size; ++i) {
+          scale = std::max(scale, std::abs(b[i]));
+          diff = std::max(diff, std::abs(a[i] - b[i]));
+        }
+        w = std::max(w, diff / scale);
+      }
+      return w;
+    };
+    ReactorCellsOptions o = on_cpu(ReactorState::constant_pressure);
+    // By default two graphs: the rates' in the product form, the Jacobians' in the exp form.
+    ReactorCells split(m, n, o);
+    CHECK(split.kernel().name() == "kinetics_ohmech_constant_pressure");
+    CHECK(split.rates_kernel().name() == "kinetics_ohmech_constant_pressure_kc_products");
+    const std::vector<double> rates = split.rates(x), jacobian = split.jacobian(x);
+    bool products = false, exp = false;
+    for (const auto& k : split.kernels()) {
+      const bool is_products = k.symbol.find("_kc_products") != std::string::npos;
+      products = products || is_products;
+      exp = exp || !is_products;
+    }
+    CHECK(products);
+    CHECK(exp);
+    // One graph for both, in either form: the same rates to round-off, and with the exp form
+    // the same Jacobian bit for bit (the same kernel).
+    o.rates_inverse_kc = InverseKc::exp_of_sum;
+    ReactorCells exp_form(m, n, o);
+    CHECK(&exp_form.rates_kernel() == &exp_form.kernel());
+    const std::vector<double> exp_rates = exp_form.rates(x);
+    CHECK(exp_rates != rates);  // the graphs differ; not a kernel run twice
+    CHECK(worst(rates, exp_rates, B) < 1e-13);
+    CHECK(exp_form.jacobian(x) == jacobian);
+    o.rate_law.inverse_kc = o.rates_inverse_kc = InverseKc::species_products;
+    ReactorCells products_form(m, n, o);
+    CHECK(products_form.kernel().name() == split.rates_kernel().name());
+    CHECK(products_form.rates(x) == rates);
+    CHECK(worst(products_form.jacobian(x), jacobian, B * B) < 1e-12);
+    // Two kernels given: their slots must agree.
+    CHECK_THROWS_WITH_AS(ReactorCells(production_rates_kernel(m),
+                                      production_rates_kernel(m, {ReactorState::concentrations}), n,
+                                      on_cpu(ReactorState::constant_pressure)),
+                         doctest::Contains("uniform slot 'p' is in the kernel"),
+                         assembly::ProblemError);
   }
 
   TEST_CASE("ReactorCells (CPU): the Jacobian in row groups is the Jacobian") {

@@ -1,7 +1,9 @@
 // kinetics: a mechanism's rate laws per cell (examples/kinetics; GRI-3.0 unless --mechanism
 // FILE[:PHASE] names another): the net production rates and heat release of a (T, Y) state at
-// 10 atm, and their Jacobian, over random hot mixtures. Built only with yaml-cpp (the mechanism
-// loader); kinetics_problem_absent.cpp stands in without it.
+// 10 atm, and their Jacobian, over random hot mixtures. As ReactorCells builds them, the value
+// mode runs the graph with 1/Kc as per-species products, the Jacobian the one with an exp per
+// reaction (rate_laws.h InverseKc). Built only with yaml-cpp (the mechanism loader);
+// kinetics_problem_absent.cpp stands in without it.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -55,8 +57,11 @@ std::unique_ptr<ProblemInstance> build_kinetics(int64_t n_cells,
   d.summary = mechanism + "(" + std::to_string(ns) + " species, " +
               std::to_string(m.reactions.size()) + " reactions): " + std::to_string(n_cells) +
               " cells, (T, Y) at 10 atm";
-  return make_element_problem(std::make_shared<Kernel>(kinetics::production_rates_kernel(m)),
-                              std::move(d));
+  kinetics::RateLawOptions values;
+  values.inverse_kc = kinetics::InverseKc::species_products;
+  return make_element_problem(
+      std::make_shared<Kernel>(kinetics::production_rates_kernel(m)), std::move(d),
+      std::make_shared<Kernel>(kinetics::production_rates_kernel(m, values)));
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ class GridInstance : public ProblemInstance {
     const assembly::AssemblerOptions o = options(config, mode, target);
     std::vector<jit::LoweredKernel> out;
     for (size_t ti = 0; ti < grid_.problem.n_terms(); ++ti) {
-      out.push_back(jit::lower(*grid_.problem.term(ti).kernel,
+      out.push_back(jit::lower(grid_.problem.term(ti).kernel_for(mode),
                                assembly::element_kernel_lowering(grid_.problem, ti, mode, o)));
     }
     return out;
@@ -182,7 +182,7 @@ std::vector<CheckResult> GridRun::check(int samples) {
     for (size_t ti = 0; ti < prob.n_terms(); ++ti) {
       const assembly::Term& t = prob.term(ti);
       for (int64_t e = 0; e < t.elements.size(); ++e)
-        want += evaluate_values(*t.kernel, element_args(t, e, in, nullptr))[0];
+        want += evaluate_values(t.kernel_for(Mode::Value), element_args(t, e, in, nullptr))[0];
     }
     const double got = a.energy(x);
     return {{"energy", 1, std::abs(got - want) / std::max(1.0, std::abs(want)), 1e-12}};

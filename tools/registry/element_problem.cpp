@@ -49,9 +49,18 @@ class ElementRun : public ProblemRun {
 
 class ElementProblem : public ProblemInstance {
  public:
-  ElementProblem(std::shared_ptr<const Kernel> k, ElementProblemData d)
-      : kernel_(std::move(k)), d_(std::move(d)) {
+  ElementProblem(std::shared_ptr<const Kernel> k, ElementProblemData d,
+                 std::shared_ptr<const Kernel> value_kernel)
+      : kernel_(std::move(k)), value_kernel_(std::move(value_kernel)), d_(std::move(d)) {
     const Kernel& k0 = *kernel_;
+    if (value_kernel_) {
+      try {
+        assembly::check_value_kernel_slots("element problem of kernel '" + k0.name() + "'", k0,
+                                           *value_kernel_);
+      } catch (const assembly::ProblemError& e) {
+        throw std::invalid_argument(e.what());
+      }
+    }
     const auto inputs = k0.slots_of(SlotKind::Input);
     if (d_.input_vertex.empty()) {
       for (size_t s = 0; s < inputs.size(); ++s) d_.input_vertex.push_back(static_cast<int>(s));
@@ -77,7 +86,10 @@ class ElementProblem : public ProblemInstance {
 
   std::string summary() const override { return d_.summary; }
   int64_t n_elements() const override { return static_cast<int64_t>(d_.conn.size()) / d_.vertices; }
-  std::vector<const Kernel*> kernels() const override { return {kernel_.get()}; }
+  std::vector<const Kernel*> kernels() const override {
+    if (value_kernel_) return {kernel_.get(), value_kernel_.get()};
+    return {kernel_.get()};
+  }
 
   std::vector<tuning::TuningCandidate> candidates(Mode, Target target) const override {
     std::vector<tuning::TuningCandidate> out;
@@ -98,7 +110,7 @@ class ElementProblem : public ProblemInstance {
     o.width = c.width;
     o.layout = c.layout;
     o.input_vertex = d_.input_vertex;
-    return {jit::lower(*kernel_, o)};
+    return {jit::lower(kernel_for(mode), o)};
   }
   std::unique_ptr<ProblemRun> prepare(Mode mode, const jit::TuningConfig& config,
                                       Target target) override {
@@ -106,10 +118,15 @@ class ElementProblem : public ProblemInstance {
   }
 
   const Kernel& kernel() const { return *kernel_; }
+  // The graph `mode` lowers: the value kernel for Mode::Value where there is one.
+  const Kernel& kernel_for(Mode mode) const {
+    return mode == Mode::Value && value_kernel_ ? *value_kernel_ : *kernel_;
+  }
   const ElementProblemData& data() const { return d_; }
 
  private:
   std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Kernel> value_kernel_;  // null: kernel_ in every mode
   ElementProblemData d_;
 };
 
@@ -200,9 +217,9 @@ ElementOutputs ElementRun::download() const {
 std::vector<CheckResult> ElementRun::check(int samples) {
   const ElementOutputs out = download();
   const auto& d = p_.data();
-  const Kernel& k = p_.kernel();
   const jit::LoweredKernel& l = cpu_ ? cpu_->lowered() : gpu_->lowered();
   const Mode mode = l.plan.mode;
+  const Kernel& k = p_.kernel_for(mode);  // the graph that ran
   const int n_in = k.n_inputs(), n_out = k.n_outputs();
   const int64_t n = p_.n_elements();
   CheckResult r;
@@ -294,8 +311,10 @@ std::vector<CheckResult> ElementRun::check(int samples) {
 }  // namespace
 
 std::unique_ptr<ProblemInstance> make_element_problem(std::shared_ptr<const Kernel> kernel,
-                                                      ElementProblemData data) {
-  return std::make_unique<ElementProblem>(std::move(kernel), std::move(data));
+                                                      ElementProblemData data,
+                                                      std::shared_ptr<const Kernel> value_kernel) {
+  return std::make_unique<ElementProblem>(std::move(kernel), std::move(data),
+                                          std::move(value_kernel));
 }
 
 }  // namespace dualjit::tools

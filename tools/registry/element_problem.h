@@ -23,7 +23,11 @@ struct ElementProblemData {
 };
 
 // Validates sizes against the kernel; throws std::invalid_argument naming the kernel.
-std::unique_ptr<ProblemInstance> make_element_problem(std::shared_ptr<const Kernel> kernel,
-                                                      ElementProblemData data);
+// value_kernel (optional): a cheaper graph of the same function, with the same slots, that Mode::
+// Value lowers, runs and checks, as assembly::Term::value_kernel; kernels() lists both. Throws
+// std::invalid_argument naming the slot where the two differ.
+std::unique_ptr<ProblemInstance> make_element_problem(
+    std::shared_ptr<const Kernel> kernel, ElementProblemData data,
+    std::shared_ptr<const Kernel> value_kernel = nullptr);
 
 }  // namespace dualjit::tools
