@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,14 +72,12 @@ int main(int argc, char** argv) {
     } else if (a == "--state" && i + 1 < argc) {
       only_state = argv[++i];
     } else if (a == "--inverse-kc" && i + 1 < argc) {
-      const std::string form = argv[++i];
-      if (form != "products" && form != "exp") {
-        std::fprintf(stderr, "kinetics_compile: --inverse-kc products|exp, not '%s'\n",
-                     form.c_str());
+      try {
+        values_inverse_kc = kinetics::inverse_kc_named(argv[++i]);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "kinetics_compile: --inverse-kc: %s\n", e.what());
         return 1;
       }
-      values_inverse_kc = form == "products" ? kinetics::InverseKc::species_products
-                                             : kinetics::InverseKc::exp_of_sum;
     } else {
       specs.push_back(a);
     }

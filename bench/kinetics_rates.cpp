@@ -56,6 +56,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -320,15 +321,13 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(args.flag("--seed", "20261124"));
   const double pressure = std::stod(args.flag("--pressure-atm", "10")) * kinetics::kOneAtm;
   const double peak_override = std::stod(args.flag("--fp64-peak", "0"));
-  const std::string inverse_kc_flag = args.flag("--inverse-kc", "products");
-  if (inverse_kc_flag != "products" && inverse_kc_flag != "exp") {
-    std::fprintf(stderr, "kinetics_rates: --inverse-kc products|exp, not '%s'\n",
-                 inverse_kc_flag.c_str());
+  kinetics::InverseKc rates_inverse_kc;
+  try {
+    rates_inverse_kc = kinetics::inverse_kc_named(args.flag("--inverse-kc", "products"));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "kinetics_rates: --inverse-kc: %s\n", e.what());
     return 1;
   }
-  const kinetics::InverseKc rates_inverse_kc = inverse_kc_flag == "products"
-                                                   ? kinetics::InverseKc::species_products
-                                                   : kinetics::InverseKc::exp_of_sum;
 
   const auto t0 = std::chrono::steady_clock::now();
   const Mechanism m = kinetics::load_mechanism(spec);

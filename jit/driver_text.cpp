@@ -72,7 +72,6 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
      << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
   for (size_t slot = 0; slot < s.slot_size.size(); ++slot) {
     const int vertex = s.input_vertex[slot];
-    std::string pad = "    ";
     if (!own_vertex.empty()) {
       os << "  if (" << own_vertex << " == " << vertex << ") {\n";
       for (int c = 0; c < s.slot_size[slot]; ++c) {
@@ -87,19 +86,18 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
     }
     os << "{\n";
     if (nodes.empty()) {
-      os << pad << "const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
+      os << "    const long long node = a.conn ? (long long)a.conn[e * a.vertices_per_element + "
          << vertex << "] : e;\n";
     } else {
-      os << pad << "const long long node = " << nodes << "[" << vertex << "];\n";
+      os << "    const long long node = " << nodes << "[" << vertex << "];\n";
     }
-    os << pad << "const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot]
-       << ";\n";
+    os << "    const double* f = a.field[" << slot << "] + node * " << s.slot_size[slot] << ";\n";
     if (s.hvp)
-      os << pad << "const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
+      os << "    const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
          << ";\n";
     for (int c = 0; c < s.slot_size[slot]; ++c) {
       const int i = s.slot_offset[slot] + c;
-      os << pad << "x[" << i << "] = f[" << c << "];";
+      os << "    x[" << i << "] = f[" << c << "];";
       if (s.hvp) os << " v[" << i << "] = dv[" << c << "];";
       os << '\n';
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "examples/kinetics/rate_constants.h"
 #include "examples/kinetics/thermo.h"
@@ -173,6 +175,12 @@ class ReactionBuilder {
 
 std::string_view inverse_kc_name(InverseKc form) {
   return form == InverseKc::species_products ? "products" : "exp";
+}
+
+InverseKc inverse_kc_named(std::string_view name) {
+  for (InverseKc form : {InverseKc::exp_of_sum, InverseKc::species_products})
+    if (inverse_kc_name(form) == name) return form;
+  throw std::invalid_argument("1/Kc form '" + std::string(name) + "': products or exp");
 }
 
 std::string_view inverse_kc_suffix(InverseKc form) {

@@ -19,10 +19,12 @@ namespace dualjit::kinetics {
 //                     (T, Y) Jacobian in row groups was 17-25% faster than with the products.
 //   species_products  prod_k exp(g_k/RT)^nu_k (RT / p_ref)^(sum_k nu_k), with exp(g_k/RT) made
 //                     once per species and shared by every reaction (454 special functions per
-//                     GRI-3.0 cell instead of 711): the rates alone were 19-23% faster. Reactions
+//                     GRI-3.0 cell instead of 711): the rates alone were 16-19% faster. Reactions
 //                     with a coefficient that is not an integer of at most 4 keep one exp.
 enum class InverseKc { exp_of_sum, species_products };
 std::string_view inverse_kc_name(InverseKc form);  // "exp", "products"
+// The form inverse_kc_name gives `name`; throws std::invalid_argument naming it otherwise.
+InverseKc inverse_kc_named(std::string_view name);
 // Appended to the names of kernels built in the form ("" or "_kc_products"), so that profiles,
 // kernel symbols and cache messages tell the two graphs apart.
 std::string_view inverse_kc_suffix(InverseKc form);

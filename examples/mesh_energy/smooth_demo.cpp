@@ -10,7 +10,6 @@
 #include "examples/mesh_energy/demo_output.h"
 #include "examples/mesh_energy/mesh_generators.h"
 #include "examples/mesh_energy/smoothing.h"
-#include "examples/mesh_energy/smoothing_energy.h"
 #include "examples/mesh_energy/solve_plot.h"
 #include "examples/render/mesh_view.h"
 #include "solvers/gradient_descent.h"
@@ -97,7 +96,7 @@ DemoReport run_smooth_demo(const DemoOptions& o) {
   // The Hessian's largest eigenvalue is at most 4 x the largest valence (Gershgorin on
   // 2 (valence I - adjacency)): the stable step, where the line search starts.
   std::vector<int> valence(m.n_vertices(), 0);
-  const std::vector<int32_t> edges = mesh_edges(m);
+  const std::vector<int32_t>& edges = s.problem.term(0).elements.conn;  // each edge once
   for (int32_t v : edges) ++valence[v];
   const int max_valence = std::max(1, *std::max_element(valence.begin(), valence.end()));
   solvers::GradientDescentOptions go;

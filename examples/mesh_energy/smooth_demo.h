@@ -13,9 +13,8 @@
 // the same start reaches the minimum, the harmonic surface spanned by the boundary, in one step:
 // the energy is quadratic.
 //
-// Facts: the mesh, vertices, edges, pinned boundary vertices, the energy (the whole mesh's sum,
-// with the constant edges between pinned vertices that the problem leaves out) before, after
-// gradient descent and at Newton's minimum, the share of the removable energy gradient descent
+// Facts: the mesh, vertices, edges, pinned boundary vertices, the energy (the whole mesh's sum)
+// before, after gradient descent and at Newton's minimum, the share of the removable energy gradient descent
 // removed, gradient descent steps and time per step, Newton's steps, and the largest displacement
 // of a boundary vertex (exactly 0). Files: smooth.obj (the smoothed mesh), smooth.png (before and
 // after), convergence.png (gradient descent). ok: gradient descent ran its steps (or

@@ -184,5 +184,10 @@ TEST_SUITE("kinetics") {
     MESSAGE("GRI-3.0 rates: " << exp_specials << " special functions per cell with an exp per "
                               << "reaction, " << product_specials << " with species products");
     CHECK(product_specials < exp_specials - 200);
+    // The forms by name, as the benchmarks' --inverse-kc takes them.
+    for (InverseKc form : kInverseKcForms) CHECK(inverse_kc_named(inverse_kc_name(form)) == form);
+    CHECK_THROWS_WITH_AS(inverse_kc_named("product"),
+                         doctest::Contains("1/Kc form 'product': products or exp"),
+                         std::invalid_argument);
   }
 }
