@@ -70,16 +70,20 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
   std::ostringstream os;
   os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], p["
      << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
+  // `x[i] = <values>[c]; v[i] = <directions>[c];` for each component c of the slot.
+  const auto copy_slot = [&](size_t slot, const char* values, const char* directions) {
+    for (int c = 0; c < s.slot_size[slot]; ++c) {
+      const int i = s.slot_offset[slot] + c;
+      os << "    x[" << i << "] = " << values << "[" << c << "];";
+      if (s.hvp) os << " v[" << i << "] = " << directions << "[" << c << "];";
+      os << '\n';
+    }
+  };
   for (size_t slot = 0; slot < s.slot_size.size(); ++slot) {
     const int vertex = s.input_vertex[slot];
     if (!own_vertex.empty()) {
       os << "  if (" << own_vertex << " == " << vertex << ") {\n";
-      for (int c = 0; c < s.slot_size[slot]; ++c) {
-        const int i = s.slot_offset[slot] + c;
-        os << "    x[" << i << "] = own_x[" << c << "];";
-        if (s.hvp) os << " v[" << i << "] = own_v[" << c << "];";
-        os << '\n';
-      }
+      copy_slot(slot, "own_x", "own_v");
       os << "  } else ";
     } else {
       os << "  ";
@@ -95,12 +99,7 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
     if (s.hvp)
       os << "    const double* dv = a.direction[" << slot << "] + node * " << s.slot_size[slot]
          << ";\n";
-    for (int c = 0; c < s.slot_size[slot]; ++c) {
-      const int i = s.slot_offset[slot] + c;
-      os << "    x[" << i << "] = f[" << c << "];";
-      if (s.hvp) os << " v[" << i << "] = dv[" << c << "];";
-      os << '\n';
-    }
+    copy_slot(slot, "f", "dv");
     os << "  }\n";
   }
   for (int i = 0; i < s.n_params; ++i) {
