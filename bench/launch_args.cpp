@@ -1,5 +1,5 @@
 // The host's cost of one launch's argument block: building jit::ArgValues and packing them
-// through a table (jit/kernel_args.h) of 21 fields, as a node-gather gradient launch sets them
+// through a table (jit/kernel_args.h) of 20 fields, as a node-gather gradient launch sets them
 // (integers, single pointers, one doubles field), median of 11 batches of 100,000. No GPU.
 //
 //   launch_args
@@ -18,9 +18,9 @@ int main() {
                                           "field",      "direction", "params",
                                           "uniforms",   "values",    "first",
                                           "second",     "n_nodes",   "n_items",
-                                          "active",     "inc_ptr",   "inc_element",
-                                          "inc_vertex", "inc_nodes", "out",
-                                          "accumulate", "row_ptr",   "slots"};
+                                          "active",     "inc_side",  "inc_element",
+                                          "inc_nodes",  "out",       "accumulate",
+                                          "row_ptr",    "slots"};
   ArgTable table;
   for (size_t i = 0; i < names.size(); ++i) {
     ArgField f;

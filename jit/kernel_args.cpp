@@ -11,6 +11,7 @@ ArgTable& ArgTable::add(ArgField field) {
   if (field.count < 1) field.count = 1;
   if (field.kind == ArgKind::Int64 && field.count > 1)
     throw std::logic_error("argument table: field '" + field.name + "': Int64 fields are scalars");
+  words_ += static_cast<size_t>(field.count);
   fields_.push_back(std::move(field));
   return *this;
 }
@@ -20,12 +21,6 @@ const ArgField* ArgTable::find(std::string_view name) const {
     if (f.name == name) return &f;
   }
   return nullptr;
-}
-
-size_t ArgTable::words() const {
-  size_t n = 0;
-  for (const ArgField& f : fields_) n += static_cast<size_t>(f.count);
-  return n;
 }
 
 std::string ArgTable::struct_text(const std::string& type) const {
@@ -44,37 +39,34 @@ std::string ArgTable::struct_text(const std::string& type) const {
 }
 
 const ArgValues::Value* ArgValues::find(std::string_view name) const {
-  for (const auto& [n, v] : values_) {
-    if (n == name) return &v;
+  for (auto it = values_.rbegin(); it != values_.rend(); ++it) {
+    if (it->first == name) return &it->second;
   }
   return nullptr;
 }
 
-ArgValues::Value& ArgValues::slot(std::string_view name) {
-  for (auto& [n, v] : values_) {
-    if (n == name) return v;
-  }
+ArgValues::Value& ArgValues::append(std::string_view name) {
   if (values_.empty()) values_.reserve(32);
   return values_.emplace_back(std::string(name), Value{}).second;
 }
 
 ArgValues& ArgValues::set(std::string_view name, const void* pointer) {
-  slot(name) = pointer;
+  append(name) = pointer;
   return *this;
 }
 
 ArgValues& ArgValues::set(std::string_view name, int64_t value) {
-  slot(name) = value;
+  append(name) = value;
   return *this;
 }
 
 ArgValues& ArgValues::set(std::string_view name, std::vector<const void*> pointers) {
-  slot(name) = std::move(pointers);
+  append(name) = std::move(pointers);
   return *this;
 }
 
 ArgValues& ArgValues::set_doubles(std::string_view name, std::vector<double> values) {
-  slot(name) = std::move(values);
+  append(name) = std::move(values);
   return *this;
 }
 
@@ -105,14 +97,31 @@ std::vector<uint64_t> pack_args(const ArgTable& table, const ArgValues& values,
   const auto what = [](const ArgField& f) {
     return f.what.empty() ? f.name : f.what + " ('" + f.name + "')";
   };
-  for (const auto& [name, _] : values.values()) {
-    if (!table.find(name)) fail("no argument named '" + name + "'");
+  // Each value's field, the later of a name set twice winning. Producers set their values
+  // mostly in table order, so the search for the next field starts after the last one found:
+  // one comparison per value instead of a scan of the table.
+  const std::vector<ArgField>& fields = table.fields();
+  const auto& set = values.values();
+  std::vector<const ArgValues::Value*> bound(fields.size(), nullptr);
+  size_t cursor = 0;
+  for (const auto& [name, value] : set) {
+    size_t f = 0;
+    for (; f < fields.size(); ++f) {
+      const size_t at = cursor + f < fields.size() ? cursor + f : cursor + f - fields.size();
+      if (fields[at].name == name) {
+        bound[at] = &value;
+        cursor = at + 1 < fields.size() ? at + 1 : 0;
+        break;
+      }
+    }
+    if (f == fields.size()) fail("no argument named '" + name + "'");
   }
   const bool has_elements = values.int64("n_elements") > 0;
   std::vector<uint64_t> words;
   words.reserve(table.words());
-  for (const ArgField& f : table.fields()) {
-    const ArgValues::Value* it = values.find(f.name);
+  for (size_t fi = 0; fi < fields.size(); ++fi) {
+    const ArgField& f = fields[fi];
+    const ArgValues::Value* it = bound[fi];
     switch (f.kind) {
       case ArgKind::Int64: {
         const int64_t* v = it ? std::get_if<int64_t>(it) : nullptr;

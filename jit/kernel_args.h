@@ -39,17 +39,19 @@ class ArgTable {
   ArgTable& add(ArgField field);  // throws std::logic_error for a repeated name
   const std::vector<ArgField>& fields() const { return fields_; }
   const ArgField* find(std::string_view name) const;
-  size_t words() const;
+  size_t words() const { return words_; }
   // `struct <type> { ... };` with one member per field, in table order.
   std::string struct_text(const std::string& type) const;
 
  private:
   std::vector<ArgField> fields_;
+  size_t words_ = 0;
 };
 
-// The values of one launch, by field name. Unset pointers are null, unset integers 0. A few
-// dozen entries in a flat list, a single pointer held without a vector: building and packing
-// them is every launch's host cost.
+// The values of one launch, by field name. Unset pointers are null, unset integers 0; a name
+// set twice holds the later value. A few dozen entries in a flat list, appended without a
+// search, a single pointer held without a vector: building and packing them is every launch's
+// host cost.
 class ArgValues {
  public:
   ArgValues& set(std::string_view name, const void* pointer);
@@ -66,7 +68,7 @@ class ArgValues {
   const Value* find(std::string_view name) const;  // null when unset
 
  private:
-  Value& slot(std::string_view name);
+  Value& append(std::string_view name);
   std::vector<std::pair<std::string, Value>> values_;
 };
 
