@@ -299,10 +299,14 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
       continue;
     }
     const mesh::Incidence inc = mesh::build_incidence(problem.n_nodes(), t.elements);
-    d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
     d.inc_element = cuda::DeviceBuffer::from(inc.element);
-    d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
-    d.inc_nodes = cuda::DeviceBuffer::from(mesh::incidence_other_nodes(inc, t.elements));
+    const auto in_place_reads = [](ElementStrategy s) {
+      return s != ElementStrategy::Gather && in_place_strategy(s).needs_incidence();
+    };
+    if (in_place_reads(options_.vector_strategy) || in_place_reads(options_.matrix_strategy)) {
+      d.inc_side = cuda::DeviceBuffer::from(mesh::incidence_side_offsets(inc, t.elements));
+      d.inc_nodes = cuda::DeviceBuffer::from(mesh::incidence_other_nodes(inc, t.elements));
+    }
     const std::vector<int32_t> active = mesh::nodes_with_elements(inc);
     d.inc_active = cuda::DeviceBuffer::from(active);
     d.n_active = static_cast<int64_t>(active.size());
@@ -310,6 +314,8 @@ DeviceElementAssembly::DeviceElementAssembly(Problem& problem, DeviceElementOpti
       terms_.push_back(std::move(d));
       continue;
     }
+    d.inc_ptr = cuda::DeviceBuffer::from(inc.ptr);
+    d.inc_vertex = cuda::DeviceBuffer::from(inc.local_vertex);
     const RowGather rows = t.energy ? input_rows(t, B) : residual_rows(t, B);
     d.row_ptr = cuda::DeviceBuffer::from(rows.ptr);
     d.row_offset = cuda::DeviceBuffer::from(rows.offset);
@@ -496,9 +502,8 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     if (extra) g = *extra;
     g.n_nodes = problem_.n_nodes();
     if (st.needs_incidence()) {
-      g.inc_ptr = as_ptr<int64_t>(d.inc_ptr);
+      g.inc_side = as_ptr<uint32_t>(d.inc_side);
       g.inc_element = as_ptr<int32_t>(d.inc_element);
-      g.inc_vertex = as_ptr<int8_t>(d.inc_vertex);
       g.inc_nodes = as_ptr<int32_t>(d.inc_nodes);
       if (d.n_active > 0) {
         g.active = as_ptr<int32_t>(d.inc_active);

@@ -230,7 +230,8 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer values, first, second;
   };
   struct TermData {
-    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_nodes, inc_active;
+    cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_side, inc_nodes,
+        inc_active;
     int64_t n_active = 0;  // mesh::nodes_with_elements: 0 when every node has elements
     cuda::DeviceBuffer row_ptr, row_offset, row_sign;        // RowGather
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather

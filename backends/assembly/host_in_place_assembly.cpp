@@ -65,7 +65,8 @@ const HostInPlaceAssembly::TermIncidence& HostInPlaceAssembly::incidence(size_t 
   auto it = incidence_.find(term);
   if (it == incidence_.end()) {
     const mesh::ElementSet& set = p_.term(term).elements;
-    TermIncidence ti{mesh::build_incidence(p_.n_nodes(), set), {}, {}};
+    TermIncidence ti{mesh::build_incidence(p_.n_nodes(), set), {}, {}, {}};
+    ti.side = mesh::incidence_side_offsets(ti.inc, set);
     ti.nodes = mesh::incidence_other_nodes(ti.inc, set);
     ti.active = mesh::nodes_with_elements(ti.inc);
     it = incidence_.emplace(term, std::move(ti)).first;
@@ -83,9 +84,8 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
   target.n_nodes = p_.n_nodes();
   if (st.needs_incidence()) {
     const TermIncidence& ti = incidence(term);
-    target.inc_ptr = ti.inc.ptr.data();
+    target.inc_side = ti.side.data();
     target.inc_element = ti.inc.element.data();
-    target.inc_vertex = ti.inc.local_vertex.data();
     target.inc_nodes = ti.nodes.data();
     if (!ti.active.empty()) {
       target.active = ti.active.data();

@@ -59,6 +59,7 @@ class HostInPlaceAssembly {
   // A term's incidence, its other nodes and its nodes with elements, built on first use.
   struct TermIncidence {
     mesh::Incidence inc;
+    std::vector<uint32_t> side;   // mesh::incidence_side_offsets
     std::vector<int32_t> nodes;   // mesh::incidence_other_nodes
     std::vector<int32_t> active;  // mesh::nodes_with_elements
   };

@@ -70,6 +70,29 @@ std::vector<int32_t> incidence_other_nodes(const Incidence& inc, const ElementSe
   return nodes;
 }
 
+std::vector<uint32_t> incidence_side_offsets(const Incidence& inc, const ElementSet& set) {
+  const int k = set.k;
+  const int64_t n = inc.n_nodes();
+  const int64_t entries = n > 0 ? inc.ptr[n] : 0;
+  if (entries > int64_t(std::numeric_limits<uint32_t>::max())) {
+    throw MeshError("element set '" + set.name + "': " + std::to_string(entries) +
+                    " element ends do not fit the 32-bit offsets of its incidence by local vertex");
+  }
+  std::vector<uint32_t> side(size_t(n) * k + 1);
+  for (int64_t node = 0; node < n; ++node) {
+    int64_t q = inc.ptr[node];
+    for (int v = 0; v < k; ++v) {
+      side[size_t(node) * k + v] = static_cast<uint32_t>(q);
+      while (q < inc.ptr[node + 1] && inc.local_vertex[q] == v) ++q;
+    }
+    if (q != inc.ptr[node + 1])
+      throw MeshError("element set '" + set.name + "': the incidence of node " +
+                      std::to_string(node) + " is not ordered by local vertex");
+  }
+  side[size_t(n) * k] = static_cast<uint32_t>(entries);
+  return side;
+}
+
 std::vector<int32_t> nodes_with_elements(const Incidence& inc) {
   std::vector<int32_t> nodes;
   for (int64_t n = 0; n < inc.n_nodes(); ++n) {

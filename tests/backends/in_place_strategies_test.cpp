@@ -151,7 +151,8 @@ TEST_CASE("node-gather: the emitted driver adds each of the node's entries, no a
   CHECK(count(grad.cuda_source, "atomic_add(") == 2);           // the prelude's only
   // One thread per visited node: every node, or the listed ones (InPlaceTarget::active).
   CHECK(grad.launch.items == "n_items");
-  CHECK(grad.args.find("inc_ptr") != nullptr);
+  CHECK(grad.args.find("inc_side") != nullptr);  // the local vertex from offsets, not a load
+  CHECK(grad.args.find("inc_vertex") == nullptr);
   CHECK(grad.args.find("active") != nullptr);
   const auto hess = lower(diagonals, Mode::Hessian);
   CHECK(count(hess.cuda_source, "] += d2[") == 4 * 9);

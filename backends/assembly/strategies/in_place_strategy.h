@@ -20,11 +20,12 @@ namespace dualjit::assembly {
 // Where one launch sums to, and the structure it may read.
 struct InPlaceTarget {
   int64_t n_nodes = 0;
-  // The term's mesh::Incidence (when the strategy needs_incidence()).
-  const int64_t* inc_ptr = nullptr;
+  // The term's mesh::Incidence (when the strategy needs_incidence()): its offsets by local
+  // vertex (mesh::incidence_side_offsets), elements and other nodes
+  // (mesh::incidence_other_nodes).
+  const uint32_t* inc_side = nullptr;
   const int32_t* inc_element = nullptr;
-  const int8_t* inc_vertex = nullptr;
-  const int32_t* inc_nodes = nullptr;  // mesh::incidence_other_nodes
+  const int32_t* inc_nodes = nullptr;
   // mesh::nodes_with_elements of the term (null: every node has elements); a node-owning
   // strategy that adds into rows already written visits only these.
   const int32_t* active = nullptr;

@@ -60,11 +60,10 @@ class NodeGather : public InPlaceDriver {
         {"n_nodes", jit::ArgKind::Int64, "", 1, false, "node count"},
         {"n_items", jit::ArgKind::Int64, "", 1, false, "visited node count"},
         {"active", jit::ArgKind::Pointer, "const int*", 1, false, "visited nodes"},
-        {"inc_ptr", jit::ArgKind::Pointer, "const long long*", 1, true, "incidence pointer"},
+        {"inc_side", jit::ArgKind::Pointer, "const unsigned int*", 1, true,
+         "incidence offsets by local vertex"},
         {"inc_element", jit::ArgKind::Pointer, "const int*", 1, true, "incident elements", false,
          true},
-        {"inc_vertex", jit::ArgKind::Pointer, "const signed char*", 1, true,
-         "incident local vertices", false, true},
         {"inc_nodes", jit::ArgKind::Pointer, "const int*", 1, vertices() > 1,
          "incident elements' other nodes", false, true},
         {"out", jit::ArgKind::Pointer, "double*", 1, true, blocks() ? "block values" : "node rows"},
@@ -188,18 +187,33 @@ class NodeGather : public InPlaceDriver {
          << "    for (long long i = (long long)a.row_ptr[node] * " << BB
          << "; i < (long long)a.row_ptr[node + 1] * " << BB << "; ++i) a.out[i] = 0.0;\n  }\n";
     }
+    // The node's entries are side-major (mesh::incidence_side_offsets): an entry's local
+    // vertex is how many side boundaries lie at or below it, with nothing loaded per entry.
+    const std::string live_or = team ? "live ? " : "";
+    const std::string or_zero = team ? " : 0" : "";
+    os << "  const unsigned int* side = a.inc_side + node * " << k << ";\n"
+       << "  const long long q0 = " << live_or << "side[0]" << or_zero << ", q1 = " << live_or
+       << "side[" << k << "]" << or_zero << ";\n";
+    std::string side_of = "0";
+    if (k > 1) {
+      os << "  const long long";
+      for (int v = 1; v < k; ++v)
+        os << (v > 1 ? "," : "") << " b" << v << " = " << live_or << "side[" << v << "]" << or_zero;
+      os << ";\n";
+      side_of.clear();
+      for (int v = 1; v < k; ++v)
+        side_of += (v > 1 ? " + " : "") + std::string("(q >= b") + std::to_string(v) + ")";
+    }
     if (team) {
-      os << "  const long long q0 = live ? a.inc_ptr[node] : 0, q1 = live ? a.inc_ptr[node + 1] "
-            ": 0;\n"
-         << "  for (long long q = q0; dj_warp_any(q < q1); ++q) {\n"
+      os << "  for (long long q = q0; dj_warp_any(q < q1); ++q) {\n"
          << "    const bool on = q < q1;\n"
          << "    const long long e = a.inc_element[on ? q : 0];\n"
-         << "    const int lv = on ? a.inc_vertex[q] : -1;\n"
+         << "    const int lv = on ? " << side_of << " : -1;\n"
          << element_nodes("on ? q : 0") << element_results(s, "    ", "on", "en", "lv");
     } else {
-      os << "  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {\n"
+      os << "  for (long long q = q0; q < q1; ++q) {\n"
          << "    const long long e = a.inc_element[q];\n"
-         << "    const int lv = a.inc_vertex[q];\n"
+         << "    const int lv = " << side_of << ";\n"
          << element_nodes("q") << element_results(s, "    ", "true", "en", "lv");
     }
     // Each element counts its energy once, at its local vertex 0 (every (element, local vertex)
@@ -406,9 +420,8 @@ class NodeGatherUnit : public InPlaceStrategy {
         t.active && t.accumulate && (!t.gradient || t.accumulate_energy_gradient) && !t.diagonal;
     a.set("n_items", visits_active ? t.n_active : t.n_nodes);
     if (visits_active) a.set("active", t.active);
-    a.set("inc_ptr", t.inc_ptr);
+    a.set("inc_side", t.inc_side);
     a.set("inc_element", t.inc_element);
-    a.set("inc_vertex", t.inc_vertex);
     a.set("inc_nodes", t.inc_nodes);
     a.set("out", t.out);
     a.set("accumulate", int64_t(t.accumulate ? 1 : 0));

@@ -16,9 +16,12 @@ DJ_FN void dj_spring_gradient_w6_t1_b128_df_ngr_node(const DjArgs_dj_spring_grad
   own_x[1] = a.field[0][node * 3 + 1];
   own_x[2] = a.field[0][node * 3 + 2];
   double acc[3] = {0};
-  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
+  const unsigned int* side = a.inc_side + node * 3;
+  const long long q0 = side[0], q1 = side[3];
+  const long long b1 = side[1], b2 = side[2];
+  for (long long q = q0; q < q1; ++q) {
     const long long e = a.inc_element[q];
-    const int lv = a.inc_vertex[q];
+    const int lv = (q >= b1) + (q >= b2);
     int en[3];
     const int* eo = a.inc_nodes + (q) * 2;
     en[0] = lv == 0 ? (int)node : eo[0];

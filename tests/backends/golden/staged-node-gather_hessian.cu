@@ -14,9 +14,12 @@ DJ_FN void dj_spring_hessian_w6_t1_b32_df_sngb433_node(const DjArgs_dj_spring_he
   own_x[0] = a.field[0][node * 3 + 0];
   own_x[1] = a.field[0][node * 3 + 1];
   own_x[2] = a.field[0][node * 3 + 2];
-  for (long long q = a.inc_ptr[node]; q < a.inc_ptr[node + 1]; ++q) {
+  const unsigned int* side = a.inc_side + node * 2;
+  const long long q0 = side[0], q1 = side[2];
+  const long long b1 = side[1];
+  for (long long q = q0; q < q1; ++q) {
     const long long e = a.inc_element[q];
-    const int lv = a.inc_vertex[q];
+    const int lv = (q >= b1);
     int en[2];
     const int* eo = a.inc_nodes + (q) * 1;
     en[0] = lv == 0 ? (int)node : eo[0];
