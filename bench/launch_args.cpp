@@ -1,6 +1,9 @@
 // The host's cost of one launch's argument block: building jit::ArgValues and packing them
 // through a table (jit/kernel_args.h) of 20 fields, as a node-gather gradient launch sets them
-// (integers, single pointers, one doubles field), median of 11 batches of 100,000. No GPU.
+// (integers, single pointers, one doubles field), median of 11 batches of 100,000. With a GPU,
+// also the driver's own floor: cuLaunchKernel of an empty kernel with a block of as many words,
+// median of 11 batches of 2,000 launches (each batch waits for the last), what no packing can
+// remove from a launch's host time.
 //
 //   launch_args
 #include <algorithm>
@@ -9,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/driver.h"
+#include "backends/cuda/source_module.h"
 #include "jit/kernel_args.h"
 
 using namespace dualjit::jit;
@@ -57,7 +62,34 @@ int main() {
         kBatch);
   }
   std::sort(us.begin(), us.end());
-  std::printf("RESULT launch_args fields=%zu us_per_launch=%.3f (words %llu)\n", names.size(),
-              us[us.size() / 2], (unsigned long long)sink);
+  double driver_us = 0;
+  if (dualjit::cuda::driver_available()) {
+    const std::string source = "struct Block { unsigned long long w[" +
+                               std::to_string(table.words()) +
+                               "]; };\nextern \"C\" __global__ void dj_empty(const Block b) {}\n";
+    const dualjit::cuda::SourceModule m("launch_args_empty", source);
+    const CUfunction f = m.function("dj_empty");
+    std::vector<uint64_t> words(table.words(), 0);
+    void* params[] = {words.data()};
+    constexpr int kLaunches = 2000;
+    const auto batch = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < kLaunches; ++i)
+        dualjit::cuda::launch(f, dualjit::cuda::Dim3{1}, dualjit::cuda::Dim3{32}, 0, params);
+      const double t =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+          kLaunches;
+      dualjit::cuda::check_last("launch_args");
+      return t;
+    };
+    batch();
+    std::vector<double> d;
+    for (int r = 0; r < 11; ++r) d.push_back(batch());
+    std::sort(d.begin(), d.end());
+    driver_us = d[d.size() / 2];
+  }
+  std::printf(
+      "RESULT launch_args fields=%zu us_per_launch=%.3f driver_launch_us=%.3f (words %llu)\n",
+      names.size(), us[us.size() / 2], driver_us, (unsigned long long)sink);
   return 0;
 }

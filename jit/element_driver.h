@@ -30,6 +30,7 @@ struct ElementLaunch {
   // drivers with outputs of their own), or with the element-local outputs.
   ArgValues inputs() const;
   ArgValues args() const;
+  bool operator==(const ElementLaunch&) const = default;
 };
 
 }  // namespace dualjit::jit

@@ -5,13 +5,9 @@
 
 namespace dualjit::jit {
 
-int64_t launch_items(const LoweredKernel& k, const ArgValues& values) {
-  return values.int64(k.launch.items);
-}
-
-std::vector<uint64_t> pack_launch(const LoweredKernel& k, const ArgValues& values) {
+PackedLaunch pack_launch(const LoweredKernel& k, const ArgValues& values) {
   const std::string& label = k.label;  // built once in lower(): launches allocate no text
-  const int64_t items = launch_items(k, values);
+  const int64_t items = values.int64(k.launch.items);
   if (items < 0 || values.int64("n_elements") < 0) {
     throw std::invalid_argument(label + ": negative " + k.launch.items);
   }
@@ -25,7 +21,7 @@ std::vector<uint64_t> pack_launch(const LoweredKernel& k, const ArgValues& value
       }
     }
   }
-  return pack_args(k.args, values, label, items > 0);
+  return {pack_args(k.args, values, label, items > 0), items};
 }
 
 }  // namespace dualjit::jit

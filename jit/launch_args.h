@@ -11,10 +11,15 @@
 
 namespace dualjit::jit {
 
-// The number of work items of a launch: the value of the kernel's LaunchPolicy::items.
-int64_t launch_items(const LoweredKernel& kernel, const ArgValues& values);
+// A launch's argument block and its number of work items (the value of the kernel's
+// LaunchPolicy::items), checked and packed once: a launch repeated with the same values can
+// keep it.
+struct PackedLaunch {
+  std::vector<uint64_t> words;
+  int64_t items = 0;
+};
 
 // Throws std::invalid_argument naming the kernel and the missing, mis-sized or unknown piece.
-std::vector<uint64_t> pack_launch(const LoweredKernel& kernel, const ArgValues& values);
+PackedLaunch pack_launch(const LoweredKernel& kernel, const ArgValues& values);
 
 }  // namespace dualjit::jit

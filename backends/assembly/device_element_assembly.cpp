@@ -340,7 +340,7 @@ std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
     for (const auto& [mode, launches] : d.kernels)
       for (const auto& k : launches) out.push_back(k.get());
     for (const auto& [key, k] : d.in_place)
-      if (k) out.push_back(k.get());
+      if (k.kernel) out.push_back(k.kernel.get());
   }
   return out;
 }
@@ -484,8 +484,9 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
   }
   const bool with_energy_gradient = extra && extra->gradient;
   const bool adds_diagonal = extra && extra->diagonal;
-  auto& k = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr, with_energy_gradient,
-                                   adds_diagonal}];
+  InPlaceKernel& slot = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr,
+                                               with_energy_gradient, adds_diagonal}];
+  auto& k = slot.kernel;
   try {
     if (!k) {
       const bool one_block_rows = pd && !pd->pattern;
@@ -516,7 +517,14 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
       g.row_ptr = as_ptr<int32_t>(pd->row_ptr);
       g.slots = as_ptr<int32_t>(pd->stored_slots.at(term));
     }
-    k->launch(st.args(element_inputs(term, mode, k->lowered()), g), stream);
+    jit::ElementLaunch inputs = element_inputs(term, mode, k->lowered());
+    if (!slot.packed || !(inputs == slot.inputs) || !(g == slot.target)) {
+      slot.packed.reset();  // a launch that fails to pack leaves nothing to reuse
+      slot.packed = jit::pack_launch(k->lowered(), st.args(inputs, g));
+      slot.inputs = std::move(inputs);
+      slot.target = g;
+    }
+    k->launch(*slot.packed, stream);
   } catch (const ProblemError&) {
     throw;
   } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -229,6 +230,16 @@ class DeviceElementAssembly {
   struct Local {  // element-major results of one term's kernel on the device
     cuda::DeviceBuffer values, first, second;
   };
+  // An in-place kernel and its last launch: a launch with the same inputs and target (a
+  // solver's loop) reuses the packed block. Building and packing it cost a sixth of the host's
+  // time to enqueue a node-gather launch (bench/RESULTS.md); its arguments are a function of
+  // the two alone (InPlaceStrategy::args).
+  struct InPlaceKernel {
+    std::unique_ptr<cuda::CudaKernel> kernel;
+    jit::ElementLaunch inputs;
+    InPlaceTarget target;
+    std::optional<jit::PackedLaunch> packed;
+  };
   struct TermData {
     cuda::DeviceBuffer conn, params, inc_ptr, inc_element, inc_vertex, inc_side, inc_nodes,
         inc_active;
@@ -243,7 +254,7 @@ class DeviceElementAssembly {
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that adds the
     // diagonal of the single-vertex terms.
     std::map<std::tuple<ElementStrategy, Mode, const mesh::BlockPattern*, bool, bool>,
-             std::unique_ptr<cuda::CudaKernel>>
+             InPlaceKernel>
         in_place;
   };
   struct PatternData {  // one symmetry's pattern, on the device

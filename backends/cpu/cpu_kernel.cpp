@@ -55,8 +55,7 @@ CpuKernel::CpuKernel(jit::LoweredKernel lowered, const HostCompileOptions& optio
 }
 
 void CpuKernel::run(const jit::ArgValues& args) const {
-  const std::vector<uint64_t> words = jit::pack_launch(lowered_, args);
-  entry_(words.data());
+  entry_(jit::pack_launch(lowered_, args).words.data());
 }
 
 }  // namespace dualjit::cpu

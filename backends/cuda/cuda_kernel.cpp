@@ -61,12 +61,11 @@ void CudaKernel::load_image(const jit::CompileOptions& options) {
   }
 }
 
-void CudaKernel::launch(const jit::ArgValues& args, CUstream stream) const {
-  std::vector<uint64_t> words = jit::pack_launch(lowered_, args);
+void CudaKernel::launch(const jit::PackedLaunch& packed, CUstream stream) const {
   const jit::LaunchPolicy& policy = lowered_.launch;
-  const int64_t items = jit::launch_items(lowered_, args);
+  const int64_t items = packed.items;
   if (items == 0) return;
-  void* params[] = {words.data()};
+  void* params[] = {const_cast<uint64_t*>(packed.words.data())};
   const int64_t blocks = (items + policy.items_per_block - 1) / policy.items_per_block;
   if (blocks > 0x7fffffff) {
     throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +

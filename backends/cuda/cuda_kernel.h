@@ -24,7 +24,11 @@ class CudaKernel {
   CudaKernel(jit::LoweredKernel lowered, const jit::CompileOptions& options, jit::CudaImage image);
 
   // Device pointers. Asynchronous on `stream`.
-  void launch(const jit::ArgValues& args, CUstream stream = nullptr) const;
+  void launch(const jit::ArgValues& args, CUstream stream = nullptr) const {
+    launch(jit::pack_launch(lowered_, args), stream);
+  }
+  // A block packed by jit::pack_launch for this kernel, kept by a caller that repeats a launch.
+  void launch(const jit::PackedLaunch& packed, CUstream stream = nullptr) const;
 
   const jit::LoweredKernel& lowered() const { return lowered_; }
   const jit::CudaImage& image() const { return image_; }

@@ -401,7 +401,7 @@ TEST_CASE("staged gather kernels compile for sm_90 spill-free; misuse is refused
     a.set("side_element", i32.data());
     a.set("side_slot", i32.data());
     a.set("n_node_blocks", int64_t{1});
-    CHECK(jit::pack_launch(lk, a).size() == lk.args.words());
+    CHECK(jit::pack_launch(lk, a).words.size() == lk.args.words());
     a.set("side_element", static_cast<const void*>(nullptr));
     CHECK_THROWS_WITH_AS(jit::pack_launch(lk, a), doctest::Contains("side incidence elements"),
                          std::invalid_argument);

@@ -51,6 +51,21 @@ TEST_CASE("argument table: values packed by name, in table order") {
   CHECK(std::bit_cast<double>(w[6]) == -2.0);
 }
 
+TEST_CASE("argument table: any order of values packs the same, a name set twice the later") {
+  double x = 0, y = 0, out = 0, other = 0;
+  ArgValues in_order;
+  in_order.set("n", int64_t{7}).set("field", std::vector<const void*>{&x, &y}).set("out", &out);
+  in_order.set("maybe", &other).set_doubles("uniform", {0.5, 3.0});
+  ArgValues reversed;
+  reversed.set_doubles("uniform", {0.5, 3.0}).set("maybe", &other).set("out", &y);
+  reversed.set("field", std::vector<const void*>{&x, &y}).set("n", int64_t{9}).set("out", &out);
+  reversed.set("n", int64_t{7});
+  CHECK(reversed.int64("n") == 7);
+  CHECK(reversed.pointer("out") == &out);
+  CHECK(pack_args(table(), reversed, "kernel 'k'", true) ==
+        pack_args(table(), in_order, "kernel 'k'", true));
+}
+
 TEST_CASE("argument table: misuse names the kernel and the field") {
   double x = 0, out = 0;
   const auto good = [&] {

@@ -46,6 +46,8 @@ struct InPlaceTarget {
   // each node's diagonal block in the pattern.
   const double* diagonal = nullptr;
   const int32_t* diagonal_slot = nullptr;
+
+  bool operator==(const InPlaceTarget&) const = default;
 };
 
 // What a unit's kernel is built for besides the term and mode.
