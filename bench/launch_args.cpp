@@ -1,9 +1,9 @@
 // The host's cost of one launch's argument block: building jit::ArgValues and packing them
 // through a table (jit/kernel_args.h) of 20 fields, as a node-gather gradient launch sets them
 // (integers, single pointers, one doubles field), median of 11 batches of 100,000. With a GPU,
-// also the driver's own floor: cuLaunchKernel of an empty kernel with a block of as many words,
-// median of 11 batches of 2,000 launches (each batch waits for the last), what no packing can
-// remove from a launch's host time.
+// also the driver's own floor: the host's time in cuLaunchKernel for an empty kernel with a
+// block of as many words, queued behind a busy GPU, median of 11 batches of 500 launches: what
+// no packing can remove from a launch's host time.
 //
 //   launch_args
 #include <algorithm>
@@ -64,18 +64,28 @@ int main() {
   std::sort(us.begin(), us.end());
   double driver_us = 0;
   if (dualjit::cuda::driver_available()) {
+    // The empty kernel's launches queue behind a kernel that spins for ~5 ms, so the host's
+    // time per launch is the driver's alone, not the GPU's pace at running empty kernels.
     const std::string source = "struct Block { unsigned long long w[" +
                                std::to_string(table.words()) +
-                               "]; };\nextern \"C\" __global__ void dj_empty(const Block b) {}\n";
+                               "]; };\n"
+                               "extern \"C\" __global__ void dj_empty(const Block b) {}\n"
+                               "extern \"C\" __global__ void dj_spin(long long cycles) {\n"
+                               "  const long long t0 = clock64();\n"
+                               "  while (clock64() - t0 < cycles) {}\n"
+                               "}\n";
     const dualjit::cuda::SourceModule m("launch_args_empty", source);
-    const CUfunction f = m.function("dj_empty");
+    const CUfunction empty = m.function("dj_empty"), spin = m.function("dj_spin");
     std::vector<uint64_t> words(table.words(), 0);
     void* params[] = {words.data()};
-    constexpr int kLaunches = 2000;
+    long long cycles = 10'000'000;  // ~5 ms at 2 GHz
+    void* spin_params[] = {&cycles};
+    constexpr int kLaunches = 500;
     const auto batch = [&] {
+      dualjit::cuda::launch(spin, dualjit::cuda::Dim3{1}, dualjit::cuda::Dim3{1}, 0, spin_params);
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < kLaunches; ++i)
-        dualjit::cuda::launch(f, dualjit::cuda::Dim3{1}, dualjit::cuda::Dim3{32}, 0, params);
+        dualjit::cuda::launch(empty, dualjit::cuda::Dim3{1}, dualjit::cuda::Dim3{32}, 0, params);
       const double t =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
           kLaunches;
