@@ -283,51 +283,39 @@ TEST_CASE("mesh: Incidence lists every (element, local vertex) exactly once, sid
   CHECK(empty.ptr == std::vector<int64_t>(5, 0));
 }
 
-TEST_CASE("mesh: an incidence's offsets by local vertex give each entry's local vertex") {
-  const Mesh m = random_mesh(23);
-  for (const ElementSet& set : m.sets) {
-    CAPTURE(set.name);
-    const Incidence inc = build_incidence(m.n_nodes, set);
-    const std::vector<uint32_t> side = incidence_side_offsets(inc, set);
-    REQUIRE(side.size() == size_t(m.n_nodes) * set.k + 1);
-    CHECK(side.back() == inc.element.size());
-    int64_t wrong = 0;
-    for (int64_t n = 0; n < m.n_nodes; ++n) {
-      wrong += side[n * set.k] != inc.ptr[n];
-      for (int v = 0; v < set.k; ++v) {
-        for (int64_t q = side[n * set.k + v]; q < side[n * set.k + v + 1]; ++q)
-          wrong += inc.local_vertex[q] != v;
-      }
-    }
-    CHECK(wrong == 0);
-  }
-  // An element with a node at two local vertices: the node has an entry on each side.
-  const ElementSet twice{"twice", 3, {2, 0, 2, 1, 2, 0}};
-  const Incidence inc = build_incidence(3, twice);
-  CHECK(incidence_side_offsets(inc, twice) == std::vector<uint32_t>{0, 0, 1, 2, 3, 3, 3, 4, 5, 6});
-  CHECK(incidence_side_offsets(build_incidence(4, ElementSet{"empty", 2, {}}),
-                               ElementSet{"empty", 2, {}}) == std::vector<uint32_t>(9, 0));
-}
-
-TEST_CASE("mesh: an incidence's other nodes and the nodes with elements") {
+TEST_CASE("mesh: an incidence's other nodes, offsets by local vertex and nodes with elements") {
   const Mesh m = random_mesh(22);
   for (const ElementSet& set : m.sets) {
     CAPTURE(set.name);
     const Incidence inc = build_incidence(m.n_nodes, set);
     const std::vector<int32_t> other = incidence_other_nodes(inc, set);
     REQUIRE(other.size() == inc.element.size() * (set.k - 1));
+    const std::vector<uint32_t> side = incidence_side_offsets(inc, set);
+    REQUIRE(side.size() == size_t(m.n_nodes) * set.k + 1);
+    CHECK(side.back() == inc.element.size());
     int64_t wrong = 0;
     for (int64_t n = 0; n < m.n_nodes; ++n) {
-      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
-        // Put the node back at its local vertex: the element's own row.
-        for (int v = 0, o = 0; v < set.k; ++v) {
-          const int32_t node = v == inc.local_vertex[i] ? int32_t(n) : other[i * (set.k - 1) + o++];
-          wrong += node != set.vertex(inc.element[i], v);
+      wrong += side[n * set.k] != inc.ptr[n];
+      // Each entry's local vertex is the side its offsets put it on.
+      for (int lv = 0; lv < set.k; ++lv) {
+        for (int64_t i = side[n * set.k + lv]; i < side[n * set.k + lv + 1]; ++i) {
+          wrong += inc.local_vertex[i] != lv;
+          // Put the node back at its local vertex: the element's own row.
+          for (int v = 0, o = 0; v < set.k; ++v) {
+            const int32_t node = v == lv ? int32_t(n) : other[i * (set.k - 1) + o++];
+            wrong += node != set.vertex(inc.element[i], v);
+          }
         }
       }
     }
     CHECK(wrong == 0);
   }
+  // An element with a node at two local vertices: the node has an entry on each side.
+  const ElementSet twice{"twice", 3, {2, 0, 2, 1, 2, 0}};
+  CHECK(incidence_side_offsets(build_incidence(3, twice), twice) ==
+        std::vector<uint32_t>{0, 0, 1, 2, 3, 3, 3, 4, 5, 6});
+  const ElementSet none{"none", 2, {}};
+  CHECK(incidence_side_offsets(build_incidence(4, none), none) == std::vector<uint32_t>(9, 0));
   // Nodes 1 and 4 of 6 have no element; a set touching all of them lists none.
   const ElementSet part{"part", 2, {0, 2, 3, 5, 2, 0}};
   CHECK(nodes_with_elements(build_incidence(6, part)) == std::vector<int32_t>{0, 2, 3, 5});
