@@ -38,7 +38,9 @@ skip=" ${SKIP:-} "
 cases=$(ls -S "$work"/ignition_*.json 2>/dev/null | head -1)  # the largest batch
 if [[ -n ${PYTHON_WHEELS:-} ]]; then
   whls=()
-  for w in cantera-3 canterax- ruamel_yaml-; do whls+=("$PYTHON_WHEELS"/$w*.whl); done
+  for w in cantera-3 canterax- ruamel_yaml-; do  # the ones that travelled
+    for f in "$PYTHON_WHEELS"/$w*.whl; do [[ -e $f ]] && whls+=("$f"); done
+  done
   "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$work/site" "${whls[@]}" &&
     export PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} ||

@@ -91,7 +91,9 @@ skip=" ${SKIP:-} "
 if [[ -n ${PYTHON_WHEELS:-} && ($skip != *" cantera "* || $skip != *" canterax "*) ]]; then
   # Only the wheels the peers need (drjit's may be in the same folder).
   whls=()
-  for w in cantera-3 canterax- ruamel_yaml-; do whls+=("$PYTHON_WHEELS"/$w*.whl); done
+  for w in cantera-3 canterax- ruamel_yaml-; do  # the ones that travelled
+    for f in "$PYTHON_WHEELS"/$w*.whl; do [[ -e $f ]] && whls+=("$f"); done
+  done
   "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$work/site" "${whls[@]}" &&
     export PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} ||
