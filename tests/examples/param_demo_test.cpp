@@ -163,12 +163,7 @@ TEST_SUITE("gpu") {
     const ScopedEnv no_real_meshes("DUALJIT_MESH_DIR", (tmp.path() / "no meshes").string());
     DemoOptions o;
     o.size = 6;
-    o.output_dir = tmp.path() / "cpu";
-    o.backend = assembly::Backend::Cpu;
-    const DemoReport cpu = run_param_demo(o);
-    o.output_dir = tmp.path() / "gpu";
-    o.backend = assembly::Backend::Cuda;
-    const DemoReport gpu = run_param_demo(o);
+    const auto [cpu, gpu] = test::run_on_cpu_and_gpu(run_param_demo, o, tmp.path());
     CHECK(gpu.ok);
     CHECK(gpu.backend == "cuda");
     CHECK(test::fact(gpu, "flipped triangles") == "0");

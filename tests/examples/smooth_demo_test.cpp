@@ -138,12 +138,7 @@ TEST_SUITE("gpu") {
     DemoOptions o;
     o.size = 12;
     o.max_iterations = 40;
-    o.output_dir = tmp.path() / "cpu";
-    o.backend = assembly::Backend::Cpu;
-    const DemoReport cpu = run_smooth_demo(o);
-    o.output_dir = tmp.path() / "gpu";
-    o.backend = assembly::Backend::Cuda;
-    const DemoReport gpu = run_smooth_demo(o);
+    const auto [cpu, gpu] = test::run_on_cpu_and_gpu(run_smooth_demo, o, tmp.path());
     CHECK(gpu.ok);
     CHECK(gpu.backend == "cuda");
     CHECK(test::fact(gpu, "max boundary displacement") == "0");

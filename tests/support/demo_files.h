@@ -46,4 +46,22 @@ inline std::string fact(const mesh_energy::DemoReport& r, const std::string& nam
   return "";
 }
 
+// A demo run with the same options on the CPU and then on the GPU, each writing into its own
+// folder under `dir`: what the GPU cases compare.
+struct CpuAndGpu {
+  mesh_energy::DemoReport cpu, gpu;
+};
+template <class Run>
+CpuAndGpu run_on_cpu_and_gpu(Run run, mesh_energy::DemoOptions o,
+                             const std::filesystem::path& dir) {
+  CpuAndGpu r;
+  o.output_dir = dir / "cpu";
+  o.backend = assembly::Backend::Cpu;
+  r.cpu = run(o);
+  o.output_dir = dir / "gpu";
+  o.backend = assembly::Backend::Cuda;
+  r.gpu = run(o);
+  return r;
+}
+
 }  // namespace dualjit::test
