@@ -10,6 +10,7 @@
 # 4 M vertices with its JAX peer (bench/energy_peers.sh, ONLY=smooth), the smoothing kernel's
 # own time (Nsight Compute), cloth_step 1000 with its hand-written peer, sd_hvp's gradient, H v
 # and Hessian at 1.81 M vertices. SKIP_TESTS=1 leaves the suites out; SUITES names them.
+# SKIP_SMOOTH=1 leaves out the smoothing benchmarks (a change that only the Hessians see).
 # CLOTH_NCU=1 adds the cloth step's kernels one by one (Nsight Compute, median per kernel).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +22,15 @@ suites=${SUITES:-test_backends test_solvers test_examples}
 [[ ${SKIP_TESTS:-0} == 1 ]] && suites=""
 gpu_build "$out" smooth_gradient cloth_step sd_hvp launch_args $suites || exit 1
 ./build-gpu/bench/launch_args | tee "$out/launch_args.txt"
-BUILD_DIR=build-gpu ONLY=smooth SKIP=torch REPS=15 OUT="$tmp/peers" WORK="$tmp/work" \
-  bash bench/energy_peers.sh full > "$out/smooth_peers.txt" 2>&1
-grep -E "RESULT smooth" "$out/smooth_peers.txt" | cut -c1-230
-tail -12 "$out/smooth_peers.txt"
-bash bench/ncu_kernels.sh "$tmp/ncu.csv" ngr build-gpu/bench/smooth_gradient --reps 3 1000000 \
-  > "$out/ncu_smooth.txt" 2>&1
-sort -n "$out/ncu_smooth.txt" | awk 'NR % 3 == 1' | head -8
+if [[ ${SKIP_SMOOTH:-0} != 1 ]]; then
+  BUILD_DIR=build-gpu ONLY=smooth SKIP=torch REPS=15 OUT="$tmp/peers" WORK="$tmp/work" \
+    bash bench/energy_peers.sh full > "$out/smooth_peers.txt" 2>&1
+  grep -E "RESULT smooth" "$out/smooth_peers.txt" | cut -c1-230
+  tail -12 "$out/smooth_peers.txt"
+  bash bench/ncu_kernels.sh "$tmp/ncu.csv" ngr build-gpu/bench/smooth_gradient --reps 3 1000000 \
+    > "$out/ncu_smooth.txt" 2>&1
+  sort -n "$out/ncu_smooth.txt" | awk 'NR % 3 == 1' | head -8
+fi
 ./build-gpu/bench/cloth_step 1000 > "$out/cloth_step.txt" 2>&1
 tail -n 4 "$out/cloth_step.txt"
 if [[ ${CLOTH_NCU:-0} == 1 ]]; then

@@ -42,6 +42,9 @@ struct DriverSpec {
   size_t first_size = 0, second_size = 0;
   bool hvp = false;
   LaunchLayout layout;
+  // LoweringOptions::companions, in order: each one's chunk functions are
+  // `<companion symbol>_c<c>`, with the same signature as the kernel's own.
+  std::vector<DriverSpec> companions;
   std::string args_type() const { return "DjArgs_" + symbol; }
 };
 

@@ -176,7 +176,48 @@ namespace {
 struct Prepared {
   LoweredKernel out;
   DriverSpec spec;
+  std::vector<Prepared> companions;  // LoweringOptions::companions, their chunks only
 };
+
+// A companion kernel (LoweringOptions::companions) of the kernel lowered under `parent`: its
+// plan in the same mode, whole (one chunk of every direction), its slots bound to vertex 0 and
+// its chunk functions named `symbol`_c<c>. Only its chunks are emitted: the parent's driver
+// loads its inputs and uses its results.
+Prepared prepare_companion(const Kernel& kernel, const LoweringOptions& parent,
+                           const std::string& symbol) {
+  Prepared pr;
+  LoweredKernel& out = pr.out;
+  out.kernel_name = kernel.name();
+  out.options.mode = parent.mode;
+  out.options.prune = parent.prune;
+  out.options.single_tangents = parent.single_tangents;
+  out.options.compile_effort = parent.compile_effort;
+  out.plan = plan_derivatives(kernel, parent.mode, 0, 0);
+  out.options.schedule = kernel.graph().size() > kLargeChunk ? ScheduleKind::LeastLive
+                                                             : default_schedule(out.plan.width);
+  out.symbol = symbol;
+  out.label = "kernel '" + kernel.name() + "' (" + symbol + ")";
+  DriverSpec& spec = pr.spec;
+  spec.symbol = symbol;
+  spec.n_chunks = static_cast<int>(out.plan.chunks.size());
+  for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
+    spec.slot_size.push_back(s.size);
+    spec.slot_offset.push_back(s.offset);
+    spec.input_vertex.push_back(0);
+  }
+  out.input_vertex = spec.input_vertex;
+  out.slot_size = spec.slot_size;
+  spec.n_inputs = kernel.n_inputs();
+  spec.n_params = kernel.n_params();
+  spec.n_uniforms = kernel.n_uniforms();
+  spec.n_outputs = kernel.n_outputs();
+  spec.first_size = out.first_size =
+      first_size(out.plan.mode, out.plan.n_inputs, out.plan.n_outputs);
+  spec.second_size = out.second_size = second_size(out.plan.mode, out.plan.n_inputs);
+  spec.hvp = out.plan.mode == Mode::Hvp;
+  spec.layout = parent.layout;
+  return pr;
+}
 
 // `pattern`: the kernel's Jacobian pattern when known (the launches of one kernel share it;
 // a chemistry kernel's takes a large share of its lowering).
@@ -278,6 +319,16 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   spec.hvp = plan.mode == Mode::Hvp;
   spec.layout = layout;
   out.slot_size = spec.slot_size;
+  if (!options.companions.empty() && (!options.driver || out.plan.rows > 0)) {
+    throw std::invalid_argument("kernel '" + kernel.name() +
+                                "': companion kernels need a driver that calls them, without "
+                                "row groups");
+  }
+  for (size_t i = 0; i < options.companions.size(); ++i) {
+    pr.companions.push_back(
+        prepare_companion(*options.companions[i], options, out.symbol + "_n" + std::to_string(i)));
+    spec.companions.push_back(pr.companions.back().spec);
+  }
   driver.check(spec, plan, kernel.name());
   for (ArgField& f : common_fields(spec)) out.args.add(std::move(f));
   for (ArgField& f : driver.fields(spec)) out.args.add(std::move(f));
@@ -327,8 +378,12 @@ std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t 
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
 // functions, in order.
+// `companion_texts`: the companions' element functions; `companions_outline`: whether one of
+// them calls the outlined specials.
 LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
-                     std::span<const std::string> texts) {
+                     std::span<const std::string> texts,
+                     std::span<const std::string> companion_texts = {},
+                     bool companions_outline = false) {
   LoweredKernel& out = pr.out;
   const DriverSpec& spec = pr.spec;
   const Driver& driver = out.driver();
@@ -354,21 +409,25 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
   {
     size_t bytes = args_struct.size() + 1 + functions.size();
     for (const std::string& t : texts) bytes += t.size() + 1;
+    for (const std::string& t : companion_texts) bytes += t.size() + 1;
     out.element_source.reserve(bytes);
     out.element_source += args_struct;
     out.element_source += '\n';
-    for (const std::string& t : texts) {
-      out.element_source += t;
-      out.element_source += '\n';
+    for (std::span<const std::string> list : {texts, companion_texts}) {
+      for (const std::string& t : list) {
+        out.element_source += t;
+        out.element_source += '\n';
+      }
     }
     out.element_source += functions;
   }
   const IrDumper dump(out.options.dump_dir, out.symbol);
   dump("4-element.txt", [&] { return out.element_source; });
   // The outlined specials, where a chunk calls them (chunk_text).
-  const bool outlined = std::any_of(chunks.begin(), chunks.end(), [](const ChunkSummary& c) {
-    return outlines_specials(c.statements);
-  });
+  const bool outlined =
+      companions_outline || std::any_of(chunks.begin(), chunks.end(), [](const ChunkSummary& c) {
+        return outlines_specials(c.statements);
+      });
   out.cuda_source = joined({cuda_prelude(), outlined ? cuda_outlined_specials() : "", "\n",
                             out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
   if (driver.runs_on_host()) {
@@ -443,12 +502,26 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   }
   const std::vector<ChunkSummary>& summaries = lowered.summaries;
   const std::vector<std::string>& texts = lowered.texts;
+  // The companions' chunks (one launch only: prepare refuses them with row groups).
+  std::vector<std::string> companion_texts;
+  bool companions_outline = false;
+  for (size_t i = 0; i < parts.front().companions.size(); ++i) {
+    const Prepared& cp = parts.front().companions[i];
+    const IrDumper companion_dump(options.dump_dir, cp.out.symbol);
+    const std::vector<ChunkProgram> programs =
+        chunk_programs(*options.companions[i], cp, companion_dump);
+    for (size_t c = 0; c < programs.size(); ++c) {
+      companion_texts.push_back(chunk_text(cp.out, programs[c], c));
+      companions_outline = companions_outline || outlines_specials(programs[c].summary.statements);
+    }
+  }
   std::vector<LoweredKernel> out;
   for (size_t u = 0; u < parts.size(); ++u) {
     const size_t first = static_cast<size_t>(ranges[u].first);
     const size_t count = static_cast<size_t>(ranges[u].last - ranges[u].first);
     out.push_back(finish(std::move(parts[u]), std::span(summaries).subspan(first, count),
-                         std::span(texts).subspan(first, count)));
+                         std::span(texts).subspan(first, count), companion_texts,
+                         companions_outline));
   }
   spdlog::debug("dualjit: lowered {} in {:.3f} s ({} chunks, {} statements, {} launches{})", symbol,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),

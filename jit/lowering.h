@@ -21,7 +21,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-13";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-14";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -93,6 +93,10 @@ struct LoweringOptions {
   int launches = 0;
   // The chunks this kernel computes (element-local driver): one launch of a split kernel.
   ChunkRange chunks;
+  // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
+  // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
+  // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.
+  std::vector<std::shared_ptr<const Kernel>> companions;
 };
 
 // ptxas runs on one thread per program and takes minutes for a big kernel in -O3, so a kernel

@@ -483,21 +483,23 @@ void DeviceElementAssembly::run_in_place(ElementStrategy strategy, size_t term, 
     fill_zero(out, pd ? pd->pattern->n_blocks() * bb : n_values(), stream);
   }
   const bool with_energy_gradient = extra && extra->gradient;
-  const bool adds_diagonal = extra && extra->diagonal;
+  const bool with_node_terms = extra && !extra->node_terms.empty();
   InPlaceKernel& slot = terms_[term].in_place[{strategy, mode, pd ? pd->pattern : nullptr,
-                                               with_energy_gradient, adds_diagonal}];
+                                               with_energy_gradient, with_node_terms}];
   auto& k = slot.kernel;
   try {
     if (!k) {
-      const bool one_block_rows = pd && !pd->pattern;
+      std::vector<const Term*> node_terms;
+      if (with_node_terms) {
+        for (size_t ti : single_vertex_energy_terms(problem_))
+          node_terms.push_back(&problem_.term(ti));
+      }
       k = std::make_unique<cuda::CudaKernel>(jit::lower(
           t.kernel_for(mode),
           st.lowering(t, mode,
                       {problem_.block_size(), options_.width, options_.layout.elements_per_block,
                        pd ? pd->pattern : nullptr, options_.projection, with_energy_gradient,
-                       adds_diagonal, one_block_rows,
-                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{},
-                       options_.layout.min_blocks})));
+                       std::move(node_terms), options_.layout.min_blocks})));
     }
     InPlaceTarget g;
     if (extra) g = *extra;
@@ -725,7 +727,9 @@ void DeviceElementAssembly::sum_hessian(PatternData& pd, CUstream stream, double
   InPlaceTarget extra;
   extra.gradient = gradient;
   extra.node_energy = node_energy;
-  const bool fold = s != ElementStrategy::Gather && in_place_strategy(s).folds_diagonal() &&
+  // Under a unit that evaluates_node_terms(), the first multi-vertex term's kernel evaluates
+  // the single-vertex terms at its nodes: they get no kernel of their own.
+  const bool fold = s != ElementStrategy::Gather && in_place_strategy(s).evaluates_node_terms() &&
                     !single.empty() && !multi.empty();
   if (!fold) {
     bool first = true;
@@ -742,38 +746,23 @@ void DeviceElementAssembly::sum_hessian(PatternData& pd, CUstream stream, double
     }
     return;
   }
-  // The single-vertex terms' blocks, node-major: row n of diagonal_pd_ is node n's one block,
-  // of the entries they write only.
-  const int64_t n = problem_.n_nodes();
-  if (diagonal_pd_.row_ptr.bytes() == 0) {
-    diagonal_entries_ = diagonal_entries(problem_, single, options_.projection.active());
-    std::vector<int32_t> rows(n + 1);
-    for (int64_t i = 0; i <= n; ++i) rows[i] = static_cast<int32_t>(i);
-    diagonal_pd_.row_ptr = cuda::DeviceBuffer::from(rows);
-    for (size_t ti : single) {
-      diagonal_pd_.stored_slots[ti] = cuda::DeviceBuffer::from(problem_.term(ti).elements.conn);
-    }
-    diagonal_ = cuda::DeviceBuffer(std::max<int64_t>(n, 1) * int64_t(diagonal_entries_.size()) *
-                                   sizeof(double));
-  }
   if (pd.diag_slot.bytes() == 0) {
+    const int64_t n = problem_.n_nodes();
     std::vector<int32_t> d(n);
     for (int64_t i = 0; i < n; ++i) d[i] = static_cast<int32_t>(pd.pattern->diag_index(i));
     pd.diag_slot = cuda::DeviceBuffer::from(d);
   }
-  bool first = true;
-  for (size_t ti : single) {
-    extra.accumulate_energy_gradient = !first;
-    run_in_place(s, ti, Mode::Hessian, ptr(diagonal_), first, &diagonal_pd_, stream, &extra);
-    first = false;
-  }
-  extra.accumulate_energy_gradient = true;
-  extra.diagonal = ptr(diagonal_);
   extra.diagonal_slot = as_ptr<int32_t>(pd.diag_slot);
+  for (size_t ti : single) {
+    const TermData& d = terms_[ti];
+    extra.node_terms.push_back({as_ptr<uint32_t>(d.inc_side), as_ptr<int32_t>(d.inc_element),
+                                ptr(d.params), problem_.term(ti).uniforms});
+  }
   for (size_t ti : multi) {
     stored_slots(pd, ti);
+    extra.accumulate_energy_gradient = ti != multi.front();
     run_in_place(s, ti, Mode::Hessian, ptr(pd.values), ti == multi.front(), &pd, stream, &extra);
-    extra.diagonal = nullptr;  // added once, by the term that stores the rows
+    extra.node_terms.clear();  // evaluated once, by the term that stores the rows
     extra.diagonal_slot = nullptr;
   }
 }

@@ -251,8 +251,8 @@ class DeviceElementAssembly {
     // Element-local, by mode and whether a Jacobian is sparse.
     std::map<std::pair<Mode, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
-    // The last keys: a Hessian kernel that sums the energy and gradient too; one that adds the
-    // diagonal of the single-vertex terms.
+    // The last keys: a Hessian kernel that sums the energy and gradient too; one that evaluates
+    // the single-vertex terms at its nodes (InPlaceShape::node_terms).
     std::map<std::tuple<ElementStrategy, Mode, const mesh::BlockPattern*, bool, bool>,
              InPlaceKernel>
         in_place;
@@ -263,7 +263,7 @@ class DeviceElementAssembly {
     std::map<size_t, std::pair<cuda::DeviceBuffer, cuda::DeviceBuffer>> slots;  // per term
     std::map<size_t, cuda::DeviceBuffer> stored_slots;  // per term, for element-scatter
     cuda::DeviceBuffer values;     // the Hessian's, or the Jacobian's (General)
-    cuda::DeviceBuffer diag_slot;  // per node, its diagonal block (when a kernel folds one)
+    cuda::DeviceBuffer diag_slot;  // per node, its diagonal block (where node terms add)
   };
   template <class T>
   static T* ptr(const cuda::DeviceBuffer& b) {
@@ -288,13 +288,14 @@ class DeviceElementAssembly {
   void sum_blocks(size_t term, Mode mode, PatternData& pd, bool first, CUstream stream);
   // Runs term's kernel of an in-place strategy (strategies/in_place_strategy.h) into out;
   // pd: the blocks' pattern (Hessian, Jacobian), null for rows. `extra` (a Hessian): the
-  // gradient and node energies to sum too, and the diagonal to add (InPlaceTarget's fields).
+  // gradient and node energies to sum too, and the node terms to evaluate (InPlaceTarget's
+  // fields).
   void run_in_place(ElementStrategy strategy, size_t term, Mode mode, double* out, bool first,
                     const PatternData* pd, CUstream stream, const InPlaceTarget* extra = nullptr);
   const int32_t* stored_slots(PatternData& pd, size_t term);
   // The energy terms' Hessian into pd's values, and with gradient (then node_energy too) their
-  // gradient and energy per node. Under a matrix strategy that folds_diagonal(), single-vertex
-  // terms are summed node-major into diagonal_ first and added by the first multi-vertex term.
+  // gradient and energy per node. Under a matrix strategy that evaluates_node_terms(), the
+  // first multi-vertex term's kernel evaluates the single-vertex terms too.
   void sum_hessian(PatternData& pd, CUstream stream, double* gradient = nullptr,
                    double* node_energy = nullptr);
   PatternData& pattern_data(mesh::Symmetry symmetry, bool hessian);
@@ -324,11 +325,6 @@ class DeviceElementAssembly {
   std::vector<std::unique_ptr<cuda::Stream>> side_streams_;
   std::vector<cuda::Event> side_done_;
   std::unique_ptr<cuda::Event> fork_;
-  // diagonal_pd_: rows of one block each (row_ptr 0..n), the slots of a single-vertex term its
-  // nodes; diagonal_: those blocks' values, the entries diagonal_entries_ of each.
-  PatternData diagonal_pd_;
-  cuda::DeviceBuffer diagonal_;
-  std::vector<int> diagonal_entries_;
 };
 
 }  // namespace dualjit::assembly

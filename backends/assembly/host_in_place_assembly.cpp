@@ -37,19 +37,21 @@ std::vector<const cpu::CpuKernel*> HostInPlaceAssembly::kernels() const {
 
 const cpu::CpuKernel& HostInPlaceAssembly::kernel(size_t term, Mode mode,
                                                   const mesh::BlockPattern* pattern,
-                                                  bool with_energy_gradient, bool adds_diagonal) {
-  auto& k = kernels_[{term, mode, pattern, with_energy_gradient, adds_diagonal}];
+                                                  bool with_energy_gradient, bool node_terms) {
+  auto& k = kernels_[{term, mode, pattern, with_energy_gradient, node_terms}];
   if (!k) {
-    const bool one_block_rows = mode_is_matrix(mode) && !pattern;
     const Term& t = p_.term(term);
     const InPlaceStrategy& st = in_place_strategy(strategy(mode));
+    std::vector<const Term*> evaluated;
+    if (node_terms) {
+      for (size_t ti : single_vertex_energy_terms(p_)) evaluated.push_back(&p_.term(ti));
+    }
     try {
-      k = std::make_unique<cpu::CpuKernel>(jit::lower(
-          t.kernel_for(mode),
-          st.lowering(t, mode,
-                      {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
-                       with_energy_gradient, adds_diagonal, one_block_rows,
-                       one_block_rows || adds_diagonal ? diagonal_entries_ : std::vector<int>{}})));
+      k = std::make_unique<cpu::CpuKernel>(
+          jit::lower(t.kernel_for(mode),
+                     st.lowering(t, mode,
+                                 {p_.block_size(), width_, kItemsPerBlock, pattern, projection_,
+                                  with_energy_gradient, std::move(evaluated)})));
     } catch (const ProblemError&) {
       throw;
     } catch (const std::exception& e) {
@@ -80,7 +82,7 @@ void HostInPlaceAssembly::run(size_t term, Mode mode, std::span<const double> st
   const Term& t = p_.term(term);
   const InPlaceStrategy& st = in_place_strategy(strategy(mode));
   const cpu::CpuKernel& k =
-      kernel(term, mode, pattern, target.gradient != nullptr, target.diagonal != nullptr);
+      kernel(term, mode, pattern, target.gradient != nullptr, !target.node_terms.empty());
   target.n_nodes = p_.n_nodes();
   if (st.needs_incidence()) {
     const TermIncidence& ti = incidence(term);
@@ -131,49 +133,35 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
   InPlaceTarget extra;
   extra.gradient = gradient;
   extra.node_energy = node_energy;
-  // As on the GPU (device_element_assembly.cpp): under a unit that folds_diagonal(), the
-  // single-vertex terms' Hessian blocks are summed node-major first, then added by the first
-  // multi-vertex term's kernel.
-  const bool fold = mode == Mode::Hessian && in_place_strategy(strategy(mode)).folds_diagonal() &&
-                    !single.empty() && !multi.empty();
+  // As on the GPU (device_element_assembly.cpp): under a unit that evaluates_node_terms(), the
+  // first multi-vertex term's kernel evaluates the single-vertex terms at its nodes.
+  const bool fold = mode == Mode::Hessian &&
+                    in_place_strategy(strategy(mode)).evaluates_node_terms() && !single.empty() &&
+                    !multi.empty();
   bool first = true;  // out comes zeroed (BlockCsr::zeros)
   if (fold) {
-    const int64_t n = p_.n_nodes();
-    if (one_block_rows_.empty()) {
-      one_block_rows_.resize(n + 1);
-      for (int64_t i = 0; i <= n; ++i) one_block_rows_[i] = static_cast<int32_t>(i);
-      diagonal_entries_ = diagonal_entries(p_, single, projection_.active());
-      diagonal_.resize(n * diagonal_entries_.size());
-    }
     std::vector<int32_t>& diag_slot = diag_slot_[symmetry];
     if (diag_slot.empty()) {
-      diag_slot.resize(n);
-      for (int64_t i = 0; i < n; ++i) diag_slot[i] = static_cast<int32_t>(pattern.diag_index(i));
+      diag_slot.resize(p_.n_nodes());
+      for (int64_t i = 0; i < p_.n_nodes(); ++i)
+        diag_slot[i] = static_cast<int32_t>(pattern.diag_index(i));
     }
-    const std::vector<int32_t>& rows = one_block_rows_;
-    std::vector<double>& diagonal = diagonal_;
-    for (size_t ti : single) {
-      InPlaceTarget target = extra;
-      target.out = diagonal.data();
-      target.accumulate = !first;
-      target.accumulate_energy_gradient = !first;
-      target.row_ptr = rows.data();
-      target.slots = p_.term(ti).elements.conn.data();
-      run(ti, mode, state, {}, target, nullptr);
-      first = false;
-    }
-    extra.accumulate_energy_gradient = true;
-    extra.diagonal = diagonal.data();
     extra.diagonal_slot = diag_slot.data();
-    first = true;
+    for (size_t ti : single) {
+      const Term& t = p_.term(ti);
+      const TermIncidence& inc = incidence(ti);
+      extra.node_terms.push_back(
+          {inc.side.data(), inc.inc.element.data(), t.params.data(), t.uniforms});
+    }
     for (size_t ti : multi) {
       InPlaceTarget target = extra;
       target.out = out.data();
       target.accumulate = !first;
+      target.accumulate_energy_gradient = !first;
       target.row_ptr = row_ptr.data();
       target.slots = slots_of(ti).data();
       run(ti, mode, state, {}, target, &pattern);
-      extra.diagonal = nullptr;  // added once, by the term that stores the rows
+      extra.node_terms.clear();  // evaluated once, by the term that stores the rows
       extra.diagonal_slot = nullptr;
       first = false;
     }

@@ -52,7 +52,7 @@ class HostInPlaceAssembly {
               std::vector<double>& out, double* gradient = nullptr, double* node_energy = nullptr);
   // pattern: the blocks' (null for rows); kernels may be sized by it.
   const cpu::CpuKernel& kernel(size_t term, Mode mode, const mesh::BlockPattern* pattern,
-                               bool with_energy_gradient = false, bool adds_diagonal = false);
+                               bool with_energy_gradient = false, bool node_terms = false);
   // One launch of term's kernel into target (its incidence filled in when needed).
   void run(size_t term, Mode mode, std::span<const double> state, std::span<const double> direction,
            InPlaceTarget target, const mesh::BlockPattern* pattern);
@@ -76,12 +76,8 @@ class HostInPlaceAssembly {
   std::map<std::pair<size_t, mesh::Symmetry>, std::vector<int32_t>> slots_;
   std::map<size_t, TermIncidence> incidence_;
   std::map<mesh::Symmetry, std::vector<int32_t>> row_ptr_;  // the patterns' BSR row pointers
-  // The single-vertex terms' node-major diagonal (blocks()' fold), built on first use: the rows
-  // of one block each (0..n), each node's diagonal block per symmetry, and the blocks' values.
-  std::vector<int32_t> one_block_rows_;
+  // Each node's diagonal block, per symmetry (where node terms add), built on first use.
   std::map<mesh::Symmetry, std::vector<int32_t>> diag_slot_;
-  std::vector<double> diagonal_;
-  std::vector<int> diagonal_entries_;  // the entries of each of diagonal_'s blocks
 };
 
 }  // namespace dualjit::assembly

@@ -243,37 +243,51 @@ TEST_CASE("staged-node-gather: tiles sized by the pattern; too large or without 
             .cuda_source);
 }
 
-TEST_CASE("a fold's node-major diagonal stores only the entries its terms write") {
-  Problem p(6, 3);
-  const auto vertex_term = [](const char* name, bool quadratic) {
-    assembly::Term t;
-    t.name = name;
-    t.kernel = std::make_shared<Kernel>(name, [quadratic](KernelBuilder& kb) {
-      auto x = kb.input_vec<3>("x");
-      auto m = kb.param("m", 1);
-      kb.output("e", quadratic ? 0.5 * m[0] * dot(x, x) : m[0] * x[1]);
-    });
-    t.elements = {"vertices", 1, {0, 2, 5}};
-    t.params = {1.0, 2.0, 3.0};
-    t.energy = true;
-    return t;
-  };
-  p.add_term(vertex_term("mass", true));
-  p.add_term(vertex_term("gravity", false));
-  // A mass: the diagonal of each block (its Hessian's structure); a linear term adds nothing,
-  // so alone it keeps all; projected blocks may fill, so they keep all too.
-  CHECK(assembly::diagonal_entries(p, {0, 1}, false) == std::vector<int>{0, 4, 8});
-  CHECK(assembly::diagonal_entries(p, {1}, false).size() == 9);
-  CHECK(assembly::diagonal_entries(p, {0, 1}, true).size() == 9);
-  // The kernel that writes the compact diagonal: 3 values per row in its tile, its name says so.
-  const auto& st = assembly::in_place_strategy(ElementStrategy::StagedNodeGather);
-  assembly::InPlaceShape rows{3, 0, 64, nullptr};
-  rows.one_block_rows = true;
-  rows.diagonal_entries = {0, 4, 8};
-  const auto k = jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Hessian, rows));
-  CHECK(k.symbol.find("c3") != std::string::npos);
-  CHECK(k.launch.dynamic_shared_bytes == 64 * 3 * sizeof(double));
-  CHECK(count(k.cuda_source, "] += d2[") == 3);
+TEST_CASE("node-gather: a multi-vertex term's Hessian kernel evaluates the node terms") {
+  Problem p = test::energy_problem(40, 35);  // term 2: a single-vertex term on every second node
+  for (auto strategy : {ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
+    CAPTURE(assembly::element_strategy_name(strategy));
+    const auto& st = assembly::in_place_strategy(strategy);
+    CHECK(st.evaluates_node_terms());
+    assembly::InPlaceShape shape{3, 0, 64, &p.pattern()};
+    shape.node_terms = {&p.term(2)};
+    const auto k = jit::lower(*p.term(0).kernel, st.lowering(p.term(0), Mode::Hessian, shape));
+    CHECK(k.symbol.find("n1") != std::string::npos);
+    // The node term's chunk function is in the module and called once, with the node's own
+    // values, for each of its elements at the node; its block adds to the diagonal block.
+    CHECK(count(k.cuda_source, "DJ_FN void " + k.symbol + "_n0_c0(") == 1);
+    CHECK(count(k.cuda_source, k.symbol + "_n0_c0(x, v, p, u, val, d1, d2);") == 1);
+    CHECK(count(k.cuda_source, "q < a.n0_inc_side[node + 1]") == 1);
+    CHECK(count(k.cuda_source, "x[2] = own_x[2];") >= 1);
+    CHECK(count(k.cuda_source, "const int s = a.diag_slot[node];") == 1);
+    CHECK(k.args.find("n0_params") != nullptr);
+    CHECK(k.args.find("n0_uniform") != nullptr);
+    // Without node terms, none of it.
+    const auto plain = jit::lower(*p.term(0).kernel,
+                                  st.lowering(p.term(0), Mode::Hessian, {3, 0, 64, &p.pattern()}));
+    CHECK(plain.cuda_source.find("_n0_c0") == std::string::npos);
+    CHECK(plain.args.find("diag_slot") == nullptr);
+    // Only the Hessian of a multi-vertex term takes them, and only single-vertex ones.
+    CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Gradient, shape),
+                         doctest::Contains("only the Hessian of a multi-vertex term"),
+                         assembly::ProblemError);
+    CHECK_THROWS_WITH_AS(st.lowering(p.term(2), Mode::Hessian, shape),
+                         doctest::Contains("term 'anchor'"), assembly::ProblemError);
+    shape.node_terms = {&p.term(1)};
+    CHECK_THROWS_WITH_AS(st.lowering(p.term(0), Mode::Hessian, shape),
+                         doctest::Contains("node term 'triangle diagonals' has elements of 3"),
+                         assembly::ProblemError);
+  }
+  CHECK_FALSE(assembly::in_place_strategy(ElementStrategy::Scatter).evaluates_node_terms());
+  // The assemblies build no kernel of the single-vertex term's own for the Hessian.
+  std::mt19937_64 rng(36);
+  const auto x = test::uniform(120, -1.0, 1.0, rng);
+  assembly::Assembler a(p, cpu_with(ElementStrategy::StagedNodeGather));
+  a.hessian(x);
+  for (const assembly::KernelInfo& k : a.kernels()) {
+    CAPTURE(k.symbol);
+    CHECK(k.symbol.find("anchor") == std::string::npos);
+  }
 }
 
 TEST_CASE("element-scatter: a mode that does not fit the term is named") {

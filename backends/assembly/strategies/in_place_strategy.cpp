@@ -55,24 +55,12 @@ InPlaceRules in_place_rules(const Term& t, Mode mode, const InPlaceShape& shape,
   throw wrong("unknown mode");
 }
 
-std::vector<int> diagonal_entries(const Problem& p, const std::vector<size_t>& single,
-                                  bool projected) {
-  const int B = p.block_size();
-  std::vector<bool> used(size_t(B) * B, false);
-  for (size_t ti : single) {
-    // One vertex: the pair (0, 0) only.
-    const EntryGather g = hessian_entries(p.term(ti), B, projected);
-    for (int ij = 0; ij < B * B; ++ij) used[ij] = used[ij] || g.ptr[ij] != g.ptr[ij + 1];
+std::vector<size_t> single_vertex_energy_terms(const Problem& p) {
+  std::vector<size_t> out;
+  for (size_t ti = 0; ti < p.n_terms(); ++ti) {
+    if (p.term(ti).energy && p.term(ti).elements.k == 1) out.push_back(ti);
   }
-  // None (terms linear in their vertex): all, since an empty list means all to the units.
-  if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) {
-    used.assign(used.size(), true);
-  }
-  std::vector<int> entries;
-  for (int ij = 0; ij < B * B; ++ij) {
-    if (used[ij]) entries.push_back(ij);
-  }
-  return entries;
+  return out;
 }
 
 jit::LoweringOptions in_place_lowering(const Term& t, Mode mode, const InPlaceShape& shape) {

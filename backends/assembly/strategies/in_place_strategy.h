@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backends/assembly/element_rules.h"
 #include "backends/mesh/block_pattern.h"
@@ -42,9 +43,17 @@ struct InPlaceTarget {
   // Whether an earlier launch has summed into gradient and node_energy (their own flag: the
   // terms that fill them need not be the ones that fill out first).
   bool accumulate_energy_gradient = false;
-  // InPlaceShape::adds_diagonal: n_nodes x B x B diagonal blocks, node-major, and the index of
-  // each node's diagonal block in the pattern.
-  const double* diagonal = nullptr;
+  // InPlaceShape::node_terms, in order: each one's incidence (the side offsets of a
+  // single-vertex set are a row pointer by node, n_nodes + 1), its params and its uniforms; and
+  // the index of each node's diagonal block in the pattern, where they add.
+  struct NodeTerm {
+    const uint32_t* inc_side = nullptr;
+    const int32_t* inc_element = nullptr;
+    const double* params = nullptr;
+    std::vector<double> uniforms;
+    bool operator==(const NodeTerm&) const = default;
+  };
+  std::vector<NodeTerm> node_terms;
   const int32_t* diagonal_slot = nullptr;
 
   bool operator==(const InPlaceTarget&) const = default;
@@ -64,29 +73,22 @@ struct InPlaceShape {
   // element results it already has (the energy and gradient of a Newton step for the price of
   // the Hessian alone); only for units that sums_energy_gradient().
   bool with_energy_gradient = false;
-  // Blocks of a multi-vertex term: the kernel also adds InPlaceTarget::diagonal (the summed
-  // blocks of the single-vertex terms, written node-major and coalesced) into the rows it
-  // stores; only for units that folds_diagonal(). Because a single-vertex term (a per-vertex
-  // mass) adding its few entries straight into the matrix reads and writes a scattered 72
-  // bytes per node, a large share of a cheap Hessian (bench/RESULTS.md, the one-pass step).
-  bool adds_diagonal = false;
-  // Blocks: out's rows hold one block each, the node's own (the node-major diagonal that the
-  // single-vertex terms are summed into): a staged unit tiles them without a pattern.
-  bool one_block_rows = false;
-  // With one_block_rows or adds_diagonal: the entries (i * B + j) the diagonal's blocks store,
-  // in order (diagonal_entries); empty: all B * B. A per-vertex mass stores 3 of 9.
-  std::vector<int> diagonal_entries;
+  // Hessian of a multi-vertex term, for units that evaluates_node_terms(): single-vertex
+  // energy terms (a per-vertex mass, gravity) the kernel also evaluates at each of its nodes,
+  // adding their blocks to the node's diagonal block (and their gradient and energy, with
+  // with_energy_gradient). A single-vertex term with a kernel of its own reads and writes a
+  // scattered block per node, a large share of a cheap Hessian (bench/RESULTS.md, the cloth
+  // step); here it costs its arithmetic and its inputs.
+  std::vector<const Term*> node_terms = {};
   // Blocks per multiprocessor ptxas must fit (jit::LaunchLayout::min_blocks, from the element
   // layout): a cap on registers that buys occupancy; 0 leaves ptxas free. Units whose occupancy
   // a shared-memory tile sets, and projected Hessians, choose their own.
   int min_blocks = 0;
 };
 
-// The entries of a node's diagonal block that the single-vertex terms `single` add to (their
-// Hessian rules, hessian_entries), ascending: what the node-major diagonal of a fold stores.
-// All B * B when they add to none, or when the element Hessians are `projected`.
-std::vector<int> diagonal_entries(const Problem& p, const std::vector<size_t>& single,
-                                  bool projected);
+// The single-vertex energy terms of `p`, in order: what a multi-vertex term's Hessian kernel
+// evaluates at its nodes (InPlaceShape::node_terms) under a unit that evaluates_node_terms().
+std::vector<size_t> single_vertex_energy_terms(const Problem& p);
 
 class InPlaceStrategy {
  public:
@@ -105,9 +107,10 @@ class InPlaceStrategy {
   // Whether the unit's Hessian kernels can also sum the energy and gradient
   // (InPlaceShape::with_energy_gradient): a unit that owns each node's rows can, without atomics.
   virtual bool sums_energy_gradient() const { return false; }
-  // Whether the unit's block kernels of multi-vertex terms can add a node-major diagonal
-  // (InPlaceShape::adds_diagonal): the assemblies then sum the single-vertex terms there first.
-  virtual bool folds_diagonal() const { return false; }
+  // Whether the unit's Hessian kernels of multi-vertex terms can evaluate the single-vertex
+  // terms at their nodes (InPlaceShape::node_terms): the assemblies then run no kernel of the
+  // single-vertex terms' own.
+  virtual bool evaluates_node_terms() const { return false; }
   virtual jit::ArgValues args(const jit::ElementLaunch& inputs, const InPlaceTarget& t) const = 0;
 };
 

@@ -4,11 +4,11 @@
 // of blocks for the Hessian and the general Jacobian (each row has one writer, so plain adds).
 // No atomics and a fixed order: bit-identical from run to run, like element-gather, but in
 // one pass with nothing element-local in memory. Staged, a later term adds only the tile's
-// nonzero entries: a term that touches few blocks of each row (a per-vertex mass on the
-// diagonal) reads and writes those, not the whole rows again (adding zero changes nothing).
-// Staged, the blocks of a multi-vertex term can also take the single-vertex terms' diagonal
-// blocks, summed node-major beforehand, into its tile (InPlaceShape::adds_diagonal): the
-// per-vertex terms then never touch the matrix themselves.
+// nonzero entries.
+// A Hessian kernel of a multi-vertex term can also evaluate the single-vertex terms (a
+// per-vertex mass, gravity) at each of its nodes (InPlaceShape::node_terms) and add their
+// blocks to the node's diagonal block, in the rows it stores anyway: those terms then cost
+// their arithmetic and their inputs, with no kernel and no pass over the matrix of their own.
 // A Hessian kernel can also sum each node's gradient row and its share of the energy from the
 // same element results (InPlaceShape::with_energy_gradient): a Newton step's three outputs in
 // the one pass. The price is recomputation: each element is evaluated once per vertex (k
@@ -19,43 +19,66 @@
 #include <sstream>
 #include <string>
 
+#include "backends/assembly/strategies/emit_helpers.h"
 #include "backends/assembly/strategies/in_place_driver.h"
 #include "backends/assembly/strategies/units.h"
 #include "jit/driver_text.h"
+#include "jit/hessian_projection.h"
 
 namespace dualjit::assembly {
 namespace {
+
+// A single-vertex term evaluated at the node (InPlaceShape::node_terms): its kernel is the
+// lowering's companion of the same index (jit::LoweringOptions::companions).
+struct NodeTerm {
+  std::string name;
+  InPlaceRules rules;
+};
 
 class NodeGather : public InPlaceDriver {
  public:
   // tile_blocks > 0 (blocks only): staged, a GPU block's rows summed in shared memory of that
   // many blocks, then written out at once.
-  // adds_diagonal (staged only): the tile's rows get InPlaceTarget::diagonal before they are
-  // written.
-  // block_entries (staged only): the entries (i * B + j) each stored block of out holds, in
-  // order, when not all B * B (the node-major diagonal of a per-vertex mass: 3 of 9).
-  // diagonal_entries: the same for diag_in's blocks.
-  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks, bool adds_diagonal,
-             std::vector<int> block_entries = {}, std::vector<int> diagonal_entries = {})
+  NodeGather(InPlaceRules r, int block, int vertices, int64_t tile_blocks,
+             std::vector<NodeTerm> node_terms)
       : InPlaceDriver(
             tile_blocks > 0 ? "staged-node-gather" : "node-gather",
             {tile_blocks > 0 ? "n_nodes" : "n_items", "node", "i", "node", "dynamic, 256"},
             std::move(r), block, vertices),
         tile_blocks_(tile_blocks),
-        adds_diagonal_(adds_diagonal),
-        block_entries_(std::move(block_entries)),
-        diagonal_entries_(std::move(diagonal_entries)) {}
+        node_terms_(std::move(node_terms)) {}
 
   bool staged() const { return tile_blocks_ > 0; }
   std::string unit_suffix() const override {
     if (!blocks()) return "_ngr";
-    if (!staged()) return "_ngb";
-    return "_sngb" + std::to_string(tile_blocks_) + (adds_diagonal_ ? "d" : "") +
-           (block_entries_.empty() ? "" : "c" + std::to_string(block_entries_.size())) +
-           (diagonal_entries_.empty() ? "" : "e" + std::to_string(diagonal_entries_.size()));
+    const std::string with_terms =
+        node_terms_.empty() ? "" : "n" + std::to_string(node_terms_.size());
+    if (!staged()) return "_ngb" + with_terms;
+    return "_sngb" + std::to_string(tile_blocks_) + with_terms;
   }
 
-  std::vector<jit::ArgField> fields(const jit::DriverSpec&) const override {
+  void check(const jit::DriverSpec& s, const jit::DerivativePlan& plan,
+             const std::string& kernel) const override {
+    InPlaceDriver::check(s, plan, kernel);
+    if (s.companions.size() != node_terms_.size()) {
+      throw std::invalid_argument(kernel + ": node-gather evaluates " +
+                                  std::to_string(node_terms_.size()) +
+                                  " node terms, lowered with " +
+                                  std::to_string(s.companions.size()) + " companion kernels");
+    }
+    for (size_t i = 0; i < node_terms_.size(); ++i) {
+      for (int size : s.companions[i].slot_size) {
+        if (s.slot_size.empty() || size != s.slot_size[0]) {
+          throw std::invalid_argument(kernel + ": node term '" + node_terms_[i].name +
+                                      "' reads a slot of " + std::to_string(size) +
+                                      " values where the node holds " +
+                                      std::to_string(s.slot_size.empty() ? 0 : s.slot_size[0]));
+        }
+      }
+    }
+  }
+
+  std::vector<jit::ArgField> fields(const jit::DriverSpec& s) const override {
     std::vector<jit::ArgField> f = {
         {"n_nodes", jit::ArgKind::Int64, "", 1, false, "node count"},
         {"n_items", jit::ArgKind::Int64, "", 1, false, "visited node count"},
@@ -79,17 +102,28 @@ class NodeGather : public InPlaceDriver {
       f.push_back({"accumulate_eg", jit::ArgKind::Int64, "", 1, false,
                    "energy and gradient accumulate flag"});
     }
-    if (adds_diagonal_) {
-      f.push_back({"diag_in", jit::ArgKind::Pointer, "const double*", 1, true, "diagonal blocks"});
+    if (!node_terms_.empty()) {
       f.push_back(
           {"diag_slot", jit::ArgKind::Pointer, "const int*", 1, true, "diagonal block slots"});
+    }
+    for (size_t i = 0; i < node_terms_.size(); ++i) {
+      const jit::DriverSpec& c = s.companions[i];
+      const std::string n = "n" + std::to_string(i) + "_",
+                        of = " of node term '" + node_terms_[i].name + "'";
+      f.push_back({n + "inc_side", jit::ArgKind::Pointer, "const unsigned int*", 1, true,
+                   "incidence offsets" + of});
+      f.push_back({n + "inc_element", jit::ArgKind::Pointer, "const int*", 1, false,
+                   "incident elements" + of});
+      f.push_back({n + "params", jit::ArgKind::Pointer, "const double*", 1, false, "params" + of});
+      f.push_back({n + "uniform", jit::ArgKind::Doubles, "", std::max(c.n_uniforms, 1),
+                   c.n_uniforms > 0, "uniforms" + of, true});
     }
     return f;
   }
 
   std::string cuda_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
     if (!staged()) return InPlaceDriver::cuda_entry(s, plan);
-    const int T = s.layout.elements_per_block, BB = values_per_block();
+    const int T = s.layout.elements_per_block, BB = block() * block();
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << T << jit::bounds_min(s) << ") "
        << s.symbol << "(const " << s.args_type() << " a) {\n"
@@ -119,7 +153,7 @@ class NodeGather : public InPlaceDriver {
 
   std::string host_entry(const jit::DriverSpec& s, const jit::DerivativePlan& plan) const override {
     if (!staged()) return InPlaceDriver::host_entry(s, plan);
-    const int T = s.layout.elements_per_block, BB = values_per_block();
+    const int T = s.layout.elements_per_block, BB = block() * block();
     std::ostringstream os;
     os << "#include <stdlib.h>\n"
        << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* ap) {\n"
@@ -147,7 +181,7 @@ class NodeGather : public InPlaceDriver {
   jit::LaunchPolicy launch(const jit::DriverSpec& s) const override {
     jit::LaunchPolicy p = InPlaceDriver::launch(s);
     if (staged())
-      p.dynamic_shared_bytes = size_t(tile_blocks_) * values_per_block() * sizeof(double);
+      p.dynamic_shared_bytes = size_t(tile_blocks_) * block() * block() * sizeof(double);
     return p;
   }
 
@@ -159,6 +193,14 @@ class NodeGather : public InPlaceDriver {
     // none left, and adds only what is real (`on`, `live`).
     const bool team = team_projection(s);
     const std::string if_live = team ? "if (live) " : "";
+    // A node term's local Hessian is one block: each thread projects its own.
+    for (size_t i = 0; i < node_terms_.size(); ++i) {
+      if (node_terms_[i].rules.projection.active()) {
+        os << jit::emit_projection_function(s.companions[i].symbol + "_project",
+                                            s.companions[i].n_inputs,
+                                            node_terms_[i].rules.projection);
+      }
+    }
     if (staged()) {
       os << "DJ_FN void " << s.symbol << "_node(const " << s.args_type()
          << "& a, long long node, double* tile, long long first" << (team ? ", bool live" : "")
@@ -169,9 +211,8 @@ class NodeGather : public InPlaceDriver {
       os << function_head(s) << "  const long long node = a.active ? (long long)a.active[i] : i;\n";
     }
     // Where a block's entries go: the node's rows in out, or in the tile.
-    const std::string blocks_at =
-        staged() ? "tile + ((long long)s - first) * " + std::to_string(values_per_block())
-                 : "a.out + (long long)s * " + std::to_string(BB);
+    const std::string blocks_at = staged() ? "tile + ((long long)s - first) * " + std::to_string(BB)
+                                           : "a.out + (long long)s * " + std::to_string(BB);
     // The node's own values, read once: every incident element has the node at its local vertex
     // lv, and its slots there copy them instead of loading (a third to a half of an element's
     // scattered loads for triangles and edges).
@@ -238,9 +279,8 @@ class NodeGather : public InPlaceDriver {
                << k << " + " << vb << "];\n          if (s >= 0) {\n"
                << "            double* m = " << blocks_at << ";\n";
           const int64_t q0 = int64_t(v * k + vb) * BB;
-          for (int j = 0; j < values_per_block(); ++j) {
-            const int ij = block_entries_.empty() ? j : block_entries_[j];
-            const std::string sum = entry_sum(q0 + ij);
+          for (int j = 0; j < BB; ++j) {
+            const std::string sum = entry_sum(q0 + j);
             if (!sum.empty()) body << "            m[" << j << "] += " << sum << ";\n";
           }
           body << "          }\n        }\n";
@@ -254,16 +294,7 @@ class NodeGather : public InPlaceDriver {
     // separate pass over the tile would need one more barrier phase, which at this kernel's
     // occupancy (bounded by the tile) no other warp hides.
     if (team) os << "  if (!live) return;\n";
-    if (adds_diagonal_) {
-      const int nd = diagonal_entries_.empty() ? BB : int(diagonal_entries_.size());
-      os << "  {\n    double* m = tile + ((long long)a.diag_slot[node] - first) * " << BB << ";\n"
-         << "    const double* d = a.diag_in + node * " << nd << ";\n";
-      for (int j = 0; j < nd; ++j) {
-        os << "    m[" << (diagonal_entries_.empty() ? j : diagonal_entries_[j]) << "] += d[" << j
-           << "];\n";
-      }
-      os << "  }\n";
-    }
+    for (size_t i = 0; i < node_terms_.size(); ++i) os << node_term(s, i, blocks_at);
     if (with_energy_gradient()) {
       os << "  double* g = a.grad + node * " << B << ";\n";
       for (int c = 0; c < B; ++c) {
@@ -310,13 +341,55 @@ class NodeGather : public InPlaceDriver {
     return os.str();
   }
 
-  int values_per_block() const {
-    return block_entries_.empty() ? block() * block() : int(block_entries_.size());
+  // Node term i evaluated at `node`, once per element of its incidence there (a per-vertex
+  // term has one; the side offsets of a single-vertex set are a row pointer by node): its inputs
+  // are the node's own values, its energy and gradient go to eacc and gacc, its block to the
+  // node's diagonal block at `blocks_at` (with `s` its slot).
+  std::string node_term(const jit::DriverSpec& s, size_t i, const std::string& blocks_at) const {
+    const jit::DriverSpec& c = s.companions[i];
+    const InPlaceRules& r = node_terms_[i].rules;
+    const int B = block(), BB = B * B;
+    const std::string n = "a.n" + std::to_string(i) + "_";
+    const auto dim = [](size_t m) { return std::to_string(std::max<size_t>(m, 1)); };
+    std::ostringstream os;
+    os << "  for (long long q = " << n << "inc_side[node]; q < " << n
+       << "inc_side[node + 1]; ++q) {\n"
+       << "    const long long e = " << n << "inc_element[q];\n"
+       << "    double x[" << dim(c.n_inputs) << "], v[1], p[" << dim(c.n_params) << "], u["
+       << dim(c.n_uniforms) << "];\n";
+    for (size_t slot = 0; slot < c.slot_size.size(); ++slot) {
+      for (int k = 0; k < c.slot_size[slot]; ++k)
+        os << "    x[" << c.slot_offset[slot] + k << "] = own_x[" << k << "];\n";
+    }
+    for (int j = 0; j < c.n_params; ++j)
+      os << "    p[" << j << "] = " << n << "params[e * " << c.n_params << " + " << j << "];\n";
+    for (int j = 0; j < c.n_uniforms; ++j)
+      os << "    u[" << j << "] = " << n << "uniform[" << j << "];\n";
+    os << "    double val[" << dim(c.n_outputs) << "], d1[" << dim(c.first_size) << "], d2["
+       << dim(c.second_size) << "];\n";
+    for (int k = 0; k < c.n_chunks; ++k) os << "    " << jit::chunk_call(c, k);
+    if (r.projection.active()) os << "    " << c.symbol << "_project(d2);\n";
+    if (with_energy_gradient()) {
+      os << "    eacc += val[0];\n";
+      const RowGather& g = r.gradient_rows;
+      for (int k = 0; k < B; ++k) {
+        const std::string sum = emit::signed_sum("d1", g.offset, g.sign, g.ptr[0], g.ptr[1], k);
+        if (!sum.empty()) os << "    gacc[" << k << "] += " << sum << ";\n";
+      }
+    }
+    os << "    {\n      const int s = a.diag_slot[node];\n      double* m = " << blocks_at << ";\n";
+    const EntryGather& g = r.entries;
+    for (int j = 0; j < BB; ++j) {
+      const std::string sum =
+          emit::signed_sum(r.source, g.offset, g.sign, g.ptr[j], g.ptr[j + 1], 0);
+      if (!sum.empty()) os << "      m[" << j << "] += " << sum << ";\n";
+    }
+    os << "    }\n  }\n";
+    return os.str();
   }
 
   int64_t tile_blocks_;
-  bool adds_diagonal_;
-  std::vector<int> block_entries_, diagonal_entries_;
+  std::vector<NodeTerm> node_terms_;
 };
 
 // Shared memory a GPU block has at most (sm_90: 227 KB per block).
@@ -346,11 +419,8 @@ class NodeGatherUnit : public InPlaceStrategy {
     int64_t tile = 0;
     // A term of single-vertex elements (a per-vertex mass) only touches each node's own blocks:
     // a tile of the matrix's rows would cost a pass over every row for a few entries each, so
-    // there it runs unstaged; into rows of one block each (InPlaceShape::one_block_rows) it is
-    // staged, so that each 72-byte block leaves coalesced rather than a double at a time.
-    if (staged_ && rules.blocks() && t.elements.k == 1 && shape.one_block_rows) {
-      tile = shape.items_per_block;
-    } else if (staged_ && rules.blocks() && t.elements.k > 1) {
+    // there it runs unstaged (where no multi-vertex term evaluates it, InPlaceShape::node_terms).
+    if (staged_ && rules.blocks() && t.elements.k > 1) {
       if (!shape.pattern) {
         throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
                            ": needs the matrix's pattern to size its tiles");
@@ -391,22 +461,30 @@ class NodeGatherUnit : public InPlaceStrategy {
       }
     }
     if (tile > 0) o.layout.min_blocks = 0;  // the tile sets the occupancy
-    if (shape.adds_diagonal && tile == 0) {
-      throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
-                         ": only the staged blocks of a multi-vertex term add a diagonal");
+    std::vector<NodeTerm> node_terms;
+    if (!shape.node_terms.empty()) {
+      if (mode != Mode::Hessian || t.elements.k == 1) {
+        throw ProblemError("term '" + t.name + "': " + name + " " + std::string(mode_name(mode)) +
+                           ": only the Hessian of a multi-vertex term evaluates node terms");
+      }
+      for (const Term* nt : shape.node_terms) {
+        if (nt->elements.k != 1) {
+          throw ProblemError("term '" + t.name + "': " + name + ": node term '" + nt->name +
+                             "' has elements of " + std::to_string(nt->elements.k) +
+                             " vertices (node terms have one)");
+        }
+        node_terms.push_back({nt->name, in_place_rules(*nt, mode, shape, name)});
+        o.companions.push_back(nt->kernel);
+      }
     }
-    // The node-major diagonal of a fold stores only the entries its terms write.
-    const bool diagonal_rows = tile > 0 && t.elements.k == 1 && shape.one_block_rows;
-    o.driver = std::make_shared<NodeGather>(
-        std::move(rules), block, t.elements.k, tile, shape.adds_diagonal,
-        diagonal_rows ? shape.diagonal_entries : std::vector<int>{},
-        shape.adds_diagonal ? shape.diagonal_entries : std::vector<int>{});
+    o.driver = std::make_shared<NodeGather>(std::move(rules), block, t.elements.k, tile,
+                                            std::move(node_terms));
     return o;
   }
   bool adds_to_output() const override { return false; }
   bool needs_incidence() const override { return true; }
   bool sums_energy_gradient() const override { return true; }
-  bool folds_diagonal() const override { return staged_; }
+  bool evaluates_node_terms() const override { return true; }
 
  private:
   bool staged_;
@@ -416,8 +494,9 @@ class NodeGatherUnit : public InPlaceStrategy {
     // Only rows that others wrote can be skipped: the first term writes every row (and the
     // gradient and energy rows of a Hessian that sums them), touched or not. Staged kernels
     // tile every node and ignore the list.
-    const bool visits_active =
-        t.active && t.accumulate && (!t.gradient || t.accumulate_energy_gradient) && !t.diagonal;
+    const bool visits_active = t.active && t.accumulate &&
+                               (!t.gradient || t.accumulate_energy_gradient) &&
+                               t.node_terms.empty();
     a.set("n_items", visits_active ? t.n_active : t.n_nodes);
     if (visits_active) a.set("active", t.active);
     a.set("inc_side", t.inc_side);
@@ -432,9 +511,14 @@ class NodeGatherUnit : public InPlaceStrategy {
       a.set("node_energy", t.node_energy);
       a.set("accumulate_eg", int64_t(t.accumulate_energy_gradient ? 1 : 0));
     }
-    if (t.diagonal) {
-      a.set("diag_in", t.diagonal);
-      a.set("diag_slot", t.diagonal_slot);
+    if (!t.node_terms.empty()) a.set("diag_slot", t.diagonal_slot);
+    for (size_t i = 0; i < t.node_terms.size(); ++i) {
+      const InPlaceTarget::NodeTerm& n = t.node_terms[i];
+      const std::string p = "n" + std::to_string(i) + "_";
+      a.set(p + "inc_side", n.inc_side);
+      a.set(p + "inc_element", n.inc_element);
+      a.set(p + "params", n.params);
+      if (!n.uniforms.empty()) a.set_doubles(p + "uniform", n.uniforms);
     }
     return a;
   }
