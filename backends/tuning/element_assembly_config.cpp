@@ -49,8 +49,13 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
   std::vector<assembly::AssemblerOptions> out;
   for (auto s : strategies) {
     for (int w : widths) {
-      for (int b :
-           target == Target::Cuda ? std::vector<int>{128, 64, 256} : std::vector<int>{128}) {
+      std::vector<int> per_block = {128};
+      if (target == Target::Cuda) per_block = {128, 64, 256};
+      // One warp per tile: no warp waits at the tile's barriers for another (the cloth step's
+      // Hessian with its node terms: 0.294 ms against 0.304 at 64 rows on an H200,
+      // bench/RESULTS.md); the occupancy rule of node_gather.cpp never halves down to it.
+      if (target == Target::Cuda && s == S::StagedNodeGather) per_block.push_back(32);
+      for (int b : per_block) {
         assembly::AssemblerOptions o;
         (assembly::mode_is_matrix(mode) ? o.matrix_strategy : o.vector_strategy) = s;
         o.element_width = w;

@@ -23,8 +23,8 @@ std::string describe_element_assembly(const assembly::AssemblerOptions& o, Mode 
 
 // For elements of n_inputs directions over a B-wide field, in tie-break order.
 //   cuda: {element-scatter, node-gather, staged-node-gather (matrices), element-gather} x
-//         W {0 (one chunk), B (when B < n)} x elements (or nodes) per block {128, 64, 256},
-//         one thread per element (or node);
+//         W {0 (one chunk), B (when B < n)} x elements (or nodes) per block {128, 64, 256}
+//         (and 32 for staged-node-gather), one thread per element (or node);
 //   cpu:  the same strategies x W {0, B}.
 std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target target, Mode mode,
                                                                     int n_inputs, int block);
