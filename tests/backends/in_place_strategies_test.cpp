@@ -279,6 +279,36 @@ TEST_CASE("node-gather: a multi-vertex term's Hessian kernel evaluates the node 
                          assembly::ProblemError);
   }
   CHECK_FALSE(assembly::in_place_strategy(ElementStrategy::Scatter).evaluates_node_terms());
+  // A term of one element per node, in node order (a per-vertex mass): no incidence, its
+  // params read before the node's elements; the Hessian still equals the serial reference.
+  Problem q = test::energy_problem(40, 35);
+  assembly::Term mass = q.term(2);
+  mass.name = "mass";
+  mass.elements.conn.resize(40);
+  for (int32_t i = 0; i < 40; ++i) mass.elements.conn[i] = i;
+  std::mt19937_64 mrng(37);
+  mass.params = test::uniform(40, 0.5, 1.5, mrng);
+  q.add_term(std::move(mass));
+  {
+    const auto& st = assembly::in_place_strategy(ElementStrategy::StagedNodeGather);
+    assembly::InPlaceShape shape{3, 0, 64, &q.pattern()};
+    shape.node_terms = {&q.term(2), &q.term(3)};
+    const auto k = jit::lower(*q.term(0).kernel, st.lowering(q.term(0), Mode::Hessian, shape));
+    CHECK(k.symbol.find("n2p1") != std::string::npos);
+    CHECK(count(k.cuda_source, "n1_p[0] = a.n1_params[node * 1 + 0];") == 1);
+    CHECK(count(k.cuda_source, "a.n1_inc_side") == 0);
+    CHECK(count(k.cuda_source, "a.n0_inc_side[node + 1]") == 1);
+    const auto xq = test::uniform(120, -1.0, 1.0, mrng);
+    auto ref = test::serial(q);
+    for (auto strategy : {ElementStrategy::NodeGather, ElementStrategy::StagedNodeGather}) {
+      CAPTURE(assembly::element_strategy_name(strategy));
+      assembly::Assembler a(q, cpu_with(strategy));
+      CHECK(test::max_rel(a.hessian(xq).values, ref.hessian(xq).values) < 1e-13);
+      const assembly::EnergyGradientHessian f = a.energy_gradient_hessian(xq);
+      CHECK(test::max_rel(f.gradient, ref.gradient(xq)) < 1e-13);
+      CHECK(std::abs(f.energy - ref.energy(xq)) <= 1e-13 * std::abs(ref.energy(xq)));
+    }
+  }
   // The assemblies build no kernel of the single-vertex term's own for the Hessian.
   std::mt19937_64 rng(36);
   const auto x = test::uniform(120, -1.0, 1.0, rng);

@@ -33,7 +33,19 @@ namespace {
 struct NodeTerm {
   std::string name;
   InPlaceRules rules;
+  // Element n is node n, for every node (a per-vertex mass): no incidence to walk, and its
+  // params are read before the node's elements, so that their latency hides behind them.
+  bool per_node = false;
 };
+
+// Whether `set` holds one single-vertex element per node, in node order.
+bool one_element_per_node(const mesh::ElementSet& set, int64_t n_nodes) {
+  if (set.k != 1 || set.size() != n_nodes) return false;
+  for (int64_t i = 0; i < n_nodes; ++i) {
+    if (set.conn[i] != i) return false;
+  }
+  return true;
+}
 
 class NodeGather : public InPlaceDriver {
  public:
@@ -51,8 +63,12 @@ class NodeGather : public InPlaceDriver {
   bool staged() const { return tile_blocks_ > 0; }
   std::string unit_suffix() const override {
     if (!blocks()) return "_ngr";
-    const std::string with_terms =
-        node_terms_.empty() ? "" : "n" + std::to_string(node_terms_.size());
+    int per_node = 0;
+    for (const NodeTerm& t : node_terms_) per_node += t.per_node;
+    const std::string with_terms = node_terms_.empty()
+                                       ? ""
+                                       : "n" + std::to_string(node_terms_.size()) +
+                                             (per_node > 0 ? "p" + std::to_string(per_node) : "");
     if (!staged()) return "_ngb" + with_terms;
     return "_sngb" + std::to_string(tile_blocks_) + with_terms;
   }
@@ -110,8 +126,8 @@ class NodeGather : public InPlaceDriver {
       const jit::DriverSpec& c = s.companions[i];
       const std::string n = "n" + std::to_string(i) + "_",
                         of = " of node term '" + node_terms_[i].name + "'";
-      f.push_back({n + "inc_side", jit::ArgKind::Pointer, "const unsigned int*", 1, true,
-                   "incidence offsets" + of});
+      f.push_back({n + "inc_side", jit::ArgKind::Pointer, "const unsigned int*", 1,
+                   !node_terms_[i].per_node, "incidence offsets" + of});
       f.push_back({n + "inc_element", jit::ArgKind::Pointer, "const int*", 1, false,
                    "incident elements" + of});
       f.push_back({n + "params", jit::ArgKind::Pointer, "const double*", 1, false, "params" + of});
@@ -217,6 +233,15 @@ class NodeGather : public InPlaceDriver {
     // lv, and its slots there copy them instead of loading (a third to a half of an element's
     // scattered loads for triangles and edges).
     os << jit::emit_own_loads(s, "node");
+    for (size_t i = 0; i < node_terms_.size(); ++i) {
+      const int np = s.companions[i].n_params;
+      if (!node_terms_[i].per_node || np == 0) continue;
+      const std::string n = "n" + std::to_string(i) + "_";
+      os << "  double " << n << "p[" << np << "];\n";
+      for (int j = 0; j < np; ++j)
+        os << "  " << n << "p[" << j << "] = a." << n << "params[node * " << np << " + " << j
+           << "];\n";
+    }
     if (with_energy_gradient()) {
       os << "  double gacc[" << B << "] = {0};\n"
          << "  double eacc = 0.0;\n";
@@ -352,17 +377,28 @@ class NodeGather : public InPlaceDriver {
     const std::string n = "a.n" + std::to_string(i) + "_";
     const auto dim = [](size_t m) { return std::to_string(std::max<size_t>(m, 1)); };
     std::ostringstream os;
-    os << "  for (long long q = " << n << "inc_side[node]; q < " << n
-       << "inc_side[node + 1]; ++q) {\n"
-       << "    const long long e = " << n << "inc_element[q];\n"
-       << "    double x[" << dim(c.n_inputs) << "], v[1], p[" << dim(c.n_params) << "], u["
+    const bool per_node = node_terms_[i].per_node;
+    if (per_node) {
+      os << "  {\n";
+    } else {
+      os << "  for (long long q = " << n << "inc_side[node]; q < " << n
+         << "inc_side[node + 1]; ++q) {\n"
+         << "    const long long e = " << n << "inc_element[q];\n";
+    }
+    os << "    double x[" << dim(c.n_inputs) << "], v[1], p[" << dim(c.n_params) << "], u["
        << dim(c.n_uniforms) << "];\n";
     for (size_t slot = 0; slot < c.slot_size.size(); ++slot) {
       for (int k = 0; k < c.slot_size[slot]; ++k)
         os << "    x[" << c.slot_offset[slot] + k << "] = own_x[" << k << "];\n";
     }
-    for (int j = 0; j < c.n_params; ++j)
-      os << "    p[" << j << "] = " << n << "params[e * " << c.n_params << " + " << j << "];\n";
+    for (int j = 0; j < c.n_params; ++j) {
+      os << "    p[" << j << "] = ";
+      if (per_node) {
+        os << "n" << i << "_p[" << j << "];\n";
+      } else {
+        os << n << "params[e * " << c.n_params << " + " << j << "];\n";
+      }
+    }
     for (int j = 0; j < c.n_uniforms; ++j)
       os << "    u[" << j << "] = " << n << "uniform[" << j << "];\n";
     os << "    double val[" << dim(c.n_outputs) << "], d1[" << dim(c.first_size) << "], d2["
@@ -473,7 +509,9 @@ class NodeGatherUnit : public InPlaceStrategy {
                              "' has elements of " + std::to_string(nt->elements.k) +
                              " vertices (node terms have one)");
         }
-        node_terms.push_back({nt->name, in_place_rules(*nt, mode, shape, name)});
+        node_terms.push_back(
+            {nt->name, in_place_rules(*nt, mode, shape, name),
+             shape.pattern && one_element_per_node(nt->elements, shape.pattern->n_nodes())});
         o.companions.push_back(nt->kernel);
       }
     }
