@@ -51,9 +51,10 @@ std::vector<assembly::AssemblerOptions> element_assembly_candidates(Target targe
     for (int w : widths) {
       std::vector<int> per_block = {128};
       if (target == Target::Cuda) per_block = {128, 64, 256};
-      // One warp per tile: no warp waits at the tile's barriers for another (the cloth step's
-      // Hessian with its node terms: 0.294 ms against 0.304 at 64 rows on an H200,
-      // bench/RESULTS.md); the occupancy rule of node_gather.cpp never halves down to it.
+      // One warp per tile: no warp waits at the tile's barriers for another. The occupancy
+      // rule of node_gather.cpp never halves down to it, and which wins depends on the kernel
+      // (the cloth step on an H200: 2-3% faster than 64 rows, then 1% slower once the mass's
+      // params were read ahead; bench/RESULTS.md), so the tuner times it.
       if (target == Target::Cuda && s == S::StagedNodeGather) per_block.push_back(32);
       for (int b : per_block) {
         assembly::AssemblerOptions o;
