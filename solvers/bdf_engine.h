@@ -10,9 +10,11 @@
 
 namespace dualjit::solvers {
 
-// Wall-clock seconds per part, summed, and the rows of f evaluated.
+// Wall-clock seconds per part, summed, and the rows of f evaluated. Of the stages: rhs, the f
+// evaluations of the Newton iterations, and newton, the iterations' solves and updates (the
+// rest is the prediction, the error norms and the transfers); device time on the GPU.
 struct BdfTimes {
-  double jacobian = 0, factor = 0, stages = 0;
+  double jacobian = 0, factor = 0, stages = 0, rhs = 0, newton = 0;
   int64_t rhs_rows = 0;
 };
 

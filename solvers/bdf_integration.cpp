@@ -204,6 +204,8 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
     report.jacobian_seconds = t.jacobian;
     report.factor_seconds = t.factor;
     report.stage_seconds = t.stages;
+    report.rhs_seconds = t.rhs;
+    report.newton_seconds = t.newton;
     report.system_rhs = t.rhs_rows;
   }
   report.seconds = total.seconds();

@@ -469,6 +469,7 @@ class DeviceBdfEngine final : public BdfEngine {
       // in one or two iterations, and f is most of an iteration's cost.
       const double* f;
       const int* f_row = nullptr;
+      rhs_begin_.record();
       if (2LL * still_now > m) {
         f = system_.rhs(m, y);
         times_.rhs_rows += m;
@@ -481,12 +482,16 @@ class DeviceBdfEngine final : public BdfEngine {
         times_.rhs_rows += still_now;
         f_row = still_row;
       }
+      rhs_end_.record();
       left_.fill_bytes(0);
       void* args[] = {&f,  &lu,    &perm,  &singular, &slot,       &c,    &psi, &d,
                       &y,  &scale, &state, &norm_old, &iterations, &peak, &it,  &tol,
                       &pc, &f_row, &left,  &still,    &still_row,  &m};
       launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, 0, args);
+      newton_end_.record();
       left_.download(&still_now, sizeof(int));
+      times_.rhs += 1e-3 * cuda::Event::elapsed_ms(rhs_begin_, rhs_end_);
+      times_.newton += 1e-3 * cuda::Event::elapsed_ms(rhs_end_, newton_end_);
       if (still_now == 0) break;
     }
     {
@@ -559,6 +564,7 @@ class DeviceBdfEngine final : public BdfEngine {
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
       iterations_, err_, peak_, accepted_, left_, still_, still_row_;
+  cuda::Event rhs_begin_, rhs_end_, newton_end_;  // one Newton iteration's f and solves
   BdfTimes times_;
 };
 

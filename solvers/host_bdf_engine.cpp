@@ -129,8 +129,11 @@ class HostBdfEngine final : public BdfEngine {
     for (int k = 0; k < bdf::kNewtonIterations; ++k) {
       if (std::none_of(state.begin(), state.end(), [](uint8_t s) { return s == kIterating; }))
         break;
+      Stopwatch fs;
       const double* f = system_.rhs(m, y_.data());
       times_.rhs_rows += m;
+      times_.rhs += fs.seconds();
+      Stopwatch ns;
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < m; ++r) {
         if (state[r] != kIterating) continue;
@@ -149,6 +152,7 @@ class HostBdfEngine final : public BdfEngine {
         Vector(&d_[at], n) += dy;
         norm_old[r] = norm;
       }
+      times_.newton += ns.seconds();
     }
     times_.stages += nw.seconds();
 

@@ -150,6 +150,10 @@ TEST_CASE("the BDF keeps its Jacobian across steps and its LU across equal steps
   CHECK(r.system_jacobians * 10 < r.system_steps);
   CHECK(r.system_factorizations * 2 < r.system_steps);
   CHECK(r.system_rhs < 3 * r.system_steps);
+  // The Newton iterations' f evaluations and solves are parts of the stages.
+  CHECK(r.rhs_seconds > 0.0);
+  CHECK(r.newton_seconds > 0.0);
+  CHECK(r.rhs_seconds + r.newton_seconds <= r.stage_seconds);
   // RODAS4 pays one Jacobian, one LU and six f per attempt.
   o.method = StiffMethod::rodas4;
   std::vector<double> y4{1.0, 0.0, 0.0};
