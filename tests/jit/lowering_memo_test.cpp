@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,9 @@ TEST_CASE("lowering memo: the key changes with everything the chunk passes read"
   vary("launches", [](LoweringOptions& o) { o.launches = 2; });
   vary("chunk range", [](LoweringOptions& o) { o.chunks = {0, 1}; });
   vary("driver", [](LoweringOptions& o) { o.driver = element_local_driver(); });
+  vary("companions", [](LoweringOptions& o) {
+    o.companions = {std::make_shared<const Kernel>(test::random_kernel({.seed = 13}))};
+  });
   DerivativePlan other = plan;
   other.chunks[0].writes_values = !other.chunks[0].writes_values;
   variants.emplace_back("plan: values", key(k, base, other));

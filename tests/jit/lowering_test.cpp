@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "dsl/sha256.h"
@@ -174,6 +175,11 @@ TEST_CASE("bad layouts and bindings are rejected with the kernel's name") {
   auto o = opts(Mode::Gradient, 0);
   o.input_vertex = {0};
   CHECK_THROWS_WITH_AS(lower(spring, o), doctest::Contains("binding"), std::invalid_argument);
+  // Companion kernels need a driver that calls them: the element-local one does not.
+  auto c = opts(Mode::Hessian, 0);
+  c.companions = {std::make_shared<const Kernel>(test::spring_kernel())};
+  CHECK_THROWS_WITH_AS(lower(spring, c), doctest::Contains("companion kernels need a driver"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("NVRTC compiles every generated kernel to CUBIN for sm_80 and sm_90") {
