@@ -211,12 +211,14 @@ int main(int argc, char** argv) {
     std::printf(
         "RESULT mechanism=%s method=%s cells=%lld seconds=%.4f reactors_per_s=%.2f rounds=%d "
         "steps_mean=%.1f jacobians_mean=%.1f factorizations_mean=%.1f rhs_mean=%.1f "
-        "jacobian_s=%.4f factor_s=%.4f stage_s=%.4f rhs_s=%.4f newton_s=%.4f control_s=%.4f "
-        "rtol=%g atol=%g device=\"%s\"\n",
+        "jacobian_s=%.4f factor_s=%.4f stage_s=%.4f rhs_s=%.4f newton_s=%.4f newton_sweeps=%lld "
+        "newton_rows_mean=%.1f control_s=%.4f rtol=%g atol=%g device=\"%s\"\n",
         std::filesystem::path(m.file).filename().c_str(), method_name(o.method),
         static_cast<long long>(cells), r.seconds, cells / r.seconds, r.rounds, r.system_steps * per,
         r.system_jacobians * per, r.system_factorizations * per, r.system_rhs * per,
         r.jacobian_seconds, r.factor_seconds, r.stage_seconds, r.rhs_seconds, r.newton_seconds,
+        static_cast<long long>(r.newton_sweeps),
+        r.newton_sweeps > 0 ? double(r.newton_rows) / double(r.newton_sweeps) : 0.0,
         r.control_seconds, o.rtol, o.atol, device.c_str());
     std::fflush(stdout);
     if (!o.write_dir.empty()) {

@@ -13,9 +13,12 @@ namespace dualjit::solvers {
 // Wall-clock seconds per part, summed, and the rows of f evaluated. Of the stages: rhs, the f
 // evaluations of the Newton iterations, and newton, the iterations' solves and updates (the
 // rest is the prediction, the error norms and the transfers); device time on the GPU.
+// newton_sweeps: the batched Newton iterations (a kernel launch each on the GPU);
+// newton_rows: the rows still iterating at each, summed (on the GPU the first of an attempt
+// counts every packed row).
 struct BdfTimes {
   double jacobian = 0, factor = 0, stages = 0, rhs = 0, newton = 0;
-  int64_t rhs_rows = 0;
+  int64_t rhs_rows = 0, newton_sweeps = 0, newton_rows = 0;
 };
 
 // One attempt of every packed row r.

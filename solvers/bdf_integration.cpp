@@ -206,6 +206,8 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
     report.stage_seconds = t.stages;
     report.rhs_seconds = t.rhs;
     report.newton_seconds = t.newton;
+    report.newton_sweeps = t.newton_sweeps;
+    report.newton_rows = t.newton_rows;
     report.system_rhs = t.rhs_rows;
   }
   report.seconds = total.seconds();

@@ -483,6 +483,8 @@ class DeviceBdfEngine final : public BdfEngine {
         f_row = still_row;
       }
       rhs_end_.record();
+      times_.newton_sweeps += 1;
+      times_.newton_rows += still_now;
       left_.fill_bytes(0);
       void* args[] = {&f,  &lu,    &perm,  &singular, &slot,       &c,    &psi, &d,
                       &y,  &scale, &state, &norm_old, &iterations, &peak, &it,  &tol,

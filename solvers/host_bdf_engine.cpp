@@ -127,8 +127,10 @@ class HostBdfEngine final : public BdfEngine {
     Stopwatch nw;
     std::vector<double> norm_old(static_cast<size_t>(m), -1.0);
     for (int k = 0; k < bdf::kNewtonIterations; ++k) {
-      if (std::none_of(state.begin(), state.end(), [](uint8_t s) { return s == kIterating; }))
-        break;
+      const auto iterating = std::count(state.begin(), state.end(), kIterating);
+      if (iterating == 0) break;
+      times_.newton_sweeps += 1;
+      times_.newton_rows += iterating;
       Stopwatch fs;
       const double* f = system_.rhs(m, y_.data());
       times_.rhs_rows += m;

@@ -60,9 +60,11 @@ struct StiffReport {
   // error norms).
   double seconds = 0, jacobian_seconds = 0, factor_seconds = 0, stage_seconds = 0,
          control_seconds = 0;
-  // BDF: of stage_seconds, the Newton iterations' f evaluations and their solves and updates
-  // (solvers/bdf_engine.h BdfTimes); 0 for the Rosenbrock method.
+  // BDF: of stage_seconds, the Newton iterations' f evaluations and their solves and updates;
+  // the batched Newton iterations and the rows they iterated (solvers/bdf_engine.h BdfTimes).
+  // 0 for the Rosenbrock method.
   double rhs_seconds = 0, newton_seconds = 0;
+  int64_t newton_sweeps = 0, newton_rows = 0;
 
   int64_t failed() const;
   // "system 17: step size underflow at t = 3.2e-4 (h = 1e-19)" for the first `limit` failures.

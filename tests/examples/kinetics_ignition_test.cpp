@@ -346,6 +346,9 @@ TEST_SUITE("gpu") {
           CHECK(r.rhs_seconds > 0.0);
           CHECK(r.newton_seconds > 0.0);
           CHECK(r.rhs_seconds + r.newton_seconds <= r.stage_seconds);
+          CHECK(r.newton_sweeps > 0);
+          CHECK(r.newton_rows >= r.newton_sweeps);
+          CHECK(r.newton_rows <= r.newton_sweeps * cells);
         }
       }
       for (int i = 0; i < cells; ++i) {

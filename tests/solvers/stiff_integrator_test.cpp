@@ -154,6 +154,10 @@ TEST_CASE("the BDF keeps its Jacobian across steps and its LU across equal steps
   CHECK(r.rhs_seconds > 0.0);
   CHECK(r.newton_seconds > 0.0);
   CHECK(r.rhs_seconds + r.newton_seconds <= r.stage_seconds);
+  // One system: a Newton iteration iterates it alone, and every attempt takes one at least.
+  CHECK(r.newton_rows == r.newton_sweeps);
+  CHECK(r.newton_sweeps >= r.system_steps);
+  CHECK(r.newton_sweeps <= 4 * r.system_steps);
   // RODAS4 pays one Jacobian, one LU and six f per attempt.
   o.method = StiffMethod::rodas4;
   std::vector<double> y4{1.0, 0.0, 0.0};
