@@ -125,10 +125,13 @@ void HostInPlaceAssembly::blocks(Mode mode, bool energy, std::span<const double>
     if (slots.empty()) slots = stored_block_slots(pattern, ti);
     return slots;
   };
-  std::vector<size_t> single, multi;
+  // The single-vertex terms in the order of the kernels' node terms (the one list both take).
+  const std::vector<size_t> single =
+      mode == Mode::Hessian ? single_vertex_energy_terms(p_) : std::vector<size_t>{};
+  std::vector<size_t> multi;
   for (size_t ti = 0; ti < p_.n_terms(); ++ti) {
     const Term& t = p_.term(ti);
-    if (t.energy == energy) (t.elements.k == 1 ? single : multi).push_back(ti);
+    if (t.energy == energy && t.elements.k > 1) multi.push_back(ti);
   }
   InPlaceTarget extra;
   extra.gradient = gradient;

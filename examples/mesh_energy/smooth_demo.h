@@ -14,12 +14,12 @@
 // the energy is quadratic.
 //
 // Facts: the mesh, vertices, edges, pinned boundary vertices, the energy (the whole mesh's sum)
-// before, after gradient descent and at Newton's minimum, the share of the removable energy gradient descent
-// removed, gradient descent steps and time per step, Newton's steps, and the largest displacement
-// of a boundary vertex (exactly 0). Files: smooth.obj (the smoothed mesh), smooth.png (before and
-// after), convergence.png (gradient descent). ok: gradient descent ran its steps (or
-// converged) with the energy never rising, Newton converged in at most two steps below it, and
-// the boundary did not move.
+// before, after gradient descent and at Newton's minimum, the share of the removable energy
+// gradient descent removed, gradient descent steps and time per step, Newton's steps, and the
+// largest displacement of a boundary vertex (exactly 0). Files: smooth.obj (the smoothed mesh),
+// smooth.png (before and after), convergence.png (gradient descent). ok: gradient descent ran
+// its steps (or converged) with the energy never rising, Newton converged in at most two steps
+// below it, and the boundary did not move.
 #pragma once
 
 #include "examples/mesh_energy/demo.h"
