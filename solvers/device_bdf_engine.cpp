@@ -37,7 +37,11 @@ std::string table(const char* name, const std::array<double, L>& v) {
 
 }  // namespace
 
-std::string device_bdf_source(int n) {
+int bdf_newton_shared_bytes(int n) {
+  return kWarpsPerBlock * n * n * static_cast<int>(sizeof(float));
+}
+
+std::string device_bdf_source(int n, bool shared_factors) {
   std::ostringstream head;
   head << "constexpr int N = " << n << ";\nconstexpr int K = " << bdf::kDifferences
        << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
@@ -48,7 +52,8 @@ std::string device_bdf_source(int n) {
        // approximate inverse (its Jacobian is already several steps old), the residual it
        // corrects stays fp64, and each iteration reads the factors of every iterating system:
        // half the bytes of its largest read.
-       << "typedef float LuT;\n";
+       << "typedef float LuT;\n"
+       << "constexpr bool SHARED_FACTORS = " << (shared_factors ? "true" : "false") << ";\n";
   head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
        << table("ERROR_CONST", bdf::error_const);
   return head.str() + R"(
@@ -186,6 +191,37 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
     if (lane == 0) state[r] = 3;
     return;
   }
+  // The factors' loads are independent of each other: issued together, they cost one memory
+  // latency, where the solve's column steps would wait on one each.
+  const LuT* factors = lu + s * N * N;
+  if (SHARED_FACTORS) {
+    extern __shared__ LuT shared_factors[];
+    LuT* mine = shared_factors + w * N * N;
+#if __CUDA_ARCH__ >= 800
+    if ((N * N) % 4 == 0) {
+      // Asynchronous copies of 16 bytes a lane, all issued before the first wait: the whole
+      // system (11.7 KB for 54 unknowns) in flight at once and no registers held for it, so
+      // that the copy is bound by bandwidth, not by a memory latency per handful of loads.
+      constexpr int V = N * N / 4;
+      const float4* src = reinterpret_cast<const float4*>(factors);
+      const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(mine));
+      const size_t from = __cvta_generic_to_global(src);
+#pragma unroll
+      for (int k = 0; k < (V + 31) / 32; ++k) {
+        const int i = lane + 32 * k;
+        if (i < V)
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16u * i),
+                       "l"(from + 16ull * i));
+      }
+      asm volatile("cp.async.wait_all;\n" ::);
+    } else
+#endif
+    {
+#pragma unroll 8
+      for (int i = lane; i < N * N; i += 32) mine[i] = factors[i];
+    }
+    factors = mine;
+  }
   double* x = xs[w];
   const double cr = c[r];
   const long long fr = f_row ? f_row[r] : r;
@@ -198,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
     if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
   }
   __syncwarp();
-  lu_solve_warp(lu + s * N * N, perm + s * N, x, lane);
+  lu_solve_warp(factors, perm + s * N, x, lane);
   double sum = 0.0;
   for (int i = lane; i < N; i += 32) {
     const double v = x[i] / scale[r * N + i];
@@ -321,8 +357,17 @@ class DeviceBdfEngine final : public BdfEngine {
   DeviceBdfEngine(StiffSystem& system, const StiffOptions& options, int64_t capacity)
       : system_(system), options_(options), n_(system.size()) {
     const int n = n_;
-    module_ = compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n), n,
-                                "dj_bdf_factor", &factor_shared_);
+    // The Newton iteration's factors in shared memory where a block's warps' copies fit
+    // beside its static arrays (GRI-3.0's 54 unknowns: 46 KB of 4 systems).
+    const cuda::DeviceInfo& device = cuda::Context::primary().device();
+    const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
+    if (bdf_newton_shared_bytes(n) + newton_static <= device.max_shared_per_block_optin)
+      newton_shared_ = bdf_newton_shared_bytes(n);
+    module_ =
+        compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, newton_shared_ > 0), n,
+                          "dj_bdf_factor", &factor_shared_);
+    if (newton_shared_ + newton_static > 48 * 1024)
+      cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);
     const auto cap = static_cast<size_t>(capacity);
     const size_t rows = cap * n * sizeof(double);
     diff_ = cuda::DeviceBuffer(rows * bdf::kDifferences);
@@ -489,7 +534,7 @@ class DeviceBdfEngine final : public BdfEngine {
       void* args[] = {&f,  &lu,    &perm,  &singular, &slot,       &c,    &psi, &d,
                       &y,  &scale, &state, &norm_old, &iterations, &peak, &it,  &tol,
                       &pc, &f_row, &left,  &still,    &still_row,  &m};
-      launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, 0, args);
+      launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, newton_shared_, args);
       newton_end_.record();
       left_.download(&still_now, sizeof(int));
       times_.rhs += 1e-3 * cuda::Event::elapsed_ms(rhs_begin_, rhs_end_);
@@ -561,6 +606,7 @@ class DeviceBdfEngine final : public BdfEngine {
   // the batch, not all of it (1e6 GRI-3.0 reactors: 2.9 GB instead of 23).
   int64_t jacobian_rows_ = 1;
   int factor_shared_ = 0;
+  int newton_shared_ = 0;  // dynamic shared bytes of dj_bdf_newton (0: factors from memory)
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, perm_,

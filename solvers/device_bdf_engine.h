@@ -14,8 +14,12 @@
 
 namespace dualjit::solvers {
 
-// The module's CUDA source for n unknowns per system (for compiling without a GPU).
-std::string device_bdf_source(int n);
+// The module's CUDA source for n unknowns per system (for compiling without a GPU). With
+// shared_factors, the Newton iteration's warp first copies its system's LU factors into dynamic
+// shared memory (bdf_newton_shared_bytes(n) a block) and solves from there: the solve's 2n
+// dependent column steps then wait on shared memory, not on device memory.
+std::string device_bdf_source(int n, bool shared_factors);
+int bdf_newton_shared_bytes(int n);
 
 // Throws SolverError when n x n doubles do not fit in a thread block's shared memory.
 std::unique_ptr<BdfEngine> make_device_bdf_engine(StiffSystem& system, const StiffOptions& options,

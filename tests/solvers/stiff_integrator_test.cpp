@@ -254,14 +254,17 @@ TEST_CASE("integrate_stiff refuses mismatched sizes, bad end times and tolerance
 }
 
 TEST_CASE("the device BDF module compiles under NVRTC for sm_90 without a GPU") {
-  for (int n : {3, 54, 101}) {
-    CAPTURE(n);
-    dualjit::test::check_module_compiles(
-        "bdf", device_bdf_source(n),
-        {"dj_bdf_start", "dj_bdf_predict", "dj_bdf_gather_rows", "dj_bdf_scatter_jacobians",
-         "dj_bdf_factor", "dj_bdf_newton", "dj_bdf_error", "dj_bdf_accept", "dj_bdf_gather",
-         "dj_bdf_gather_int", "dj_bdf_solution"});
-  }
+  for (int n : {3, 54, 101})
+    for (bool shared_factors : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(shared_factors);
+      dualjit::test::check_module_compiles(
+          "bdf", device_bdf_source(n, shared_factors),
+          {"dj_bdf_start", "dj_bdf_predict", "dj_bdf_gather_rows", "dj_bdf_scatter_jacobians",
+           "dj_bdf_factor", "dj_bdf_newton", "dj_bdf_error", "dj_bdf_accept", "dj_bdf_gather",
+           "dj_bdf_gather_int", "dj_bdf_solution"});
+    }
+  CHECK(bdf_newton_shared_bytes(54) == 4 * 54 * 54 * 4);
 }
 
 TEST_CASE("the device Rosenbrock module compiles under NVRTC for sm_90 without a GPU") {
