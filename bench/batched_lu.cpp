@@ -22,6 +22,7 @@
 
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
+#include "solvers/device_lu_source.h"
 #include "solvers/device_rosenbrock_engine.h"
 #include "solvers/rosenbrock_method.h"
 
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
   for (int n : {11, 54, 101}) {
     cuda::SourceModule module("batched_lu_n" + std::to_string(n),
                               solvers::device_rosenbrock_source(method, n));
-    const int shared = n * n * static_cast<int>(sizeof(double));
+    const int shared = solvers::lu_factor_shared_bytes(n);
+    const unsigned factor_threads = solvers::lu_factor_threads(n);
     CUfunction factor = module.function("dj_rb_factor"), solve = module.function("dj_rb_solve");
     if (shared > 48 * 1024) cuda::set_max_dynamic_shared(factor, shared);
     for (long long m : sizes) {
@@ -127,7 +129,10 @@ int main(int argc, char** argv) {
       void* fargs[] = {&pj, &ph, &plu, &pperm, &psing, &m};
       void* sargs[] = {&plu, &pperm, &pf, &pk, &ph, &stage, &m};
       const double own_lu = median_ms(
-          [&] { cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{128}, shared, fargs); },
+          [&] {
+            cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{factor_threads}, shared,
+                         fargs);
+          },
           [] {});
       const double own_solve = median_ms(
           [&] {

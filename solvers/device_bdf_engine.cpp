@@ -16,7 +16,6 @@
 namespace dualjit::solvers {
 namespace {
 
-constexpr int kFactorThreads = 128;
 constexpr int kWarpsPerBlock = 4;  // systems per block of the warp-per-system kernels
 constexpr int kThreads = 256;      // element-wise kernels
 
@@ -41,19 +40,34 @@ int bdf_newton_shared_bytes(int n) {
   return kWarpsPerBlock * n * n * static_cast<int>(sizeof(float));
 }
 
-std::string device_bdf_source(int n, bool shared_factors) {
+NewtonFactors newton_factors_for(int n, int max_shared_per_block) {
+  if (n <= 64) return NewtonFactors::registers;
+  const int static_bytes = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
+  if (bdf_newton_shared_bytes(n) + static_bytes <= max_shared_per_block)
+    return NewtonFactors::shared_memory;
+  return NewtonFactors::device_memory;
+}
+
+std::string device_bdf_source(int n, NewtonFactors factors) {
   std::ostringstream head;
   head << "constexpr int N = " << n << ";\nconstexpr int K = " << bdf::kDifferences
        << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
        << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
-       << ";\nconstexpr int FT = " << kFactorThreads << ";\nconstexpr int WPB = " << kWarpsPerBlock
+       << ";\nconstexpr int WPB = " << kWarpsPerBlock
        << ";\n"
        // The Newton matrix's factors in fp32: a modified Newton iteration only needs an
        // approximate inverse (its Jacobian is already several steps old), the residual it
        // corrects stays fp64, and each iteration reads the factors of every iterating system:
        // half the bytes of its largest read.
        << "typedef float LuT;\n"
-       << "constexpr bool SHARED_FACTORS = " << (shared_factors ? "true" : "false") << ";\n";
+       << "constexpr int DEVICE = 0, SHARED = 1, REGISTERS = 2;\nconstexpr int FACTORS_IN = "
+       << static_cast<int>(factors)
+       << ";\n"
+       // Three blocks an SM (168 registers a thread) with the factors in registers: the
+       // kernel waits on memory latency, and the compiler would otherwise take 255 registers
+       // for loads it hoists, leaving two.
+       << "constexpr int NEWTON_BLOCKS = " << (factors == NewtonFactors::registers ? 3 : 1)
+       << ";\n";
   head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
        << table("ERROR_CONST", bdf::error_const);
   return head.str() + R"(
@@ -65,7 +79,7 @@ __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-)" + device_lu_functions() +
+)" + device_lu_functions(n) +
          R"(
 // D_0 = y, D_1 = h f(y).
 extern "C" __global__ void dj_bdf_start(const double* y, const double* f, const double* h,
@@ -155,20 +169,17 @@ extern "C" __global__ void dj_bdf_scatter_jacobians(const double* jac, double* s
   }
 }
 
-// The LU factors of I - c J of each listed row (lu_factor_shared) into its slot; singular = 1
-// at a zero pivot. A block per row.
+// The LU factors of I - c J of each listed row (lu_factor) into its slot; singular = 1 at a
+// zero pivot. A block per row.
 extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
     const double* jac, const int* list, const int* slot, const double* c, LuT* lu, int* perm,
     unsigned char* singular) {
-  extern __shared__ double a[];
   const int row = list[blockIdx.x];
   const long long s = slot[row];
   const double* J = jac + s * N * N;
   const double cr = c[row];
-  for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? 1.0 : 0.0) - cr * J[i];
-  __syncthreads();
-  const int bad = lu_factor_shared(a, perm + s * N);
-  lu_store(a, lu + s * N * N);
+  const int bad = lu_factor([&](int i, int j) { return (i == j ? 1.0 : 0.0) - cr * J[i * N + j]; },
+                            lu + s * N * N, perm + s * N);
   if (threadIdx.x == 0) singular[s] = bad;
 }
 
@@ -176,32 +187,35 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
 // norm, SciPy's convergence test, y += dy and d += dy unless diverging. A warp per system.
 // f holds row r's f at row f_row[r] (at r when f_row is null). The rows still iterating are
 // counted in `left` and listed in still[] (in no particular order), still_row[r] their place.
-extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
+// The kernel is bound by memory latency: the factors' loads are issued as soon as the slot is
+// known, the right-hand side's beside them, so that a warp waits on three latencies (state,
+// slot, then the factors and the vectors), not on a chain of them.
+extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_newton(
     const double* f, const LuT* lu, const int* perm, const unsigned char* singular,
     const int* slot, const double* c, const double* psi, double* d, double* y,
     const double* scale, unsigned char* state, double* norm_old, signed char* iterations,
     double* peak, int it, double tol, int peak_component, const int* f_row, int* left,
     int* still, int* still_row, long long m) {
+  constexpr int T = (N + 31) / 32;
   __shared__ double xs[WPB][N];
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long r = (long long)blockIdx.x * WPB + w;
   if (r >= m || state[r] != ITERATING) return;
   const long long s = slot[r];
-  if (singular[s]) {
-    if (lane == 0) state[r] = 3;
-    return;
-  }
-  // The factors' loads are independent of each other: issued together, they cost one memory
-  // latency, where the solve's column steps would wait on one each.
+  const long long fr = f_row ? f_row[r] : r;
+  const double cr = c[r], old = norm_old[r];
   const LuT* factors = lu + s * N * N;
-  if (SHARED_FACTORS) {
+  // (a one-element array where the factors are not held in registers)
+  LuT rows[FACTORS_IN == REGISTERS ? T : 1][FACTORS_IN == REGISTERS ? N : 1];
+  if constexpr (FACTORS_IN == REGISTERS) lu_load_rows(factors, lane, rows);
+  if (FACTORS_IN == SHARED) {
     extern __shared__ LuT shared_factors[];
     LuT* mine = shared_factors + w * N * N;
 #if __CUDA_ARCH__ >= 800
     if ((N * N) % 4 == 0) {
       // Asynchronous copies of 16 bytes a lane, all issued before the first wait: the whole
-      // system (11.7 KB for 54 unknowns) in flight at once and no registers held for it, so
-      // that the copy is bound by bandwidth, not by a memory latency per handful of loads.
+      // system in flight at once and no registers held for it, so that the copy is bound by
+      // bandwidth, not by a memory latency per handful of loads.
       constexpr int V = N * N / 4;
       const float4* src = reinterpret_cast<const float4*>(factors);
       const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(mine));
@@ -213,7 +227,6 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
           asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16u * i),
                        "l"(from + 16ull * i));
       }
-      asm volatile("cp.async.wait_all;\n" ::);
     } else
 #endif
     {
@@ -222,26 +235,39 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
     }
     factors = mine;
   }
+  const bool is_singular = singular[s];
   double* x = xs[w];
-  const double cr = c[r];
-  const long long fr = f_row ? f_row[r] : r;
-  for (int i = lane; i < N; i += 32) {
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
     const long long at = r * N + i;
-    x[i] = cr * f[fr * N + i] - psi[at] - d[at];
+    if (i < N) x[i] = cr * f[fr * N + i] - psi[at] - d[at];
+  }
+#if __CUDA_ARCH__ >= 800
+  if (FACTORS_IN == SHARED && (N * N) % 4 == 0) asm volatile("cp.async.wait_all;\n" ::);
+#endif
+  if (is_singular) {
+    if (lane == 0) state[r] = 3;
+    return;
   }
   if (lane == 0) {
     iterations[r] = it + 1;
     if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
   }
   __syncwarp();
-  lu_solve_warp(factors, perm + s * N, x, lane);
-  double sum = 0.0;
-  for (int i = lane; i < N; i += 32) {
-    const double v = x[i] / scale[r * N + i];
+  if constexpr (FACTORS_IN == REGISTERS)
+    lu_solve_rows(rows, perm + s * N, x, lane);
+  else
+    lu_solve_warp(factors, perm + s * N, x, lane);
+  double sum = 0.0, dx[T];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    dx[t] = i < N ? x[i] : 0.0;
+    const double v = i < N ? dx[t] / scale[r * N + i] : 0.0;
     sum += v * v;
   }
   const double norm = sqrt(warp_sum(sum) / N);
-  const double old = norm_old[r];
   unsigned char next = ITERATING;
   if (!isfinite(norm)) {
     next = 2;
@@ -256,10 +282,13 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_newton(
   }
   if (next == ITERATING && it + 1 == ITERATIONS) next = 0;
   if (next == ITERATING || next == 1)
-    for (int i = lane; i < N; i += 32) {
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      const int i = lane + 32 * t;
+      if (i >= N) continue;
       const long long at = r * N + i;
-      y[at] += x[i];
-      d[at] += x[i];
+      y[at] += dx[t];
+      d[at] += dx[t];
     }
   if (lane == 0) {
     state[r] = next;
@@ -357,15 +386,12 @@ class DeviceBdfEngine final : public BdfEngine {
   DeviceBdfEngine(StiffSystem& system, const StiffOptions& options, int64_t capacity)
       : system_(system), options_(options), n_(system.size()) {
     const int n = n_;
-    // The Newton iteration's factors in shared memory where a block's warps' copies fit
-    // beside its static arrays (GRI-3.0's 54 unknowns: 46 KB of 4 systems).
     const cuda::DeviceInfo& device = cuda::Context::primary().device();
+    const NewtonFactors factors = newton_factors_for(n, device.max_shared_per_block_optin);
+    if (factors == NewtonFactors::shared_memory) newton_shared_ = bdf_newton_shared_bytes(n);
+    module_ = compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
+                                "dj_bdf_factor", &factor_shared_);
     const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
-    if (bdf_newton_shared_bytes(n) + newton_static <= device.max_shared_per_block_optin)
-      newton_shared_ = bdf_newton_shared_bytes(n);
-    module_ =
-        compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, newton_shared_ > 0), n,
-                          "dj_bdf_factor", &factor_shared_);
     if (newton_shared_ + newton_static > 48 * 1024)
       cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);
     const auto cap = static_cast<size_t>(capacity);
@@ -499,7 +525,7 @@ class DeviceBdfEngine final : public BdfEngine {
     if (!a.refactor.empty()) {
       list_.upload(a.refactor.data(), a.refactor.size_bytes());
       void* args[] = {&jac, &list, &slot, &c, &lu, &perm, &singular};
-      launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, kFactorThreads,
+      launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, lu_factor_threads(n_),
              factor_shared_, args);
       ctx.synchronize();
     }
@@ -606,7 +632,7 @@ class DeviceBdfEngine final : public BdfEngine {
   // the batch, not all of it (1e6 GRI-3.0 reactors: 2.9 GB instead of 23).
   int64_t jacobian_rows_ = 1;
   int factor_shared_ = 0;
-  int newton_shared_ = 0;  // dynamic shared bytes of dj_bdf_newton (0: factors from memory)
+  int newton_shared_ = 0;  // dj_bdf_newton's dynamic shared bytes (NewtonFactors::shared_memory)
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, perm_,

@@ -5,11 +5,19 @@
 
 namespace dualjit::solvers {
 
+int lu_factor_threads(int) {
+  return 128;
+}
+
+int lu_factor_shared_bytes(int n) {
+  return n * n * static_cast<int>(sizeof(double));
+}
+
 std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
                                                       const std::string& source, int n,
                                                       const char* factor_entry, int* shared_bytes) {
   const cuda::DeviceInfo& device = cuda::Context::primary().device();
-  *shared_bytes = n * n * static_cast<int>(sizeof(double));
+  *shared_bytes = lu_factor_shared_bytes(n);
   if (*shared_bytes > device.max_shared_per_block_optin)
     throw SolverError("integrate_stiff: the device LU holds a system of " + std::to_string(n) +
                       " unknowns in shared memory (" + std::to_string(*shared_bytes) +
@@ -21,8 +29,8 @@ std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
   return module;
 }
 
-std::string device_lu_functions() {
-  return R"(
+std::string device_lu_functions(int n) {
+  return "constexpr int FT = " + std::to_string(lu_factor_threads(n)) + ";\n" + R"(
 // a (N x N, row-major, shared, all FT threads of the block calling) := its LU factors, unit L
 // below the diagonal and U on and above, with partial pivoting; perm[i] := the row of the
 // original system that row i of the factors came from (LAPACK's row swaps composed, so that a
@@ -86,13 +94,80 @@ __device__ int lu_factor_shared(double* a, int* perm) {
   return bad;
 }
 
-// The factors in a (row-major, shared) stored column-major as LuT into lu, where a warp's
-// solve reads each column in one coalesced load. All FT threads call.
-__device__ void lu_store(const double* a, LuT* lu) {
-  for (int e = threadIdx.x; e < N * N; e += FT) lu[e] = (LuT)a[(e % N) * N + e / N];
+// The block's system factored: entry(i, j) gives entry (i, j) of the matrix. Its LU factors
+// with partial pivoting go to lu, column-major in the module's LuT, where a warp's solve reads
+// each column in one coalesced load, and U's diagonal as its reciprocals, so that the solves'
+// back substitutions multiply where a division would sit on their dependent chain; perm[k] :=
+// the row of the original system that row k of the factors came from. Returns 1 at a zero
+// pivot (a NaN pivot runs on, to a non-finite solution the caller reports as such). All FT
+// threads call, with lu_factor_shared_bytes(N) bytes of dynamic shared memory.
+template <class Entry>
+__device__ int lu_factor(const Entry& entry, LuT* lu, int* perm) {
+  extern __shared__ double shared_matrix[];
+  for (int e = threadIdx.x; e < N * N; e += FT) shared_matrix[e] = entry(e / N, e % N);
+  __syncthreads();
+  const int bad = lu_factor_shared(shared_matrix, perm);
+  for (int e = threadIdx.x; e < N * N; e += FT) {
+    const double v = shared_matrix[(e % N) * N + e / N];
+    lu[e] = (LuT)(e % N == e / N ? 1.0 / v : v);
+  }
+  return bad;
 }
 
-// x (N values in the warp's shared memory) := A^-1 x with A's factors lu (lu_store's layout)
+// lu_solve_warp in two parts, with the lane's rows of the factors (rows lane + 32 t) in its
+// registers: lu_load_rows issues all of a system's loads at once (the caller may issue its
+// own before using them), lu_solve_rows then takes the solve's 2N dependent column steps,
+// which wait on shuffles alone. For systems whose T N factors fit a lane's registers (N <= 64
+// in fp32), rows[T][M] with T = ceil(N / 32) and M = N; other shapes (the placeholder of a
+// caller's discarded branch) compile to nothing.
+template <int T, int M>
+__device__ void lu_load_rows(const LuT* lu, int lane, LuT (&rows)[T][M]) {
+  if constexpr (M == N && T == (N + 31) / 32) {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int i = lane + 32 * t;
+        rows[t][j] = i < N ? lu[j * N + i] : (LuT)0;
+      }
+  }
+}
+
+template <int T, int M>
+__device__ void lu_solve_rows(const LuT (&rows)[T][M], const int* perm, double* x, int lane) {
+  if constexpr (M == N && T == (N + 31) / 32) {
+    double xr[T];
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      const int i = lane + 32 * t;
+      xr[t] = i < N ? x[perm[i]] : 0.0;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < N - 1; ++j) {
+      const double xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
+#pragma unroll
+      for (int t = j / 32; t < T; ++t)
+        if (lane + 32 * t > j) xr[t] -= (double)rows[t][j] * xj;
+    }
+#pragma unroll
+    for (int j = N - 1; j >= 0; --j) {
+      if (lane == j % 32) xr[j / 32] *= (double)rows[j / 32][j];
+      const double xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
+#pragma unroll
+      for (int t = 0; t <= j / 32; ++t)
+        if (lane + 32 * t < j) xr[t] -= (double)rows[t][j] * xj;
+    }
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      const int i = lane + 32 * t;
+      if (i < N) x[i] = xr[t];
+    }
+    __syncwarp();
+  }
+}
+
+// x (N values in the warp's shared memory) := A^-1 x with A's factors lu (lu_factor's layout)
 // and perm; every lane of the warp calls. Column by column: lane l holds x[l + 32 t] in
 // registers, the finished x[j] is broadcast by a shuffle and the lanes below (L) or above (U)
 // subtract their entry of column j times it.
@@ -128,7 +203,7 @@ __device__ void lu_solve_warp(const LuT* lu, const int* perm, double* x, int lan
       const int j = 32 * tb + jj;
       if (j >= N) continue;
       const LuT* col = lu + j * N;
-      if (lane == jj) xr[tb] /= (double)col[j];
+      if (lane == jj) xr[tb] *= (double)col[j];
       const double xj = __shfl_sync(0xffffffffu, xr[tb], jj);
 #pragma unroll
       for (int t = 0; t <= tb; ++t) {

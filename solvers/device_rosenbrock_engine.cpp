@@ -13,7 +13,6 @@
 namespace dualjit::solvers {
 namespace {
 
-constexpr int kFactorThreads = 128;
 constexpr int kWarpsPerBlock = 4;  // systems per block of the warp-per-system kernels
 constexpr int kThreads = 256;      // element-wise kernels
 
@@ -48,8 +47,7 @@ std::string device_rosenbrock_source(const RosenbrockMethod& r, int n) {
   std::ostringstream head;
   head.precision(17);
   head << "constexpr int N = " << n << ";\nconstexpr int S = " << r.stages
-       << ";\nconstexpr double GAMMA = " << r.gamma << ";\nconstexpr int FT = " << kFactorThreads
-       << ";\nconstexpr int WPB = " << kWarpsPerBlock
+       << ";\nconstexpr double GAMMA = " << r.gamma << ";\nconstexpr int WPB = " << kWarpsPerBlock
        << ";\n// A Rosenbrock method's order rests on exact solves with I / (h gamma) - J.\n"
        << "typedef double LuT;\n";
   head << table("A", r, true, nullptr, &r.a) << table("C", r, true, nullptr, &r.c)
@@ -59,22 +57,19 @@ __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-)" + device_lu_functions() +
+)" + device_lu_functions(n) +
          R"(
-// lu = the LU factors of I / (h gamma) - J (lu_factor_shared); singular[r] = 1 at a zero
-// pivot. A block per system.
+// lu = the LU factors of I / (h gamma) - J (lu_factor); singular[r] = 1 at a zero pivot. A
+// block per system.
 extern "C" __global__ void __launch_bounds__(FT) dj_rb_factor(
     const double* jac, const double* h, LuT* lu, int* perm, unsigned char* singular,
     long long m) {
-  extern __shared__ double a[];
   const long long r = blockIdx.x;
   if (r >= m) return;
   const double* J = jac + r * N * N;
   const double d = 1.0 / (h[r] * GAMMA);
-  for (int i = threadIdx.x; i < N * N; i += FT) a[i] = (i / N == i % N ? d : 0.0) - J[i];
-  __syncthreads();
-  const int bad = lu_factor_shared(a, perm + r * N);
-  lu_store(a, lu + r * N * N);
+  const int bad = lu_factor([&](int i, int j) { return (i == j ? d : 0.0) - J[i * N + j]; },
+                            lu + r * N * N, perm + r * N);
   if (threadIdx.x == 0) singular[r] = bad;
 }
 
@@ -210,7 +205,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
     {
       void* args[] = {&jac, &hd, &lu, &perm, &singular, &m};
       cuda::launch(module_->function("dj_rb_factor"), cuda::Dim3{unsigned(m)},
-                   cuda::Dim3{kFactorThreads}, factor_shared_, args);
+                   cuda::Dim3{unsigned(lu_factor_threads(n_))}, factor_shared_, args);
     }
     ctx.synchronize();
     times_.factor += fw.seconds();

@@ -1,7 +1,7 @@
 // The stiff engines' device LU (solvers/device_lu_source.h) on its own: factors of random
 // matrices that need row swaps, stored as double (RODAS4's) or float (the BDF's Newton
-// matrix), solved by a warp, against Eigen's partial-pivoting LU; a zero column is reported
-// as singular. The module also compiles without a GPU.
+// matrix), solved by a warp from memory and from its registers, against Eigen's partial-pivoting
+// LU; a zero column is reported as singular. The module also compiles without a GPU.
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
@@ -20,22 +20,36 @@ using namespace dualjit;
 
 namespace {
 
-constexpr int kFactorThreads = 128;
-
 // A module that factors each system's matrix (a block each) and solves with it (a warp each).
 std::string lu_test_source(int n, const char* lu_type) {
-  return "constexpr int N = " + std::to_string(n) +
-         ";\nconstexpr int FT = " + std::to_string(kFactorThreads) + ";\ntypedef " + lu_type +
-         " LuT;\n" + solvers::device_lu_functions() + R"(
+  return "constexpr int N = " + std::to_string(n) + ";\ntypedef " + lu_type + " LuT;\n" +
+         solvers::device_lu_functions(n) + R"(
 extern "C" __global__ void __launch_bounds__(FT) t_factor(const double* A, LuT* lu, int* perm,
                                                           unsigned char* singular) {
-  extern __shared__ double a[];
   const long long s = blockIdx.x;
-  for (int i = threadIdx.x; i < N * N; i += FT) a[i] = A[s * N * N + i];
-  __syncthreads();
-  const int bad = lu_factor_shared(a, perm + s * N);
-  lu_store(a, lu + s * N * N);
+  const double* As = A + s * N * N;
+  const int bad = lu_factor([&](int i, int j) { return As[i * N + j]; }, lu + s * N * N,
+                            perm + s * N);
   if (threadIdx.x == 0) singular[s] = bad;
+}
+
+// The same factors solved by a warp that holds them in registers (the BDF's Newton solve).
+extern "C" __global__ void __launch_bounds__(128) t_solve_registers(const LuT* lu,
+                                                                    const int* perm, double* b,
+                                                                    long long m) {
+  __shared__ double xs[4][N];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long s = (long long)blockIdx.x * 4 + w;
+  if (s >= m) return;
+  double* x = xs[w];
+  for (int i = lane; i < N; i += 32) x[i] = b[s * N + i];
+  __syncwarp();
+  if constexpr (N <= 64) {
+    LuT rows[(N + 31) / 32][N];
+    lu_load_rows(lu + s * N * N, lane, rows);
+    lu_solve_rows(rows, perm + s * N, x, lane);
+  }
+  for (int i = lane; i < N; i += 32) b[s * N + i] = x[i];
 }
 
 extern "C" __global__ void __launch_bounds__(128) t_solve(const LuT* lu, const int* perm,
@@ -53,8 +67,9 @@ extern "C" __global__ void __launch_bounds__(128) t_solve(const LuT* lu, const i
 )";
 }
 
+// x: solved by lu_solve_warp; x_registers: by lu_load_rows and lu_solve_rows (n <= 64, else empty).
 struct Solved {
-  std::vector<double> x;
+  std::vector<double> x, x_registers;
   std::vector<unsigned char> singular;
 };
 
@@ -65,19 +80,26 @@ Solved device_solve(int n, const char* lu_type, const std::vector<double>& A,
                             lu_test_source(n, lu_type));
   const size_t lu_bytes = std::string(lu_type) == "float" ? sizeof(float) : sizeof(double);
   cuda::DeviceBuffer dA = cuda::DeviceBuffer::from(A), lu(m * n * n * lu_bytes),
-                     perm(m * n * sizeof(int)), singular(m), x = cuda::DeviceBuffer::from(b);
-  const auto shared = static_cast<unsigned>(n * n * sizeof(double));
+                     perm(m * n * sizeof(int)), singular(m), x = cuda::DeviceBuffer::from(b),
+                     xr = cuda::DeviceBuffer::from(b);
+  const int shared = solvers::lu_factor_shared_bytes(n);
   CUfunction factor = module.function("t_factor");
   if (shared > 48 * 1024) cuda::set_max_dynamic_shared(factor, shared);
-  CUdeviceptr pa = dA.get(), plu = lu.get(), pp = perm.get(), ps = singular.get(), px = x.get();
+  CUdeviceptr pa = dA.get(), plu = lu.get(), pp = perm.get(), ps = singular.get(), px = x.get(),
+              pxr = xr.get();
   void* fargs[] = {&pa, &plu, &pp, &ps};
-  cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{kFactorThreads}, shared, fargs);
+  cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{unsigned(solvers::lu_factor_threads(n))},
+               shared, fargs);
   long long mm = m;
+  const cuda::Dim3 grid{unsigned((m + 3) / 4)};
   void* sargs[] = {&plu, &pp, &px, &mm};
-  cuda::launch(module.function("t_solve"), cuda::Dim3{unsigned((m + 3) / 4)}, cuda::Dim3{128}, 0,
-               sargs);
+  cuda::launch(module.function("t_solve"), grid, cuda::Dim3{128}, 0, sargs);
+  void* rargs[] = {&plu, &pp, &pxr, &mm};
+  if (n <= 64) cuda::launch(module.function("t_solve_registers"), grid, cuda::Dim3{128}, 0, rargs);
   cuda::Context::primary().synchronize();
-  return {x.to_vector<double>(), singular.to_vector<unsigned char>()};
+  Solved out{x.to_vector<double>(), {}, singular.to_vector<unsigned char>()};
+  if (n <= 64) out.x_registers = xr.to_vector<double>();
+  return out;
 }
 
 // m random systems of size n (entries in [-1, 1]: pivoting is needed) and right-hand sides.
@@ -97,7 +119,8 @@ TEST_CASE("the device LU module compiles under NVRTC for sm_90, double and float
     for (int n : {3, 54, 101}) {
       CAPTURE(type);
       CAPTURE(n);
-      test::check_module_compiles("lu_test", lu_test_source(n, type), {"t_factor", "t_solve"});
+      test::check_module_compiles("lu_test", lu_test_source(n, type),
+                                  {"t_factor", "t_solve", "t_solve_registers"});
     }
   }
 }
@@ -125,6 +148,10 @@ TEST_SUITE("gpu") {
           const Eigen::VectorXd want = As.partialPivLu().solve(bs);
           CHECK((xs - want).norm() <= tol * want.norm());
           CHECK((As * xs - bs).norm() <= tol * As.norm() * xs.norm());
+          if (n <= 64) {
+            Eigen::Map<const Eigen::VectorXd> xr(&got.x_registers[size_t(s) * n], n);
+            CHECK((xr - xs).norm() <= 1e-10 * xs.norm());
+          }
         }
       }
     }
