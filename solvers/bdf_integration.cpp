@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "backends/cuda/pinned_allocator.h"
 #include "solvers/bdf_coefficients.h"
 #include "solvers/bdf_engine.h"
 #include "solvers/device_bdf_engine.h"
@@ -15,6 +16,9 @@
 
 namespace dualjit::solvers {
 namespace {
+
+template <class T>
+using RoundArray = std::vector<T, cuda::PinnedAllocator<T>>;
 
 // Consecutive attempts with a non-finite iterate or error before a system is declared failed.
 constexpr int kMaxNonFinite = 8;
@@ -73,10 +77,15 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
     report.system_jacobians += static_cast<int64_t>(packed.size());
   }
 
-  std::vector<int8_t> order, iterations;
-  std::vector<double> c, rescale, err, err_lower, err_higher, peak;
-  std::vector<uint8_t> converged, accepted, wants;
-  std::vector<int32_t> refresh, refactor;
+  // The arrays each round sends to the engine or takes from it: page-locked for a device
+  // engine, whose transfers of some 60 bytes a row each round otherwise go through the
+  // driver's staging buffers.
+  const cuda::PinnedAllocator<char> memory(system.on_device());
+  RoundArray<int8_t> order(memory), iterations(memory);
+  RoundArray<double> c(memory), rescale(memory), err(memory), err_lower(memory), err_higher(memory),
+      peak(memory);
+  RoundArray<uint8_t> converged(memory), accepted(memory), wants(memory);
+  RoundArray<int32_t> refresh(memory), refactor(memory);
   int64_t running = static_cast<int64_t>(packed.size());
   while (running > 0) {
     Stopwatch sc;
