@@ -6,7 +6,9 @@
 // gives the BDFs; the NDFs' kappa buys the same accuracy with steps ~20% longer.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 namespace dualjit::solvers::bdf {
 
@@ -15,6 +17,19 @@ constexpr int kMaxOrder = 5;
 constexpr int kDifferences = kMaxOrder + 3;
 constexpr int kNewtonIterations = 4;
 constexpr double kMinFactor = 0.2, kMaxFactor = 10.0;
+
+// The Newton iteration stops when its estimated remaining error, rate / (1 - rate) times the
+// last correction's norm, is below newton_tolerance. The norm is in the units of the error
+// test (weights atol + rtol |y|), which accepts corrections of norm up to 1 / error_const (2
+// to 6), so a tolerance independent of rtol keeps the iteration's error near 1% of what the
+// error test allows, as CVODE's constant coefficient does; SciPy's min(0.03, sqrt(rtol))
+// tightens it further for small rtol and costs Newton iterations, Jacobians and
+// factorisations there. Never below 10 eps / rtol, where round-off would keep the iteration
+// from meeting it.
+constexpr double kNewtonTolerance = 0.03;
+inline double newton_tolerance(double rtol) {
+  return std::max(10 * std::numeric_limits<double>::epsilon() / rtol, kNewtonTolerance);
+}
 
 constexpr std::array<double, kMaxOrder + 1> kappa{0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0};
 

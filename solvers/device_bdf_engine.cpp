@@ -424,8 +424,7 @@ class DeviceBdfEngine final : public BdfEngine {
     left_ = cuda::DeviceBuffer(sizeof(int));
     still_ = cuda::DeviceBuffer(cap * sizeof(int));
     still_row_ = cuda::DeviceBuffer(cap * sizeof(int));
-    newton_tol_ = std::max(10 * std::numeric_limits<double>::epsilon() / options.rtol,
-                           std::min(0.03, std::sqrt(options.rtol)));
+    newton_tol_ = bdf::newton_tolerance(options.rtol);
     capacity_ = capacity;
     jacobian_rows_ = std::max<int64_t>(1, (capacity + 7) / 8);
   }

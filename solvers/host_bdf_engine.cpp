@@ -34,8 +34,7 @@ class HostBdfEngine final : public BdfEngine {
     lu_.resize(static_cast<size_t>(capacity));
     order_.resize(static_cast<size_t>(capacity));
     singular_.assign(static_cast<size_t>(capacity), 0);
-    newton_tol_ = std::max(10 * std::numeric_limits<double>::epsilon() / options.rtol,
-                           std::min(0.03, std::sqrt(options.rtol)));
+    newton_tol_ = bdf::newton_tolerance(options.rtol);
   }
 
   void start(std::span<const double> y, std::span<const double> h) override {
