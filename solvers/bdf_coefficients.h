@@ -27,6 +27,12 @@ constexpr double kMinFactor = 0.2, kMaxFactor = 10.0;
 // factorisations there. Never below 10 eps / rtol, where round-off would keep the iteration
 // from meeting it.
 constexpr double kNewtonTolerance = 0.03;
+// An LU of I - c_lu J is kept for a step with |c / c_lu - 1| <= kLuReuse, its corrections scaled
+// by 2 / (1 + c / c_lu) (CVODE's rule and bound).
+constexpr double kLuReuse = 0.3;
+inline double lu_correction_scale(double c, double c_lu) {
+  return c == c_lu ? 1.0 : 2.0 / (1.0 + c / c_lu);
+}
 inline double newton_tolerance(double rtol) {
   return std::max(10 * std::numeric_limits<double>::epsilon() / rtol, kNewtonTolerance);
 }

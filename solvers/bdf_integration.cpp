@@ -31,6 +31,7 @@ struct SystemControl {
   int q = 1, equal_steps = 0, non_finite = 0;
   bool current_jacobian = true;  // evaluated at this step's prediction (or at the start)
   bool lu_valid = false, refresh = false, running = true;
+  double c_lu = 0;  // the c = h / alpha_q of the system's LU
   PeakTracker peak;
 };
 
@@ -110,7 +111,6 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
         s.rescale *= limit / s.h;
         s.h = limit;
         s.equal_steps = 0;
-        s.lu_valid = false;
       }
       order[r] = static_cast<int8_t>(s.q);
       c[r] = s.h / bdf::alpha[s.q];
@@ -122,9 +122,12 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
         s.current_jacobian = true;
         s.lu_valid = false;
       }
-      if (!s.lu_valid) {
+      // CVODE's reuse: an LU whose c is within kLuReuse of the step's stays; the engines
+      // scale its corrections by 2 / (1 + c / c_lu).
+      if (!s.lu_valid || std::abs(c[r] / s.c_lu - 1) > bdf::kLuReuse) {
         wants[r] |= kWantsLu;
         s.lu_valid = true;
+        s.c_lu = c[r];
       }
     }
     refresh.clear(), refactor.clear();
@@ -185,7 +188,6 @@ StiffReport integrate_bdf(StiffSystem& system, std::span<double> y, std::span<co
             const int best = static_cast<int>(std::max_element(factors, factors + 3) - factors);
             s.q += best - 1;
             scale_step(s, std::min(bdf::kMaxFactor, safety * factors[best]));
-            s.lu_valid = false;
           }
         }
       }

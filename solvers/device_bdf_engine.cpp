@@ -169,21 +169,22 @@ extern "C" __global__ void dj_bdf_scatter_jacobians(const double* jac, double* s
   }
 }
 
-// The LU factors of I - c J of each listed row (lu_factor) into its slot; singular = 1 at a
-// zero pivot. A block per row.
+// The LU factors of I - c J of each listed row (lu_factor) into its slot, and that c in c_lu;
+// singular = 1 at a zero pivot. A block per row.
 extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
     const double* jac, const int* list, const int* slot, const double* c, LuT* lu, int* perm,
-    unsigned char* singular) {
+    unsigned char* singular, double* c_lu) {
   const int row = list[blockIdx.x];
   const long long s = slot[row];
   const double* J = jac + s * N * N;
   const double cr = c[row];
   const int bad = lu_factor([&](int i, int j) { return (i == j ? 1.0 : 0.0) - cr * J[i * N + j]; },
                             lu + s * N * N, perm + s * N);
-  if (threadIdx.x == 0) singular[s] = bad;
+  if (threadIdx.x == 0) singular[s] = bad, c_lu[s] = cr;
 }
 
-// Newton iteration `it` of every iterating row: dy = (I - c J)^-1 (c f - psi - d), the scaled
+// Newton iteration `it` of every iterating row: dy = (I - c J)^-1 (c f - psi - d) with the LU
+// of I - c_lu J, times 2 / (1 + c / c_lu) where c_lu != c (bdf::lu_correction_scale), the scaled
 // norm, SciPy's convergence test, y += dy and d += dy unless diverging. A warp per system.
 // f holds row r's f at row f_row[r] (at r when f_row is null). The rows still iterating are
 // counted in `left` and listed in still[] (in no particular order), still_row[r] their place.
@@ -192,7 +193,7 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
 // slot, then the factors and the vectors), not on a chain of them.
 extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_newton(
     const double* f, const LuT* lu, const int* perm, const unsigned char* singular,
-    const int* slot, const double* c, const double* psi, double* d, double* y,
+    const double* c_lu, const int* slot, const double* c, const double* psi, double* d, double* y,
     const double* scale, unsigned char* state, double* norm_old, signed char* iterations,
     double* peak, int it, double tol, int peak_component, const int* f_row, int* left,
     int* still, int* still_row, long long m) {
@@ -236,6 +237,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_new
     factors = mine;
   }
   const bool is_singular = singular[s];
+  const double cl = c_lu[s], correction = cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl);
   double* x = xs[w];
 #pragma unroll
   for (int t = 0; t < T; ++t) {
@@ -263,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_new
 #pragma unroll
   for (int t = 0; t < T; ++t) {
     const int i = lane + 32 * t;
-    dx[t] = i < N ? x[i] : 0.0;
+    dx[t] = i < N ? correction * x[i] : 0.0;
     const double v = i < N ? dx[t] / scale[r * N + i] : 0.0;
     sum += v * v;
   }
@@ -408,6 +410,7 @@ class DeviceBdfEngine final : public BdfEngine {
     perm_ = cuda::DeviceBuffer(cap * n * sizeof(int));
     singular_ = cuda::DeviceBuffer(cap);
     singular_.fill_bytes(0);
+    c_lu_ = cuda::DeviceBuffer(cap * sizeof(double));
     slot_ = cuda::DeviceBuffer(cap * sizeof(int));
     slot_spare_ = cuda::DeviceBuffer(cap * sizeof(int));
     state_ = cuda::DeviceBuffer(cap);
@@ -474,7 +477,7 @@ class DeviceBdfEngine final : public BdfEngine {
     double *D = dptr<double>(diff_), *y = dptr<double>(y_), *d = dptr<double>(d_),
            *psi = dptr<double>(psi_), *scale = dptr<double>(scale_), *c = dptr<double>(c_),
            *rescale = dptr<double>(rescale_), *norm_old = dptr<double>(norm_old_),
-           *jac = dptr<double>(jac_), *peak = dptr<double>(peak_);
+           *jac = dptr<double>(jac_), *peak = dptr<double>(peak_), *c_lu = dptr<double>(c_lu_);
     double *err = dptr<double>(err_), *err_lower = err + m, *err_higher = err + 2 * m;
     float* lu = dptr<float>(lu_);
     int *perm = dptr<int>(perm_), *slot = dptr<int>(slot_), *list = dptr<int>(list_),
@@ -523,7 +526,7 @@ class DeviceBdfEngine final : public BdfEngine {
     Stopwatch fw;
     if (!a.refactor.empty()) {
       list_.upload(a.refactor.data(), a.refactor.size_bytes());
-      void* args[] = {&jac, &list, &slot, &c, &lu, &perm, &singular};
+      void* args[] = {&jac, &list, &slot, &c, &lu, &perm, &singular, &c_lu};
       launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, lu_factor_threads(n_),
              factor_shared_, args);
       ctx.synchronize();
@@ -556,9 +559,9 @@ class DeviceBdfEngine final : public BdfEngine {
       times_.newton_sweeps += 1;
       times_.newton_rows += still_now;
       left_.fill_bytes(0);
-      void* args[] = {&f,  &lu,    &perm,  &singular, &slot,       &c,    &psi, &d,
-                      &y,  &scale, &state, &norm_old, &iterations, &peak, &it,  &tol,
-                      &pc, &f_row, &left,  &still,    &still_row,  &m};
+      void* args[] = {&f,   &lu, &perm,  &singular, &c_lu,     &slot,       &c,    &psi,
+                      &d,   &y,  &scale, &state,    &norm_old, &iterations, &peak, &it,
+                      &tol, &pc, &f_row, &left,     &still,    &still_row,  &m};
       launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, newton_shared_, args);
       newton_end_.record();
       left_.download(&still_now, sizeof(int));
@@ -634,7 +637,7 @@ class DeviceBdfEngine final : public BdfEngine {
   int newton_shared_ = 0;  // dj_bdf_newton's dynamic shared bytes (NewtonFactors::shared_memory)
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
-  cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, perm_,
+  cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, c_lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
       iterations_, err_, peak_, accepted_, left_, still_, still_row_;
   cuda::Event rhs_begin_, rhs_end_, newton_end_;  // one Newton iteration's f and solves

@@ -34,6 +34,7 @@ class HostBdfEngine final : public BdfEngine {
     lu_.resize(static_cast<size_t>(capacity));
     order_.resize(static_cast<size_t>(capacity));
     singular_.assign(static_cast<size_t>(capacity), 0);
+    c_lu_.assign(static_cast<size_t>(capacity), 0.0);
     newton_tol_ = bdf::newton_tolerance(options.rtol);
   }
 
@@ -117,6 +118,7 @@ class HostBdfEngine final : public BdfEngine {
       RowMatrix mat = -a.c[r] * jac_[r];
       mat.diagonal().array() += 1.0;
       lu_[r].compute(mat);
+      c_lu_[r] = a.c[r];
       singular_check(r);
     }
     for (int64_t r = 0; r < m; ++r)
@@ -143,7 +145,7 @@ class HostBdfEngine final : public BdfEngine {
         if (options_.peak_component >= 0) out.peak[r] = f[at + options_.peak_component];
         Eigen::VectorXd b =
             a.c[r] * ConstVector(f + at, n) - ConstVector(&psi_[at], n) - ConstVector(&d_[at], n);
-        const Eigen::VectorXd dy = lu_[r].solve(b);
+        const Eigen::VectorXd dy = bdf::lu_correction_scale(a.c[r], c_lu_[r]) * lu_[r].solve(b);
         double sum = 0.0;
         for (int i = 0; i < n; ++i) sum += (dy[i] / scale_[at + i]) * (dy[i] / scale_[at + i]);
         const double norm = std::sqrt(sum / n);
@@ -206,6 +208,7 @@ class HostBdfEngine final : public BdfEngine {
       jac_[r] = std::move(jac_[from]);
       lu_[r] = std::move(lu_[from]);
       singular_[r] = singular_[from];
+      c_lu_[r] = c_lu_[from];
     }
     m_ = static_cast<int64_t>(keep.size());
   }
@@ -251,6 +254,7 @@ class HostBdfEngine final : public BdfEngine {
   std::vector<Eigen::PartialPivLU<RowMatrix>> lu_;
   std::vector<int> order_;
   std::vector<uint8_t> singular_;
+  std::vector<double> c_lu_;  // the c each row's LU was factored with
   BdfTimes times_;
 };
 
