@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   for (int n : {11, 54, 101}) {
     cuda::SourceModule module("batched_lu_n" + std::to_string(n),
                               solvers::device_rosenbrock_source(method, n));
-    const int shared = solvers::lu_factor_shared_bytes(n);
+    const int shared = solvers::lu_factor_shared_bytes(n, sizeof(double));
     const unsigned factor_threads = solvers::lu_factor_threads(n);
     CUfunction factor = module.function("dj_rb_factor"), solve = module.function("dj_rb_solve");
     if (shared > 48 * 1024) cuda::set_max_dynamic_shared(factor, shared);

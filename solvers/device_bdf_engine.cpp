@@ -55,10 +55,11 @@ std::string device_bdf_source(int n, NewtonFactors factors) {
        << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
        << ";\nconstexpr int WPB = " << kWarpsPerBlock
        << ";\n"
-       // The Newton matrix's factors in fp32: a modified Newton iteration only needs an
-       // approximate inverse (its Jacobian is already several steps old), the residual it
-       // corrects stays fp64, and each iteration reads the factors of every iterating system:
-       // half the bytes of its largest read.
+       // The Newton matrix factored and stored in fp32: a modified Newton iteration only
+       // needs an approximate inverse (its Jacobian is already several steps old), the
+       // residual it corrects stays fp64, each iteration reads the factors of every iterating
+       // system (half the bytes of its largest read), and the factorisation is bound by its
+       // shared-memory bytes.
        << "typedef float LuT;\n"
        << "constexpr int DEVICE = 0, SHARED = 1, REGISTERS = 2;\nconstexpr int FACTORS_IN = "
        << static_cast<int>(factors)
@@ -392,7 +393,7 @@ class DeviceBdfEngine final : public BdfEngine {
     const NewtonFactors factors = newton_factors_for(n, device.max_shared_per_block_optin);
     if (factors == NewtonFactors::shared_memory) newton_shared_ = bdf_newton_shared_bytes(n);
     module_ = compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
-                                "dj_bdf_factor", &factor_shared_);
+                                sizeof(float), "dj_bdf_factor", &factor_shared_);
     const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
     if (newton_shared_ + newton_static > 48 * 1024)
       cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);

@@ -9,15 +9,16 @@ int lu_factor_threads(int) {
   return 128;
 }
 
-int lu_factor_shared_bytes(int n) {
-  return n * n * static_cast<int>(sizeof(double));
+int lu_factor_shared_bytes(int n, int value_bytes) {
+  return n * n * value_bytes;
 }
 
 std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
                                                       const std::string& source, int n,
-                                                      const char* factor_entry, int* shared_bytes) {
+                                                      int value_bytes, const char* factor_entry,
+                                                      int* shared_bytes) {
   const cuda::DeviceInfo& device = cuda::Context::primary().device();
-  *shared_bytes = lu_factor_shared_bytes(n);
+  *shared_bytes = lu_factor_shared_bytes(n, value_bytes);
   if (*shared_bytes > device.max_shared_per_block_optin)
     throw SolverError("integrate_stiff: the device LU holds a system of " + std::to_string(n) +
                       " unknowns in shared memory (" + std::to_string(*shared_bytes) +
@@ -31,26 +32,26 @@ std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
 
 std::string device_lu_functions(int n) {
   return "constexpr int FT = " + std::to_string(lu_factor_threads(n)) + ";\n" + R"(
-// a (N x N, row-major, shared, all FT threads of the block calling) := its LU factors, unit L
+// a (N x N LuT, row-major, shared, all FT threads of the block calling) := its LU factors, unit L
 // below the diagonal and U on and above, with partial pivoting; perm[i] := the row of the
 // original system that row i of the factors came from (LAPACK's row swaps composed, so that a
 // solve gathers its right-hand side in one step). Returns 1 at a zero pivot (a NaN pivot runs
 // on, to a non-finite solution the caller reports as such).
-__device__ int lu_factor_shared(double* a, int* perm) {
+__device__ int lu_factor_shared(LuT* a, int* perm) {
   __shared__ int pivot_row;
   __shared__ int rows[N];
   for (int i = threadIdx.x; i < N; i += FT) rows[i] = i;
   int bad = 0;
   for (int k = 0; k < N; ++k) {
     if (threadIdx.x < 32) {
-      double best = -1.0;
+      LuT best = -1;
       int at = k;
       for (int i = k + threadIdx.x; i < N; i += 32) {
-        const double v = fabs(a[i * N + k]);
+        const LuT v = fabs(a[i * N + k]);
         if (v > best) best = v, at = i;
       }
       for (int o = 16; o > 0; o >>= 1) {
-        const double ob = __shfl_xor_sync(0xffffffffu, best, o);
+        const LuT ob = __shfl_xor_sync(0xffffffffu, best, o);
         const int oa = __shfl_xor_sync(0xffffffffu, at, o);
         if (ob > best || (ob == best && oa < at)) best = ob, at = oa;
       }
@@ -65,13 +66,13 @@ __device__ int lu_factor_shared(double* a, int* perm) {
     const int p = pivot_row;
     if (p != k)
       for (int j = threadIdx.x; j < N; j += FT) {
-        const double t = a[k * N + j];
+        const LuT t = a[k * N + j];
         a[k * N + j] = a[p * N + j];
         a[p * N + j] = t;
       }
     __syncthreads();
-    const double pivot = a[k * N + k];
-    if (pivot == 0.0) {
+    const LuT pivot = a[k * N + k];
+    if (pivot == 0) {
       bad = 1;
       continue;
     }
@@ -79,13 +80,13 @@ __device__ int lu_factor_shared(double* a, int* perm) {
     // trailing rows' update, a warp per row and lanes along it, with no barrier between rows
     // so that a warp's rows overlap (a division and a warp barrier in each row had chained
     // them through their latency).
-    const double inverse = 1.0 / pivot;
+    const LuT inverse = 1 / pivot;
     for (int i = k + 1 + threadIdx.x; i < N; i += FT) a[i * N + k] *= inverse;
     __syncthreads();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll 2
     for (int i = k + 1 + warp; i < N; i += FT / 32) {
-      const double l = a[i * N + k];
+      const LuT l = a[i * N + k];
       for (int j = k + 1 + lane; j < N; j += 32) a[i * N + j] -= l * a[k * N + j];
     }
     __syncthreads();
@@ -100,16 +101,19 @@ __device__ int lu_factor_shared(double* a, int* perm) {
 // back substitutions multiply where a division would sit on their dependent chain; perm[k] :=
 // the row of the original system that row k of the factors came from. Returns 1 at a zero
 // pivot (a NaN pivot runs on, to a non-finite solution the caller reports as such). All FT
-// threads call, with lu_factor_shared_bytes(N) bytes of dynamic shared memory.
+// threads call, with lu_factor_shared_bytes(N, sizeof(LuT)) bytes of dynamic shared memory.
+// The elimination runs in LuT too: in fp32 for the BDF's Newton matrix, whose factors are
+// stored in fp32 anyway, it moves half the shared-memory bytes that bound it.
 template <class Entry>
 __device__ int lu_factor(const Entry& entry, LuT* lu, int* perm) {
-  extern __shared__ double shared_matrix[];
-  for (int e = threadIdx.x; e < N * N; e += FT) shared_matrix[e] = entry(e / N, e % N);
+  extern __shared__ __align__(16) unsigned char lu_shared_bytes[];
+  LuT* a = reinterpret_cast<LuT*>(lu_shared_bytes);
+  for (int e = threadIdx.x; e < N * N; e += FT) a[e] = (LuT)entry(e / N, e % N);
   __syncthreads();
-  const int bad = lu_factor_shared(shared_matrix, perm);
+  const int bad = lu_factor_shared(a, perm);
   for (int e = threadIdx.x; e < N * N; e += FT) {
-    const double v = shared_matrix[(e % N) * N + e / N];
-    lu[e] = (LuT)(e % N == e / N ? 1.0 / v : v);
+    const LuT v = a[(e % N) * N + e / N];
+    lu[e] = e % N == e / N ? 1 / v : v;
   }
   return bad;
 }

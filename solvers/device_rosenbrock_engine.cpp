@@ -163,7 +163,7 @@ class DeviceRosenbrockEngine final : public RosenbrockEngine {
     const int n = n_;
     module_ =
         compile_lu_module("rosenbrock_n" + std::to_string(n), device_rosenbrock_source(method, n),
-                          n, "dj_rb_factor", &factor_shared_);
+                          n, sizeof(double), "dj_rb_factor", &factor_shared_);
     const size_t rows = static_cast<size_t>(capacity) * n * sizeof(double);
     y_ = cuda::DeviceBuffer(rows);
     y_new_ = cuda::DeviceBuffer(rows);

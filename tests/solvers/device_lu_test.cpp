@@ -82,7 +82,7 @@ Solved device_solve(int n, const char* lu_type, const std::vector<double>& A,
   cuda::DeviceBuffer dA = cuda::DeviceBuffer::from(A), lu(m * n * n * lu_bytes),
                      perm(m * n * sizeof(int)), singular(m), x = cuda::DeviceBuffer::from(b),
                      xr = cuda::DeviceBuffer::from(b);
-  const int shared = solvers::lu_factor_shared_bytes(n);
+  const int shared = solvers::lu_factor_shared_bytes(n, static_cast<int>(lu_bytes));
   CUfunction factor = module.function("t_factor");
   if (shared > 48 * 1024) cuda::set_max_dynamic_shared(factor, shared);
   CUdeviceptr pa = dA.get(), plu = lu.get(), pp = perm.get(), ps = singular.get(), px = x.get(),
@@ -136,9 +136,11 @@ TEST_SUITE("gpu") {
         std::vector<double> A, b;
         random_systems(n, m, A, b);
         const Solved got = device_solve(n, type, A, b);
-        // Factors in fp32 carry a relative error of about 6e-8 times the growth of the
-        // elimination; fp64 factors agree with Eigen to round-off times the condition.
-        const double tol = std::string(type) == "float" ? 1e-4 : 1e-10;
+        // An elimination in fp32 is backward stable to some n eps32 (a residual near 1e-7 of
+        // |A| |x|); its solution's error is that times the condition (Eigen's own fp32 LU on
+        // these systems: up to 9e-5). fp64 agrees with Eigen to round-off times the condition.
+        const bool fp32 = std::string(type) == "float";
+        const double tol = fp32 ? 5e-4 : 1e-10, residual_tol = fp32 ? 1e-6 : 1e-10;
         for (int s = 0; s < m; ++s) {
           CAPTURE(s);
           CHECK(got.singular[s] == 0);
@@ -147,7 +149,7 @@ TEST_SUITE("gpu") {
           Eigen::Map<const Eigen::VectorXd> bs(&b[size_t(s) * n], n), xs(&got.x[size_t(s) * n], n);
           const Eigen::VectorXd want = As.partialPivLu().solve(bs);
           CHECK((xs - want).norm() <= tol * want.norm());
-          CHECK((As * xs - bs).norm() <= tol * As.norm() * xs.norm());
+          CHECK((As * xs - bs).norm() <= residual_tol * As.norm() * xs.norm());
           if (n <= 64) {
             Eigen::Map<const Eigen::VectorXd> xr(&got.x_registers[size_t(s) * n], n);
             CHECK((xr - xs).norm() <= 1e-10 * xs.norm());
