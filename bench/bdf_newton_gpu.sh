@@ -8,9 +8,10 @@
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/bdf_newton_gpu.sh [CELLS]   (default 100000)
 # Environment: NCU_CELLS (2000: the profiled batch, after a probe batch of 3 reactors),
-# NCU_KERNELS ("dj_bdf_newton:4500 dj_bdf_factor:1200": kernel regex and the launches to skip,
-# past the probe's, whose systems integrate to 1 s), NCU_COUNT (3), BENCH_FLAGS ("--effort full
-# --rows 2", issue 16's fastest GRI-3.0 kernels).
+# NCU_KERNELS ("dj_bdf_newton:40 dj_bdf_factor:10": kernel regex and the launches to skip of
+# each launch shape, so that the probe's one-block launches are told apart from the batch's),
+# NCU_COUNT (2 of each shape), BENCH_FLAGS ("--effort full --rows 2", issue 16's fastest
+# GRI-3.0 kernels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -21,11 +22,11 @@ export DUALJIT_CACHE_DIR=$PWD/build-gpu/ignition-cache
 flags=${BENCH_FLAGS:---effort full --rows 2}
 ./build-gpu/bench/kinetics_ignition $flags "${1:-100000}" 2>&1 | tee "$out/kinetics_ignition.txt"
 sections="WarpStateStats Occupancy LaunchStats SchedulerStats MemoryWorkloadAnalysis SpeedOfLight"
-for pick in ${NCU_KERNELS:-dj_bdf_newton:4500 dj_bdf_factor:1200}; do
+for pick in ${NCU_KERNELS:-dj_bdf_newton:40 dj_bdf_factor:10}; do
   kernel=${pick%%:*}
-  NCU_SKIP=${pick##*:} NCU_COUNT=${NCU_COUNT:-3} NCU_SECTIONS=$sections \
+  NCU_SKIP=${pick##*:} NCU_COUNT=${NCU_COUNT:-2} NCU_SECTIONS=$sections NCU_FILTER=per-launch-config \
     bash bench/ncu_kernels.sh "$out/ncu_$kernel.txt" "$kernel" \
     ./build-gpu/bench/kinetics_ignition $flags --probe 3 "${NCU_CELLS:-2000}"
   grep -E "^  dj_|Duration|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Memory Throughput|Compute \(SM\)|Block Limit (Reg|Shared)" \
-    "$out/ncu_$kernel.txt" | head -40
+    "$out/ncu_$kernel.txt" | head -80
 done

@@ -2,7 +2,8 @@
 # Nsight Compute on a benchmark program, for what CUDA events cannot split: each kernel's own
 # duration (default), or the sections NCU_SECTIONS names (e.g. "WarpStateStats Occupancy
 # LaunchStats SchedulerStats") for the kernels KERNEL_REGEX matches. Clocks are left alone
-# (--clock-control none, device/METHOD.md). NCU_SKIP and NCU_COUNT pick launches.
+# (--clock-control none, device/METHOD.md). NCU_SKIP and NCU_COUNT pick launches, NCU_FILTER
+# ncu's --filter-mode.
 #
 #   bench/ncu_kernels.sh OUT_FILE KERNEL_REGEX PROGRAM [ARGS ...]
 set -uo pipefail
@@ -10,6 +11,8 @@ out=$1 regex=$2
 shift 2
 args=(--clock-control none -k "regex:$regex" --launch-skip "${NCU_SKIP:-0}")
 [[ -n ${NCU_COUNT:-} ]] && args+=(--launch-count "$NCU_COUNT")
+# per-launch-config: NCU_SKIP and NCU_COUNT count each grid and block shape on its own.
+[[ -n ${NCU_FILTER:-} ]] && args+=(--filter-mode "$NCU_FILTER")
 if [[ -n ${NCU_SECTIONS:-} ]]; then
   for s in $NCU_SECTIONS; do args+=(--section "$s"); done
   ncu "${args[@]}" "$@" > "$out" 2>&1
