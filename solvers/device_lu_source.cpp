@@ -118,6 +118,28 @@ __device__ int lu_factor(const Entry& entry, LuT* lu, int* perm) {
   return bad;
 }
 
+// A warp's solves keep x in registers, lane l holding x[l + 32 t]: lu_gather loads it from the
+// warp's shared x in the factors' row order (perm), lu_scatter stores it back.
+template <int T>
+__device__ void lu_gather(const double* x, const int* perm, int lane, double (&xr)[T]) {
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    xr[t] = i < N ? x[perm[i]] : 0.0;
+  }
+  __syncwarp();
+}
+
+template <int T>
+__device__ void lu_scatter(const double (&xr)[T], int lane, double* x) {
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    if (i < N) x[i] = xr[t];
+  }
+  __syncwarp();
+}
+
 // lu_solve_warp in two parts, with the lane's rows of the factors (rows lane + 32 t) in its
 // registers: lu_load_rows issues all of a system's loads at once (the caller may issue its
 // own before using them), lu_solve_rows then takes the solve's 2N dependent column steps,
@@ -141,12 +163,7 @@ template <int T, int M>
 __device__ void lu_solve_rows(const LuT (&rows)[T][M], const int* perm, double* x, int lane) {
   if constexpr (M == N && T == (N + 31) / 32) {
     double xr[T];
-#pragma unroll
-    for (int t = 0; t < T; ++t) {
-      const int i = lane + 32 * t;
-      xr[t] = i < N ? x[perm[i]] : 0.0;
-    }
-    __syncwarp();
+    lu_gather(x, perm, lane, xr);
 #pragma unroll
     for (int j = 0; j < N - 1; ++j) {
       const double xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
@@ -162,12 +179,7 @@ __device__ void lu_solve_rows(const LuT (&rows)[T][M], const int* perm, double* 
       for (int t = 0; t <= j / 32; ++t)
         if (lane + 32 * t < j) xr[t] -= (double)rows[t][j] * xj;
     }
-#pragma unroll
-    for (int t = 0; t < T; ++t) {
-      const int i = lane + 32 * t;
-      if (i < N) x[i] = xr[t];
-    }
-    __syncwarp();
+    lu_scatter(xr, lane, x);
   }
 }
 
@@ -178,12 +190,7 @@ __device__ void lu_solve_rows(const LuT (&rows)[T][M], const int* perm, double* 
 __device__ void lu_solve_warp(const LuT* lu, const int* perm, double* x, int lane) {
   constexpr int T = (N + 31) / 32;
   double xr[T];
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    const int i = lane + 32 * t;
-    xr[t] = i < N ? x[perm[i]] : 0.0;
-  }
-  __syncwarp();
+  lu_gather(x, perm, lane, xr);
   // Register indices stay constants (t, tb unrolled), so x never leaves registers.
 #pragma unroll
   for (int tb = 0; tb < T; ++tb) {
@@ -216,12 +223,7 @@ __device__ void lu_solve_warp(const LuT* lu, const int* perm, double* x, int lan
       }
     }
   }
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    const int i = lane + 32 * t;
-    if (i < N) x[i] = xr[t];
-  }
-  __syncwarp();
+  lu_scatter(xr, lane, x);
 }
 )";
 }

@@ -33,10 +33,10 @@ extern "C" __global__ void __launch_bounds__(FT) t_factor(const double* A, LuT* 
   if (threadIdx.x == 0) singular[s] = bad;
 }
 
-// The same factors solved by a warp that holds them in registers (the BDF's Newton solve).
-extern "C" __global__ void __launch_bounds__(128) t_solve_registers(const LuT* lu,
-                                                                    const int* perm, double* b,
-                                                                    long long m) {
+// b := A^-1 b by a warp a system, from the factors in memory, or (registers != 0, N <= 64) from
+// the factors loaded into the lanes' registers (the BDF's Newton solve).
+extern "C" __global__ void __launch_bounds__(128) t_solve(const LuT* lu, const int* perm,
+                                                          double* b, long long m, int registers) {
   __shared__ double xs[4][N];
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long s = (long long)blockIdx.x * 4 + w;
@@ -45,23 +45,16 @@ extern "C" __global__ void __launch_bounds__(128) t_solve_registers(const LuT* l
   for (int i = lane; i < N; i += 32) x[i] = b[s * N + i];
   __syncwarp();
   if constexpr (N <= 64) {
-    LuT rows[(N + 31) / 32][N];
-    lu_load_rows(lu + s * N * N, lane, rows);
-    lu_solve_rows(rows, perm + s * N, x, lane);
+    if (registers) {
+      LuT rows[(N + 31) / 32][N];
+      lu_load_rows(lu + s * N * N, lane, rows);
+      lu_solve_rows(rows, perm + s * N, x, lane);
+    } else {
+      lu_solve_warp(lu + s * N * N, perm + s * N, x, lane);
+    }
+  } else {
+    lu_solve_warp(lu + s * N * N, perm + s * N, x, lane);
   }
-  for (int i = lane; i < N; i += 32) b[s * N + i] = x[i];
-}
-
-extern "C" __global__ void __launch_bounds__(128) t_solve(const LuT* lu, const int* perm,
-                                                          double* b, long long m) {
-  __shared__ double xs[4][N];
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long s = (long long)blockIdx.x * 4 + w;
-  if (s >= m) return;
-  double* x = xs[w];
-  for (int i = lane; i < N; i += 32) x[i] = b[s * N + i];
-  __syncwarp();
-  lu_solve_warp(lu + s * N * N, perm + s * N, x, lane);
   for (int i = lane; i < N; i += 32) b[s * N + i] = x[i];
 }
 )";
@@ -91,11 +84,12 @@ Solved device_solve(int n, const char* lu_type, const std::vector<double>& A,
   cuda::launch(factor, cuda::Dim3{unsigned(m)}, cuda::Dim3{unsigned(solvers::lu_factor_threads(n))},
                shared, fargs);
   long long mm = m;
+  int from_memory = 0, from_registers = 1;
   const cuda::Dim3 grid{unsigned((m + 3) / 4)};
-  void* sargs[] = {&plu, &pp, &px, &mm};
+  void* sargs[] = {&plu, &pp, &px, &mm, &from_memory};
   cuda::launch(module.function("t_solve"), grid, cuda::Dim3{128}, 0, sargs);
-  void* rargs[] = {&plu, &pp, &pxr, &mm};
-  if (n <= 64) cuda::launch(module.function("t_solve_registers"), grid, cuda::Dim3{128}, 0, rargs);
+  void* rargs[] = {&plu, &pp, &pxr, &mm, &from_registers};
+  if (n <= 64) cuda::launch(module.function("t_solve"), grid, cuda::Dim3{128}, 0, rargs);
   cuda::Context::primary().synchronize();
   Solved out{x.to_vector<double>(), {}, singular.to_vector<unsigned char>()};
   if (n <= 64) out.x_registers = xr.to_vector<double>();
@@ -119,8 +113,7 @@ TEST_CASE("the device LU module compiles under NVRTC for sm_90, double and float
     for (int n : {3, 54, 101}) {
       CAPTURE(type);
       CAPTURE(n);
-      test::check_module_compiles("lu_test", lu_test_source(n, type),
-                                  {"t_factor", "t_solve", "t_solve_registers"});
+      test::check_module_compiles("lu_test", lu_test_source(n, type), {"t_factor", "t_solve"});
     }
   }
 }
