@@ -179,6 +179,24 @@ struct Prepared {
   std::vector<Prepared> companions;  // LoweringOptions::companions, their chunks only
 };
 
+// The kernel's sizes as its driver sees them: its input slots, its counts, and the derivative
+// sizes of out.plan's mode (dense).
+void set_sizes(const Kernel& kernel, LoweredKernel& out, DriverSpec& spec) {
+  for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
+    spec.slot_size.push_back(s.size);
+    spec.slot_offset.push_back(s.offset);
+  }
+  out.slot_size = spec.slot_size;
+  spec.n_inputs = kernel.n_inputs();
+  spec.n_params = kernel.n_params();
+  spec.n_uniforms = kernel.n_uniforms();
+  spec.n_outputs = kernel.n_outputs();
+  spec.first_size = out.first_size =
+      first_size(out.plan.mode, out.plan.n_inputs, out.plan.n_outputs);
+  spec.second_size = out.second_size = second_size(out.plan.mode, out.plan.n_inputs);
+  spec.hvp = out.plan.mode == Mode::Hvp;
+}
+
 // A companion kernel (LoweringOptions::companions) of the kernel lowered under `parent`: its
 // plan in the same mode, whole (one chunk of every direction), its slots bound to vertex 0 and
 // its chunk functions named `symbol`_c<c>. Only its chunks are emitted: the parent's driver
@@ -200,21 +218,9 @@ Prepared prepare_companion(const Kernel& kernel, const LoweringOptions& parent,
   DriverSpec& spec = pr.spec;
   spec.symbol = symbol;
   spec.n_chunks = static_cast<int>(out.plan.chunks.size());
-  for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
-    spec.slot_size.push_back(s.size);
-    spec.slot_offset.push_back(s.offset);
-    spec.input_vertex.push_back(0);
-  }
+  set_sizes(kernel, out, spec);
+  spec.input_vertex.assign(spec.slot_size.size(), 0);
   out.input_vertex = spec.input_vertex;
-  out.slot_size = spec.slot_size;
-  spec.n_inputs = kernel.n_inputs();
-  spec.n_params = kernel.n_params();
-  spec.n_uniforms = kernel.n_uniforms();
-  spec.n_outputs = kernel.n_outputs();
-  spec.first_size = out.first_size =
-      first_size(out.plan.mode, out.plan.n_inputs, out.plan.n_outputs);
-  spec.second_size = out.second_size = second_size(out.plan.mode, out.plan.n_inputs);
-  spec.hvp = out.plan.mode == Mode::Hvp;
   spec.layout = parent.layout;
   return pr;
 }
@@ -283,10 +289,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   DriverSpec& spec = pr.spec;
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
-  for (const Slot& s : kernel.slots_of(SlotKind::Input)) {
-    spec.slot_size.push_back(s.size);
-    spec.slot_offset.push_back(s.offset);
-  }
+  set_sizes(kernel, out, spec);
   out.input_vertex = options.input_vertex;
   if (out.input_vertex.empty()) {
     for (size_t s = 0; s < spec.slot_size.size(); ++s)
@@ -302,11 +305,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
       throw std::invalid_argument("kernel '" + kernel.name() + "': negative vertex in binding");
   }
   spec.input_vertex = out.input_vertex;
-  spec.n_inputs = kernel.n_inputs();
-  spec.n_params = kernel.n_params();
-  spec.n_uniforms = kernel.n_uniforms();
-  spec.n_outputs = kernel.n_outputs();
-  spec.first_size = out.first_size = first_size(plan.mode, plan.n_inputs, plan.n_outputs);
   if (options.sparse_jacobian) {
     if (plan.mode != Mode::Jacobian) {
       throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
@@ -315,10 +313,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     out.first_pattern = pattern ? *pattern : jacobian_pattern(kernel);
     spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
   }
-  spec.second_size = out.second_size = second_size(plan.mode, plan.n_inputs);
-  spec.hvp = plan.mode == Mode::Hvp;
   spec.layout = layout;
-  out.slot_size = spec.slot_size;
   if (!options.companions.empty() && (!options.driver || out.plan.rows > 0)) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': companion kernels need a driver that calls them, without "
