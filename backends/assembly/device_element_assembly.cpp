@@ -711,10 +711,12 @@ void DeviceElementAssembly::sum_hessian(PatternData& pd, CUstream stream, double
                                         double* node_energy) {
   const ElementStrategy s = options_.matrix_strategy;
   const int64_t bb = int64_t(problem_.block_size()) * problem_.block_size();
-  std::vector<size_t> single, multi;
+  // The single-vertex terms in the order of the kernels' node terms (the one list both take).
+  const std::vector<size_t> single = single_vertex_energy_terms(problem_);
+  std::vector<size_t> multi;
   for (size_t ti = 0; ti < n_terms_; ++ti) {
     const Term& t = problem_.term(ti);
-    if (t.energy) (t.elements.k == 1 ? single : multi).push_back(ti);
+    if (t.energy && t.elements.k > 1) multi.push_back(ti);
   }
   if (single.empty() && multi.empty()) {
     fill_zero(ptr(pd.values), pd.pattern->n_blocks() * bb, stream);
