@@ -10,13 +10,13 @@
 #include <array>
 #include <limits>
 
+#include "solvers/bdf_step_control.nvrtc.h"
+
 namespace dualjit::solvers::bdf {
 
 constexpr int kMaxOrder = 5;
 // Differences kept per system: D_0 (the solution) to D_{q+2} for the order change.
 constexpr int kDifferences = kMaxOrder + 3;
-constexpr int kNewtonIterations = 4;
-constexpr double kMinFactor = 0.2, kMaxFactor = 10.0;
 
 // The Newton iteration stops when its estimated remaining error, rate / (1 - rate) times the
 // last correction's norm, is below newton_tolerance. The norm is in the units of the error
@@ -27,9 +27,7 @@ constexpr double kMinFactor = 0.2, kMaxFactor = 10.0;
 // factorisations there. Never below 10 eps / rtol, where round-off would keep the iteration
 // from meeting it.
 constexpr double kNewtonTolerance = 0.03;
-// An LU of I - c_lu J is kept for a step with |c / c_lu - 1| <= kLuReuse, its corrections scaled
-// by 2 / (1 + c / c_lu) (CVODE's rule and bound).
-constexpr double kLuReuse = 0.3;
+// The scale of corrections from an LU of I - c_lu J kept for a step's c (kLuReuse).
 inline double lu_correction_scale(double c, double c_lu) {
   return c == c_lu ? 1.0 : 2.0 / (1.0 + c / c_lu);
 }

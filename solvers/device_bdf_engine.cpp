@@ -9,9 +9,15 @@
 #include "backends/cuda/driver.h"
 #include "backends/cuda/source_module.h"
 #include "solvers/bdf_coefficients.h"
+#include "solvers/bdf_step_control.nvrtc.h"
 #include "solvers/device_lu_source.h"
 #include "solvers/solver_error.h"
 #include "solvers/stopwatch.h"
+
+namespace dualjit::embedded {
+extern const char peak_tracker_text[];
+extern const char bdf_step_control_text[];
+}  // namespace dualjit::embedded
 
 namespace dualjit::solvers {
 namespace {
@@ -48,8 +54,19 @@ NewtonFactors newton_factors_for(int n, int max_shared_per_block) {
   return NewtonFactors::device_memory;
 }
 
+jit::CompileOptions device_bdf_options() {
+  jit::CompileOptions options;
+  options.extra = {"-default-device"};  // the step control's text has no __device__
+  return options;
+}
+
 std::string device_bdf_source(int n, NewtonFactors factors) {
   std::ostringstream head;
+  head << embedded::peak_tracker_text << embedded::bdf_step_control_text
+       << "using namespace dualjit::solvers::bdf;\n"
+       // The host's layout, which the engine's transfers and compaction of controls assume.
+       << "static_assert(sizeof(StepControl) == " << sizeof(bdf::StepControl)
+       << " && alignof(StepControl) == " << alignof(bdf::StepControl) << ");\n";
   head << "constexpr int N = " << n << ";\nconstexpr int K = " << bdf::kDifferences
        << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
        << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
@@ -83,15 +100,74 @@ __device__ __forceinline__ double warp_sum(double v) {
 )" + device_lu_functions(n) +
          R"(
 // D_0 = y, D_1 = h f(y).
-extern "C" __global__ void dj_bdf_start(const double* y, const double* f, const double* h,
-                                        double* D, long long rows) {
+extern "C" __global__ void dj_bdf_start(const double* y, const double* f,
+                                        const StepControl* control, double* D, long long rows) {
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
        e += (long long)gridDim.x * blockDim.x) {
     const long long r = e / N, i = e % N;
     D[(r * K) * N + i] = y[e];
-    D[(r * K + 1) * N + i] = h[r] * f[e];
+    D[(r * K + 1) * N + i] = control[r].h * f[e];
     for (int j = 2; j < K; ++j) D[(r * K + j) * N + i] = 0.0;
   }
+}
+
+// Appends `value` to list (counted in *count) where `take`, with one atomic a warp: every lane of
+// the warp calls it.
+__device__ void warp_append(int* list, int* count, int value, bool take) {
+  const unsigned mask = __ballot_sync(0xffffffffu, take);
+  if (mask == 0) return;
+  const int lane = threadIdx.x % 32, leader = __ffs(mask) - 1;
+  int base = 0;
+  if (lane == leader) base = atomicAdd(count, __popc(mask));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  if (take) list[base + __popc(mask & ((1u << lane) - 1u))] = value;
+}
+
+// Every row's next attempt (plan_step): its order, c and rescale; the rows that need a Jacobian
+// listed in refresh, those that need an LU in refactor (each ascending within a warp's rows),
+// counted in counts[0] and counts[1]. A thread per row.
+extern "C" __global__ void dj_bdf_plan(StepControl* control, signed char* order, double* c,
+                                       double* rescale, int* refresh, int* refactor, int* counts,
+                                       double max_step, long long m) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  StepPlan p;
+  if (r < m) {
+    StepControl s = control[r];
+    p = plan_step(s, max_step, ALPHA);
+    control[r] = s;
+    order[r] = (signed char)p.order;
+    c[r] = p.c;
+    rescale[r] = p.rescale;
+  }
+  warp_append(refresh, counts, (int)r, (p.wants & kWantsJacobian) != 0);
+  warp_append(refactor, counts + 1, (int)r, (p.wants & kWantsLu) != 0);
+}
+
+// Each row's step concluded (conclude_step) from its attempt; accepted[r] = 1 where the
+// differences are to take it; the rows still running counted in *running. err: the three error
+// norms, each m long. A thread per row.
+extern "C" __global__ void dj_bdf_conclude(StepControl* control, const unsigned char* converged,
+                                           const signed char* iterations, const double* err,
+                                           const double* peak, unsigned char* accepted,
+                                           int* running, int max_steps, int track_peak,
+                                           long long m) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  bool runs = false;
+  if (r < m) {
+    StepControl s = control[r];
+    StepOutcome o;
+    o.converged = converged[r];
+    o.iterations = iterations[r];
+    o.err = err[r];
+    o.err_lower = err[m + r];
+    o.err_higher = err[2 * m + r];
+    o.peak = peak[r];
+    accepted[r] = conclude_step(s, o, max_steps, track_peak != 0);
+    control[r] = s;
+    runs = s.running;
+  }
+  const unsigned mask = __ballot_sync(0xffffffffu, runs);
+  if (threadIdx.x % 32 == 0 && mask != 0) atomicAdd(running, __popc(mask));
 }
 
 // Rescales D_0..D_q by RU (SciPy's change_D) where rescale != 1, then the prediction
@@ -392,8 +468,9 @@ class DeviceBdfEngine final : public BdfEngine {
     const cuda::DeviceInfo& device = cuda::Context::primary().device();
     const NewtonFactors factors = newton_factors_for(n, device.max_shared_per_block_optin);
     if (factors == NewtonFactors::shared_memory) newton_shared_ = bdf_newton_shared_bytes(n);
-    module_ = compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
-                                sizeof(float), "dj_bdf_factor", &factor_shared_);
+    module_ =
+        compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
+                          sizeof(float), "dj_bdf_factor", &factor_shared_, device_bdf_options());
     const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
     if (newton_shared_ + newton_static > 48 * 1024)
       cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);
@@ -420,6 +497,11 @@ class DeviceBdfEngine final : public BdfEngine {
     c_ = cuda::DeviceBuffer(cap * sizeof(double));
     rescale_ = cuda::DeviceBuffer(cap * sizeof(double));
     list_ = cuda::DeviceBuffer(cap * sizeof(int));
+    refresh_ = cuda::DeviceBuffer(cap * sizeof(int));
+    refactor_ = cuda::DeviceBuffer(cap * sizeof(int));
+    counts_ = cuda::DeviceBuffer(3 * sizeof(int));
+    control_ = cuda::DeviceBuffer(cap * sizeof(bdf::StepControl));
+    control_spare_ = cuda::DeviceBuffer(cap * sizeof(bdf::StepControl));
     converged_ = cuda::DeviceBuffer(cap);
     iterations_ = cuda::DeviceBuffer(cap);
     err_ = cuda::DeviceBuffer(3 * cap * sizeof(double));
@@ -433,19 +515,20 @@ class DeviceBdfEngine final : public BdfEngine {
     jacobian_rows_ = std::max<int64_t>(1, (capacity + 7) / 8);
   }
 
-  void start(std::span<const double> y, std::span<const double> h) override {
+  void start(std::span<const double> y, std::span<const bdf::StepControl> control) override {
     long long m = static_cast<long long>(y.size()) / n_, rows = m * n_;
     m_ = m;
     cuda::Context& ctx = cuda::Context::primary();
     Stopwatch st;
     gathered_.upload(y.data(), y.size_bytes());
-    rescale_.upload(h.data(), h.size_bytes());  // the first steps, for dj_bdf_start
+    control_.upload(control.data(), control.size_bytes());
     double* yd = dptr<double>(gathered_);
     const double* f = system_.rhs(m, yd);
     times_.rhs_rows += m;
     {
-      double *hd = dptr<double>(rescale_), *D = dptr<double>(diff_);
-      void* args[] = {&yd, &f, &hd, &D, &rows};
+      auto* ctl = dptr<bdf::StepControl>(control_);
+      double* D = dptr<double>(diff_);
+      void* args[] = {&yd, &f, &ctl, &D, &rows};
       launch("dj_bdf_start", grid(rows), kThreads, 0, args);
     }
     std::vector<int> slots(static_cast<size_t>(m));
@@ -464,15 +547,34 @@ class DeviceBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
   }
 
-  void store(std::span<double> y) override {
+  void store(std::span<double> y, std::span<bdf::StepControl> control) override {
     long long rows = m_ * n_;
     double *D = dptr<double>(diff_), *out = dptr<double>(gathered_);
     void* args[] = {&D, &out, &rows};
     launch("dj_bdf_solution", grid(rows), kThreads, 0, args);
     gathered_.download(y.data(), y.size_bytes());
+    control_.download(control.data(), control.size_bytes());
   }
 
-  void attempt(const BdfAttempt& a, const BdfOutcome& out) override {
+  BdfRound plan() override {
+    long long m = m_;
+    Stopwatch sc;
+    counts_.fill_bytes(0);
+    auto* ctl = dptr<bdf::StepControl>(control_);
+    auto* order = dptr<signed char>(order_);
+    double *c = dptr<double>(c_), *rescale = dptr<double>(rescale_), max_step = options_.max_step;
+    int *refresh = dptr<int>(refresh_), *refactor = dptr<int>(refactor_),
+        *counts = dptr<int>(counts_);
+    void* args[] = {&ctl, &order, &c, &rescale, &refresh, &refactor, &counts, &max_step, &m};
+    launch("dj_bdf_plan", grid(m), kThreads, 0, args);
+    int host_counts[2];
+    counts_.download(host_counts, sizeof(host_counts));
+    round_ = {host_counts[0], host_counts[1]};
+    times_.control += sc.seconds();
+    return round_;
+  }
+
+  int64_t attempt() override {
     long long m = m_, rows = m_ * n_;
     cuda::Context& ctx = cuda::Context::primary();
     double *D = dptr<double>(diff_), *y = dptr<double>(y_), *d = dptr<double>(d_),
@@ -481,8 +583,7 @@ class DeviceBdfEngine final : public BdfEngine {
            *jac = dptr<double>(jac_), *peak = dptr<double>(peak_), *c_lu = dptr<double>(c_lu_);
     double *err = dptr<double>(err_), *err_lower = err + m, *err_higher = err + 2 * m;
     float* lu = dptr<float>(lu_);
-    int *perm = dptr<int>(perm_), *slot = dptr<int>(slot_), *list = dptr<int>(list_),
-        *left = dptr<int>(left_);
+    int *perm = dptr<int>(perm_), *slot = dptr<int>(slot_), *left = dptr<int>(left_);
     auto *order = dptr<signed char>(order_), *iterations = dptr<signed char>(iterations_);
     auto *state = dptr<unsigned char>(state_), *singular = dptr<unsigned char>(singular_),
          *converged = dptr<unsigned char>(converged_);
@@ -490,9 +591,6 @@ class DeviceBdfEngine final : public BdfEngine {
     const cuda::Dim3 warps{unsigned((m + kWarpsPerBlock - 1) / kWarpsPerBlock)};
 
     Stopwatch st;
-    order_.upload(a.order.data(), a.order.size_bytes());
-    c_.upload(a.c.data(), a.c.size_bytes());
-    rescale_.upload(a.rescale.data(), a.rescale.size_bytes());
     iterations_.fill_bytes(0);
     {
       void* args[] = {&D,     &order,    &rescale, &y,        &psi,  &d,    &scale,
@@ -503,13 +601,12 @@ class DeviceBdfEngine final : public BdfEngine {
     times_.stages += st.seconds();
 
     Stopwatch jw;
-    if (!a.refresh.empty()) {
-      list_.upload(a.refresh.data(), a.refresh.size_bytes());
+    if (round_.refreshed > 0) {
       double* g = dptr<double>(gathered_);
-      const auto fresh = static_cast<long long>(a.refresh.size());
+      const long long fresh = round_.refreshed;
       for (long long first = 0; first < fresh; first += jacobian_rows_) {
         long long rows_now = std::min<long long>(jacobian_rows_, fresh - first);
-        int* part = list + first;
+        int* part = dptr<int>(refresh_) + first;
         long long part_rows = rows_now * n_;
         {
           void* args[] = {&y, &g, &part, &part_rows};
@@ -525,10 +622,10 @@ class DeviceBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
 
     Stopwatch fw;
-    if (!a.refactor.empty()) {
-      list_.upload(a.refactor.data(), a.refactor.size_bytes());
-      void* args[] = {&jac, &list, &slot, &c, &lu, &perm, &singular, &c_lu};
-      launch("dj_bdf_factor", cuda::Dim3{unsigned(a.refactor.size())}, lu_factor_threads(n_),
+    if (round_.refactored > 0) {
+      int* refactor = dptr<int>(refactor_);
+      void* args[] = {&jac, &refactor, &slot, &c, &lu, &perm, &singular, &c_lu};
+      launch("dj_bdf_factor", cuda::Dim3{unsigned(round_.refactored)}, lu_factor_threads(n_),
              factor_shared_, args);
       ctx.synchronize();
     }
@@ -575,24 +672,30 @@ class DeviceBdfEngine final : public BdfEngine {
                       &err, &err_lower, &err_higher, &rtol,  &atol,  &m};
       launch("dj_bdf_error", warps, 32 * kWarpsPerBlock, 0, args);
     }
-    converged_.download(out.converged.data(), out.converged.size_bytes());
-    iterations_.download(out.iterations.data(), out.iterations.size_bytes());
-    err_.download(out.err.data(), out.err.size_bytes());
-    err_.download(out.err_lower.data(), out.err_lower.size_bytes(), m * sizeof(double));
-    err_.download(out.err_higher.data(), out.err_higher.size_bytes(), 2 * m * sizeof(double));
-    if (pc >= 0) peak_.download(out.peak.data(), out.peak.size_bytes());
+    ctx.synchronize();
     times_.stages += nw.seconds();
-    (void)rows;
-  }
 
-  void accept(std::span<const uint8_t> accepted) override {
-    long long rows = m_ * n_;
-    accepted_.upload(accepted.data(), accepted.size_bytes());
-    double *D = dptr<double>(diff_), *d = dptr<double>(d_);
-    auto* order = dptr<signed char>(order_);
+    Stopwatch sc;
     auto* acc = dptr<unsigned char>(accepted_);
-    void* args[] = {&D, &d, &order, &acc, &rows};
-    launch("dj_bdf_accept", grid(rows), kThreads, 0, args);
+    {
+      auto* ctl = dptr<bdf::StepControl>(control_);
+      int max_steps = options_.max_steps, track_peak = pc >= 0, *running = dptr<int>(counts_) + 2;
+      void* args[] = {&ctl, &converged, &iterations, &err,        &peak,
+                      &acc, &running,   &max_steps,  &track_peak, &m};
+      launch("dj_bdf_conclude", grid(m), kThreads, 0, args);
+    }
+    // (the running count comes back after the accept, with the one synchronisation)
+    times_.control += sc.seconds();
+
+    Stopwatch aw;
+    {
+      void* args[] = {&D, &d, &order, &acc, &rows};
+      launch("dj_bdf_accept", grid(rows), kThreads, 0, args);
+    }
+    int running = 0;
+    counts_.download(&running, sizeof(int), 2 * sizeof(int));
+    times_.stages += aw.seconds();
+    return running;
   }
 
   void compact(std::span<const int32_t> keep) override {
@@ -612,6 +715,14 @@ class DeviceBdfEngine final : public BdfEngine {
       void* args[] = {&src, &dst, &kp, &m};
       launch("dj_bdf_gather_int", grid(m), kThreads, 0, args);
       std::swap(slot_, slot_spare_);
+    }
+    {
+      double *src = dptr<double>(control_), *dst = dptr<double>(control_spare_);
+      int width = sizeof(bdf::StepControl) / sizeof(double);
+      long long entries = m * width;
+      void* args[] = {&src, &dst, &kp, &width, &entries};
+      launch("dj_bdf_gather", grid(entries), kThreads, 0, args);
+      std::swap(control_, control_spare_);
     }
     m_ = m;
   }
@@ -638,6 +749,9 @@ class DeviceBdfEngine final : public BdfEngine {
   int newton_shared_ = 0;  // dj_bdf_newton's dynamic shared bytes (NewtonFactors::shared_memory)
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
+  BdfRound round_;  // the last plan's counts
+  // Per row: the step controls (and their compaction's target), the plan's lists and counts.
+  cuda::DeviceBuffer control_, control_spare_, refresh_, refactor_, counts_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, c_lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
       iterations_, err_, peak_, accepted_, left_, still_, still_row_;

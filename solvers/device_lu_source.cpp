@@ -16,7 +16,8 @@ int lu_factor_shared_bytes(int n, int value_bytes) {
 std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
                                                       const std::string& source, int n,
                                                       int value_bytes, const char* factor_entry,
-                                                      int* shared_bytes) {
+                                                      int* shared_bytes,
+                                                      const jit::CompileOptions& options) {
   const cuda::DeviceInfo& device = cuda::Context::primary().device();
   *shared_bytes = lu_factor_shared_bytes(n, value_bytes);
   if (*shared_bytes > device.max_shared_per_block_optin)
@@ -24,7 +25,7 @@ std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
                       " unknowns in shared memory (" + std::to_string(*shared_bytes) +
                       " bytes); this GPU allows " +
                       std::to_string(device.max_shared_per_block_optin));
-  auto module = std::make_unique<cuda::SourceModule>(name, source);
+  auto module = std::make_unique<cuda::SourceModule>(name, source, options);
   if (*shared_bytes > 48 * 1024)
     cuda::set_max_dynamic_shared(module->function(factor_entry), *shared_bytes);
   return module;

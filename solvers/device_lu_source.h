@@ -21,11 +21,13 @@ std::string device_lu_functions(int n);
 
 // Compiles (or loads) a stiff engine's module whose kernel `factor_entry` factors an n x n
 // system in LuT of value_bytes, and allows that kernel the dynamic shared memory it needs; returns
-// the module and sets *shared_bytes (lu_factor_shared_bytes). Throws SolverError when this GPU
-// cannot give a block that much.
+// the module and sets *shared_bytes (lu_factor_shared_bytes). NVRTC takes `options` but their
+// architecture (the current device's). Throws SolverError when this GPU cannot give a block
+// that much.
 std::unique_ptr<cuda::SourceModule> compile_lu_module(const std::string& name,
                                                       const std::string& source, int n,
                                                       int value_bytes, const char* factor_entry,
-                                                      int* shared_bytes);
+                                                      int* shared_bytes,
+                                                      const jit::CompileOptions& options = {});
 
 }  // namespace dualjit::solvers

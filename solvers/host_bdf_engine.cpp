@@ -32,15 +32,23 @@ class HostBdfEngine final : public BdfEngine {
     gathered_.resize(rows);
     jac_.resize(static_cast<size_t>(capacity));
     lu_.resize(static_cast<size_t>(capacity));
-    order_.resize(static_cast<size_t>(capacity));
+    const auto cap = static_cast<size_t>(capacity);
+    control_.resize(cap);
+    order_.resize(cap);
+    c_.resize(cap);
+    rescale_.resize(cap);
+    wants_.resize(cap);
+    outcome_.resize(cap);
+    accepted_.resize(cap);
     singular_.assign(static_cast<size_t>(capacity), 0);
     c_lu_.assign(static_cast<size_t>(capacity), 0.0);
     newton_tol_ = bdf::newton_tolerance(options.rtol);
   }
 
-  void start(std::span<const double> y, std::span<const double> h) override {
+  void start(std::span<const double> y, std::span<const bdf::StepControl> control) override {
     const int n = n_;
     m_ = static_cast<int64_t>(y.size()) / n;
+    std::copy(control.begin(), control.end(), control_.begin());
     Stopwatch st;
     const double* f = system_.rhs(m_, y.data());
     times_.rhs_rows += m_;
@@ -48,7 +56,7 @@ class HostBdfEngine final : public BdfEngine {
     for (int64_t r = 0; r < m_; ++r)
       for (int i = 0; i < n; ++i) {
         diff(r, 0)[i] = y[r * n + i];
-        diff(r, 1)[i] = h[r] * f[r * n + i];
+        diff(r, 1)[i] = control_[r].h * f[r * n + i];
       }
     times_.stages += st.seconds();
     Stopwatch jw;
@@ -58,22 +66,45 @@ class HostBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
   }
 
-  void store(std::span<double> y) override {
+  void store(std::span<double> y, std::span<bdf::StepControl> control) override {
     for (int64_t r = 0; r < m_; ++r) std::copy_n(diff(r, 0), n_, &y[r * n_]);
+    std::copy_n(control_.begin(), m_, control.begin());
   }
 
-  void attempt(const BdfAttempt& a, const BdfOutcome& out) override {
+  BdfRound plan() override {
+    Stopwatch sc;
+    const int64_t m = m_;
+    // Per row on many threads (a round's control over 1e5 systems is otherwise as long as its
+    // arithmetic); the lists of rows that need a Jacobian or an LU after, in row order.
+#pragma omp parallel for schedule(static) if (m > 4096)
+    for (int64_t r = 0; r < m; ++r) {
+      const bdf::StepPlan p = bdf::plan_step(control_[r], options_.max_step, bdf::alpha.data());
+      order_[r] = p.order;
+      c_[r] = p.c;
+      rescale_[r] = p.rescale;
+      wants_[r] = static_cast<uint8_t>(p.wants);
+    }
+    refresh_.clear(), refactor_.clear();
+    for (int64_t r = 0; r < m; ++r) {
+      if (wants_[r] & bdf::kWantsJacobian) refresh_.push_back(static_cast<int32_t>(r));
+      if (wants_[r] & bdf::kWantsLu) refactor_.push_back(static_cast<int32_t>(r));
+    }
+    times_.control += sc.seconds();
+    return {static_cast<int64_t>(refresh_.size()), static_cast<int64_t>(refactor_.size())};
+  }
+
+  int64_t attempt() override {
     const int n = n_;
     const int64_t m = m_;
     Stopwatch st;
     // Rescale the differences, predict, and set up the iteration.
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < m; ++r) {
-      const int q = a.order[r];
-      order_[r] = q;
-      if (a.rescale[r] != 1.0) {
+      const int q = order_[r];
+      outcome_[r] = {};
+      if (rescale_[r] != 1.0) {
         std::array<std::array<double, bdf::kMaxOrder + 1>, bdf::kMaxOrder + 1> ru;
-        bdf::rescale_matrix(q, a.rescale[r], ru);
+        bdf::rescale_matrix(q, rescale_[r], ru);
         std::array<double, bdf::kMaxOrder + 1> v;
         for (int i = 0; i < n; ++i) {
           for (int j = 0; j <= q; ++j) {
@@ -97,28 +128,27 @@ class HostBdfEngine final : public BdfEngine {
     times_.stages += st.seconds();
 
     Stopwatch jw;
-    const auto fresh = static_cast<int64_t>(a.refresh.size());
+    const auto fresh = static_cast<int64_t>(refresh_.size());
     if (fresh > 0) {
       for (int64_t k = 0; k < fresh; ++k)
-        std::copy_n(&y_[static_cast<size_t>(a.refresh[k]) * n], n, &gathered_[k * n]);
+        std::copy_n(&y_[static_cast<size_t>(refresh_[k]) * n], n, &gathered_[k * n]);
       const double* jac = system_.jacobian(fresh, gathered_.data());
 #pragma omp parallel for schedule(static)
       for (int64_t k = 0; k < fresh; ++k)
-        jac_[a.refresh[k]] = Eigen::Map<const RowMatrix>(jac + k * n * n, n, n);
+        jac_[refresh_[k]] = Eigen::Map<const RowMatrix>(jac + k * n * n, n, n);
     }
     times_.jacobian += jw.seconds();
 
     Stopwatch fw;
     std::vector<uint8_t> state(static_cast<size_t>(m), kIterating);
-    std::fill_n(out.iterations.begin(), m, int8_t{0});
-    const auto factored = static_cast<int64_t>(a.refactor.size());
+    const auto factored = static_cast<int64_t>(refactor_.size());
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < factored; ++k) {
-      const int32_t r = a.refactor[k];
-      RowMatrix mat = -a.c[r] * jac_[r];
+      const int32_t r = refactor_[k];
+      RowMatrix mat = -c_[r] * jac_[r];
       mat.diagonal().array() += 1.0;
       lu_[r].compute(mat);
-      c_lu_[r] = a.c[r];
+      c_lu_[r] = c_[r];
       singular_check(r);
     }
     for (int64_t r = 0; r < m; ++r)
@@ -141,11 +171,11 @@ class HostBdfEngine final : public BdfEngine {
       for (int64_t r = 0; r < m; ++r) {
         if (state[r] != kIterating) continue;
         const size_t at = static_cast<size_t>(r) * n;
-        out.iterations[r] = static_cast<int8_t>(k + 1);
-        if (options_.peak_component >= 0) out.peak[r] = f[at + options_.peak_component];
+        outcome_[r].iterations = k + 1;
+        if (options_.peak_component >= 0) outcome_[r].peak = f[at + options_.peak_component];
         Eigen::VectorXd b =
-            a.c[r] * ConstVector(f + at, n) - ConstVector(&psi_[at], n) - ConstVector(&d_[at], n);
-        const Eigen::VectorXd dy = bdf::lu_correction_scale(a.c[r], c_lu_[r]) * lu_[r].solve(b);
+            c_[r] * ConstVector(f + at, n) - ConstVector(&psi_[at], n) - ConstVector(&d_[at], n);
+        const Eigen::VectorXd dy = bdf::lu_correction_scale(c_[r], c_lu_[r]) * lu_[r].solve(b);
         double sum = 0.0;
         for (int i = 0; i < n; ++i) sum += (dy[i] / scale_[at + i]) * (dy[i] / scale_[at + i]);
         const double norm = std::sqrt(sum / n);
@@ -162,8 +192,9 @@ class HostBdfEngine final : public BdfEngine {
     Stopwatch ew;
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < m; ++r) {
-      out.converged[r] = state[r] == kIterating ? 0 : state[r];
-      if (out.converged[r] != 1) continue;
+      bdf::StepOutcome& out = outcome_[r];
+      out.converged = state[r] == kIterating ? 0 : state[r];
+      if (out.converged != 1) continue;
       const int q = order_[r];
       double e = 0, lower = 0, higher = 0;
       for (int i = 0; i < n; ++i) {
@@ -176,19 +207,26 @@ class HostBdfEngine final : public BdfEngine {
         if (!std::isfinite(y_[at])) e = std::numeric_limits<double>::quiet_NaN();
       }
       constexpr double inf = std::numeric_limits<double>::infinity();
-      out.err[r] = bdf::error_const[q] * std::sqrt(e / n);
-      out.err_lower[r] = q > 1 ? bdf::error_const[q - 1] * std::sqrt(lower / n) : inf;
-      out.err_higher[r] =
-          q < bdf::kMaxOrder ? bdf::error_const[q + 1] * std::sqrt(higher / n) : inf;
+      out.err = bdf::error_const[q] * std::sqrt(e / n);
+      out.err_lower = q > 1 ? bdf::error_const[q - 1] * std::sqrt(lower / n) : inf;
+      out.err_higher = q < bdf::kMaxOrder ? bdf::error_const[q + 1] * std::sqrt(higher / n) : inf;
     }
     times_.stages += ew.seconds();
-  }
 
-  void accept(std::span<const uint8_t> accepted) override {
-    const int n = n_;
+    Stopwatch sc;
+    const bool track_peak = options_.peak_component >= 0;
+    int64_t running = 0;
+#pragma omp parallel for schedule(static) reduction(+ : running) if (m > 4096)
+    for (int64_t r = 0; r < m; ++r) {
+      accepted_[r] = bdf::conclude_step(control_[r], outcome_[r], options_.max_steps, track_peak);
+      running += control_[r].running;
+    }
+    times_.control += sc.seconds();
+
+    Stopwatch aw;
 #pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < m_; ++r) {
-      if (!accepted[r]) continue;
+    for (int64_t r = 0; r < m; ++r) {
+      if (!accepted_[r]) continue;
       const int q = order_[r];
       for (int i = 0; i < n; ++i) {
         const double d = d_[static_cast<size_t>(r) * n + i];
@@ -197,6 +235,8 @@ class HostBdfEngine final : public BdfEngine {
         for (int j = q; j >= 0; --j) diff(r, j)[i] += diff(r, j + 1)[i];
       }
     }
+    times_.stages += aw.seconds();
+    return running;
   }
 
   void compact(std::span<const int32_t> keep) override {
@@ -209,6 +249,7 @@ class HostBdfEngine final : public BdfEngine {
       lu_[r] = std::move(lu_[from]);
       singular_[r] = singular_[from];
       c_lu_[r] = c_lu_[from];
+      control_[r] = control_[from];
     }
     m_ = static_cast<int64_t>(keep.size());
   }
@@ -252,7 +293,14 @@ class HostBdfEngine final : public BdfEngine {
   std::vector<double> diff_, y_, d_, psi_, scale_, gathered_;
   std::vector<RowMatrix> jac_;
   std::vector<Eigen::PartialPivLU<RowMatrix>> lu_;
+  std::vector<bdf::StepControl> control_;
+  // The plan of the round: per row, and the rows needing a Jacobian or an LU.
   std::vector<int> order_;
+  std::vector<double> c_, rescale_;
+  std::vector<uint8_t> wants_;
+  std::vector<int32_t> refresh_, refactor_;
+  std::vector<bdf::StepOutcome> outcome_;
+  std::vector<uint8_t> accepted_;
   std::vector<uint8_t> singular_;
   std::vector<double> c_lu_;  // the c each row's LU was factored with
   BdfTimes times_;

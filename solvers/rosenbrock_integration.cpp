@@ -6,7 +6,7 @@
 
 #include "solvers/device_rosenbrock_engine.h"
 #include "solvers/host_rosenbrock_engine.h"
-#include "solvers/peak_tracker.h"
+#include "solvers/peak_tracker.nvrtc.h"
 #include "solvers/rosenbrock_method.h"
 #include "solvers/stiff_packing.h"
 #include "solvers/stopwatch.h"
