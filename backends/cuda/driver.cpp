@@ -45,8 +45,6 @@ struct Api {
   PFN_cuFuncGetName_v12030 func_get_name = nullptr;  // optional (driver >= 12.3)
   PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
   PFN_cuMemFree_v3020 mem_free = nullptr;
-  PFN_cuMemHostAlloc_v2020 mem_host_alloc = nullptr;
-  PFN_cuMemFreeHost_v2000 mem_free_host = nullptr;
   PFN_cuMemcpyHtoD_v3020 memcpy_htod = nullptr;
   PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
   PFN_cuMemcpyDtoD_v3020 memcpy_dtod = nullptr;
@@ -179,8 +177,6 @@ std::string resolve_all(void* library, Api& a) {
   r.resolve(a.func_get_name, "cuFuncGetName", 12030, {"cuFuncGetName"});  // only for messages
   need(a.mem_alloc, "cuMemAlloc", 3020, {"cuMemAlloc_v2"});
   need(a.mem_free, "cuMemFree", 3020, {"cuMemFree_v2"});
-  need(a.mem_host_alloc, "cuMemHostAlloc", 2020, {"cuMemHostAlloc"});
-  need(a.mem_free_host, "cuMemFreeHost", 2000, {"cuMemFreeHost"});
   need(a.memcpy_htod, "cuMemcpyHtoD", 3020, {"cuMemcpyHtoD_v2"});
   need(a.memcpy_dtoh, "cuMemcpyDtoH", 3020, {"cuMemcpyDtoH_v2"});
   need(a.memcpy_dtod, "cuMemcpyDtoD", 3020, {"cuMemcpyDtoD_v2"});
@@ -560,20 +556,6 @@ void DeviceBuffer::reset() noexcept {
   }
   ptr_ = 0;
   bytes_ = 0;
-}
-
-void* host_alloc_pinned(size_t bytes) {
-  const std::string what =
-      "allocating " + std::to_string(bytes) + " bytes of page-locked host memory";
-  const Api& a = api(what);
-  ContextScope scope(a, current_or_primary(a));
-  void* p = nullptr;
-  if (bytes > 0) check(a.mem_host_alloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE), what);
-  return p;
-}
-
-void host_free_pinned(void* p) noexcept {
-  if (p) report_in_destructor(loader().api.mem_free_host(p), "cuMemFreeHost");
 }
 
 namespace {

@@ -108,12 +108,6 @@ FunctionAttributes attributes(CUfunction f);
 // Allows launches of `f` with up to `bytes` of dynamic shared memory (needed above 48 KiB).
 void set_max_dynamic_shared(CUfunction f, int bytes);
 
-// Page-locked host memory (cuMemHostAlloc, usable from every context): the GPU copies it at
-// full bandwidth, where the driver stages pageable memory through buffers of its own. Free with
-// host_free_pinned (null is ignored).
-void* host_alloc_pinned(size_t bytes);
-void host_free_pinned(void* p) noexcept;
-
 // Device memory (cuMemAlloc/cuMemFree), movable, not copyable. A zero-byte buffer holds no
 // allocation and get() == 0.
 class DeviceBuffer {
