@@ -130,13 +130,14 @@ inline bool conclude_step(StepControl& s, const StepOutcome& o, int max_steps, b
         s.running = false;
       } else if (s.equal_steps >= s.q + 1) {
         // The order (q - 1, q or q + 1) that allows the longest next step (the first of equals).
-        const double factors[3] = {::pow(o.err_lower, -1.0 / s.q), ::pow(o.err, -1.0 / (s.q + 1)),
-                                   ::pow(o.err_higher, -1.0 / (s.q + 2))};
-        int best = 0;
-        for (int k = 1; k < 3; ++k)
-          if (factors[best] < factors[k]) best = k;
-        s.q += best - 1;
-        const double factor = safety * factors[best];
+        const double same = ::pow(o.err, -1.0 / (s.q + 1)),
+                     higher = ::pow(o.err_higher, -1.0 / (s.q + 2));
+        double best = ::pow(o.err_lower, -1.0 / s.q);
+        int change = -1;
+        if (best < same) best = same, change = 0;
+        if (best < higher) best = higher, change = 1;
+        s.q += change;
+        const double factor = safety * best;
         scale_step(s, factor < kMaxFactor ? factor : kMaxFactor);
       }
     }

@@ -170,9 +170,73 @@ extern "C" __global__ void dj_bdf_conclude(StepControl* control, const unsigned 
   if (threadIdx.x % 32 == 0 && mask != 0) atomicAdd(running, __popc(mask));
 }
 
-// Rescales D_0..D_q by RU (SciPy's change_D) where rescale != 1, then the prediction
-// y = sum_{j<=q} D_j, psi = sum_{1<=j<=q} gamma_j D_j / alpha_q, d = 0, scale = atol + rtol |y|;
-// the Newton state: iterating unless the LU is singular. A warp per system.
+// Rescales D_0..D_Q by RU (SciPy's change_D) where factor != 1, then the prediction
+// y = sum_{j<=Q} D_j, psi = sum_{1<=j<=Q} gamma_j D_j / alpha_Q, d = 0, scale = atol + rtol |y|,
+// for one row, by its warp. The order is a template argument so that RU and a column of
+// differences live in registers (with a run-time order they go to the stack, and the kernel
+// waits on local memory).
+template <int Q>
+__device__ void predict_row(double* Dr, double factor, double* y, double* psi, double* d,
+                            double* scale, int lane, double rtol, double atol) {
+  double ru[Q + 1][Q + 1];
+  if (factor != 1.0) {
+    double R[Q + 1][Q + 1], U[Q + 1][Q + 1];
+#pragma unroll
+    for (int j = 0; j <= Q; ++j) R[0][j] = U[0][j] = 1.0;
+#pragma unroll
+    for (int i = 1; i <= Q; ++i) {
+      R[i][0] = U[i][0] = 0.0;
+#pragma unroll
+      for (int j = 1; j <= Q; ++j) {
+        R[i][j] = R[i - 1][j] * (i - 1 - factor * j) / i;
+        U[i][j] = U[i - 1][j] * (i - 1 - 1.0 * j) / i;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i <= Q; ++i)
+#pragma unroll
+      for (int j = 0; j <= Q; ++j) {
+        double s = 0.0;
+#pragma unroll
+        for (int k = 0; k <= Q; ++k) s += R[i][k] * U[k][j];
+        ru[i][j] = s;
+      }
+  }
+#pragma unroll
+  for (int t = 0; t < (N + 31) / 32; ++t) {
+    const int i = lane + 32 * t;
+    if (i >= N) break;
+    double v[Q + 1];
+#pragma unroll
+    for (int j = 0; j <= Q; ++j) v[j] = Dr[j * N + i];
+    if (factor != 1.0) {
+      double w[Q + 1];
+#pragma unroll
+      for (int j = 0; j <= Q; ++j) {
+        double s = 0.0;
+#pragma unroll
+        for (int k = 0; k <= Q; ++k) s += ru[k][j] * v[k];
+        w[j] = s;
+      }
+#pragma unroll
+      for (int j = 0; j <= Q; ++j) Dr[j * N + i] = v[j] = w[j];
+    }
+    double pred = 0.0, p = 0.0;
+#pragma unroll
+    for (int j = 0; j <= Q; ++j) pred += v[j];
+#pragma unroll
+    for (int j = 1; j <= Q; ++j) p += GAMMA[j] * v[j];
+    y[i] = pred;
+    psi[i] = p / ALPHA[Q];
+    d[i] = 0.0;
+    scale[i] = atol + rtol * fabs(pred);
+  }
+}
+
+static_assert(QMAX == 5, "dj_bdf_predict and dj_bdf_accept dispatch orders 1-5");
+
+// Every row's rescale and prediction (predict_row at its order); the Newton state: iterating
+// unless the LU is singular. A warp per system.
 extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_predict(
     double* D, const signed char* order, const double* rescale, double* y, double* psi,
     double* d, double* scale, unsigned char* state, double* norm_old, const int* slot,
@@ -180,47 +244,15 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_predict(
   const int lane = threadIdx.x % 32;
   const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
   if (r >= m) return;
-  const int q = order[r];
   const double factor = rescale[r];
-  double ru[QMAX + 1][QMAX + 1];
-  if (factor != 1.0) {
-    double R[QMAX + 1][QMAX + 1], U[QMAX + 1][QMAX + 1];
-    for (int j = 0; j <= q; ++j) R[0][j] = U[0][j] = 1.0;
-    for (int i = 1; i <= q; ++i) {
-      R[i][0] = U[i][0] = 0.0;
-      for (int j = 1; j <= q; ++j) {
-        R[i][j] = R[i - 1][j] * (i - 1 - factor * j) / i;
-        U[i][j] = U[i - 1][j] * (i - 1 - 1.0 * j) / i;
-      }
-    }
-    for (int i = 0; i <= q; ++i)
-      for (int j = 0; j <= q; ++j) {
-        double s = 0.0;
-        for (int k = 0; k <= q; ++k) s += R[i][k] * U[k][j];
-        ru[i][j] = s;
-      }
-  }
   double* Dr = D + r * K * N;
-  for (int i = lane; i < N; i += 32) {
-    double v[QMAX + 1];
-    for (int j = 0; j <= q; ++j) v[j] = Dr[j * N + i];
-    if (factor != 1.0) {
-      double w[QMAX + 1];
-      for (int j = 0; j <= q; ++j) {
-        double s = 0.0;
-        for (int k = 0; k <= q; ++k) s += ru[k][j] * v[k];
-        w[j] = s;
-      }
-      for (int j = 0; j <= q; ++j) Dr[j * N + i] = v[j] = w[j];
-    }
-    double pred = 0.0, p = 0.0;
-    for (int j = 0; j <= q; ++j) pred += v[j];
-    for (int j = 1; j <= q; ++j) p += GAMMA[j] * v[j];
-    const long long at = r * N + i;
-    y[at] = pred;
-    psi[at] = p / ALPHA[q];
-    d[at] = 0.0;
-    scale[at] = atol + rtol * fabs(pred);
+  const long long at = r * N;
+  switch (order[r]) {
+    case 1: predict_row<1>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol); break;
+    case 2: predict_row<2>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol); break;
+    case 3: predict_row<3>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol); break;
+    case 4: predict_row<4>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol); break;
+    default: predict_row<5>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol);
   }
   if (lane == 0) {
     state[r] = ITERATING;
@@ -419,19 +451,36 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_error(
   }
 }
 
-// The accepted rows' differences: D_{q+2} = d - D_{q+1}, D_{q+1} = d, D_j += D_{j+1} for j = q..0.
+// One component's differences after an accepted step of order Q: D_{Q+2} = d - D_{Q+1},
+// D_{Q+1} = d, D_j += D_{j+1} for j = Q..0; every load issued before the first store.
+template <int Q>
+__device__ void accept_component(double* Dr, double di) {
+  double v[Q + 2];
+#pragma unroll
+  for (int j = 0; j <= Q + 1; ++j) v[j] = Dr[j * N];
+  Dr[(Q + 2) * N] = di - v[Q + 1];
+  v[Q + 1] = di;
+  Dr[(Q + 1) * N] = di;
+#pragma unroll
+  for (int j = Q; j >= 0; --j) Dr[j * N] = v[j] += v[j + 1];
+}
+
+// The accepted rows' differences (accept_component at each row's order).
 extern "C" __global__ void dj_bdf_accept(double* D, const double* d, const signed char* order,
                                          const unsigned char* accepted, long long rows) {
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
        e += (long long)gridDim.x * blockDim.x) {
     const long long r = e / N, i = e % N;
     if (!accepted[r]) continue;
-    const int q = order[r];
     double* Dr = D + r * K * N + i;
     const double di = d[e];
-    Dr[(q + 2) * N] = di - Dr[(q + 1) * N];
-    Dr[(q + 1) * N] = di;
-    for (int j = q; j >= 0; --j) Dr[j * N] += Dr[(j + 1) * N];
+    switch (order[r]) {
+      case 1: accept_component<1>(Dr, di); break;
+      case 2: accept_component<2>(Dr, di); break;
+      case 3: accept_component<3>(Dr, di); break;
+      case 4: accept_component<4>(Dr, di); break;
+      default: accept_component<5>(Dr, di);
+    }
   }
 }
 
