@@ -13,9 +13,8 @@
 namespace dualjit::solvers {
 
 // Wall-clock seconds per part, summed, and the rows of f evaluated. control: the step
-// control's plans and conclusions (on the GPU the plans with the transfer of their counts; the
-// conclusions run in one kernel with the error norms and the difference update, in stages).
-// Of the stages:
+// control's plans and conclusions (on the GPU: the plans with the transfer of their counts, and
+// the launch of the conclusions, which run with the stages' difference update). Of the stages:
 // rhs, the f evaluations of the Newton iterations, and newton, the iterations' solves and
 // updates (the rest is the prediction, the error norms and the difference update); device time
 // on the GPU.

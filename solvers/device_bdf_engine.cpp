@@ -143,6 +143,33 @@ extern "C" __global__ void dj_bdf_plan(StepControl* control, signed char* order,
   warp_append(refactor, counts + 1, (int)r, (p.wants & kWantsLu) != 0);
 }
 
+// Each row's step concluded (conclude_step) from its attempt; accepted[r] = 1 where the
+// differences are to take it; the rows still running counted in *running. err: the three error
+// norms, each m long. A thread per row.
+extern "C" __global__ void dj_bdf_conclude(StepControl* control, const unsigned char* converged,
+                                           const signed char* iterations, const double* err,
+                                           const double* peak, unsigned char* accepted,
+                                           int* running, int max_steps, int track_peak,
+                                           long long m) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  bool runs = false;
+  if (r < m) {
+    StepControl s = control[r];
+    StepOutcome o;
+    o.converged = converged[r];
+    o.iterations = iterations[r];
+    o.err = err[r];
+    o.err_lower = err[m + r];
+    o.err_higher = err[2 * m + r];
+    o.peak = peak[r];
+    accepted[r] = conclude_step(s, o, max_steps, track_peak != 0);
+    control[r] = s;
+    runs = s.running;
+  }
+  const unsigned mask = __ballot_sync(0xffffffffu, runs);
+  if (threadIdx.x % 32 == 0 && mask != 0) atomicAdd(running, __popc(mask));
+}
+
 // Rescales D_0..D_Q by RU (SciPy's change_D) where factor != 1, then the prediction
 // y = sum_{j<=Q} D_j, psi = sum_{1<=j<=Q} gamma_j D_j / alpha_Q, d = 0, scale = atol + rtol |y|,
 // for one row, by its warp. The order is a template argument so that RU and a column of
@@ -206,7 +233,7 @@ __device__ void predict_row(double* Dr, double factor, double* y, double* psi, d
   }
 }
 
-static_assert(QMAX == 5, "dj_bdf_predict and dj_bdf_finish dispatch orders 1-5");
+static_assert(QMAX == 5, "dj_bdf_predict and dj_bdf_accept dispatch orders 1-5");
 
 // Every row's rescale and prediction (predict_row at its order); the Newton state: iterating
 // unless the LU is singular. A warp per system.
@@ -385,6 +412,45 @@ extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_new
   }
 }
 
+// converged = the Newton state (0 when still iterating); for converged rows the error norms of
+// orders q, q - 1 and q + 1 with scale atol + rtol |y_new| (NaN when y_new is not finite).
+extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_error(
+    const double* D, const double* d, const double* y, const signed char* order,
+    const unsigned char* state, unsigned char* converged, double* err, double* err_lower,
+    double* err_higher, double rtol, double atol, long long m) {
+  const int lane = threadIdx.x % 32;
+  const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
+  if (r >= m) return;
+  const unsigned char st = state[r] == ITERATING ? 0 : state[r];
+  if (lane == 0) converged[r] = st;
+  if (st != 1) return;
+  const int q = order[r];
+  const double* Dr = D + r * K * N;
+  double e = 0.0, lower = 0.0, higher = 0.0;
+  bool finite = true;
+  for (int i = lane; i < N; i += 32) {
+    const long long at = r * N + i;
+    const double s = atol + rtol * fabs(y[at]), di = d[at];
+    e += (di / s) * (di / s);
+    if (q > 1) {
+      const double v = (Dr[q * N + i] + di) / s;
+      lower += v * v;
+    }
+    if (q < QMAX) {
+      const double v = (di - Dr[(q + 1) * N + i]) / s;
+      higher += v * v;
+    }
+    finite = finite && isfinite(y[at]);
+  }
+  e = warp_sum(e), lower = warp_sum(lower), higher = warp_sum(higher);
+  finite = __all_sync(0xffffffffu, finite);
+  if (lane == 0) {
+    err[r] = finite ? ERROR_CONST[q] * sqrt(e / N) : DJ_NAN;
+    err_lower[r] = q > 1 ? ERROR_CONST[q - 1] * sqrt(lower / N) : DJ_INF;
+    err_higher[r] = q < QMAX ? ERROR_CONST[q + 1] * sqrt(higher / N) : DJ_INF;
+  }
+}
+
 // One component's differences after an accepted step of order Q: D_{Q+2} = d - D_{Q+1},
 // D_{Q+1} = d, D_j += D_{j+1} for j = Q..0; every load issued before the first store.
 template <int Q>
@@ -399,68 +465,23 @@ __device__ void accept_component(double* Dr, double di) {
   for (int j = Q; j >= 0; --j) Dr[j * N] = v[j] += v[j + 1];
 }
 
-// The end of every row's attempt, by its warp: for a converged Newton iteration the error norms
-// of orders q, q - 1 and q + 1 with scale atol + rtol |y_new| (NaN when y_new is not finite);
-// the step concluded (conclude_step); where accepted, the differences updated
-// (accept_component). The rows still running are counted in *running.
-extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_finish(
-    double* D, const double* d, const double* y, const signed char* order,
-    const unsigned char* state, const signed char* iterations, const double* peak,
-    StepControl* control, int* running, double rtol, double atol, int max_steps, int track_peak,
-    long long m) {
-  const int lane = threadIdx.x % 32;
-  const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
-  bool runs = false;
-  if (r < m) {  // (no return: the block counts its running rows together)
-    const unsigned char st = state[r] == ITERATING ? 0 : state[r];
-    const int q = order[r];
-    double* Dr = D + r * K * N;
-    StepOutcome o;
-    o.converged = st;
-    if (st == 1) {
-      double e = 0.0, lower = 0.0, higher = 0.0;
-      bool finite = true;
-      for (int i = lane; i < N; i += 32) {
-        const long long at = r * N + i;
-        const double s = atol + rtol * fabs(y[at]), di = d[at];
-        e += (di / s) * (di / s);
-        if (q > 1) {
-          const double v = (Dr[q * N + i] + di) / s;
-          lower += v * v;
-        }
-        if (q < QMAX) {
-          const double v = (di - Dr[(q + 1) * N + i]) / s;
-          higher += v * v;
-        }
-        finite = finite && isfinite(y[at]);
-      }
-      e = warp_sum(e), lower = warp_sum(lower), higher = warp_sum(higher);
-      finite = __all_sync(0xffffffffu, finite);
-      o.err = finite ? ERROR_CONST[q] * sqrt(e / N) : DJ_NAN;
-      o.err_lower = q > 1 ? ERROR_CONST[q - 1] * sqrt(lower / N) : DJ_INF;
-      o.err_higher = q < QMAX ? ERROR_CONST[q + 1] * sqrt(higher / N) : DJ_INF;
+// The accepted rows' differences (accept_component at each row's order).
+extern "C" __global__ void dj_bdf_accept(double* D, const double* d, const signed char* order,
+                                         const unsigned char* accepted, long long rows) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long r = e / N, i = e % N;
+    if (!accepted[r]) continue;
+    double* Dr = D + r * K * N + i;
+    const double di = d[e];
+    switch (order[r]) {
+      case 1: accept_component<1>(Dr, di); break;
+      case 2: accept_component<2>(Dr, di); break;
+      case 3: accept_component<3>(Dr, di); break;
+      case 4: accept_component<4>(Dr, di); break;
+      default: accept_component<5>(Dr, di);
     }
-    int accepted = 0;
-    if (lane == 0) {
-      o.iterations = iterations[r];
-      o.peak = peak[r];
-      accepted = conclude_step(control[r], o, max_steps, track_peak != 0);
-      runs = control[r].running;
-    }
-    if (__shfl_sync(0xffffffffu, accepted, 0))
-      for (int i = lane; i < N; i += 32) {
-        const double di = d[r * N + i];
-        switch (q) {
-          case 1: accept_component<1>(Dr + i, di); break;
-          case 2: accept_component<2>(Dr + i, di); break;
-          case 3: accept_component<3>(Dr + i, di); break;
-          case 4: accept_component<4>(Dr + i, di); break;
-          default: accept_component<5>(Dr + i, di);
-        }
-      }
   }
-  const int block_running = __syncthreads_count(runs);
-  if (threadIdx.x == 0 && block_running > 0) atomicAdd(running, block_running);
 }
 
 // dst row r = src row keep[r], rows of `width` doubles.
@@ -530,9 +551,12 @@ class DeviceBdfEngine final : public BdfEngine {
     counts_ = cuda::DeviceBuffer(3 * sizeof(int));
     control_ = cuda::DeviceBuffer(cap * sizeof(bdf::StepControl));
     control_spare_ = cuda::DeviceBuffer(cap * sizeof(bdf::StepControl));
+    converged_ = cuda::DeviceBuffer(cap);
     iterations_ = cuda::DeviceBuffer(cap);
+    err_ = cuda::DeviceBuffer(3 * cap * sizeof(double));
     peak_ = cuda::DeviceBuffer(cap * sizeof(double));
-    left_ = cuda::DeviceBuffer(bdf::kNewtonIterations * sizeof(int));
+    accepted_ = cuda::DeviceBuffer(cap);
+    left_ = cuda::DeviceBuffer(sizeof(int));
     still_ = cuda::DeviceBuffer(cap * sizeof(int));
     still_row_ = cuda::DeviceBuffer(cap * sizeof(int));
     newton_tol_ = bdf::newton_tolerance(options.rtol);
@@ -600,22 +624,23 @@ class DeviceBdfEngine final : public BdfEngine {
   }
 
   int64_t attempt() override {
-    long long m = m_;
+    long long m = m_, rows = m_ * n_;
     cuda::Context& ctx = cuda::Context::primary();
     double *D = dptr<double>(diff_), *y = dptr<double>(y_), *d = dptr<double>(d_),
            *psi = dptr<double>(psi_), *scale = dptr<double>(scale_), *c = dptr<double>(c_),
            *rescale = dptr<double>(rescale_), *norm_old = dptr<double>(norm_old_),
            *jac = dptr<double>(jac_), *peak = dptr<double>(peak_), *c_lu = dptr<double>(c_lu_);
+    double *err = dptr<double>(err_), *err_lower = err + m, *err_higher = err + 2 * m;
     float* lu = dptr<float>(lu_);
     int *perm = dptr<int>(perm_), *slot = dptr<int>(slot_), *left = dptr<int>(left_);
     auto *order = dptr<signed char>(order_), *iterations = dptr<signed char>(iterations_);
-    auto *state = dptr<unsigned char>(state_), *singular = dptr<unsigned char>(singular_);
+    auto *state = dptr<unsigned char>(state_), *singular = dptr<unsigned char>(singular_),
+         *converged = dptr<unsigned char>(converged_);
     double rtol = options_.rtol, atol = options_.atol, tol = newton_tol_;
     const cuda::Dim3 warps{unsigned((m + kWarpsPerBlock - 1) / kWarpsPerBlock)};
 
     Stopwatch st;
     iterations_.fill_bytes(0);
-    left_.fill_bytes(0);  // a count of the rows still iterating after each Newton iteration
     {
       void* args[] = {&D,     &order,    &rescale, &y,        &psi,  &d,    &scale,
                       &state, &norm_old, &slot,    &singular, &rtol, &atol, &m};
@@ -680,27 +705,45 @@ class DeviceBdfEngine final : public BdfEngine {
       rhs_end_.record();
       times_.newton_sweeps += 1;
       times_.newton_rows += still_now;
-      int* left_now = left + it;
+      left_.fill_bytes(0);
       void* args[] = {&f,   &lu, &perm,  &singular, &c_lu,     &slot,       &c,    &psi,
                       &d,   &y,  &scale, &state,    &norm_old, &iterations, &peak, &it,
-                      &tol, &pc, &f_row, &left_now, &still,    &still_row,  &m};
+                      &tol, &pc, &f_row, &left,     &still,    &still_row,  &m};
       launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, newton_shared_, args);
       newton_end_.record();
-      left_.download(&still_now, sizeof(int), it * sizeof(int));
+      left_.download(&still_now, sizeof(int));
       times_.rhs += 1e-3 * cuda::Event::elapsed_ms(rhs_begin_, rhs_end_);
       times_.newton += 1e-3 * cuda::Event::elapsed_ms(rhs_end_, newton_end_);
       if (still_now == 0) break;
     }
-    int running = 0;
+    {
+      void* args[] = {&D,   &d,         &y,          &order, &state, &converged,
+                      &err, &err_lower, &err_higher, &rtol,  &atol,  &m};
+      launch("dj_bdf_error", warps, 32 * kWarpsPerBlock, 0, args);
+    }
+    ctx.synchronize();
+    times_.stages += nw.seconds();
+
+    Stopwatch sc;
+    auto* acc = dptr<unsigned char>(accepted_);
     {
       auto* ctl = dptr<bdf::StepControl>(control_);
-      int max_steps = options_.max_steps, track_peak = pc >= 0, *count = dptr<int>(counts_) + 2;
-      void* args[] = {&D,   &d,     &y,    &order, &state,     &iterations, &peak,
-                      &ctl, &count, &rtol, &atol,  &max_steps, &track_peak, &m};
-      launch("dj_bdf_finish", warps, 32 * kWarpsPerBlock, 0, args);
+      int max_steps = options_.max_steps, track_peak = pc >= 0, *running = dptr<int>(counts_) + 2;
+      void* args[] = {&ctl, &converged, &iterations, &err,        &peak,
+                      &acc, &running,   &max_steps,  &track_peak, &m};
+      launch("dj_bdf_conclude", grid(m), kThreads, 0, args);
     }
+    // (the running count comes back after the accept, with the one synchronisation)
+    times_.control += sc.seconds();
+
+    Stopwatch aw;
+    {
+      void* args[] = {&D, &d, &order, &acc, &rows};
+      launch("dj_bdf_accept", grid(rows), kThreads, 0, args);
+    }
+    int running = 0;
     counts_.download(&running, sizeof(int), 2 * sizeof(int));
-    times_.stages += nw.seconds();
+    times_.stages += aw.seconds();
     return running;
   }
 
@@ -759,8 +802,8 @@ class DeviceBdfEngine final : public BdfEngine {
   // Per row: the step controls (and their compaction's target), the plan's lists and counts.
   cuda::DeviceBuffer control_, control_spare_, refresh_, refactor_, counts_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, c_lu_, perm_,
-      singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, iterations_,
-      peak_, left_, still_, still_row_;
+      singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
+      iterations_, err_, peak_, accepted_, left_, still_, still_row_;
   cuda::Event rhs_begin_, rhs_end_, newton_end_;  // one Newton iteration's f and solves
   BdfTimes times_;
 };
