@@ -43,8 +43,11 @@ class BdfEngine {
   // Attempts the plan, concludes each row's step (bdf::conclude_step) and updates the
   // differences of the accepted ones; returns the rows still running.
   virtual int64_t attempt() = 0;
-  // D_0 and the control of each row.
-  virtual void store(std::span<double> y, std::span<bdf::StepControl> control) = 0;
+  // Whether each row's system is still running (its control's `running`).
+  virtual void running(std::span<uint8_t> running) = 0;
+  // D_0 and the control of rows[0], rows[1], ...
+  virtual void store(std::span<const int32_t> rows, std::span<double> y,
+                     std::span<bdf::StepControl> control) = 0;
   // Keeps rows keep[0], keep[1], ... (ascending) as the new rows 0, 1, ...
   virtual void compact(std::span<const int32_t> keep) = 0;
   virtual BdfTimes times() const = 0;

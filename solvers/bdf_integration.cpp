@@ -14,25 +14,31 @@ namespace dualjit::solvers {
 namespace {
 
 // Once a quarter of the m packed rows has stopped (or all have), writes the stopped rows'
-// states and controls back and keeps the running ones, in order, as the
-// engine's new rows 0, 1, ...
+// states and controls back and keeps the running ones, in order, as the engine's new rows 0,
+// 1, ... Only the stopped rows travel: each system's state and control once, when it stops.
 void pack_running_rows(BdfEngine& engine, std::vector<int32_t>& packed,
                        std::vector<bdf::StepControl>& control, int64_t running, int n,
                        std::span<double> y) {
   const size_t m = packed.size();
   if (running != 0 && running > static_cast<int64_t>(3 * m / 4)) return;
-  std::vector<double> rows(m * n);
-  std::vector<bdf::StepControl> rows_control(m);
-  engine.store(rows, rows_control);
-  std::vector<int32_t> keep, still;
+  std::vector<uint8_t> runs(m);
+  engine.running(runs);
+  std::vector<int32_t> keep, still, stopped;
   for (size_t r = 0; r < m; ++r) {
-    control[packed[r]] = rows_control[r];
-    if (rows_control[r].running) {
+    if (runs[r]) {
       keep.push_back(static_cast<int32_t>(r));
       still.push_back(packed[r]);
     } else {
-      std::copy_n(&rows[r * n], n, &y[static_cast<size_t>(packed[r]) * n]);
+      stopped.push_back(static_cast<int32_t>(r));
     }
+  }
+  std::vector<double> rows(stopped.size() * n);
+  std::vector<bdf::StepControl> rows_control(stopped.size());
+  engine.store(stopped, rows, rows_control);
+  for (size_t k = 0; k < stopped.size(); ++k) {
+    const auto i = static_cast<size_t>(packed[stopped[k]]);
+    control[i] = rows_control[k];
+    std::copy_n(&rows[k * n], n, &y[i * n]);
   }
   if (!keep.empty()) engine.compact(keep);
   packed = std::move(still);

@@ -498,11 +498,19 @@ extern "C" __global__ void dj_bdf_gather_int(const int* src, int* dst, const int
     dst[r] = src[keep[r]];
 }
 
-// y row r = D_0 of row r.
-extern "C" __global__ void dj_bdf_solution(const double* D, double* y, long long rows) {
+// y row k = D_0 of row list[k].
+extern "C" __global__ void dj_bdf_solution(const double* D, const int* list, double* y,
+                                           long long rows) {
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < rows;
        e += (long long)gridDim.x * blockDim.x)
-    y[e] = D[(e / N) * K * N + e % N];
+    y[e] = D[(long long)list[e / N] * K * N + e % N];
+}
+
+extern "C" __global__ void dj_bdf_running(const StepControl* control, unsigned char* running,
+                                          long long m) {
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m;
+       r += (long long)gridDim.x * blockDim.x)
+    running[r] = control[r].running;
 }
 )";
 }
@@ -596,13 +604,35 @@ class DeviceBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
   }
 
-  void store(std::span<double> y, std::span<bdf::StepControl> control) override {
-    long long rows = m_ * n_;
-    double *D = dptr<double>(diff_), *out = dptr<double>(gathered_);
-    void* args[] = {&D, &out, &rows};
-    launch("dj_bdf_solution", grid(rows), kThreads, 0, args);
+  void running(std::span<uint8_t> running) override {
+    long long m = m_;
+    auto* ctl = dptr<bdf::StepControl>(control_);
+    auto* out = dptr<unsigned char>(accepted_);  // free between rounds
+    void* args[] = {&ctl, &out, &m};
+    launch("dj_bdf_running", grid(m), kThreads, 0, args);
+    accepted_.download(running.data(), static_cast<size_t>(m));
+  }
+
+  void store(std::span<const int32_t> rows, std::span<double> y,
+             std::span<bdf::StepControl> control) override {
+    if (rows.empty()) return;
+    list_.upload(rows.data(), rows.size_bytes());
+    int* list = dptr<int>(list_);
+    {
+      long long entries = static_cast<long long>(rows.size()) * n_;
+      double *D = dptr<double>(diff_), *out = dptr<double>(gathered_);
+      void* args[] = {&D, &list, &out, &entries};
+      launch("dj_bdf_solution", grid(entries), kThreads, 0, args);
+    }
+    {
+      double *src = dptr<double>(control_), *dst = dptr<double>(control_spare_);
+      int width = sizeof(bdf::StepControl) / sizeof(double);
+      long long entries = static_cast<long long>(rows.size()) * width;
+      void* args[] = {&src, &dst, &list, &width, &entries};
+      launch("dj_bdf_gather", grid(entries), kThreads, 0, args);
+    }
     gathered_.download(y.data(), y.size_bytes());
-    control_.download(control.data(), control.size_bytes());
+    control_spare_.download(control.data(), control.size_bytes());
   }
 
   BdfRound plan() override {

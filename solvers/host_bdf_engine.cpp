@@ -66,9 +66,16 @@ class HostBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
   }
 
-  void store(std::span<double> y, std::span<bdf::StepControl> control) override {
-    for (int64_t r = 0; r < m_; ++r) std::copy_n(diff(r, 0), n_, &y[r * n_]);
-    std::copy_n(control_.begin(), m_, control.begin());
+  void running(std::span<uint8_t> running) override {
+    for (int64_t r = 0; r < m_; ++r) running[r] = control_[r].running;
+  }
+
+  void store(std::span<const int32_t> rows, std::span<double> y,
+             std::span<bdf::StepControl> control) override {
+    for (size_t k = 0; k < rows.size(); ++k) {
+      std::copy_n(diff(rows[k], 0), n_, &y[k * n_]);
+      control[k] = control_[rows[k]];
+    }
   }
 
   BdfRound plan() override {

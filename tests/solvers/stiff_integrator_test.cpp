@@ -265,7 +265,7 @@ TEST_CASE("the device BDF module compiles under NVRTC for sm_90 without a GPU") 
           {"dj_bdf_start", "dj_bdf_plan", "dj_bdf_predict", "dj_bdf_gather_rows",
            "dj_bdf_scatter_jacobians", "dj_bdf_factor", "dj_bdf_newton", "dj_bdf_error",
            "dj_bdf_conclude", "dj_bdf_accept", "dj_bdf_gather", "dj_bdf_gather_int",
-           "dj_bdf_solution"},
+           "dj_bdf_solution", "dj_bdf_running"},
           device_bdf_options());
     }
   CHECK(bdf_newton_shared_bytes(54) == 4 * 54 * 54 * 4);
