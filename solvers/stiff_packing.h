@@ -1,6 +1,7 @@
-// What both integration loops of integrate_stiff (rosenbrock_integration.h, bdf_integration.h)
-// do alike with their packed rows and per-system controls: pack the running rows to the
-// front, and fill the report's end times and peaks.
+// The packed rows and per-system controls of integrate_stiff's loops: packing the running rows
+// to the front where the controls are on the host (rosenbrock_integration.h; the BDF's
+// controls live in its engines, bdf_integration.cpp packs through them), and the report's end
+// times and peaks (both).
 #pragma once
 
 #include <cstdint>
