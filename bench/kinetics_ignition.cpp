@@ -13,12 +13,11 @@
 //
 //   kinetics_ignition [--mechanism FILE[:PHASE]] [--composition X] [--pressure-atm P]
 //                     [--t-range LO HI] [--rtol R] [--atol A] [--probe N] [--effort auto|full]
-//                     [--rows R] [--layout TxB] [--method bdf|rodas4] [--cpu] [--write DIR]
-//                     [CELLS ...]
+//                     [--rows R] [--method bdf|rodas4] [--cpu] [--write DIR] [CELLS ...]
 //     (default gri30.yaml, 1000 10000 100000; rtol 1e-6, atol 1e-12; probe 48)
-// --effort, --rows and --layout: the kernels' NVRTC effort, the Jacobian's row groups and its
-// GPU layout (assembly::AssemblerOptions::compile_effort, element_rows, element_layout;
-// issue 16's fastest GRI-3.0 kernels are --effort full --rows 2).
+// --effort and --rows: the kernels' NVRTC effort and the Jacobian's row groups
+// (assembly::AssemblerOptions::compile_effort, element_rows; issue 16's fastest GRI-3.0
+// kernels are --effort full --rows 2).
 // --write DIR writes DIR/ignition_<mechanism>_<CELLS>.json, the cases and dualjit's results,
 // as the peers read them (bench/peers/ignition_cantera_cpu.py, ignition_canterax.py).
 #include <algorithm>
@@ -46,7 +45,6 @@ struct Options {
   std::string mechanism = "gri30.yaml", composition = "CH4:1, O2:2, N2:7.52", write_dir;
   double pressure_atm = 10, t_lo = 1000, t_hi = 1600, rtol = 1e-6, atol = 1e-12;
   int probe = 48, rows = 0;
-  jit::LaunchLayout layout;
   bool cpu = false, full_effort = false;
   solvers::StiffMethod method = solvers::StiffMethod::bdf;
   std::vector<int64_t> cells;
@@ -88,12 +86,6 @@ Options parse(int argc, char** argv) {
       o.full_effort = value() == "full";
     else if (s == "--rows")
       o.rows = std::atoi(value().c_str());
-    else if (s == "--layout") {
-      const std::string v = value();
-      if (std::sscanf(v.c_str(), "%dx%d", &o.layout.threads_per_element,
-                      &o.layout.elements_per_block) != 2)
-        usage(argv[0], "--layout is TxB (threads per element x elements per block)");
-    }
     else if (s == "--method") {
       const std::string v = value();
       if (v != "bdf" && v != "rodas4") usage(argv[0], "--method is bdf or rodas4");
@@ -149,16 +141,15 @@ int main(int argc, char** argv) {
   const std::string device = o.cpu ? "CPU" : cuda::Context::primary().device().name;
   std::printf(
       "kinetics_ignition: %s (%zu species, %zu reactions), %s at %g atm, T0 %g-%g K, "
-      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, layout %s, %s\n",
+      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, %s\n",
       m.file.c_str(), m.species.size(), m.reactions.size(), o.composition.c_str(), o.pressure_atm,
       o.t_lo, o.t_hi, method_name(o.method), o.rtol, o.atol, o.full_effort ? "full" : "auto",
-      o.rows, o.layout.describe().c_str(), device.c_str());
+      o.rows, device.c_str());
   ReactorOdesOptions ro;
   ro.pressure = o.pressure_atm * kOneAtm;
   ro.assembler.backend = o.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
   if (o.full_effort) ro.assembler.compile_effort = jit::CompileEffort::Full;
   ro.assembler.element_rows = o.rows;
-  ro.assembler.element_layout = o.layout;
   solvers::StiffOptions so;
   so.rtol = o.rtol;
   so.atol = o.atol;
