@@ -40,6 +40,13 @@ std::string table(const char* name, const std::array<double, L>& v) {
   return out.str();
 }
 
+// dj_bdf_newton's blocks an SM (its launch bound). Three with the factors in registers (168
+// registers a thread): the compiler would otherwise take 255 registers for loads it hoists,
+// leaving two.
+int newton_blocks_per_sm(NewtonFactors factors) {
+  return factors == NewtonFactors::registers ? 3 : 1;
+}
+
 }  // namespace
 
 int bdf_newton_shared_bytes(int n) {
@@ -79,13 +86,8 @@ std::string device_bdf_source(int n, NewtonFactors factors) {
        // shared-memory bytes.
        << "typedef float LuT;\n"
        << "constexpr int DEVICE = 0, SHARED = 1, REGISTERS = 2;\nconstexpr int FACTORS_IN = "
-       << static_cast<int>(factors)
-       << ";\n"
-       // Three blocks an SM (168 registers a thread) with the factors in registers: the
-       // kernel waits on memory latency, and the compiler would otherwise take 255 registers
-       // for loads it hoists, leaving two.
-       << "constexpr int NEWTON_BLOCKS = " << (factors == NewtonFactors::registers ? 3 : 1)
-       << ";\n";
+       << static_cast<int>(factors) << ";\n"
+       << "constexpr int NEWTON_BLOCKS = " << newton_blocks_per_sm(factors) << ";\n";
   head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
        << table("ERROR_CONST", bdf::error_const);
   return head.str() + R"(
@@ -292,123 +294,158 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
   if (threadIdx.x == 0) singular[s] = bad, c_lu[s] = cr;
 }
 
-// Newton iteration `it` of every iterating row: dy = (I - c J)^-1 (c f - psi - d) with the LU
-// of I - c_lu J, times 2 / (1 + c / c_lu) where c_lu != c (bdf::lu_correction_scale), the scaled
-// norm, SciPy's convergence test, y += dy and d += dy unless diverging. A warp per system.
-// f holds row r's f at row f_row[r] (at r when f_row is null). The rows still iterating are
-// counted in `left` and listed in still[] (in no particular order), still_row[r] their place.
-// The kernel is bound by memory latency: the factors' loads are issued as soon as the slot is
-// known, the right-hand side's beside them, so that a warp waits on three latencies (state,
-// slot, then the factors and the vectors), not on a chain of them.
+// Starts the copy of a system's factors into the warp's tile of shared memory: asynchronous
+// copies (16 bytes a lane where the factors' size allows), so that the whole system is in flight
+// at once and holds no registers; wait_factors waits for them. Every lane of the warp calls.
+__device__ __forceinline__ void copy_factors(LuT* tile, const LuT* factors, int lane) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+  const size_t from = __cvta_generic_to_global(factors);
+  if constexpr ((N * N) % 4 == 0) {
+    constexpr int V = N * N / 4;
+#pragma unroll
+    for (int k = 0; k < (V + 31) / 32; ++k) {
+      const int i = lane + 32 * k;
+      if (i < V)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16u * i),
+                     "l"(from + 16ull * i));
+    }
+  } else {
+#pragma unroll 4
+    for (int i = lane; i < N * N; i += 32)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to + 4u * i),
+                   "l"(from + 4ull * i));
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+#else
+  for (int i = lane; i < N * N; i += 32) tile[i] = factors[i];
+#endif
+}
+
+__device__ __forceinline__ void wait_factors() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::);
+#endif
+  __syncwarp();
+}
+
+// Newton iteration `it` of the rows items[0..count) (rows 0..count-1 where items is null), all
+// iterating: dy = (I - c J)^-1 (c f - psi - d) with the LU of I - c_lu J, times 2 / (1 + c / c_lu)
+// where c_lu != c (bdf::lu_correction_scale), the scaled norm, SciPy's convergence test, y += dy
+// and d += dy unless diverging. A warp per system at a time; warp g of the grid's W takes items
+// g, g + W, ... f holds row r's f at row f_row[r] (at r when f_row is null). The rows still
+// iterating are counted in `left` and listed in still[] (in no particular order), still_row[r]
+// their place.
+// The solve's 2N column steps are a dependent chain of shuffles: a warp that loaded its factors
+// only when it came to a system held no bytes in flight while it solved, and the kernel ran at
+// half the bandwidth. With the factors in registers each warp therefore copies the next
+// system's factors into its shared-memory tile while it solves the current one (the grid then
+// has as many warps as the SMs hold), and the indices of the system after that come in
+// meanwhile.
 extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_newton(
     const double* f, const LuT* lu, const int* perm, const unsigned char* singular,
     const double* c_lu, const int* slot, const double* c, const double* psi, double* d, double* y,
     const double* scale, unsigned char* state, double* norm_old, signed char* iterations,
-    double* peak, int it, double tol, int peak_component, const int* f_row, int* left,
-    int* still, int* still_row, long long m) {
+    double* peak, int it, double tol, int peak_component, const int* f_row, const int* items,
+    int count, int* left, int* still, int* still_row) {
   constexpr int T = (N + 31) / 32;
   __shared__ double xs[WPB][N];
+  extern __shared__ __align__(16) LuT tiles[];
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long r = (long long)blockIdx.x * WPB + w;
-  if (r >= m || state[r] != ITERATING) return;
-  const long long s = slot[r];
-  const long long fr = f_row ? f_row[r] : r;
-  const double cr = c[r], old = norm_old[r];
-  const LuT* factors = lu + s * N * N;
-  // (a one-element array where the factors are not held in registers)
-  LuT rows[FACTORS_IN == REGISTERS ? T : 1][FACTORS_IN == REGISTERS ? N : 1];
-  if constexpr (FACTORS_IN == REGISTERS) lu_load_rows(factors, lane, rows);
-  if (FACTORS_IN == SHARED) {
-    extern __shared__ LuT shared_factors[];
-    LuT* mine = shared_factors + w * N * N;
-#if __CUDA_ARCH__ >= 800
-    if ((N * N) % 4 == 0) {
-      // Asynchronous copies of 16 bytes a lane, all issued before the first wait: the whole
-      // system in flight at once and no registers held for it, so that the copy is bound by
-      // bandwidth, not by a memory latency per handful of loads.
-      constexpr int V = N * N / 4;
-      const float4* src = reinterpret_cast<const float4*>(factors);
-      const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(mine));
-      const size_t from = __cvta_generic_to_global(src);
-#pragma unroll
-      for (int k = 0; k < (V + 31) / 32; ++k) {
-        const int i = lane + 32 * k;
-        if (i < V)
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16u * i),
-                       "l"(from + 16ull * i));
-      }
-    } else
-#endif
-    {
-#pragma unroll 8
-      for (int i = lane; i < N * N; i += 32) mine[i] = factors[i];
-    }
-    factors = mine;
-  }
-  const bool is_singular = singular[s];
-  const double cl = c_lu[s], correction = cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl);
+  const int stride = gridDim.x * WPB;
+  int k = blockIdx.x * WPB + w;
+  if (k >= count) return;
+  LuT* tile = tiles + w * N * N;
   double* x = xs[w];
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    const int i = lane + 32 * t;
-    const long long at = r * N + i;
-    if (i < N) x[i] = cr * f[fr * N + i] - psi[at] - d[at];
-  }
-#if __CUDA_ARCH__ >= 800
-  if (FACTORS_IN == SHARED && (N * N) % 4 == 0) asm volatile("cp.async.wait_all;\n" ::);
-#endif
-  if (is_singular) {
-    if (lane == 0) state[r] = 3;
-    return;
-  }
-  if (lane == 0) {
-    iterations[r] = it + 1;
-    if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
-  }
-  __syncwarp();
-  if constexpr (FACTORS_IN == REGISTERS)
-    lu_solve_rows(rows, perm + s * N, x, lane);
-  else
-    lu_solve_warp(factors, perm + s * N, x, lane);
-  double sum = 0.0, dx[T];
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-    const int i = lane + 32 * t;
-    dx[t] = i < N ? correction * x[i] : 0.0;
-    const double v = i < N ? dx[t] / scale[r * N + i] : 0.0;
-    sum += v * v;
-  }
-  const double norm = sqrt(warp_sum(sum) / N);
-  unsigned char next = ITERATING;
-  if (!isfinite(norm)) {
-    next = 2;
-  } else if (old >= 0.0) {
-    const double rate = norm / old;
-    if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
-      next = 0;
-    else if (rate / (1.0 - rate) * norm < tol)
-      next = 1;
-  } else if (norm == 0.0) {
-    next = 1;
-  }
-  if (next == ITERATING && it + 1 == ITERATIONS) next = 0;
-  if (next == ITERATING || next == 1)
+  int r = items ? items[k] : k, s = slot[r];
+  if constexpr (FACTORS_IN == REGISTERS) copy_factors(tile, lu + (long long)s * N * N, lane);
+  int next = k + stride < count ? (items ? items[k + stride] : k + stride) : -1;
+  int next_slot = next >= 0 ? slot[next] : 0;
+  for (;;) {
+    const long long fr = f_row ? f_row[r] : r;
+    const double cr = c[r], old = norm_old[r];
+    const LuT* factors = lu + (long long)s * N * N;
+    const bool is_singular = singular[s];
+    const double cl = c_lu[s], correction = cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl);
 #pragma unroll
     for (int t = 0; t < T; ++t) {
       const int i = lane + 32 * t;
-      if (i >= N) continue;
-      const long long at = r * N + i;
-      y[at] += dx[t];
-      d[at] += dx[t];
+      const long long at = (long long)r * N + i;
+      if (i < N) x[i] = cr * f[fr * N + i] - psi[at] - d[at];
     }
-  if (lane == 0) {
-    state[r] = next;
-    norm_old[r] = norm;
-    if (next == ITERATING) {
-      const int at = atomicAdd(left, 1);
-      still[at] = (int)r;
-      still_row[r] = at;
+    // (a one-element array where the factors are not held in registers)
+    LuT rows[FACTORS_IN == REGISTERS ? T : 1][FACTORS_IN == REGISTERS ? N : 1];
+    if constexpr (FACTORS_IN == REGISTERS) {
+      wait_factors();
+      lu_load_rows(tile, lane, rows);
+      __syncwarp();
+      if (next >= 0) copy_factors(tile, lu + (long long)next_slot * N * N, lane);
+    } else if constexpr (FACTORS_IN == SHARED) {
+      copy_factors(tile, factors, lane);
+      wait_factors();
+      factors = tile;
     }
+    const int k2 = k + 2 * stride;
+    const int after = next >= 0 && k2 < count ? (items ? items[k2] : k2) : -1;
+    const int after_slot = after >= 0 ? slot[after] : 0;
+    if (is_singular) {
+      if (lane == 0) state[r] = 3;
+    } else {
+      if (lane == 0) {
+        iterations[r] = it + 1;
+        if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
+      }
+      __syncwarp();
+      if constexpr (FACTORS_IN == REGISTERS)
+        lu_solve_rows(rows, perm + (long long)s * N, x, lane);
+      else
+        lu_solve_warp(factors, perm + (long long)s * N, x, lane);
+      double sum = 0.0, dx[T];
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int i = lane + 32 * t;
+        dx[t] = i < N ? correction * x[i] : 0.0;
+        const double v = i < N ? dx[t] / scale[(long long)r * N + i] : 0.0;
+        sum += v * v;
+      }
+      const double norm = sqrt(warp_sum(sum) / N);
+      unsigned char verdict = ITERATING;
+      if (!isfinite(norm)) {
+        verdict = 2;
+      } else if (old >= 0.0) {
+        const double rate = norm / old;
+        if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
+          verdict = 0;
+        else if (rate / (1.0 - rate) * norm < tol)
+          verdict = 1;
+      } else if (norm == 0.0) {
+        verdict = 1;
+      }
+      if (verdict == ITERATING && it + 1 == ITERATIONS) verdict = 0;
+      if (verdict == ITERATING || verdict == 1)
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          const int i = lane + 32 * t;
+          if (i >= N) continue;
+          const long long at = (long long)r * N + i;
+          y[at] += dx[t];
+          d[at] += dx[t];
+        }
+      if (lane == 0) {
+        state[r] = verdict;
+        norm_old[r] = norm;
+        if (verdict == ITERATING) {
+          const int at = atomicAdd(left, 1);
+          still[at] = r;
+          still_row[r] = at;
+        }
+      }
+    }
+    if (next < 0) break;
+    __syncwarp();  // every lane done with x before the next system's right-hand side
+    k += stride;
+    r = next, s = next_slot;
+    next = after, next_slot = after_slot;
   }
 }
 
@@ -524,13 +561,20 @@ class DeviceBdfEngine final : public BdfEngine {
     const int n = n_;
     const cuda::DeviceInfo& device = cuda::Context::primary().device();
     const NewtonFactors factors = newton_factors_for(n, device.max_shared_per_block_optin);
-    if (factors == NewtonFactors::shared_memory) newton_shared_ = bdf_newton_shared_bytes(n);
+    // Registers: the tiles the next systems' factors arrive in; shared memory: the tiles solved
+    // from.
+    if (factors != NewtonFactors::device_memory) newton_shared_ = bdf_newton_shared_bytes(n);
+    // With the factors in registers each warp takes several systems, so the grid is what the
+    // SMs hold at once (dj_bdf_newton).
+    if (factors == NewtonFactors::registers)
+      newton_max_blocks_ = device.multiprocessors * newton_blocks_per_sm(factors);
     module_ =
         compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
                           sizeof(float), "dj_bdf_factor", &factor_shared_, device_bdf_options());
     const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
     if (newton_shared_ + newton_static > 48 * 1024)
       cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);
+    if (newton_shared_ > 0) cuda::prefer_shared_memory(module_->function("dj_bdf_newton"));
     const auto cap = static_cast<size_t>(capacity);
     const size_t rows = cap * n * sizeof(double);
     diff_ = cuda::DeviceBuffer(rows * bdf::kDifferences);
@@ -566,6 +610,7 @@ class DeviceBdfEngine final : public BdfEngine {
     accepted_ = cuda::DeviceBuffer(cap);
     left_ = cuda::DeviceBuffer(sizeof(int));
     still_ = cuda::DeviceBuffer(cap * sizeof(int));
+    still_spare_ = cuda::DeviceBuffer(cap * sizeof(int));
     still_row_ = cuda::DeviceBuffer(cap * sizeof(int));
     newton_tol_ = bdf::newton_tolerance(options.rtol);
     capacity_ = capacity;
@@ -712,9 +757,14 @@ class DeviceBdfEngine final : public BdfEngine {
 
     Stopwatch nw;
     int pc = options_.peak_component;
-    int *still = dptr<int>(still_), *still_row = dptr<int>(still_row_);
+    // Sweep it works on the rows sweep it - 1 listed as still iterating (all rows at first)
+    // and lists those still iterating after it in the other list.
+    int* lists[2] = {dptr<int>(still_), dptr<int>(still_spare_)};
+    int* still_row = dptr<int>(still_row_);
     int still_now = static_cast<int>(m);
     for (int it = 0; it < bdf::kNewtonIterations; ++it) {
+      int* items = it == 0 ? nullptr : lists[(it + 1) % 2];
+      int* still = lists[it % 2];
       // Once fewer than half the rows iterate, f only at theirs (gathered): most rows converge
       // in one or two iterations, and f is most of an iteration's cost.
       const double* f;
@@ -726,7 +776,7 @@ class DeviceBdfEngine final : public BdfEngine {
       } else {
         double* g = dptr<double>(gathered_);
         long long rows_now = static_cast<long long>(still_now) * n_;
-        void* gargs[] = {&y, &g, &still, &rows_now};
+        void* gargs[] = {&y, &g, &items, &rows_now};
         launch("dj_bdf_gather_rows", grid(rows_now), kThreads, 0, gargs);
         f = system_.rhs(still_now, g);
         times_.rhs_rows += still_now;
@@ -736,10 +786,14 @@ class DeviceBdfEngine final : public BdfEngine {
       times_.newton_sweeps += 1;
       times_.newton_rows += still_now;
       left_.fill_bytes(0);
-      void* args[] = {&f,   &lu, &perm,  &singular, &c_lu,     &slot,       &c,    &psi,
-                      &d,   &y,  &scale, &state,    &norm_old, &iterations, &peak, &it,
-                      &tol, &pc, &f_row, &left,     &still,    &still_row,  &m};
-      launch("dj_bdf_newton", warps, 32 * kWarpsPerBlock, newton_shared_, args);
+      int count = still_now;
+      void* args[] = {&f,   &lu, &perm,  &singular, &c_lu,     &slot,       &c,     &psi,
+                      &d,   &y,  &scale, &state,    &norm_old, &iterations, &peak,  &it,
+                      &tol, &pc, &f_row, &items,    &count,    &left,       &still, &still_row};
+      long long blocks = (count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+      if (newton_max_blocks_ > 0) blocks = std::min<long long>(blocks, newton_max_blocks_);
+      launch("dj_bdf_newton", cuda::Dim3{unsigned(blocks)}, 32 * kWarpsPerBlock, newton_shared_,
+             args);
       newton_end_.record();
       left_.download(&still_now, sizeof(int));
       times_.rhs += 1e-3 * cuda::Event::elapsed_ms(rhs_begin_, rhs_end_);
@@ -825,7 +879,8 @@ class DeviceBdfEngine final : public BdfEngine {
   // the batch, not all of it (1e6 GRI-3.0 reactors: 2.9 GB instead of 23).
   int64_t jacobian_rows_ = 1;
   int factor_shared_ = 0;
-  int newton_shared_ = 0;  // dj_bdf_newton's dynamic shared bytes (NewtonFactors::shared_memory)
+  int newton_shared_ = 0;      // dj_bdf_newton's dynamic shared bytes (its tiles)
+  int newton_max_blocks_ = 0;  // dj_bdf_newton's grid at most (0: a warp per system)
   double newton_tol_ = 0;
   std::unique_ptr<cuda::SourceModule> module_;
   BdfRound round_;  // the last plan's counts
@@ -833,7 +888,7 @@ class DeviceBdfEngine final : public BdfEngine {
   cuda::DeviceBuffer control_, control_spare_, refresh_, refactor_, counts_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, c_lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
-      iterations_, err_, peak_, accepted_, left_, still_, still_row_;
+      iterations_, err_, peak_, accepted_, left_, still_, still_spare_, still_row_;
   cuda::Event rhs_begin_, rhs_end_, newton_end_;  // one Newton iteration's f and solves
   BdfTimes times_;
 };

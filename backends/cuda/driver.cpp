@@ -520,6 +520,14 @@ void set_max_dynamic_shared(CUfunction f, int bytes) {
                            "'");
 }
 
+void prefer_shared_memory(CUfunction f) {
+  const Api& a = api("preferring shared memory for a kernel");
+  if (CUresult r = a.func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                        CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+      r != CUDA_SUCCESS)
+    throw CudaError(r, "preferring shared memory for kernel '" + kernel_name(a, f) + "'");
+}
+
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
   const std::string what = "allocating " + std::to_string(bytes) + " bytes of device memory";
   const Api& a = api(what);
