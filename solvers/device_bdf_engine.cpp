@@ -40,23 +40,50 @@ std::string table(const char* name, const std::array<double, L>& v) {
   return out.str();
 }
 
-// dj_bdf_newton's blocks an SM (its launch bound). Three with the factors in registers (168
-// registers a thread): the compiler would otherwise take 255 registers for loads it hoists,
-// leaving two.
+// dj_bdf_newton's blocks an SM at most (its launch bound). Three with the factors in registers
+// (168 registers a thread): the compiler would otherwise take 255 registers for loads it
+// hoists, leaving two.
 int newton_blocks_per_sm(NewtonFactors factors) {
   return factors == NewtonFactors::registers ? 3 : 1;
 }
 
+int round16(int bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+
+// dj_bdf_newton's shared memory a warp: the factor tile (not where the factors stay in device
+// memory), and with the factors in registers two stages (NewtonStage: five vectors, three
+// scalars and the permutation of a system).
+int newton_factor_bytes(int n) {
+  return round16(n * n * static_cast<int>(sizeof(float)));
+}
+int newton_stage_bytes(int n) {
+  return round16(8 * (5 * n + 3) + 4 * n + 16);
+}
+int newton_warp_bytes(int n, NewtonFactors factors) {
+  switch (factors) {
+    case NewtonFactors::registers:
+      return newton_factor_bytes(n) + 2 * newton_stage_bytes(n);
+    case NewtonFactors::shared_memory:
+      return newton_factor_bytes(n);
+    default:
+      return 0;
+  }
+}
+int newton_static_bytes(int n) {
+  return kWarpsPerBlock * n * static_cast<int>(sizeof(double));
+}
+
 }  // namespace
 
-int bdf_newton_shared_bytes(int n) {
-  return kWarpsPerBlock * n * n * static_cast<int>(sizeof(float));
+int bdf_newton_shared_bytes(int n, NewtonFactors factors) {
+  return kWarpsPerBlock * newton_warp_bytes(n, factors);
 }
 
 NewtonFactors newton_factors_for(int n, int max_shared_per_block) {
   if (n <= 64) return NewtonFactors::registers;
-  const int static_bytes = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
-  if (bdf_newton_shared_bytes(n) + static_bytes <= max_shared_per_block)
+  if (bdf_newton_shared_bytes(n, NewtonFactors::shared_memory) + newton_static_bytes(n) <=
+      max_shared_per_block)
     return NewtonFactors::shared_memory;
   return NewtonFactors::device_memory;
 }
@@ -87,7 +114,10 @@ std::string device_bdf_source(int n, NewtonFactors factors) {
        << "typedef float LuT;\n"
        << "constexpr int DEVICE = 0, SHARED = 1, REGISTERS = 2;\nconstexpr int FACTORS_IN = "
        << static_cast<int>(factors) << ";\n"
-       << "constexpr int NEWTON_BLOCKS = " << newton_blocks_per_sm(factors) << ";\n";
+       << "constexpr int NEWTON_BLOCKS = " << newton_blocks_per_sm(factors)
+       << ";\nconstexpr int NEWTON_FACTOR_BYTES = " << newton_factor_bytes(n)
+       << ", NEWTON_STAGE_BYTES = " << newton_stage_bytes(n)
+       << ", NEWTON_WARP_BYTES = " << newton_warp_bytes(n, factors) << ";\n";
   head << table("GAMMA", bdf::gamma) << table("ALPHA", bdf::alpha)
        << table("ERROR_CONST", bdf::error_const);
   return head.str() + R"(
@@ -294,54 +324,133 @@ extern "C" __global__ void __launch_bounds__(FT) dj_bdf_factor(
   if (threadIdx.x == 0) singular[s] = bad, c_lu[s] = cr;
 }
 
-// Starts the copy of a system's factors into the warp's tile of shared memory: asynchronous
-// copies (16 bytes a lane where the factors' size allows), so that the whole system is in flight
-// at once and holds no registers; wait_factors waits for them. Every lane of the warp calls.
-__device__ __forceinline__ void copy_factors(LuT* tile, const LuT* factors, int lane) {
+// Asynchronous copies into shared memory (sm_80 on; plain copies before): 16, 8 or 4 bytes,
+// aligned as their size; cp_commit closes the warp's group, cp_wait waits for all of them.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void* to, const void* from) {
 #if __CUDA_ARCH__ >= 800
-  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(tile));
-  const size_t from = __cvta_generic_to_global(factors);
-  if constexpr ((N * N) % 4 == 0) {
-    constexpr int V = N * N / 4;
-#pragma unroll
-    for (int k = 0; k < (V + 31) / 32; ++k) {
-      const int i = lane + 32 * k;
-      if (i < V)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16u * i),
-                     "l"(from + 16ull * i));
-    }
-  } else {
-#pragma unroll 4
-    for (int i = lane; i < N * N; i += 32)
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to + 4u * i),
-                   "l"(from + 4ull * i));
-  }
-  asm volatile("cp.async.commit_group;\n" ::);
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  const size_t g = __cvta_generic_to_global(from);
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(g), "n"(BYTES));
 #else
-  for (int i = lane; i < N * N; i += 32) tile[i] = factors[i];
+  if constexpr (BYTES == 16)
+    *static_cast<float4*>(to) = *static_cast<const float4*>(from);
+  else if constexpr (BYTES == 8)
+    *static_cast<double*>(to) = *static_cast<const double*>(from);
+  else
+    *static_cast<float*>(to) = *static_cast<const float*>(from);
 #endif
 }
 
-__device__ __forceinline__ void wait_factors() {
+__device__ __forceinline__ void cp_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+__device__ __forceinline__ void cp_wait() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::);
 #endif
   __syncwarp();
 }
 
+// A system's N x N factors into a warp's tile, 16 bytes a copy where their size allows.
+__device__ __forceinline__ void copy_factors(LuT* tile, const LuT* factors, int lane) {
+  if constexpr ((N * N) % 4 == 0) {
+    constexpr int V = N * N / 4;
+#pragma unroll
+    for (int k = 0; k < (V + 31) / 32; ++k) {
+      const int i = lane + 32 * k;
+      if (i < V) cp_async<16>(tile + 4 * i, factors + 4 * i);
+    }
+  } else {
+#pragma unroll 4
+    for (int i = lane; i < N * N; i += 32) cp_async<4>(tile + i, factors + i);
+  }
+}
+
+// What a Newton iteration of one system reads besides its factors, staged in shared memory.
+struct NewtonStage {
+  double f[N], psi[N], d[N], y[N], scale[N];
+  double c, old, c_lu;
+  int perm[N];
+  // The 4 bytes of `singular` that hold the system's (slot & ~3 on), and its byte's shift.
+  unsigned singular_word, singular_shift;
+  int row, item;  // the system's row and its place in items
+};
+static_assert(sizeof(NewtonStage) <= NEWTON_STAGE_BYTES, "the host's stage size");
+
+// The end of one system's iteration, its correction x (the warp's shared x) not yet scaled by
+// `correction`: the scaled norm, SciPy's test, y := y_old + dy and d := d_old + dy unless
+// diverging, the state, and the row listed in still[] (counted in left, its place in
+// still_row[r]) when it iterates on.
+__device__ void newton_conclude(const double* x, double correction, const double* scale,
+                                const double* y_old, const double* d_old, double* y_r, double* d_r,
+                                double old, int r, int it, double tol, unsigned char* state,
+                                double* norm_old, int* left, int* still, int* still_row,
+                                int lane) {
+  constexpr int T = (N + 31) / 32;
+  double sum = 0.0, dx[T];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+    const int i = lane + 32 * t;
+    dx[t] = i < N ? correction * x[i] : 0.0;
+    const double v = i < N ? dx[t] / scale[i] : 0.0;
+    sum += v * v;
+  }
+  const double norm = sqrt(warp_sum(sum) / N);
+  unsigned char verdict = ITERATING;
+  if (!isfinite(norm)) {
+    verdict = 2;
+  } else if (old >= 0.0) {
+    const double rate = norm / old;
+    if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
+      verdict = 0;
+    else if (rate / (1.0 - rate) * norm < tol)
+      verdict = 1;
+  } else if (norm == 0.0) {
+    verdict = 1;
+  }
+  if (verdict == ITERATING && it + 1 == ITERATIONS) verdict = 0;
+  if (verdict == ITERATING || verdict == 1)
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      const int i = lane + 32 * t;
+      if (i >= N) continue;
+      y_r[i] = y_old[i] + dx[t];
+      d_r[i] = d_old[i] + dx[t];
+    }
+  if (lane == 0) {
+    state[r] = verdict;
+    norm_old[r] = norm;
+    if (verdict == ITERATING) {
+      const int at = atomicAdd(left, 1);
+      still[at] = r;
+      still_row[r] = at;
+    }
+  }
+}
+
 // Newton iteration `it` of the rows items[0..count) (rows 0..count-1 where items is null), all
 // iterating: dy = (I - c J)^-1 (c f - psi - d) with the LU of I - c_lu J, times 2 / (1 + c / c_lu)
 // where c_lu != c (bdf::lu_correction_scale), the scaled norm, SciPy's convergence test, y += dy
-// and d += dy unless diverging. A warp per system at a time; warp g of the grid's W takes items
-// g, g + W, ... f holds row r's f at row f_row[r] (at r when f_row is null). The rows still
-// iterating are counted in `left` and listed in still[] (in no particular order), still_row[r]
-// their place.
-// The solve's 2N column steps are a dependent chain of shuffles: a warp that loaded its factors
-// only when it came to a system held no bytes in flight while it solved, and the kernel ran at
-// half the bandwidth. With the factors in registers each warp therefore copies the next
-// system's factors into its shared-memory tile while it solves the current one (the grid then
-// has as many warps as the SMs hold), and the indices of the system after that come in
-// meanwhile.
+// and d += dy unless diverging (newton_conclude). A warp per system at a time. f holds row r's f
+// at row f_row[r] (at r when f_row is null). The rows still iterating are counted in `left` and
+// listed in still[] (in no particular order), still_row[r] their place.
+//
+// With the factors in registers (N <= 64) each warp of the grid's W takes items g, g + W, ...
+// The solve's 2N column steps are a dependent chain of shuffles, and a warp that loaded what a
+// system needs only when it came to it waited on several memory latencies a system with no
+// bytes in flight, at half the bandwidth. So everything the next system reads (its factors into
+// the warp's factor tile, its vectors and scalars into the other of two stages) is copied
+// asynchronously while the warp solves the current one, and the indices of the system after
+// that are loaded meanwhile: a warp waits on memory only when the copies are slower than its
+// solves. Otherwise (larger systems) a warp takes one system, its factors in the warp's tile of
+// shared memory (SHARED) or read from device memory (DEVICE).
 extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_newton(
     const double* f, const LuT* lu, const int* perm, const unsigned char* singular,
     const double* c_lu, const int* slot, const double* c, const double* psi, double* d, double* y,
@@ -350,102 +459,114 @@ extern "C" __global__ void __launch_bounds__(32 * WPB, NEWTON_BLOCKS) dj_bdf_new
     int count, int* left, int* still, int* still_row) {
   constexpr int T = (N + 31) / 32;
   __shared__ double xs[WPB][N];
-  extern __shared__ __align__(16) LuT tiles[];
+  extern __shared__ __align__(16) unsigned char newton_tiles[];
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int stride = gridDim.x * WPB;
-  int k = blockIdx.x * WPB + w;
+  const int k = blockIdx.x * WPB + w;
   if (k >= count) return;
-  LuT* tile = tiles + w * N * N;
+  unsigned char* mine = newton_tiles + w * NEWTON_WARP_BYTES;
+  LuT* tile = reinterpret_cast<LuT*>(mine);
   double* x = xs[w];
-  int r = items ? items[k] : k, s = slot[r];
-  if constexpr (FACTORS_IN == REGISTERS) copy_factors(tile, lu + (long long)s * N * N, lane);
-  int next = k + stride < count ? (items ? items[k + stride] : k + stride) : -1;
-  int next_slot = next >= 0 ? slot[next] : 0;
-  for (;;) {
-    const long long fr = f_row ? f_row[r] : r;
-    const double cr = c[r], old = norm_old[r];
-    const LuT* factors = lu + (long long)s * N * N;
-    const bool is_singular = singular[s];
-    const double cl = c_lu[s], correction = cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl);
-#pragma unroll
-    for (int t = 0; t < T; ++t) {
-      const int i = lane + 32 * t;
-      const long long at = (long long)r * N + i;
-      if (i < N) x[i] = cr * f[fr * N + i] - psi[at] - d[at];
-    }
-    // (a one-element array where the factors are not held in registers)
-    LuT rows[FACTORS_IN == REGISTERS ? T : 1][FACTORS_IN == REGISTERS ? N : 1];
-    if constexpr (FACTORS_IN == REGISTERS) {
-      wait_factors();
-      lu_load_rows(tile, lane, rows);
-      __syncwarp();
-      if (next >= 0) copy_factors(tile, lu + (long long)next_slot * N * N, lane);
-    } else if constexpr (FACTORS_IN == SHARED) {
-      copy_factors(tile, factors, lane);
-      wait_factors();
-      factors = tile;
-    }
-    const int k2 = k + 2 * stride;
-    const int after = next >= 0 && k2 < count ? (items ? items[k2] : k2) : -1;
-    const int after_slot = after >= 0 ? slot[after] : 0;
-    if (is_singular) {
-      if (lane == 0) state[r] = 3;
-    } else {
-      if (lane == 0) {
-        iterations[r] = it + 1;
-        if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
+  const int r = items ? items[k] : k, s = slot[r];
+  if constexpr (FACTORS_IN == REGISTERS) {
+    auto stage_at = [&](int b) {
+      return reinterpret_cast<NewtonStage*>(mine + NEWTON_FACTOR_BYTES + b * NEWTON_STAGE_BYTES);
+    };
+    const int stride = gridDim.x * WPB;
+    // Everything a system (its row, slot and f row) reads, into `st` and the factor tile.
+    auto stage = [&](NewtonStage* st, int at_item, int row, int sl, int fr) {
+      copy_factors(tile, lu + (long long)sl * N * N, lane);
+      const long long at = (long long)row * N;
+      for (int i = lane; i < N; i += 32) {
+        cp_async<8>(st->f + i, f + (long long)fr * N + i);
+        cp_async<8>(st->psi + i, psi + at + i);
+        cp_async<8>(st->d + i, d + at + i);
+        cp_async<8>(st->y + i, y + at + i);
+        cp_async<8>(st->scale + i, scale + at + i);
+        cp_async<4>(st->perm + i, perm + (long long)sl * N + i);
       }
-      __syncwarp();
-      if constexpr (FACTORS_IN == REGISTERS)
-        lu_solve_rows(rows, perm + (long long)s * N, x, lane);
-      else
-        lu_solve_warp(factors, perm + (long long)s * N, x, lane);
-      double sum = 0.0, dx[T];
+      if (lane == 0) cp_async<8>(&st->c, c + row);
+      if (lane == 1) cp_async<8>(&st->old, norm_old + row);
+      if (lane == 2) cp_async<8>(&st->c_lu, c_lu + sl);
+      if (lane == 3) cp_async<4>(&st->singular_word, singular + (sl & ~3));
+      if (lane == 4) st->singular_shift = 8 * (sl & 3), st->row = row, st->item = at_item;
+      cp_commit();
+    };
+    auto item = [&](int j) { return j < count ? (items ? items[j] : j) : -1; };
+    stage(stage_at(0), k, r, s, f_row ? f_row[r] : r);
+    // (held in registers: the next system's indices; the current one's place comes from its
+    // stage, as its row does)
+    int next = item(k + stride), next_slot = next >= 0 ? slot[next] : 0;
+    int next_fr = next >= 0 && f_row ? f_row[next] : next;
+    for (int buffer = 0;; buffer ^= 1) {
+      const NewtonStage* st = stage_at(buffer);
+      cp_wait();
+      // (a one-element array in the modules that hold the factors elsewhere)
+      LuT rows[FACTORS_IN == REGISTERS ? T : 1][FACTORS_IN == REGISTERS ? N : 1];
+      lu_load_rows(tile, lane, rows);
+      const bool is_singular = (st->singular_word >> st->singular_shift) & 0xffu;
 #pragma unroll
       for (int t = 0; t < T; ++t) {
         const int i = lane + 32 * t;
-        dx[t] = i < N ? correction * x[i] : 0.0;
-        const double v = i < N ? dx[t] / scale[(long long)r * N + i] : 0.0;
-        sum += v * v;
+        if (i < N) x[i] = st->c * st->f[i] - st->psi[i] - st->d[i];
       }
-      const double norm = sqrt(warp_sum(sum) / N);
-      unsigned char verdict = ITERATING;
-      if (!isfinite(norm)) {
-        verdict = 2;
-      } else if (old >= 0.0) {
-        const double rate = norm / old;
-        if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
-          verdict = 0;
-        else if (rate / (1.0 - rate) * norm < tol)
-          verdict = 1;
-      } else if (norm == 0.0) {
-        verdict = 1;
-      }
-      if (verdict == ITERATING && it + 1 == ITERATIONS) verdict = 0;
-      if (verdict == ITERATING || verdict == 1)
-#pragma unroll
-        for (int t = 0; t < T; ++t) {
-          const int i = lane + 32 * t;
-          if (i >= N) continue;
-          const long long at = (long long)r * N + i;
-          y[at] += dx[t];
-          d[at] += dx[t];
+      __syncwarp();  // the factor tile read: the next system's may come in
+      const bool last = next < 0;
+      if (!last) stage(stage_at(buffer ^ 1), st->item + stride, next, next_slot, next_fr);
+      const int after = last ? -1 : item(st->item + 2 * stride);
+      if (is_singular) {
+        if (lane == 0) state[st->row] = 3;
+      } else {
+        if (lane == 0) {
+          iterations[st->row] = it + 1;
+          if (peak_component >= 0) peak[st->row] = st->f[peak_component];
         }
-      if (lane == 0) {
-        state[r] = verdict;
-        norm_old[r] = norm;
-        if (verdict == ITERATING) {
-          const int at = atomicAdd(left, 1);
-          still[at] = r;
-          still_row[r] = at;
-        }
+        lu_solve_rows(rows, st->perm, x, lane);
+        // (the row and c's from the stage: held through the solve in registers, they spill)
+        const int r = st->row;
+        const long long at = (long long)r * N;
+        const double cr = st->c, cl = st->c_lu;
+        newton_conclude(x, cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl), st->scale, st->y, st->d,
+                        y + at, d + at, st->old, r, it, tol, state, norm_old, left, still,
+                        still_row, lane);
       }
+      if (last) break;
+      // (after the solve: holding them through it would spill)
+      const int after_slot = after >= 0 ? slot[after] : 0;
+      const int after_fr = after >= 0 && f_row ? f_row[after] : after;
+      __syncwarp();  // x and this stage read before they are written again
+      next = after, next_slot = after_slot, next_fr = after_fr;
     }
-    if (next < 0) break;
-    __syncwarp();  // every lane done with x before the next system's right-hand side
-    k += stride;
-    r = next, s = next_slot;
-    next = after, next_slot = after_slot;
+  } else {
+    const long long fr = f_row ? f_row[r] : r, at = (long long)r * N;
+    const double cr = c[r], old = norm_old[r];
+    const LuT* factors = lu + (long long)s * N * N;
+    if constexpr (FACTORS_IN == SHARED) {
+      copy_factors(tile, factors, lane);
+      cp_commit();
+    }
+    const bool is_singular = singular[s];
+    const double cl = c_lu[s];
+#pragma unroll
+    for (int t = 0; t < T; ++t) {
+      const int i = lane + 32 * t;
+      if (i < N) x[i] = cr * f[fr * N + i] - psi[at + i] - d[at + i];
+    }
+    if constexpr (FACTORS_IN == SHARED) {
+      cp_wait();
+      factors = tile;
+    }
+    if (is_singular) {
+      if (lane == 0) state[r] = 3;
+      return;
+    }
+    if (lane == 0) {
+      iterations[r] = it + 1;
+      if (peak_component >= 0) peak[r] = f[fr * N + peak_component];
+    }
+    __syncwarp();
+    lu_solve_warp(factors, perm + (long long)s * N, x, lane);
+    newton_conclude(x, cr == cl ? 1.0 : 2.0 / (1.0 + cr / cl), scale + at, y + at, d + at, y + at,
+                    d + at, old, r, it, tol, state, norm_old, left, still, still_row, lane);
   }
 }
 
@@ -561,20 +682,21 @@ class DeviceBdfEngine final : public BdfEngine {
     const int n = n_;
     const cuda::DeviceInfo& device = cuda::Context::primary().device();
     const NewtonFactors factors = newton_factors_for(n, device.max_shared_per_block_optin);
-    // Registers: the tiles the next systems' factors arrive in; shared memory: the tiles solved
-    // from.
-    if (factors != NewtonFactors::device_memory) newton_shared_ = bdf_newton_shared_bytes(n);
-    // With the factors in registers each warp takes several systems, so the grid is what the
-    // SMs hold at once (dj_bdf_newton).
-    if (factors == NewtonFactors::registers)
-      newton_max_blocks_ = device.multiprocessors * newton_blocks_per_sm(factors);
+    newton_shared_ = bdf_newton_shared_bytes(n, factors);
     module_ =
         compile_lu_module("bdf_n" + std::to_string(n), device_bdf_source(n, factors), n,
                           sizeof(float), "dj_bdf_factor", &factor_shared_, device_bdf_options());
-    const int newton_static = kWarpsPerBlock * n * static_cast<int>(sizeof(double));
+    const int newton_static = newton_static_bytes(n);
     if (newton_shared_ + newton_static > 48 * 1024)
       cuda::set_max_dynamic_shared(module_->function("dj_bdf_newton"), newton_shared_);
-    if (newton_shared_ > 0) cuda::prefer_shared_memory(module_->function("dj_bdf_newton"));
+    if (factors == NewtonFactors::registers) {
+      // Each warp takes several systems: the grid is what the SMs hold at once (registers and
+      // shared memory, 1 KB of which the SM reserves a block).
+      cuda::prefer_shared_memory(module_->function("dj_bdf_newton"));
+      const int fit = device.shared_per_multiprocessor / (newton_shared_ + newton_static + 1024);
+      newton_max_blocks_ =
+          device.multiprocessors * std::clamp(fit, 1, newton_blocks_per_sm(factors));
+    }
     const auto cap = static_cast<size_t>(capacity);
     const size_t rows = cap * n * sizeof(double);
     diff_ = cuda::DeviceBuffer(rows * bdf::kDifferences);
@@ -587,7 +709,7 @@ class DeviceBdfEngine final : public BdfEngine {
     jac_ = cuda::DeviceBuffer(rows * n);
     lu_ = cuda::DeviceBuffer(cap * n * n * sizeof(float));
     perm_ = cuda::DeviceBuffer(cap * n * sizeof(int));
-    singular_ = cuda::DeviceBuffer(cap);
+    singular_ = cuda::DeviceBuffer((cap + 3) / 4 * 4);  // read by dj_bdf_newton in words
     singular_.fill_bytes(0);
     c_lu_ = cuda::DeviceBuffer(cap * sizeof(double));
     slot_ = cuda::DeviceBuffer(cap * sizeof(int));

@@ -17,12 +17,13 @@
 namespace dualjit::solvers {
 
 // Where a Newton iteration's warp holds its system's fp32 LU factors for the solve's 2n
-// dependent column steps: loaded into the lanes' registers (n <= 64), copied into dynamic shared
-// memory (bdf_newton_shared_bytes(n) a block, where that fits), or read from device memory
-// column by column.
+// dependent column steps: loaded into the lanes' registers (n <= 64; the next system's factors
+// and vectors meanwhile copied into shared memory), copied into dynamic shared memory (where
+// that fits), or read from device memory column by column.
 enum class NewtonFactors { device_memory, shared_memory, registers };
 NewtonFactors newton_factors_for(int n, int max_shared_per_block);
-int bdf_newton_shared_bytes(int n);
+// dj_bdf_newton's dynamic shared memory a block.
+int bdf_newton_shared_bytes(int n, NewtonFactors factors);
 
 // The module's CUDA source for n unknowns per system and the options NVRTC compiles it with
 // (for compiling without a GPU).

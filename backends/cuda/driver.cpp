@@ -219,6 +219,8 @@ DeviceInfo query_device(const Api& a, int ordinal) {
   attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, info.l2_bytes, "L2 size");
   attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, info.max_shared_per_block_optin,
        "opt-in shared memory per block");
+  attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, info.shared_per_multiprocessor,
+       "shared memory per multiprocessor");
   return info;
 }
 

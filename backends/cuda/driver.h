@@ -42,7 +42,8 @@ struct DeviceInfo {
   int multiprocessors = 0;
   int l2_bytes = 0;
   int max_shared_per_block_optin = 0;
-  std::string arch() const;  // "sm_90"
+  int shared_per_multiprocessor = 0;  // all its blocks' shared memory together
+  std::string arch() const;           // "sm_90"
 };
 
 // All devices, queried once. Throws CudaError when the driver is unavailable.
