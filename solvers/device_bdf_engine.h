@@ -1,8 +1,9 @@
 // BDF steps on packed systems in device memory (bdf_engine.h): one NVRTC module per system
 // size with the rescale and prediction, the batched LU of I - c J (a thread block per system,
 // partial pivoting; device_lu_source.h) for the systems that need it, the Newton
-// iteration (a warp per system: right-hand side, solve, convergence test, update), the error
-// norms, the step control (a thread per system; bdf_step_control.nvrtc.h) and the difference
+// iteration (a warp per system at a time: right-hand side, solve, convergence test, update;
+// with small systems each warp takes several in turn, the next one's data copied meanwhile), the
+// error norms, the step control (a thread per system; bdf_step_control.nvrtc.h) and the difference
 // update. Jacobians and LUs stay in per-system slots that packing
 // does not move. The system's f and Jacobian come from its own kernels (StiffSystem).
 #pragma once
