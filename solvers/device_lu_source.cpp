@@ -144,9 +144,9 @@ __device__ void lu_scatter(const double (&xr)[T], int lane, double* x) {
 // lu_solve_warp in two parts, with the lane's rows of the factors (rows lane + 32 t) in its
 // registers: lu_load_rows issues all of a system's loads at once (the caller may issue its
 // own before using them), lu_solve_rows then takes the solve's 2N dependent column steps,
-// which wait on shuffles alone. For systems whose T N factors fit a lane's registers (N <= 64
-// in fp32), rows[T][M] with T = ceil(N / 32) and M = N; other shapes (the placeholder of a
-// caller's discarded branch) compile to nothing.
+// which wait on shuffles alone, in the factors' precision. For systems whose T N factors fit
+// a lane's registers (N <= 64 in fp32), rows[T][M] with T = ceil(N / 32) and M = N; other
+// shapes (the placeholder of a caller's discarded branch) compile to nothing.
 template <int T, int M>
 __device__ void lu_load_rows(const LuT* lu, int lane, LuT (&rows)[T][M]) {
   if constexpr (M == N && T == (N + 31) / 32) {
@@ -163,24 +163,33 @@ __device__ void lu_load_rows(const LuT* lu, int lane, LuT (&rows)[T][M]) {
 template <int T, int M>
 __device__ void lu_solve_rows(const LuT (&rows)[T][M], const int* perm, double* x, int lane) {
   if constexpr (M == N && T == (N + 31) / 32) {
-    double xr[T];
-    lu_gather(x, perm, lane, xr);
+    double xd[T];
+    lu_gather(x, perm, lane, xd);
+    // The substitution in LuT, the factors' precision: in fp32 it adds a backward error of the
+    // factorisation's own order, and each column step's shuffle and FMA (the solve's
+    // dependent chain, which bounds the BDF's Newton kernel) are one fp32 instruction each
+    // instead of two shuffles, a conversion and an fp64 FMA.
+    LuT xr[T];
+#pragma unroll
+    for (int t = 0; t < T; ++t) xr[t] = (LuT)xd[t];
 #pragma unroll
     for (int j = 0; j < N - 1; ++j) {
-      const double xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
+      const LuT xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
 #pragma unroll
       for (int t = j / 32; t < T; ++t)
-        if (lane + 32 * t > j) xr[t] -= (double)rows[t][j] * xj;
+        if (lane + 32 * t > j) xr[t] -= rows[t][j] * xj;
     }
 #pragma unroll
     for (int j = N - 1; j >= 0; --j) {
-      if (lane == j % 32) xr[j / 32] *= (double)rows[j / 32][j];
-      const double xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
+      if (lane == j % 32) xr[j / 32] *= rows[j / 32][j];
+      const LuT xj = __shfl_sync(0xffffffffu, xr[j / 32], j % 32);
 #pragma unroll
       for (int t = 0; t <= j / 32; ++t)
-        if (lane + 32 * t < j) xr[t] -= (double)rows[t][j] * xj;
+        if (lane + 32 * t < j) xr[t] -= rows[t][j] * xj;
     }
-    lu_scatter(xr, lane, x);
+#pragma unroll
+    for (int t = 0; t < T; ++t) xd[t] = xr[t];
+    lu_scatter(xd, lane, x);
   }
 }
 
