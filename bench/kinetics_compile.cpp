@@ -10,19 +10,21 @@
 // --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
 // (jit/derivative_plan.h); --launches N: a kernel in row groups as at most N launches compiled
 // in parallel (jit/lowering.h lower_launches; 0 automatic, 1 whole); --schedule df|nm|ll;
-// --opt O<n> (ptxas -O<n>, whole) or fast-<max|mid|min> (--Ofast-compile) instead of the
-// default effort; --extra OPT: an NVRTC option added verbatim (repeatable). Each line ends
-// with the largest chunk's live-value estimate and the entry's ptxas registers, stack and
-// spills (over launches: the most registers and stack, the spills summed; DUALJIT_PTXAS_LOG:
-// the full log). --no-compile: lowering alone, each launch's source digest included (what a
-// warm start pays before the kernel cache serves the compiled images), the NVRTC columns 0.
-// As ReactorCells runs them, the values come from the kernel with 1/Kc as per-species products
-// and the Jacobian from the one with an exp per reaction (examples/kinetics/rate_laws.h);
-// --inverse-kc exp: the values from the Jacobian's kernel too. "build s" is each kernel's.
+// --effort full: jit::CompileEffort::Full, as ReactorCells runs long batches (chunks whole
+// up to kFullEffortPiece statements, -O3); --opt O<n> (ptxas -O<n>, whole) or fast-<max|mid|min>
+// (--Ofast-compile) instead of the default effort; --extra OPT: an NVRTC option added verbatim
+// (repeatable). Each line ends with the largest chunk's live-value estimate and the entry's ptxas
+// registers, stack and spills (over launches: the most registers and stack, the spills summed;
+// DUALJIT_PTXAS_LOG: the full log). --no-compile: lowering alone, each launch's source digest
+// included (what a warm start pays before the kernel cache serves the compiled images), the NVRTC
+// columns 0. As ReactorCells runs them, the values come from the rate laws' graph for values and
+// the Jacobian from the one for derivatives (examples/kinetics/rate_laws.h RateLawForm);
+// --form derivatives: the values from the Jacobian's kernel too. "build s" is each kernel's.
 //
-//   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--state FORM] [--rows R]
+//   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort full]
+//                    [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
-//                    [--inverse-kc products|exp] [MECHANISM[:PHASE] ...]
+//                    [--form values|derivatives] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
 #include <chrono>
 #include <cstdio>
@@ -42,19 +44,21 @@ using namespace dualjit;
 using bench::seconds_since;
 
 int main(int argc, char** argv) {
-  bool host = false, sparse = false, compile = true, cached = false;
+  bool host = false, sparse = false, compile = true, cached = false, full = false;
   int rows = 0, launches = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
   std::vector<std::string> extra;  // NVRTC options added verbatim
   std::vector<std::string> specs;
-  auto values_inverse_kc = kinetics::InverseKc::species_products;
+  auto values_form = kinetics::RateLawForm::values;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--host") {
       host = true;
     } else if (a == "--no-compile") {
       compile = false;
+    } else if (a == "--effort" && i + 1 < argc) {
+      full = std::string(argv[++i]) == "full";
     } else if (a == "--cache") {
       cached = true;
     } else if (a == "--sparse") {
@@ -71,11 +75,11 @@ int main(int argc, char** argv) {
       opt = argv[++i];
     } else if (a == "--state" && i + 1 < argc) {
       only_state = argv[++i];
-    } else if (a == "--inverse-kc" && i + 1 < argc) {
+    } else if (a == "--form" && i + 1 < argc) {
       try {
-        values_inverse_kc = kinetics::inverse_kc_named(argv[++i]);
+        values_form = kinetics::rate_law_form_named(argv[++i]);
       } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "kinetics_compile: --inverse-kc: %s\n", e.what());
+        std::fprintf(stderr, "kinetics_compile: --form: %s\n", e.what());
         return 1;
       }
     } else {
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
       if (!only_state.empty() && only_state != kinetics::reactor_state_name(state)) continue;
       for (Mode mode : {Mode::Value, Mode::Jacobian}) {
         kinetics::RateLawOptions law{state};
-        if (mode == Mode::Value) law.inverse_kc = values_inverse_kc;
+        if (mode == Mode::Value) law.form = values_form;
         auto t0 = std::chrono::steady_clock::now();
         const Kernel k = kinetics::production_rates_kernel(m, law);
         const double build_s = seconds_since(t0);
@@ -101,6 +105,7 @@ int main(int argc, char** argv) {
         o.width = 0;
         o.rows = rows;
         o.launches = launches;
+        if (full) o.compile_effort = jit::CompileEffort::Full;
         if (schedule == "df") o.schedule = jit::ScheduleKind::DepthFirst;
         if (schedule == "nm") o.schedule = jit::ScheduleKind::NodeMajor;
         if (schedule == "ll") o.schedule = jit::ScheduleKind::LeastLive;
@@ -157,7 +162,7 @@ int main(int argc, char** argv) {
           std::printf("  nnz %lld of %lld", (long long)parts[0].first_pattern.nnz(),
                       (long long)k.n_inputs() * k.n_outputs());
         }
-        std::printf("  1/Kc %s", std::string(kinetics::inverse_kc_name(law.inverse_kc)).c_str());
+        std::printf("  form %s", std::string(kinetics::rate_law_form_name(law.form)).c_str());
         std::printf("  launches %zu  live %d  regs %d stack %d spill %d/%d B\n", parts.size(), live,
                     r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes);
         if (std::getenv("DUALJIT_PTXAS_LOG")) {

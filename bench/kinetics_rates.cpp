@@ -28,7 +28,7 @@
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--rates-cells-per-block E] [--rates-min-blocks M]
-//                  [--effort auto|full] [--outputs all|rates|sparse] [--inverse-kc FORM]
+//                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
 //                  [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
@@ -44,9 +44,9 @@
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
 // layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
 // Jacobian's.
-// --inverse-kc products|exp: 1/Kc's form in the rates kernel (examples/kinetics/rate_laws.h;
-// default products, one exp per species; exp: one per reaction, the Jacobian's form, so that
-// one kernel serves both). The Jacobian's kernel is always in the exp form; "rates per cell"
+// --form values|derivatives: the rate laws' form in the rates kernel (examples/kinetics/
+// rate_laws.h RateLawForm; default values; derivatives: the Jacobian's form, so that one
+// kernel serves both). The Jacobian's kernel is always in the exp form; "rates per cell"
 // and w_flops count the rates kernel that runs.
 #include <algorithm>
 #include <chrono>
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
-       "--effort", "--outputs", "--inverse-kc"});
+       "--effort", "--outputs", "--form"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -321,11 +321,11 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(args.flag("--seed", "20261124"));
   const double pressure = std::stod(args.flag("--pressure-atm", "10")) * kinetics::kOneAtm;
   const double peak_override = std::stod(args.flag("--fp64-peak", "0"));
-  kinetics::InverseKc rates_inverse_kc;
+  kinetics::RateLawForm rates_form;
   try {
-    rates_inverse_kc = kinetics::inverse_kc_named(args.flag("--inverse-kc", "products"));
+    rates_form = kinetics::rate_law_form_named(args.flag("--form", "values"));
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "kinetics_rates: --inverse-kc: %s\n", e.what());
+    std::fprintf(stderr, "kinetics_rates: --form: %s\n", e.what());
     return 1;
   }
 
@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
   const bool jacobian = outputs == "all", sparse = outputs == "sparse";
   kinetics::RateLawOptions rates_law;
   if (sparse) rates_law.state = kinetics::ReactorState::concentrations;
-  rates_law.inverse_kc = rates_inverse_kc;
+  rates_law.form = rates_form;
 
   // Operations per cell of the rates kernel that runs, by kind (the KernelInfo flops total hides
   // the specials).
@@ -371,8 +371,8 @@ int main(int argc, char** argv) {
     lo.mode = Mode::Value;
     const auto t1 = std::chrono::steady_clock::now();
     const jit::LoweredKernel l = jit::lower(kinetics::production_rates_kernel(m, rates_law), lo);
-    std::printf("rates per cell (1/Kc form %s): %s (build + lower %.2f s)\n",
-                std::string(kinetics::inverse_kc_name(rates_inverse_kc)).c_str(),
+    std::printf("rates per cell (%s form): %s (build + lower %.2f s)\n",
+                std::string(kinetics::rate_law_form_name(rates_form)).c_str(),
                 jit::format(l.ops).c_str(), seconds_since(t1));
   }
   bool first = true;
@@ -391,7 +391,7 @@ int main(int argc, char** argv) {
     kinetics::ReactorCellsOptions o;
     o.pressure = pressure;
     o.rate_law.state = rates_law.state;
-    o.rates_inverse_kc = rates_inverse_kc;
+    o.rates_form = rates_form;
     o.assembler.backend = args.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
     // The element kernels' configuration (defaults: one chunk, one thread per cell).
     o.assembler.element_width = std::stoi(args.flag("--width", "0"));
@@ -542,15 +542,14 @@ int main(int argc, char** argv) {
     const double floor_w_arith = peak > 0 ? double(w_flops) * double(n) / peak * 1e3 : 0;
     std::printf(
         "RESULT kinetics_dualjit mechanism=%s backend=%s cells=%lld species=%d reactions=%zu "
-        "inverse_kc=%s w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f "
+        "form=%s w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f "
         "floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
         "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld\n",
         mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(),
-        std::string(kinetics::inverse_kc_name(rates_inverse_kc)).c_str(), w_ms, j_ms, jc_ms,
-        floor_w, floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum, j_abs,
-        jc_abs, transposed_equal ? "yes" : "NO", sparse ? "yes" : "no",
-        (long long)(n_jac / size_t(n)));
+        std::string(kinetics::rate_law_form_name(rates_form)).c_str(), w_ms, j_ms, jc_ms, floor_w,
+        floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum, j_abs, jc_abs,
+        transposed_equal ? "yes" : "NO", sparse ? "yes" : "no", (long long)(n_jac / size_t(n)));
     std::fflush(stdout);
   }
   return 0;

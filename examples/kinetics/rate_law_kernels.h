@@ -17,16 +17,16 @@ namespace dualjit::kinetics {
 
 struct RateLawOptions {
   ReactorState state = ReactorState::constant_pressure;
-  // 1/Kc's form (rate_laws.h): species_products makes the cheaper graph for the rates alone,
-  // exp_of_sum the cheaper one to differentiate.
-  InverseKc inverse_kc = InverseKc::exp_of_sum;
+  // The graph's form (rate_laws.h): values makes the cheaper graph for the rates alone,
+  // derivatives the cheaper one to differentiate.
+  RateLawForm form = RateLawForm::derivatives;
 };
 
-// Kernel "kinetics_<phase>_<state>" (then inverse_kc_suffix); throws MechanismError naming the
+// Kernel "kinetics_<phase>_<state>" (then rate_law_form_suffix); throws MechanismError naming the
 // file, reaction index and equation of a reaction whose rate law cannot be built.
 Kernel production_rates_kernel(const Mechanism& mechanism, const RateLawOptions& options = {});
 
-// Kernel "kinetics_<phase>_<state>[_kc_products]_rate_constants": outputs "kf" and "kr" (one per
+// Kernel "kinetics_<phase>_<state>[_values]_rate_constants": outputs "kf" and "kr" (one per
 // reaction, kr = 0 for irreversible ones; k excludes [M] for three-body reactions, as Cantera's),
 // for reports and tests.
 Kernel rate_constants_kernel(const Mechanism& mechanism, const RateLawOptions& options = {});

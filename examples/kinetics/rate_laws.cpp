@@ -59,30 +59,37 @@ Expr add_scaled(const Expr& a, double nu, const Expr& x) {
 // Everything the rate laws need per reaction, built from the shared context.
 class ReactionBuilder {
  public:
-  ReactionBuilder(const Mechanism& m, const CellState& s, InverseKc inverse_kc)
+  ReactionBuilder(const Mechanism& m, const CellState& s, RateLawForm form)
       : m_(m),
         s_(s),
-        inverse_kc_(inverse_kc),
+        form_(form),
         context_{&m,     TemperatureTerms(s.T), s.log_p, s.log_p * (1.0 / std::log(10.0)), s.C,
                  s.C_tot},
         log_RT_over_pref_(context_.t.log_T + std::log(kGasConstant / kOneAtm)),
+        g_RT_(m.species.size()),
+        h_RT_(m.species.size()),
         factor_(m.species.size()),
-        inverse_factor_(m.species.size()) {
-    for (const Species& sp : m.species) {
-      g_RT_.push_back(g_over_RT(sp.thermo, context_.t));
-      h_RT_.push_back(h_over_RT(sp.thermo, context_.t));
-    }
-  }
+        inverse_factor_(m.species.size()) {}
 
   // sum_k nu_k h_k/RT over a reaction's net coefficients: its enthalpy change over RT.
-  Expr enthalpy_change(const Powers& net) const {
+  Expr enthalpy_change(const Powers& net) {
     Expr sum;
     for (const auto& [k, nu] : net)
-      if (nu != 0.0) sum = add_scaled(sum, nu, h_RT_[k]);
+      if (nu != 0.0) sum = add_scaled(sum, nu, h_RT(k));
     return sum;
   }
 
   const TemperatureTerms& t() const { return context_.t; }
+  // g/RT and h/RT of species k, made on first use: the graph's creation order is the
+  // node-major schedule's, so a value made where it is first needed is not live before.
+  const Expr& g_RT(size_t k) {
+    if (!g_RT_[k].valid()) g_RT_[k] = g_over_RT(m_.species[k].thermo, context_.t);
+    return g_RT_[k];
+  }
+  const Expr& h_RT(size_t k) {
+    if (!h_RT_[k].valid()) h_RT_[k] = h_over_RT(m_.species[k].thermo, context_.t);
+    return h_RT_[k];
+  }
 
   // kf, kr and the net rate of progress of reaction `index`; `net` gets its net coefficients.
   void build(size_t index, RateLaws& out, Powers& net) {
@@ -106,14 +113,14 @@ class ReactionBuilder {
   }
 
  private:
-  // kr = kf / Kc. InverseKc::species_products with integer coefficients of at most
+  // kr = kf / Kc. In the values' form, with integer coefficients of at most
   // kMaxFactorPower: 1/Kc = prod_k exp(g_k/RT)^nu_k (R T / p_ref)^(sum_k nu_k) as a product of
   // per-species factors (species_factor); products and reactants alternate so that the partial
   // products stay near the ratio they tend to. Otherwise ln(1/Kc) = sum_k nu_k g_k/RT +
   // (sum_k nu_k) ln(R T / p_ref) and one exp (one in all when kf is one too).
   Expr reverse_rate_constant(const RateConstant& kf, const Powers& net) {
     double dnu = 0;
-    bool integral = inverse_kc_ == InverseKc::species_products;
+    bool integral = form_ == RateLawForm::values;
     for (const auto& [k, nu] : net) {
       dnu += nu;
       integral = integral && nu == std::nearbyint(nu) && std::abs(nu) <= kMaxFactorPower;
@@ -121,7 +128,7 @@ class ReactionBuilder {
     if (integral) return times(kf.k, inverse_kc_product(net, dnu));
     Expr log_inv_Kc;
     for (const auto& [k, nu] : net)
-      if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT_[k]);
+      if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT(k));
     if (dnu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, dnu, log_RT_over_pref_);
     if (!log_inv_Kc.valid()) return kf.k;  // Kc = 1
     if (kf.log_k.valid()) return exp(kf.log_k + log_inv_Kc);
@@ -153,7 +160,7 @@ class ReactionBuilder {
   // reactants keeps the partial products there within e^337, the range of 1/Kc itself.
   const Expr& species_factor(size_t k, bool inverse) {
     if (!factor_[k].valid()) {
-      factor_[k] = exp(g_RT_[k]);
+      factor_[k] = exp(g_RT(k));
       inverse_factor_[k] = 1.0 / factor_[k];
     }
     return inverse ? inverse_factor_[k] : factor_[k];
@@ -164,40 +171,45 @@ class ReactionBuilder {
 
   const Mechanism& m_;
   const CellState& s_;
-  InverseKc inverse_kc_;
+  RateLawForm form_;
   RateContext context_;
-  Expr log_RT_over_pref_;  // ln(R T / p_ref): the standard concentration's part of ln(1/Kc)
-  std::vector<Expr> g_RT_, h_RT_;
+  Expr log_RT_over_pref_;          // ln(R T / p_ref): the standard concentration's part of ln(1/Kc)
+  std::vector<Expr> g_RT_, h_RT_;  // g_RT's and h_RT's, per species
   std::vector<Expr> factor_, inverse_factor_;  // species_factor's, per species
 };
 
 }  // namespace
 
-std::string_view inverse_kc_name(InverseKc form) {
-  return form == InverseKc::species_products ? "products" : "exp";
+std::string_view rate_law_form_name(RateLawForm form) {
+  return form == RateLawForm::values ? "values" : "derivatives";
 }
 
-InverseKc inverse_kc_named(std::string_view name) {
-  for (InverseKc form : {InverseKc::exp_of_sum, InverseKc::species_products})
-    if (inverse_kc_name(form) == name) return form;
-  throw std::invalid_argument("1/Kc form '" + std::string(name) + "': products or exp");
+RateLawForm rate_law_form_named(std::string_view name) {
+  for (RateLawForm form : {RateLawForm::derivatives, RateLawForm::values})
+    if (rate_law_form_name(form) == name) return form;
+  throw std::invalid_argument("rate-law form '" + std::string(name) + "': values or derivatives");
 }
 
-std::string_view inverse_kc_suffix(InverseKc form) {
-  return form == InverseKc::species_products ? "_kc_products" : "";
+std::string_view rate_law_form_suffix(RateLawForm form) {
+  return form == RateLawForm::values ? "_values" : "";
 }
 
-RateLaws rate_laws(const Mechanism& m, const CellState& s, InverseKc inverse_kc) {
+RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
   const size_t ns = m.species.size(), nr = m.reactions.size();
-  ReactionBuilder builder(m, s, inverse_kc);
+  ReactionBuilder builder(m, s, form);
   RateLaws out;
   // Each species' sum, and the heat release, are extended right after every reaction that
   // changes them, so that the graph's creation order is reaction-major: a rate of progress is
   // consumed soon after it is made instead of living until the end (the node-major schedule
-  // follows creation order). The heat release sums over reactions, -RT sum_r dh_r/RT q_r,
-  // not over species: its derivatives then need one accumulator, not every species' sum.
+  // follows creation order). For derivatives the heat release sums over reactions,
+  // -RT sum_r dh_r/RT q_r: its derivatives then need one accumulator, not every species' sum.
+  // For values it sums over species at the end, from the finished wdot_k.
+  const bool by_species = form == RateLawForm::values;
   std::vector<Expr> wdot(ns);
-  Expr enthalpy_sum;  // sum_r (dh_r / RT) q_r
+  Expr enthalpy_sum;  // sum_r (dh_r / RT) q_r, or sum_k (h_k / RT) wdot_k
+  const auto add_enthalpy = [&](const Expr& term) {
+    enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
+  };
   for (size_t i = 0; i < nr; ++i) {
     Powers net;
     try {
@@ -207,12 +219,13 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s, InverseKc inverse_kc)
     }
     for (const auto& [k, nu] : net)
       if (nu != 0.0) wdot[k] = add_scaled(wdot[k], nu, out.rop[i]);
-    if (const Expr dh = builder.enthalpy_change(net); dh.valid()) {
-      const Expr term = dh * out.rop[i];
-      enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
-    }
+    if (by_species) continue;
+    if (const Expr dh = builder.enthalpy_change(net); dh.valid()) add_enthalpy(dh * out.rop[i]);
   }
-  for (size_t k = 0; k < ns; ++k) out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
+  for (size_t k = 0; k < ns; ++k) {
+    out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
+    if (by_species && wdot[k].valid()) add_enthalpy(builder.h_RT(k) * wdot[k]);
+  }
   out.heat_release =
       enthalpy_sum.valid() ? -(kGasConstant * s.T) * enthalpy_sum : s.T.constant(0.0);
   return out;

@@ -13,32 +13,36 @@
 
 namespace dualjit::kinetics {
 
-// How a reversible reaction's 1/Kc = exp(sum_k nu_k g_k/RT) (R T / p_ref)^(sum_k nu_k) is built:
-// the same function, at different costs (bench/RESULTS.md, GRI-3.0 on an H200).
-//   exp_of_sum        one exp of the sum per reaction. The cheaper graph to differentiate: the
-//                     (T, Y) Jacobian in row groups was 17-25% faster than with the products.
-//   species_products  prod_k exp(g_k/RT)^nu_k (RT / p_ref)^(sum_k nu_k), with exp(g_k/RT) made
-//                     once per species and shared by every reaction (454 special functions per
-//                     GRI-3.0 cell instead of 711): the rates alone were 16-19% faster. Reactions
-//                     with a coefficient that is not an integer of at most 4 keep one exp.
-enum class InverseKc { exp_of_sum, species_products };
-std::string_view inverse_kc_name(InverseKc form);  // "exp", "products"
-// The form inverse_kc_name gives `name`; throws std::invalid_argument naming it otherwise.
-InverseKc inverse_kc_named(std::string_view name);
-// Appended to the names of kernels built in the form ("" or "_kc_products"), so that profiles,
+// The two graphs of one rate law, the same function to round-off, each the cheaper for its use
+// (bench/RESULTS.md, GRI-3.0 on an H200):
+//   derivatives  1/Kc = exp(sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref)), one exp per
+//                reaction, and the heat release summed over reactions, -RT sum_r (dh_r/RT) q_r,
+//                whose derivatives need one accumulator: the (T, Y) Jacobian in row groups was
+//                17-25% faster than from the values' graph.
+//   values       1/Kc = prod_k exp(g_k/RT)^nu_k (RT / p_ref)^(sum_k nu_k) with exp(g_k/RT) made
+//                once per species and shared by every reaction (454 special functions per
+//                GRI-3.0 cell instead of 711; reactions with a coefficient that is not an
+//                integer of at most 4 keep one exp), and the heat release summed over species
+//                from the finished wdot_k, -RT sum_k (h_k/RT) wdot_k (6,868 operations per cell
+//                instead of 8,119, and no h_k/RT live while the reactions run).
+enum class RateLawForm { derivatives, values };
+std::string_view rate_law_form_name(RateLawForm form);  // "derivatives", "values"
+// The form rate_law_form_name gives `name`; throws std::invalid_argument naming it otherwise.
+RateLawForm rate_law_form_named(std::string_view name);
+// Appended to the names of kernels built in the form ("" or "_values"), so that profiles,
 // kernel symbols and cache messages tell the two graphs apart.
-std::string_view inverse_kc_suffix(InverseKc form);
+std::string_view rate_law_form_suffix(RateLawForm form);
 
 struct RateLaws {
   std::vector<Expr> kf, kr;  // per reaction; kr is 0 for irreversible ones
   std::vector<Expr> rop;     // net rates of progress, kmol/m^3/s
   std::vector<Expr> wdot;    // net production rates per species, kmol/m^3/s
-  Expr heat_release;         // -sum_k h_k wdot_k, W/m^3
+  Expr heat_release;         // -sum_k h_k wdot_k, W/m^3 (summed as the form says)
 };
 
 // Throws MechanismError naming the file, reaction index and equation of a reaction whose rate
 // law cannot be built.
 RateLaws rate_laws(const Mechanism& mechanism, const CellState& state,
-                   InverseKc inverse_kc = InverseKc::exp_of_sum);
+                   RateLawForm form = RateLawForm::derivatives);
 
 }  // namespace dualjit::kinetics

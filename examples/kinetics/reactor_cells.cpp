@@ -10,9 +10,9 @@ namespace {
 
 // The rates' kernel when its form differs from the Jacobians' kernel's; else null.
 std::shared_ptr<const Kernel> rates_kernel_of(const Mechanism& m, const ReactorCellsOptions& o) {
-  if (o.rates_inverse_kc == o.rate_law.inverse_kc) return nullptr;
+  if (o.rates_form == o.rate_law.form) return nullptr;
   RateLawOptions rates = o.rate_law;
-  rates.inverse_kc = o.rates_inverse_kc;
+  rates.form = o.rates_form;
   return std::make_shared<const Kernel>(production_rates_kernel(m, rates));
 }
 

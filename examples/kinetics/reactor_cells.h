@@ -1,9 +1,9 @@
 // Many independent reactor cells evaluated at once: the production rates kernel
 // (rate_law_kernels.h) over an element set of single cells (k = 1), assembled by the one
 // Assembler on the CPU or the GPU. The rates and the Jacobians come from two graphs of the same
-// function by default, each the cheaper for its use (assembly::Term::value_kernel): 1/Kc as
-// per-species products for the rates, one exp per reaction for the Jacobians (rate_laws.h).
-// States and results are cell-major arrays:
+// function by default, each the cheaper for its use (assembly::Term::value_kernel): the rate laws'
+// form for values for the rates, the one for derivatives for the Jacobians (rate_laws.h). States
+// and results are cell-major arrays:
 //   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
 //   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
 //   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
@@ -22,11 +22,11 @@
 namespace dualjit::kinetics {
 
 struct ReactorCellsOptions {
-  // The state; inverse_kc: 1/Kc's form in the kernel the Jacobians differentiate.
+  // The state; form: the rate laws' form in the kernel the Jacobians differentiate.
   RateLawOptions rate_law;
-  // 1/Kc's form in the kernel rates() evaluates. Different from rate_law.inverse_kc: a second
+  // The rate laws' form in the kernel rates() evaluates. Different from rate_law.form: a second
   // kernel serves the rates; the same: one kernel serves both (for comparing the forms).
-  InverseKc rates_inverse_kc = InverseKc::species_products;
+  RateLawForm rates_form = RateLawForm::values;
   // The state's uniform, the same for every cell: the pressure (Pa) of constant_pressure, the
   // density (kg/m^3) of constant_volume; concentrations take none.
   double pressure = kOneAtm;
@@ -47,8 +47,8 @@ class ReactorCells {
   // use of its output (or loads it from the cache).
   ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options = {});
   // Another kernel of the same input and uniform (options.rate_law.state's, cell_state.h),
-  // such as reactor_equations.h's; rates() then returns its output. The options' 1/Kc forms are
-  // not used.
+  // such as reactor_equations.h's; rates() then returns its output. The options' rate-law forms
+  // are not used.
   ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options = {});
   // Two graphs of that function: rates() evaluates `rates_kernel`, the Jacobians differentiate
   // `kernel`. Throws assembly::ProblemError naming the slot where their slots differ.

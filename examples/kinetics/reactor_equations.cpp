@@ -8,7 +8,7 @@
 
 namespace dualjit::kinetics {
 
-Kernel reactor_rhs_kernel(const Mechanism& m, ReactorState state, InverseKc inverse_kc) {
+Kernel reactor_rhs_kernel(const Mechanism& m, ReactorState state, RateLawForm form) {
   if (state == ReactorState::concentrations)
     throw MechanismError(m.file +
                          ": a reactor's state is constant-pressure or constant-volume, "
@@ -16,10 +16,10 @@ Kernel reactor_rhs_kernel(const Mechanism& m, ReactorState state, InverseKc inve
   std::string name = "reactor_" + m.phase + "_" + std::string(reactor_state_name(state));
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  name += inverse_kc_suffix(inverse_kc);
+  name += rate_law_form_suffix(form);
   return Kernel(name, [&](KernelBuilder& kb) {
     const CellState s = declare_cell_state(kb, m, state);
-    const RateLaws laws = rate_laws(m, s, inverse_kc);
+    const RateLaws laws = rate_laws(m, s, form);
     const size_t ns = m.species.size();
     // rho = sum_k C_k W_k; cp = sum_k C_k cp_k / rho (molar cp_k); moles_per_mass = 1 / W.
     const TemperatureTerms t(s.T);

@@ -15,11 +15,11 @@
 
 namespace dualjit::kinetics {
 
-// Kernel "reactor_<phase>_<state>" (then inverse_kc_suffix) with the input "state" and that
+// Kernel "reactor_<phase>_<state>" (then rate_law_form_suffix) with the input "state" and that
 // state's uniform (cell_state.h) and the output "rhs" (ns + 1: dT/dt, then dY_k/dt). The state
 // is constant_pressure or constant_volume (concentrations do not describe a closed reactor:
-// MechanismError). 1/Kc in the form `inverse_kc` (rate_laws.h).
+// MechanismError). The rate laws in the form `form` (rate_laws.h).
 Kernel reactor_rhs_kernel(const Mechanism& mechanism, ReactorState state,
-                          InverseKc inverse_kc = InverseKc::exp_of_sum);
+                          RateLawForm form = RateLawForm::derivatives);
 
 }  // namespace dualjit::kinetics

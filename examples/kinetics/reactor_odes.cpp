@@ -27,10 +27,10 @@ ReactorCellsOptions cells_options(const Mechanism& m, const ReactorOdesOptions& 
 // Cells of the kernel the Jacobians differentiate and, when its form differs, of the right-hand
 // side's own.
 ReactorCells reactor_cells(const Mechanism& m, int64_t cells, const ReactorOdesOptions& o) {
-  Kernel jacobian = reactor_rhs_kernel(m, o.state, o.jacobian_inverse_kc);
-  if (o.rhs_inverse_kc == o.jacobian_inverse_kc)
+  Kernel jacobian = reactor_rhs_kernel(m, o.state, o.jacobian_form);
+  if (o.rhs_form == o.jacobian_form)
     return ReactorCells(std::move(jacobian), cells, cells_options(m, o));
-  return ReactorCells(std::move(jacobian), reactor_rhs_kernel(m, o.state, o.rhs_inverse_kc), cells,
+  return ReactorCells(std::move(jacobian), reactor_rhs_kernel(m, o.state, o.rhs_form), cells,
                       cells_options(m, o));
 }
 

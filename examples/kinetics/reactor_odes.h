@@ -1,6 +1,6 @@
 // Many adiabatic reactors (reactor_equations.h) as one stiff system for solvers::integrate_stiff:
-// f and its exact Jacobian per cell from the reactor kernel (f from its graph with 1/Kc as
-// species products, the Jacobian from the one with an exp per reaction: rate_laws.h), on the
+// f and its exact Jacobian per cell from the reactor kernel (f from the rate laws'
+// graph for values, the Jacobian from the one for derivatives: rate_laws.h RateLawForm), on the
 // GPU or the CPU as the assembler options choose. All cells share the state's uniform (the
 // pressure of constant-pressure reactors, the density of constant-volume ones), as in a low-Mach
 // flow's thermodynamic pressure: cells at another pressure go in another batch. As the integrator
@@ -26,10 +26,10 @@ struct ReactorOdesOptions {
   double pressure = kOneAtm;                             // Pa, constant pressure
   double density = 1.0;                                  // kg/m^3, constant volume
   assembly::AssemblerOptions assembler;                  // backend, strategies, effort
-  // 1/Kc's forms (rate_laws.h) in the right-hand side's kernel and in the one the Jacobians
+  // The rate laws' forms (rate_laws.h) in the right-hand side's kernel and in the one the Jacobians
   // differentiate: each the cheaper for its use by default; the same, one kernel serves both.
-  InverseKc rhs_inverse_kc = InverseKc::species_products;
-  InverseKc jacobian_inverse_kc = InverseKc::exp_of_sum;
+  RateLawForm rhs_form = RateLawForm::values;
+  RateLawForm jacobian_form = RateLawForm::derivatives;
 };
 
 class ReactorOdes final : public solvers::StiffSystem {

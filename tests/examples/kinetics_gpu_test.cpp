@@ -1,8 +1,8 @@
 // ReactorCells on the GPU against the reference evaluator (dsl/reference_evaluator.h, the
 // ground truth, which differentiates straight through cuts): production rates and the dense and
 // sparse per-cell Jacobians of h2o2 and GRI-3.0 in the (T, Y) constant-pressure and (T, C)
-// forms, at random states. The rates against the graph they come from (1/Kc as species
-// products), the Jacobians against theirs (an exp per reaction). The reference, not the CPU
+// forms, at random states. The rates against the graph they come from (the values'
+// form), the Jacobians against theirs (the derivatives' form). The reference, not the CPU
 // backend: a host compiler can take minutes on GRI-3.0's Jacobian (g++ 13: 80-110 s each), and
 // CPU equals reference is tested elsewhere.
 #include <doctest/doctest.h>
@@ -101,10 +101,10 @@ TEST_SUITE("gpu") {
         CHECK(e.jacobian < 1e-11);
         CHECK(e.sparse < 1e-11);
         // The rates ran the product form's kernel, the Jacobians the exp form's.
-        CHECK(gpu.rates_kernel().name() == gpu.kernel().name() + "_kc_products");
+        CHECK(gpu.rates_kernel().name() == gpu.kernel().name() + "_values");
         size_t products = 0;
         for (const auto& k : gpu.kernels())
-          products += k.symbol.find("_kc_products") != std::string::npos;
+          products += k.symbol.find("_values") != std::string::npos;
         CHECK(products == 1);
         // Component-major is the cell-major array transposed.
         const auto cm = gpu.jacobian(x), km = gpu.jacobian(x, assembly::BlockOrder::ComponentMajor);

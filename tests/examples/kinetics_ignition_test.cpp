@@ -182,8 +182,8 @@ TEST_SUITE("kinetics") {
         CAPTURE(spec);
         CAPTURE(reactor_state_name(state));
         const Kernel rhs = reactor_rhs_kernel(m, state);
-        const Kernel rhs_products = reactor_rhs_kernel(m, state, InverseKc::species_products);
-        CHECK(rhs_products.name() == rhs.name() + "_kc_products");
+        const Kernel rhs_values = reactor_rhs_kernel(m, state, RateLawForm::values);
+        CHECK(rhs_values.name() == rhs.name() + "_values");
         RateLawOptions ro;
         ro.state = state;
         const Kernel rates = production_rates_kernel(m, ro);
@@ -198,8 +198,8 @@ TEST_SUITE("kinetics") {
           const std::vector<double> u{state == ReactorState::constant_pressure ? 3 * kOneAtm : rho};
           const std::vector<double> f = evaluate_values(rhs, {x, {}, u});
           const std::vector<double> w = evaluate_values(rates, {x, {}, u});
-          // 1/Kc as species products: the same function to round-off.
-          const std::vector<double> fp = evaluate_values(rhs_products, {x, {}, u});
+          // The values' form: the same function to round-off.
+          const std::vector<double> fp = evaluate_values(rhs_values, {x, {}, u});
           for (size_t i = 0; i <= ns; ++i)
             CHECK(fp[i] == doctest::Approx(f[i]).epsilon(1e-12).scale(1e-300));
           double cp = 0, wsum = 0, mass = 0;
@@ -249,11 +249,11 @@ TEST_SUITE("kinetics") {
     ReactorOdesOptions o;
     o.assembler.backend = assembly::Backend::Cpu;
     ReactorOdes odes(m, 2, o);
-    // The right-hand side from the graph with 1/Kc as species products, the Jacobians from the
-    // one with an exp per reaction; one graph when the two forms are the same.
-    CHECK(odes.cells().rates_kernel().name() == odes.cells().kernel().name() + "_kc_products");
+    // The right-hand side from the rate laws' graph for values, the Jacobians from the one for
+    // derivatives; one graph when the two forms are the same.
+    CHECK(odes.cells().rates_kernel().name() == odes.cells().kernel().name() + "_values");
     ReactorOdesOptions one = o;
-    one.rhs_inverse_kc = InverseKc::exp_of_sum;
+    one.rhs_form = RateLawForm::derivatives;
     ReactorOdes single(m, 1, one);
     CHECK(&single.cells().rates_kernel() == &single.cells().kernel());
     std::vector<double> y(2 * 11, 0.1);

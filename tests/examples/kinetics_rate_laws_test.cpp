@@ -2,7 +2,7 @@
 // reaction type) against Cantera 3.2 at random states, 300-3000 K and 0.1-100 atm
 // (kinetics_reference.h): net production rates (with mass and element conservation) and heat
 // release rate in each state form, and the forward and reverse rate constants of every
-// reaction, with 1/Kc in each of its forms (rate_laws.h InverseKc). Evaluated by the reference
+// reaction, in each of its forms (rate_laws.h RateLawForm). Evaluated by the reference
 // evaluator (no compile), so every mechanism is cheap.
 #include <doctest/doctest.h>
 
@@ -23,7 +23,7 @@ using test::KineticsReference;
 
 const char* const kMechanisms[] = {"h2o2", "gri30", "ammonia-CO-H2-Alzueta-2023", "nDodecane_Reitz",
                                    "rate_types"};
-const InverseKc kInverseKcForms[] = {InverseKc::exp_of_sum, InverseKc::species_products};
+const RateLawForm kRateLawForms[] = {RateLawForm::derivatives, RateLawForm::values};
 
 Mechanism load(const KineticsReference& ref) {
   const Mechanism m = load_mechanism(ref.mechanism, ref.phase);
@@ -69,23 +69,23 @@ TEST_SUITE("kinetics") {
       CAPTURE(ref.path);
       const Mechanism m = load(ref);
       const auto atoms = test::conservation_rows(m);
-      for (InverseKc inverse_kc : kInverseKcForms) {
-        CAPTURE(inverse_kc_name(inverse_kc));
+      for (RateLawForm form : kRateLawForms) {
+        CAPTURE(rate_law_form_name(form));
         std::map<std::string, double> worst;
-        for (ReactorState form : {ReactorState::constant_pressure, ReactorState::concentrations,
-                                  ReactorState::constant_volume}) {
-          CAPTURE(reactor_state_name(form));
-          const Kernel k = production_rates_kernel(m, {form, inverse_kc});
+        for (ReactorState state : {ReactorState::constant_pressure, ReactorState::concentrations,
+                                   ReactorState::constant_volume}) {
+          CAPTURE(reactor_state_name(state));
+          const Kernel k = production_rates_kernel(m, {state, form});
           for (size_t i = 0; i < ref.states.size(); ++i) {
             const auto& s = ref.states[i];
             CAPTURE(i);
             CAPTURE(s.T);
             CAPTURE(s.p);
             const auto x =
-                form == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
+                state == ReactorState::concentrations ? test::tc_state(m, s) : test::ty_state(s);
             std::vector<double> u;
-            if (form == ReactorState::constant_pressure) u = {s.p};
-            if (form == ReactorState::constant_volume) u = {test::density(m, s)};
+            if (state == ReactorState::constant_pressure) u = {s.p};
+            if (state == ReactorState::constant_volume) u = {test::density(m, s)};
             auto out = evaluate_values(k, {x, {}, u});
             REQUIRE(out.size() == m.species.size() + 1);
             const double q = out.back();
@@ -120,7 +120,7 @@ TEST_SUITE("kinetics") {
             if (s.T <= 300.0) worst["wdot_norm_300K"] = std::max(worst["wdot_norm_300K"], err_norm);
           }
         }
-        MESSAGE(summary(name + " (1/Kc " + std::string(inverse_kc_name(inverse_kc)) + ")", worst));
+        MESSAGE(summary(name + " (" + std::string(rate_law_form_name(form)) + " form)", worst));
       }
     }
   }
@@ -131,9 +131,9 @@ TEST_SUITE("kinetics") {
       const KineticsReference ref = test::read_kinetics_reference(name);
       CAPTURE(ref.path);
       const Mechanism m = load(ref);
-      for (InverseKc inverse_kc : kInverseKcForms) {
-        CAPTURE(inverse_kc_name(inverse_kc));
-        const Kernel k = rate_constants_kernel(m, {ReactorState::constant_pressure, inverse_kc});
+      for (RateLawForm form : kRateLawForms) {
+        CAPTURE(rate_law_form_name(form));
+        const Kernel k = rate_constants_kernel(m, {ReactorState::constant_pressure, form});
         const size_t nr = m.reactions.size();
         std::map<std::string, double> worst;
         for (size_t state = 0; state < ref.states.size(); ++state) {
@@ -163,31 +163,36 @@ TEST_SUITE("kinetics") {
             }
           }
         }
-        MESSAGE(summary(name + " (1/Kc " + std::string(inverse_kc_name(inverse_kc)) + ")", worst));
+        MESSAGE(summary(name + " (" + std::string(rate_law_form_name(form)) + " form)", worst));
         if (name == "rate_types") CHECK(worst.size() == 11);  // every type and form, and reverse
       }
     }
   }
 
-  TEST_CASE("1/Kc as species products: fewer special functions, a kernel name of its own") {
+  TEST_CASE("The values' form: fewer special functions and operations, a kernel name of its own") {
     // What the form is for: GRI-3.0's rates with one exp per species instead of one per
-    // reversible reaction (bench/RESULTS.md: 711 special functions per cell, 454).
+    // reversible reaction (bench/RESULTS.md: 711 special functions per cell, 454), and the heat
+    // release summed over species, not over reactions.
     const Mechanism m = load_mechanism("gri30.yaml");
     jit::LoweringOptions o;
     o.mode = Mode::Value;
-    const Kernel exp_form = production_rates_kernel(m);
-    const Kernel products =
-        production_rates_kernel(m, {ReactorState::constant_pressure, InverseKc::species_products});
-    CHECK(products.name() == exp_form.name() + "_kc_products");
-    const int exp_specials = jit::lower(exp_form, o).ops.special,
-              product_specials = jit::lower(products, o).ops.special;
-    MESSAGE("GRI-3.0 rates: " << exp_specials << " special functions per cell with an exp per "
-                              << "reaction, " << product_specials << " with species products");
-    CHECK(product_specials < exp_specials - 200);
-    // The forms by name, as the benchmarks' --inverse-kc takes them.
-    for (InverseKc form : kInverseKcForms) CHECK(inverse_kc_named(inverse_kc_name(form)) == form);
-    CHECK_THROWS_WITH_AS(inverse_kc_named("product"),
-                         doctest::Contains("1/Kc form 'product': products or exp"),
+    const Kernel derivatives_form = production_rates_kernel(m);
+    const Kernel values_form =
+        production_rates_kernel(m, {ReactorState::constant_pressure, RateLawForm::values});
+    CHECK(values_form.name() == derivatives_form.name() + "_values");
+    const jit::OpCounts derivatives_ops = jit::lower(derivatives_form, o).ops,
+                        values_ops = jit::lower(values_form, o).ops;
+    MESSAGE("GRI-3.0 rates: " << derivatives_ops.special << " special functions and "
+                              << derivatives_ops.flops() << " operations per cell in the "
+                              << "derivatives' form, " << values_ops.special << " and "
+                              << values_ops.flops() << " in the values' form");
+    CHECK(values_ops.special < derivatives_ops.special - 200);
+    CHECK(values_ops.flops() < derivatives_ops.flops() - 1000);
+    // The forms by name, as the benchmarks' --form takes them.
+    for (RateLawForm form : kRateLawForms)
+      CHECK(rate_law_form_named(rate_law_form_name(form)) == form);
+    CHECK_THROWS_WITH_AS(rate_law_form_named("value"),
+                         doctest::Contains("rate-law form 'value': values or derivatives"),
                          std::invalid_argument);
   }
 }

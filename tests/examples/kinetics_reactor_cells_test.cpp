@@ -3,8 +3,9 @@
 // compiled rates and against the reference evaluator: in each state form for h2o2, in the (T, C)
 // form for GRI-3.0. GRI-3.0's (T, Y) Jacobian is not compiled here: the host compiler takes about
 // 50 s for it on 2 cores (8 s for the (T, C) one, under 2 s for the rates). The rates come from
-// the graph with 1/Kc as species products and the Jacobians from the one with an exp per
-// reaction, so the differences of the rates also check the one graph against the other.
+// the rate laws' graph for values and the Jacobians from the one for derivatives
+// (rate_laws.h RateLawForm), so the differences of the rates also check the one graph against the
+// other.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -179,7 +180,7 @@ TEST_SUITE("kinetics") {
     }
   }
 
-  TEST_CASE("ReactorCells (CPU): the rates' graph and the Jacobians', 1/Kc in either form") {
+  TEST_CASE("ReactorCells (CPU): the rates' graph and the Jacobians', either form for both") {
     const Mechanism m = load_mechanism("h2o2.yaml");
     const size_t B = m.species.size() + 1;
     std::mt19937_64 rng(1604);
@@ -205,33 +206,33 @@ TEST_SUITE("kinetics") {
       return w;
     };
     ReactorCellsOptions o = on_cpu(ReactorState::constant_pressure);
-    // By default two graphs: the rates' in the product form, the Jacobians' in the exp form.
+    // By default two graphs: the rates' in the values' form, the Jacobians' in the derivatives'.
     ReactorCells split(m, n, o);
     CHECK(split.kernel().name() == "kinetics_ohmech_constant_pressure");
-    CHECK(split.rates_kernel().name() == "kinetics_ohmech_constant_pressure_kc_products");
+    CHECK(split.rates_kernel().name() == "kinetics_ohmech_constant_pressure_values");
     const std::vector<double> rates = split.rates(x), jacobian = split.jacobian(x);
-    bool products = false, exp = false;
+    bool values = false, derivatives = false;
     for (const auto& k : split.kernels()) {
-      const bool is_products = k.symbol.find("_kc_products") != std::string::npos;
-      products = products || is_products;
-      exp = exp || !is_products;
+      const bool is_values = k.symbol.find("_values") != std::string::npos;
+      values = values || is_values;
+      derivatives = derivatives || !is_values;
     }
-    CHECK(products);
-    CHECK(exp);
-    // One graph for both, in either form: the same rates to round-off, and with the exp form
-    // the same Jacobian bit for bit (the same kernel).
-    o.rates_inverse_kc = InverseKc::exp_of_sum;
-    ReactorCells exp_form(m, n, o);
-    CHECK(&exp_form.rates_kernel() == &exp_form.kernel());
-    const std::vector<double> exp_rates = exp_form.rates(x);
-    CHECK(exp_rates != rates);  // the graphs differ; not a kernel run twice
-    CHECK(worst(rates, exp_rates, B) < 1e-13);
-    CHECK(exp_form.jacobian(x) == jacobian);
-    o.rate_law.inverse_kc = o.rates_inverse_kc = InverseKc::species_products;
-    ReactorCells products_form(m, n, o);
-    CHECK(products_form.kernel().name() == split.rates_kernel().name());
-    CHECK(products_form.rates(x) == rates);
-    CHECK(worst(products_form.jacobian(x), jacobian, B * B) < 1e-12);
+    CHECK(values);
+    CHECK(derivatives);
+    // One graph for both, in either form: the same rates to round-off, and with the
+    // derivatives' form the same Jacobian bit for bit (the same kernel).
+    o.rates_form = RateLawForm::derivatives;
+    ReactorCells derivatives_form(m, n, o);
+    CHECK(&derivatives_form.rates_kernel() == &derivatives_form.kernel());
+    const std::vector<double> derivatives_rates = derivatives_form.rates(x);
+    CHECK(derivatives_rates != rates);  // the graphs differ; not a kernel run twice
+    CHECK(worst(rates, derivatives_rates, B) < 1e-13);
+    CHECK(derivatives_form.jacobian(x) == jacobian);
+    o.rate_law.form = o.rates_form = RateLawForm::values;
+    ReactorCells values_form(m, n, o);
+    CHECK(values_form.kernel().name() == split.rates_kernel().name());
+    CHECK(values_form.rates(x) == rates);
+    CHECK(worst(values_form.jacobian(x), jacobian, B * B) < 1e-12);
     // Two kernels given: their slots must agree.
     CHECK_THROWS_WITH_AS(ReactorCells(production_rates_kernel(m),
                                       production_rates_kernel(m, {ReactorState::concentrations}), n,

@@ -210,7 +210,7 @@ TEST_CASE("kinetics --mechanism FILE[:PHASE]: listed, in demo, emit, cache warm,
   CHECK(d.rc == 0);
   CHECK(contains(d.out, "h2o2.yaml, " + h2o2 + ": 64 cells, (T, Y) at 10 atm"));
   CHECK(contains(d.out, "kinetics_ohmech"));
-  CHECK(contains(d.out, "_kc_products"));  // the value mode runs the rates' own graph
+  CHECK(contains(d.out, "_values"));  // the value mode runs the rates' own graph
   CHECK(contains(d.out, "demo: ok"));
   // The phase named, and the --NAME=VALUE form.
   const auto e = run_tool(dir.path(), {"emit", "kinetics", "--mechanism=h2o2.yaml:ohmech",

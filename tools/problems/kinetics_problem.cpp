@@ -1,8 +1,8 @@
 // kinetics: a mechanism's rate laws per cell (examples/kinetics; GRI-3.0 unless --mechanism
 // FILE[:PHASE] names another): the net production rates and heat release of a (T, Y) state at
 // 10 atm, and their Jacobian, over random hot mixtures. As ReactorCells builds them, the value
-// mode runs the graph with 1/Kc as per-species products, the Jacobian the one with an exp per
-// reaction (rate_laws.h InverseKc). Built only with yaml-cpp (the mechanism loader);
+// mode runs the rate laws' graph for values, the Jacobian the one for derivatives (rate_laws.h
+// RateLawForm). Built only with yaml-cpp (the mechanism loader);
 // kinetics_problem_absent.cpp stands in without it.
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ std::unique_ptr<ProblemInstance> build_kinetics(int64_t n_cells,
               std::to_string(m.reactions.size()) + " reactions): " + std::to_string(n_cells) +
               " cells, (T, Y) at 10 atm";
   kinetics::RateLawOptions values;
-  values.inverse_kc = kinetics::InverseKc::species_products;
+  values.form = kinetics::RateLawForm::values;
   return make_element_problem(
       std::make_shared<Kernel>(kinetics::production_rates_kernel(m)), std::move(d),
       std::make_shared<Kernel>(kinetics::production_rates_kernel(m, values)));
