@@ -52,63 +52,12 @@ std::string outlined_specials(const char* qualifiers) {
 
 }  // namespace
 
-// dj_exp_x2 .. dj_exp_x<kExpGroup>: several exps by one call, returned in registers.
-std::string exp_groups(const std::string& qualifiers, const std::string& exp_name) {
-  std::ostringstream os;
-  for (size_t n = 2; n <= kExpGroup; ++n) {
-    os << "struct dj_x" << n << " { double v0";
-    for (size_t k = 1; k < n; ++k) os << ", v" << k;
-    os << "; };\n" << qualifiers << " dj_x" << n << " dj_exp_x" << n << "(double a0";
-    for (size_t k = 1; k < n; ++k) os << ", double a" << k;
-    os << ") { return {" << exp_name << "(a0)";
-    for (size_t k = 1; k < n; ++k) os << ", " << exp_name << "(a" << k << ")";
-    os << "}; }\n";
-  }
-  return os.str();
-}
-
-// CUDA's exp (libdevice's algorithm and constants, the same result bit for bit) without its
-// branch: the range's rare ends (|a| >= 708.4: two-step scaling into the subnormals; |a| >=
-// 745: 0, inf or NaN) are taken by selects, so that the exps of a group form one basic block
-// whose dependent chains ptxas interleaves. The two-step scaling is exact wherever the one-step
-// one is, so it serves the whole range.
-constexpr const char* kCudaExp = R"(DJ_FN double dj_exp_core(double a) {
-  const double t = fma(a, 1.4426950408889634, 6755399441055744.0);
-  const int j = __double2loint(t);
-  const double n = t - 6755399441055744.0;
-  double f = fma(n, -0.69314718055994529, a);
-  f = fma(n, -2.3190468138462996e-17, f);
-  double q = fma(2.502232253650299e-08, f, 2.7630903488173108e-07);
-  q = fma(q, f, 2.7557514545882439e-06);
-  q = fma(q, f, 2.4801491039099165e-05);
-  q = fma(q, f, 0.00019841269589115497);
-  q = fma(q, f, 0.001388888894591638);
-  q = fma(q, f, 0.0083333333334550432);
-  q = fma(q, f, 0.041666666666519754);
-  q = fma(q, f, 0.16666666666666477);
-  q = fma(q, f, 0.50000000000000122);
-  q = fma(q, f, 1.0);
-  q = fma(q, f, 1.0);
-  const int j1 = j / 2;
-  const double scaled = __hiloint2double(__double2hiint(q) + (j1 << 20), __double2loint(q));
-  const double r = scaled * __hiloint2double(((j - j1) << 20) + 1072693248, 0);
-  const bool beyond = (__double2hiint(a) & 0x7fffffff) >= 0x40874800;
-  return beyond ? (a < 0.0 ? 0.0 : a + __longlong_as_double(0x7ff0000000000000LL)) : r;
-}
-)";
-
 std::string cuda_outlined_specials() {
-  // dj_exp calls the branch-free exp too, so that grouped and single exps agree.
-  std::string single = outlined_specials("static __device__ __noinline__");
-  const std::string plain = "double dj_exp(double a) { return exp(a); }";
-  const size_t at = single.find(plain);
-  if (at == std::string::npos) throw std::logic_error("cuda_outlined_specials: no dj_exp");
-  single.replace(at, plain.size(), "double dj_exp(double a) { return dj_exp_core(a); }");
-  return kCudaExp + single + exp_groups("static __device__ __noinline__", "dj_exp_core");
+  return outlined_specials("static __device__ __noinline__");
 }
 
 std::string host_outlined_specials() {
-  return outlined_specials("static inline") + exp_groups("static inline", "exp");
+  return outlined_specials("static inline");
 }
 
 std::string bounds_min(const DriverSpec& s) {

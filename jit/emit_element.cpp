@@ -314,107 +314,6 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 // About the bytes emitted per statement, so that the text grows without copies.
 constexpr size_t kStatementBytes = 48;
 
-// Groups of exps computed by one call (dj_exp_x2 .. dj_exp_x<kExpGroup>): the first of each
-// group in schedule order leads it and takes the exps of the next kExpGroupWindow statements
-// whose operand is computed before it, or can be: an operand made from ready values by at
-// most kExpHoist statements (an Arrhenius exponent, ln A + b ln T - Ea/R / T) is computed
-// ahead, with the group. Per node: the group's index, or -1.
-struct ExpGroups {
-  std::vector<int> group_of;
-  std::vector<uint8_t> hoisted;              // computed ahead, with its group
-  std::vector<std::vector<NodeId>> members;  // leader first
-  std::vector<std::vector<NodeId>> ahead;    // per group: what it computes first, in order
-};
-
-// `segment`: per node, the function piece it is emitted in (emit_split), or empty: a group and
-// what it computes ahead stay in their leader's piece.
-ExpGroups exp_groups(const ScalarProgram& p, const Typing& ty,
-                     const std::vector<int>& segment = {}) {
-  const Graph& g = *p.graph;
-  ExpGroups out;
-  out.group_of.assign(g.size(), -1);
-  out.hoisted.assign(g.size(), 0);
-  // Where each value is first available: its schedule position, or its group's leader's.
-  std::vector<int> ready_at(g.size(), -1);
-  for (size_t i = 0; i < p.order.size(); ++i) ready_at[p.order[i]] = static_cast<int>(i);
-  const auto same_piece = [&](NodeId a, NodeId b) {
-    return segment.empty() || segment[a] == segment[b];
-  };
-  const auto groupable = [&](NodeId id) {
-    return g.node(id).op == Op::Exp && !ty.float_arithmetic(id) && out.group_of[id] < 0;
-  };
-  for (size_t i = 0; i < p.order.size(); ++i) {
-    const NodeId lead = p.order[i];
-    if (!groupable(lead)) continue;
-    const int at = static_cast<int>(i);
-    std::vector<NodeId> group{lead}, ahead;
-    // The statements (not yet available at the leader) that `id` needs, added to `cone`;
-    // false when that takes more than kExpHoist or passes through another exp.
-    std::vector<NodeId> cone;
-    const auto collect = [&](auto&& self, NodeId id) -> bool {
-      // Pieces load their leaves where they read them (emit_split).
-      if (g.is_constant(id) || ready_at[id] < at) return true;
-      if (!segment.empty() && is_leaf(g.node(id).op)) return true;
-      if (std::find(cone.begin(), cone.end(), id) != cone.end()) return true;
-      if (std::find(ahead.begin(), ahead.end(), id) != ahead.end()) return true;
-      const Node& n = g.node(id);
-      if (n.op == Op::Exp || out.group_of[id] >= 0 || cone.size() == kExpHoist ||
-          !same_piece(id, lead))
-        return false;
-      for (int k = 0; k < op_arity(n.op); ++k)
-        if (!self(self, n.operand(k))) return false;
-      cone.push_back(id);
-      return true;
-    };
-    const size_t end = std::min(p.order.size(), i + 1 + kExpGroupWindow);
-    for (size_t j = i + 1; j < end && group.size() < kExpGroup; ++j) {
-      const NodeId m = p.order[j];
-      if (!groupable(m) || !same_piece(m, lead)) continue;
-      cone.clear();
-      if (!collect(collect, g.node(m).a)) continue;
-      group.push_back(m);
-      ahead.insert(ahead.end(), cone.begin(), cone.end());
-    }
-    if (group.size() < 2) continue;
-    std::sort(ahead.begin(), ahead.end(),
-              [&](NodeId x, NodeId y) { return ready_at[x] < ready_at[y]; });
-    for (NodeId x : ahead) {
-      out.hoisted[x] = 1;
-      ready_at[x] = at;
-    }
-    for (NodeId m : group) {
-      out.group_of[m] = static_cast<int>(out.members.size());
-      ready_at[m] = at;
-    }
-    out.members.push_back(std::move(group));
-    out.ahead.push_back(std::move(ahead));
-  }
-  return out;
-}
-
-// `  const dj_x2 g7 = dj_exp_x2(t3, t5);` then `  const double t7 = g7.v0;` per member.
-void append_exp_group(std::string& out, const Graph& g, const std::vector<NodeId>& group,
-                      Names& name) {
-  const std::string n = std::to_string(group.size());
-  out += "  const dj_x" + n + " g";
-  append_int(out, group[0]);
-  out += " = dj_exp_x" + n + "(";
-  for (size_t k = 0; k < group.size(); ++k) {
-    if (k) out += ", ";
-    out += name(g.node(group[k]).a);
-  }
-  out += ");\n";
-  for (size_t k = 0; k < group.size(); ++k) {
-    out += "  const double ";
-    append_value_name(out, group[k]);
-    out += " = g";
-    append_int(out, group[0]);
-    out += ".v";
-    append_int(out, static_cast<long long>(k));
-    out += ";\n";
-  }
-}
-
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
                        bool own_function, bool outline) {
   const Graph& g = *p.graph;
@@ -428,30 +327,13 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
-  const ExpGroups groups = outline ? exp_groups(p, ty) : ExpGroups{};
-  const auto store = [&](NodeId id) {
+  for (NodeId id : p.order) {
+    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id));
       stored[si] = 1;
     }
-  };
-  for (NodeId id : p.order) {
-    const int group = groups.group_of.empty() ? -1 : groups.group_of[id];
-    if (group >= 0) {
-      const std::vector<NodeId>& members = groups.members[group];
-      if (members[0] != id) continue;  // defined with its leader
-      for (NodeId x : groups.ahead[group]) {
-        append_statement(os, g, x, name, ty, outline);
-        store(x);
-      }
-      append_exp_group(os, g, members, name);
-      for (NodeId m : members) store(m);
-      continue;
-    }
-    if (!groups.hoisted.empty() && groups.hoisted[id]) continue;  // computed with its group
-    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
-    store(id);
   }
   for (size_t si = 0; si < p.stores.size(); ++si) {
     if (stored[si]) continue;
@@ -518,7 +400,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   os.reserve(2 * kStatementBytes * (p.order.size() + p.stores.size()) + 512);
   Names name(g);
   const auto stores_of = stores_by_node(p);
-  const ExpGroups groups = outline ? exp_groups(p, ty, seg) : ExpGroups{};
   auto segment_name = [&](int s) {
     os += fn_name;
     os += "_s";
@@ -553,8 +434,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       }
       os += ";\n";
     };
-    // After a value's definition: its scratch slot and its output stores.
-    const auto defined = [&](NodeId id) {
+    for (NodeId id : seg_nodes[s]) {
+      const Node& nd = g.node(id);
+      for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
+      append_statement(os, g, id, name, ty, outline);
       local[id] = 1;
       touched.push_back(id);
       if (slot[id] >= 0) {
@@ -565,30 +448,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         os += ";\n";
       }
       for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id));
-    };
-    const auto ensure_operands = [&](NodeId id) {
-      const Node& nd = g.node(id);
-      for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-    };
-    for (NodeId id : seg_nodes[s]) {
-      const int group = groups.group_of.empty() ? -1 : groups.group_of[id];
-      if (group >= 0) {
-        const std::vector<NodeId>& members = groups.members[group];
-        if (members[0] != id) continue;  // defined with its leader
-        for (NodeId x : groups.ahead[group]) {
-          ensure_operands(x);
-          append_statement(os, g, x, name, ty, outline);
-          defined(x);
-        }
-        for (NodeId m : members) ensure_operands(m);
-        append_exp_group(os, g, members, name);
-        for (NodeId m : members) defined(m);
-        continue;
-      }
-      if (!groups.hoisted.empty() && groups.hoisted[id]) continue;  // computed with its group
-      ensure_operands(id);
-      append_statement(os, g, id, name, ty, outline);
-      defined(id);
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {

@@ -30,17 +30,6 @@ namespace dualjit::jit {
 // outline_specials: the special functions of is_outlined_special (double arithmetic) are
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
 // so that a function of thousands of them holds one copy of each instead of one per call.
-// A function emitted whole also computes exps in groups of up to kExpGroup by one call
-// (dj_exp_x2 ..): a call is a scheduling barrier, and one exp alone is a chain of dependent
-// fp64 operations that a warp waits out; a group's chains interleave in the callee.
-inline constexpr size_t kExpGroup = 4;
-// How far ahead of a group's first exp (statements in schedule order) its other exps may be
-// taken from, each moving up to its leader: a longer window finds more exps whose operand is
-// ready and keeps their results live longer.
-inline constexpr size_t kExpGroupWindow = 64;
-// The most statements computed ahead for one exp of a group (its operand's, jit/emit_element.cpp
-// exp_groups).
-inline constexpr size_t kExpHoist = 8;
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false);

@@ -1,15 +1,8 @@
 // The CUDA backend against the reference evaluator (skipped cleanly without a GPU).
 #include <doctest/doctest.h>
 
-#include <cstring>
-#include <limits>
-#include <random>
-
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
-#include "backends/cuda/driver.h"
-#include "jit/driver_text.h"
-#include "jit/nvrtc_compiler.h"
 #include "support/element_problem.h"
 #include "support/gpu.h"
 #include "support/random_kernel.h"
@@ -139,69 +132,6 @@ TEST_SUITE("gpu") {
     ro.seed = 5;
     const Kernel big = test::random_kernel(ro, "big");
     check_gpu(big, Mode::Jacobian, 10, {1, 128});
-  }
-
-  TEST_CASE("CUDA backend: exps in groups and pieces equal the reference" * test::needs_gpu()) {
-    // Whole (the exps in groups of up to jit::kExpGroup) and in pieces of 300 statements (the
-    // groups within each piece), values and Jacobians.
-    const Kernel many = test::many_exps_kernel(900);
-    for (size_t piece : {size_t{0}, size_t{300}}) {
-      check_gpu(many, Mode::Value, 0, {1, 128}, true, piece);
-      check_gpu(many, Mode::Jacobian, 0, {1, 128}, true, piece);
-    }
-  }
-
-  TEST_CASE("CUDA backend: the outlined exp equals CUDA's exp bit for bit" * test::needs_gpu()) {
-    // dj_exp_core (jit/driver_text.h) is libdevice's algorithm without its branch: single and
-    // grouped calls must give what exp() gives, over the whole range and at its ends.
-    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
-extern "C" __global__ void exps(long long n, const double* a, double* grouped, double* other,
-                                double* cudas) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (4 * i + 3 >= n) return;
-  const double* x = a + 4 * i;
-  const dj_x4 g = dj_exp_x4(x[0], x[1], x[2], x[3]);
-  const dj_x2 h = dj_exp_x2(x[0], x[1]);
-  const double r[4] = {g.v0, g.v1, g.v2, g.v3}, s[4] = {h.v0, h.v1, dj_exp(x[2]), dj_exp(x[3])};
-  for (int k = 0; k < 4; ++k) {
-    grouped[4 * i + k] = r[k];
-    other[4 * i + k] = s[k];
-    cudas[4 * i + k] = exp(x[k]);
-  }
-}
-)";
-    jit::CompileOptions co;
-    co.arch = cuda::Context::primary().device().arch();
-    const jit::CompiledImage image = jit::nvrtc_compile("exps", source, co);
-    const cuda::Module module(image.image, "exps");
-    std::vector<double> a = {0.0,    -0.0,   1.0,    -1.0,   708.39, -708.39, 709.78, 709.79,
-                             -745.0, -745.1, -745.2, -744.4, 1e-300, -1e-300, 5e-324, 1e300,
-                             -1e300, 710.0,  -708.4, -720.5, -730.0, -740.0,  88.7,   -88.7};
-    a.push_back(std::numeric_limits<double>::infinity());
-    a.push_back(-std::numeric_limits<double>::infinity());
-    a.push_back(std::numeric_limits<double>::quiet_NaN());
-    std::mt19937_64 rng(2026);
-    std::uniform_real_distribution<double> wide(-760.0, 720.0), narrow(-40.0, 40.0);
-    while (a.size() < (1u << 20)) a.push_back(a.size() % 2 ? wide(rng) : narrow(rng));
-    const long long n = static_cast<long long>(a.size());
-    cuda::DeviceBuffer da = cuda::DeviceBuffer::from(a), grouped(n * sizeof(double)),
-                       other(n * sizeof(double)), cudas(n * sizeof(double));
-    CUdeviceptr pa = da.get(), pg = grouped.get(), po = other.get(), pc = cudas.get();
-    long long count = n;
-    void* args[] = {&count, &pa, &pg, &po, &pc};
-    cuda::launch(module.function("exps"), cuda::Dim3{static_cast<unsigned>((n / 4 + 127) / 128)},
-                 cuda::Dim3{128}, 0, args);
-    cuda::check_last("exps");
-    const std::vector<double> c = cudas.to_vector<double>();
-    for (const cuda::DeviceBuffer* ours : {&grouped, &other}) {
-      const std::vector<double> o = ours->to_vector<double>();
-      size_t differ = 0;
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (std::memcmp(&o[i], &c[i], sizeof(double)) == 0) continue;
-        if (differ++ < 5) MESSAGE("exp(" << a[i] << "): " << o[i] << " against " << c[i]);
-      }
-      CHECK(differ == 0);
-    }
   }
 
   TEST_CASE("CUDA backend: the module is loaded once per process" * test::needs_gpu()) {

@@ -41,23 +41,6 @@ inline Kernel arrhenius_kernel() {
   });
 }
 
-// A rate-law-like sum of `terms` exps of affine arguments, some terms with a log: more than
-// jit::kOutlineSpecials statements, so its specials are called out of line and its exps in
-// groups (jit/emit_element.h).
-inline Kernel many_exps_kernel(int terms = 900) {
-  return Kernel("many_exps", [terms](KernelBuilder& kb) {
-    const auto x = kb.input("x", 3);
-    const Expr log_x = log(x[0]);
-    Expr sum = x[2];
-    for (int i = 0; i < terms; ++i) {
-      const Expr arg = (0.01 * i) * log_x - (1.0 + 0.001 * i) * x[1];
-      sum = sum + x[2] * exp(arg);
-      if (i % 7 == 0) sum = sum + log(x[2] + 0.1 * i);
-    }
-    kb.output("f", {sum});
-  });
-}
-
 // One output per rewrite of dsl/normalize.h (negations moved out of sums, products,
 // quotients, selects and abs; constant factors combined), and comparisons both as predicates
 // that only selects read and as 0/1 values used as numbers. Built unsimplified
