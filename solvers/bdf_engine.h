@@ -43,7 +43,8 @@ class BdfEngine {
   // Attempts the plan, concludes each row's step (bdf::conclude_step) and updates the
   // differences of the accepted ones; returns the rows still running.
   virtual int64_t attempt() = 0;
-  // Whether each row's system is still running (its control's `running`).
+  // Whether each row's system is still running (its control's `running`) after the last
+  // attempt; asked between an attempt and the next compact.
   virtual void running(std::span<uint8_t> running) = 0;
   // D_0 and the control of rows[0], rows[1], ...
   virtual void store(std::span<const int32_t> rows, std::span<double> y,

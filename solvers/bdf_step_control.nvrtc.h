@@ -54,6 +54,25 @@ struct StepOutcome {
   double err = 0, err_lower = 0, err_higher = 0, peak = 0;
 };
 
+// A system's Newton iteration while it goes on; then its StepOutcome::converged.
+constexpr unsigned char kNewtonIterating = 255;
+
+// SciPy's test (solve_bdf_system) on the scaled norm of iteration `it`'s correction (it from
+// 0), norm_old the previous iteration's (negative at the first): kNewtonIterating to go on, 1
+// converged, 0 diverging or too slow to converge within the iterations left, 2 not finite.
+inline unsigned char newton_verdict(double norm, double norm_old, int it, double tol) {
+  if (!(norm - norm == 0.0)) return 2;  // inf or NaN (no <cmath> on the device's side)
+  if (norm_old >= 0) {
+    const double rate = norm / norm_old;
+    if (rate >= 1 || ::pow(rate, double(kNewtonIterations - it)) / (1 - rate) * norm > tol)
+      return 0;
+    if (rate / (1 - rate) * norm < tol) return 1;
+  } else if (norm == 0) {
+    return 1;
+  }
+  return it + 1 == kNewtonIterations ? 0 : kNewtonIterating;
+}
+
 // Scales the step by `factor` (the differences follow at the next attempt).
 inline void scale_step(StepControl& s, double factor) {
   s.h *= factor;

@@ -103,7 +103,6 @@ std::string device_bdf_source(int n, NewtonFactors factors) {
        << " && alignof(StepControl) == " << alignof(bdf::StepControl) << ");\n";
   head << "constexpr int N = " << n << ";\nconstexpr int K = " << bdf::kDifferences
        << ";\nconstexpr int QMAX = " << bdf::kMaxOrder
-       << ";\nconstexpr int ITERATIONS = " << bdf::kNewtonIterations
        << ";\nconstexpr int WPB = " << kWarpsPerBlock
        << ";\n"
        // The Newton matrix factored and stored in fp32: a modified Newton iteration only
@@ -123,7 +122,6 @@ std::string device_bdf_source(int n, NewtonFactors factors) {
   return head.str() + R"(
 #define DJ_NAN __longlong_as_double(0x7ff8000000000000ll)
 #define DJ_INF __longlong_as_double(0x7ff0000000000000ll)
-constexpr unsigned char ITERATING = 255;
 
 __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -176,15 +174,15 @@ extern "C" __global__ void dj_bdf_plan(StepControl* control, signed char* order,
 }
 
 // Each row's step concluded (conclude_step) from its attempt; accepted[r] = 1 where the
-// differences are to take it; the rows still running counted in *running. err: the three error
-// norms, each m long. A thread per row.
+// differences are to take it, runs[r] = 1 where the system goes on; the rows still running
+// counted in *running. err: the three error norms, each m long. A thread per row.
 extern "C" __global__ void dj_bdf_conclude(StepControl* control, const unsigned char* converged,
                                            const signed char* iterations, const double* err,
                                            const double* peak, unsigned char* accepted,
-                                           int* running, int max_steps, int track_peak,
-                                           long long m) {
+                                           unsigned char* runs, int* running, int max_steps,
+                                           int track_peak, long long m) {
   const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  bool runs = false;
+  bool goes_on = false;
   if (r < m) {
     StepControl s = control[r];
     StepOutcome o;
@@ -196,9 +194,10 @@ extern "C" __global__ void dj_bdf_conclude(StepControl* control, const unsigned 
     o.peak = peak[r];
     accepted[r] = conclude_step(s, o, max_steps, track_peak != 0);
     control[r] = s;
-    runs = s.running;
+    goes_on = s.running;
+    runs[r] = goes_on;
   }
-  const unsigned mask = __ballot_sync(0xffffffffu, runs);
+  const unsigned mask = __ballot_sync(0xffffffffu, goes_on);
   if (threadIdx.x % 32 == 0 && mask != 0) atomicAdd(running, __popc(mask));
 }
 
@@ -287,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_predict(
     default: predict_row<5>(Dr, factor, y + at, psi + at, d + at, scale + at, lane, rtol, atol);
   }
   if (lane == 0) {
-    state[r] = ITERATING;
+    state[r] = kNewtonIterating;
     norm_old[r] = -1.0;
   }
 }
@@ -385,7 +384,7 @@ struct NewtonStage {
 static_assert(sizeof(NewtonStage) <= NEWTON_STAGE_BYTES, "the host's stage size");
 
 // The end of one system's iteration, its correction x (the warp's shared x) not yet scaled by
-// `correction`: the scaled norm, SciPy's test, y := y_old + dy and d := d_old + dy unless
+// `correction`: the scaled norm, SciPy's test (newton_verdict), y := y_old + dy and d := d_old + dy unless
 // diverging, the state, and the row listed in still[] (counted in left, its place in
 // still_row[r]) when it iterates on.
 __device__ void newton_conclude(const double* x, double correction, const double* scale,
@@ -403,20 +402,8 @@ __device__ void newton_conclude(const double* x, double correction, const double
     sum += v * v;
   }
   const double norm = sqrt(warp_sum(sum) / N);
-  unsigned char verdict = ITERATING;
-  if (!isfinite(norm)) {
-    verdict = 2;
-  } else if (old >= 0.0) {
-    const double rate = norm / old;
-    if (rate >= 1.0 || pow(rate, (double)(ITERATIONS - it)) / (1.0 - rate) * norm > tol)
-      verdict = 0;
-    else if (rate / (1.0 - rate) * norm < tol)
-      verdict = 1;
-  } else if (norm == 0.0) {
-    verdict = 1;
-  }
-  if (verdict == ITERATING && it + 1 == ITERATIONS) verdict = 0;
-  if (verdict == ITERATING || verdict == 1)
+  const unsigned char verdict = newton_verdict(norm, old, it, tol);
+  if (verdict == kNewtonIterating || verdict == 1)
 #pragma unroll
     for (int t = 0; t < T; ++t) {
       const int i = lane + 32 * t;
@@ -427,7 +414,7 @@ __device__ void newton_conclude(const double* x, double correction, const double
   if (lane == 0) {
     state[r] = verdict;
     norm_old[r] = norm;
-    if (verdict == ITERATING) {
+    if (verdict == kNewtonIterating) {
       const int at = atomicAdd(left, 1);
       still[at] = r;
       still_row[r] = at;
@@ -579,7 +566,7 @@ extern "C" __global__ void __launch_bounds__(32 * WPB) dj_bdf_error(
   const int lane = threadIdx.x % 32;
   const long long r = (long long)blockIdx.x * WPB + threadIdx.x / 32;
   if (r >= m) return;
-  const unsigned char st = state[r] == ITERATING ? 0 : state[r];
+  const unsigned char st = state[r] == kNewtonIterating ? 0 : state[r];
   if (lane == 0) converged[r] = st;
   if (st != 1) return;
   const int q = order[r];
@@ -664,12 +651,6 @@ extern "C" __global__ void dj_bdf_solution(const double* D, const int* list, dou
     y[e] = D[(long long)list[e / N] * K * N + e % N];
 }
 
-extern "C" __global__ void dj_bdf_running(const StepControl* control, unsigned char* running,
-                                          long long m) {
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < m;
-       r += (long long)gridDim.x * blockDim.x)
-    running[r] = control[r].running;
-}
 )";
 }
 
@@ -730,6 +711,7 @@ class DeviceBdfEngine final : public BdfEngine {
     err_ = cuda::DeviceBuffer(3 * cap * sizeof(double));
     peak_ = cuda::DeviceBuffer(cap * sizeof(double));
     accepted_ = cuda::DeviceBuffer(cap);
+    runs_ = cuda::DeviceBuffer(cap);
     left_ = cuda::DeviceBuffer(sizeof(int));
     still_ = cuda::DeviceBuffer(cap * sizeof(int));
     still_spare_ = cuda::DeviceBuffer(cap * sizeof(int));
@@ -771,13 +753,9 @@ class DeviceBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
   }
 
+  // The flags dj_bdf_conclude wrote at the last attempt (integrate_bdf asks right after one).
   void running(std::span<uint8_t> running) override {
-    long long m = m_;
-    auto* ctl = dptr<bdf::StepControl>(control_);
-    auto* out = dptr<unsigned char>(accepted_);  // free between rounds
-    void* args[] = {&ctl, &out, &m};
-    launch("dj_bdf_running", grid(m), kThreads, 0, args);
-    accepted_.download(running.data(), static_cast<size_t>(m));
+    runs_.download(running.data(), static_cast<size_t>(m_));
   }
 
   void store(std::span<const int32_t> rows, std::span<double> y,
@@ -934,9 +912,10 @@ class DeviceBdfEngine final : public BdfEngine {
     auto* acc = dptr<unsigned char>(accepted_);
     {
       auto* ctl = dptr<bdf::StepControl>(control_);
+      auto* runs = dptr<unsigned char>(runs_);
       int max_steps = options_.max_steps, track_peak = pc >= 0, *running = dptr<int>(counts_) + 2;
-      void* args[] = {&ctl, &converged, &iterations, &err,        &peak,
-                      &acc, &running,   &max_steps,  &track_peak, &m};
+      void* args[] = {&ctl,  &converged, &iterations, &err,        &peak, &acc,
+                      &runs, &running,   &max_steps,  &track_peak, &m};
       launch("dj_bdf_conclude", grid(m), kThreads, 0, args);
     }
     // (the running count comes back after the accept, with the one synchronisation)
@@ -1010,7 +989,7 @@ class DeviceBdfEngine final : public BdfEngine {
   cuda::DeviceBuffer control_, control_spare_, refresh_, refactor_, counts_;
   cuda::DeviceBuffer diff_, diff_spare_, y_, d_, psi_, scale_, gathered_, jac_, lu_, c_lu_, perm_,
       singular_, slot_, slot_spare_, state_, norm_old_, order_, c_, rescale_, list_, converged_,
-      iterations_, err_, peak_, accepted_, left_, still_, still_spare_, still_row_;
+      iterations_, err_, peak_, accepted_, runs_, left_, still_, still_spare_, still_row_;
   cuda::Event rhs_begin_, rhs_end_, newton_end_;  // one Newton iteration's f and solves
   BdfTimes times_;
 };

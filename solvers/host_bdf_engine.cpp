@@ -18,7 +18,6 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 using Vector = Eigen::Map<Eigen::VectorXd>;
 using ConstVector = Eigen::Map<const Eigen::VectorXd>;
 constexpr int K = bdf::kDifferences;
-constexpr uint8_t kIterating = 255;
 
 class HostBdfEngine final : public BdfEngine {
  public:
@@ -148,7 +147,7 @@ class HostBdfEngine final : public BdfEngine {
     times_.jacobian += jw.seconds();
 
     Stopwatch fw;
-    std::vector<uint8_t> state(static_cast<size_t>(m), kIterating);
+    std::vector<uint8_t> state(static_cast<size_t>(m), bdf::kNewtonIterating);
     const auto factored = static_cast<int64_t>(refactor_.size());
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < factored; ++k) {
@@ -167,7 +166,7 @@ class HostBdfEngine final : public BdfEngine {
     std::vector<double> norm_old(static_cast<size_t>(m), -1.0);
     std::vector<int64_t> f_at(static_cast<size_t>(m));  // row r's f at row f_at[r] of f
     for (int k = 0; k < bdf::kNewtonIterations; ++k) {
-      const auto iterating = std::count(state.begin(), state.end(), kIterating);
+      const auto iterating = std::count(state.begin(), state.end(), bdf::kNewtonIterating);
       if (iterating == 0) break;
       times_.newton_sweeps += 1;
       times_.newton_rows += iterating;
@@ -181,7 +180,7 @@ class HostBdfEngine final : public BdfEngine {
       } else {
         int64_t j = 0;
         for (int64_t r = 0; r < m; ++r) {
-          if (state[r] != kIterating) continue;
+          if (state[r] != bdf::kNewtonIterating) continue;
           std::copy_n(&y_[static_cast<size_t>(r) * n], n, &gathered_[static_cast<size_t>(j) * n]);
           f_at[r] = j++;
         }
@@ -192,7 +191,7 @@ class HostBdfEngine final : public BdfEngine {
       Stopwatch ns;
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < m; ++r) {
-        if (state[r] != kIterating) continue;
+        if (state[r] != bdf::kNewtonIterating) continue;
         const size_t at = static_cast<size_t>(r) * n;
         const double* fr = f + f_at[r] * n;
         outcome_[r].iterations = k + 1;
@@ -203,7 +202,7 @@ class HostBdfEngine final : public BdfEngine {
         double sum = 0.0;
         for (int i = 0; i < n; ++i) sum += (dy[i] / scale_[at + i]) * (dy[i] / scale_[at + i]);
         const double norm = std::sqrt(sum / n);
-        state[r] = newton_update(norm, norm_old[r], k);
+        state[r] = bdf::newton_verdict(norm, norm_old[r], k, newton_tol_);
         if (state[r] == 2 || state[r] == 0) continue;
         Vector(&y_[at], n) += dy;
         Vector(&d_[at], n) += dy;
@@ -217,7 +216,7 @@ class HostBdfEngine final : public BdfEngine {
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < m; ++r) {
       bdf::StepOutcome& out = outcome_[r];
-      out.converged = state[r] == kIterating ? 0 : state[r];
+      out.converged = state[r] == bdf::kNewtonIterating ? 0 : state[r];
       if (out.converged != 1) continue;
       const int q = order_[r];
       double e = 0, lower = 0, higher = 0;
@@ -292,21 +291,6 @@ class HostBdfEngine final : public BdfEngine {
     singular_[r] = 0;
     for (int i = 0; i < n_; ++i)
       if (u[i] == 0.0) singular_[r] = 1;
-  }
-
-  // SciPy's test on the correction norms of iteration k: 255 to go on, 1 converged, 0 diverging
-  // or too slow to converge within the iterations left, 2 not finite.
-  uint8_t newton_update(double norm, double norm_old, int k) const {
-    if (!std::isfinite(norm)) return 2;
-    if (norm_old >= 0) {
-      const double rate = norm / norm_old;
-      if (rate >= 1 || std::pow(rate, bdf::kNewtonIterations - k) / (1 - rate) * norm > newton_tol_)
-        return 0;
-      if (rate / (1 - rate) * norm < newton_tol_) return 1;
-    } else if (norm == 0) {
-      return 1;
-    }
-    return k + 1 == bdf::kNewtonIterations ? 0 : kIterating;
   }
 
   StiffSystem& system_;

@@ -265,8 +265,7 @@ TEST_CASE("the device BDF module compiles under NVRTC for sm_90 without a GPU") 
           "bdf", device_bdf_source(n, factors),
           {"dj_bdf_start", "dj_bdf_plan", "dj_bdf_predict", "dj_bdf_gather_rows",
            "dj_bdf_scatter_jacobians", "dj_bdf_factor", "dj_bdf_error", "dj_bdf_conclude",
-           "dj_bdf_accept", "dj_bdf_gather", "dj_bdf_gather_int", "dj_bdf_solution",
-           "dj_bdf_running"},
+           "dj_bdf_accept", "dj_bdf_gather", "dj_bdf_gather_int", "dj_bdf_solution"},
           device_bdf_options());
       const dualjit::jit::PtxasReport r =
           dualjit::jit::parse_ptxas_report(img.log, "dj_bdf_newton");
