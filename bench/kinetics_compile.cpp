@@ -10,8 +10,9 @@
 // --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
 // (jit/derivative_plan.h); --launches N: a kernel in row groups as at most N launches compiled
 // in parallel (jit/lowering.h lower_launches; 0 automatic, 1 whole); --schedule df|nm|ll;
-// --effort full: jit::CompileEffort::Full, as ReactorCells runs long batches (chunks whole
-// up to kFullEffortPiece statements, -O3); --opt O<n> (ptxas -O<n>, whole) or fast-<max|mid|min>
+// --effort auto|full: the default effort, or jit::CompileEffort::Full, as ReactorCells runs long
+// batches (chunks whole up to kFullEffortPiece statements, -O3); --opt O<n> (ptxas -O<n>, whole) or
+// fast-<max|mid|min>
 // (--Ofast-compile) instead of the default effort; --extra OPT: an NVRTC option added verbatim
 // (repeatable). Each line ends with the largest chunk's live-value estimate and the entry's ptxas
 // registers, stack and spills (over launches: the most registers and stack, the spills summed;
@@ -21,7 +22,7 @@
 // the Jacobian from the one for derivatives (examples/kinetics/rate_laws.h RateLawForm);
 // --form derivatives: the values from the Jacobian's kernel too. "build s" is each kernel's.
 //
-//   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort full]
+//   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort auto|full]
 //                    [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
 //                    [--form values|derivatives] [MECHANISM[:PHASE] ...]
@@ -58,7 +59,12 @@ int main(int argc, char** argv) {
     } else if (a == "--no-compile") {
       compile = false;
     } else if (a == "--effort" && i + 1 < argc) {
-      full = std::string(argv[++i]) == "full";
+      const std::string effort = argv[++i];
+      if (effort != "auto" && effort != "full") {
+        std::fprintf(stderr, "kinetics_compile: --effort %s: auto or full\n", effort.c_str());
+        return 1;
+      }
+      full = effort == "full";
     } else if (a == "--cache") {
       cached = true;
     } else if (a == "--sparse") {

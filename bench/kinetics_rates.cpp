@@ -46,7 +46,7 @@
 // Jacobian's.
 // --form values|derivatives: the rate laws' form in the rates kernel (examples/kinetics/
 // rate_laws.h RateLawForm; default values; derivatives: the Jacobian's form, so that one
-// kernel serves both). The Jacobian's kernel is always in the exp form; "rates per cell"
+// kernel serves both). The Jacobian's kernel is always in the derivatives' form; "rates per cell"
 // and w_flops count the rates kernel that runs.
 #include <algorithm>
 #include <chrono>

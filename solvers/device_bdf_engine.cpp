@@ -384,9 +384,9 @@ struct NewtonStage {
 static_assert(sizeof(NewtonStage) <= NEWTON_STAGE_BYTES, "the host's stage size");
 
 // The end of one system's iteration, its correction x (the warp's shared x) not yet scaled by
-// `correction`: the scaled norm, SciPy's test (newton_verdict), y := y_old + dy and d := d_old + dy unless
-// diverging, the state, and the row listed in still[] (counted in left, its place in
-// still_row[r]) when it iterates on.
+// `correction`: the scaled norm, SciPy's test (newton_verdict), y := y_old + dy and
+// d := d_old + dy unless diverging, the state, and the row listed in still[] (counted in left,
+// its place in still_row[r]) when it iterates on.
 __device__ void newton_conclude(const double* x, double correction, const double* scale,
                                 const double* y_old, const double* d_old, double* y_r, double* d_r,
                                 double old, int r, int it, double tol, unsigned char* state,
@@ -650,7 +650,6 @@ extern "C" __global__ void dj_bdf_solution(const double* D, const int* list, dou
        e += (long long)gridDim.x * blockDim.x)
     y[e] = D[(long long)list[e / N] * K * N + e % N];
 }
-
 )";
 }
 

@@ -18,13 +18,14 @@ namespace dualjit::kinetics {
 //   derivatives  1/Kc = exp(sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref)), one exp per
 //                reaction, and the heat release summed over reactions, -RT sum_r (dh_r/RT) q_r,
 //                whose derivatives need one accumulator: the (T, Y) Jacobian in row groups was
-//                17-25% faster than from the values' graph.
+//                17-25% faster than with 1/Kc as the values' products.
 //   values       1/Kc = prod_k exp(g_k/RT)^nu_k (RT / p_ref)^(sum_k nu_k) with exp(g_k/RT) made
 //                once per species and shared by every reaction (454 special functions per
 //                GRI-3.0 cell instead of 711; reactions with a coefficient that is not an
 //                integer of at most 4 keep one exp), and the heat release summed over species
-//                from the finished wdot_k, -RT sum_k (h_k/RT) wdot_k (6,868 operations per cell
-//                instead of 8,119, and no h_k/RT live while the reactions run).
+//                from the finished wdot_k, -RT sum_k (h_k/RT) wdot_k (GRI-3.0's rates: 6,868
+//                operations per cell instead of 8,119, and no h_k/RT live while the reactions
+//                run).
 enum class RateLawForm { derivatives, values };
 std::string_view rate_law_form_name(RateLawForm form);  // "derivatives", "values"
 // The form rate_law_form_name gives `name`; throws std::invalid_argument naming it otherwise.
