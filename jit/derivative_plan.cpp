@@ -1,7 +1,10 @@
 #include "jit/derivative_plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
+
+#include "jit/composed_outputs.h"
 
 namespace dualjit::jit {
 
@@ -21,24 +24,62 @@ std::vector<std::pair<int, int>> even_ranges(int n, int size) {
 }
 
 // Every chunk once per row group, group by group; each group's first chunk writes its values.
-void split_rows(DerivativePlan& plan, int rows) {
+// With composition, the outputs composed from others come last, in groups of their own whose
+// chunks read the rows their outputs are composed from.
+void split_rows(DerivativePlan& plan, int rows, const OutputComposition* composition) {
   const int n_out = plan.n_outputs;
   if (rows <= 0 || rows >= n_out) return;
   plan.rows = rows;
-  std::vector<Chunk> grouped;
-  for (const auto& [first, last] : even_ranges(n_out, rows)) {
-    for (const Chunk& c : plan.chunks) {
-      Chunk g = c;
-      for (int r = first; r < last; ++r) g.outputs.push_back(r);
-      grouped.push_back(std::move(g));
-    }
+  std::vector<int> computed, composed;
+  for (int r = 0; r < n_out; ++r) {
+    (composition && composition->composed(r) ? composed : computed).push_back(r);
   }
+  std::vector<Chunk> grouped;
+  const auto add_groups = [&](const std::vector<int>& outputs) {
+    for (const auto& [first, last] : even_ranges(static_cast<int>(outputs.size()), rows)) {
+      std::vector<int> reads;
+      for (int i = first; i < last; ++i) {
+        const auto& b = composition ? composition->bases[outputs[i]] : std::vector<int>{};
+        reads.insert(reads.end(), b.begin(), b.end());
+      }
+      std::sort(reads.begin(), reads.end());
+      reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+      for (const Chunk& c : plan.chunks) {
+        Chunk g = c;
+        g.outputs.assign(outputs.begin() + first, outputs.begin() + last);
+        g.reads = reads;
+        grouped.push_back(std::move(g));
+      }
+    }
+  };
+  add_groups(computed);
+  if (!composed.empty()) add_groups(composed);
   plan.chunks = std::move(grouped);
+}
+
+// Ascending indices as runs: " 0..51 53".
+std::string runs(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    s += ' ' + std::to_string(v[i]);
+    if (j > i) s += ".." + std::to_string(v[j]);
+    i = j + 1;
+  }
+  return s;
 }
 
 }  // namespace
 
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows) {
+size_t DerivativePlan::first_reading_chunk() const {
+  size_t c = 0;
+  while (c < chunks.size() && !chunks[c].reads_rows()) ++c;
+  return c;
+}
+
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows,
+                                bool compose) {
   DerivativePlan plan;
   plan.mode = mode;
   plan.n_inputs = kernel.n_inputs();
@@ -54,11 +95,17 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int 
     throw DslError("kernel '" + kernel.name() + "': row groups in mode '" +
                    std::string(mode_name(mode)) + "' (Value and Jacobian only)");
   }
+  std::optional<OutputComposition> composition;
+  if (compose && rows > 0 && rows < plan.n_outputs) {
+    composition = output_composition(kernel);
+    if (!composition->any()) composition.reset();
+  }
+  const OutputComposition* composed = composition ? &*composition : nullptr;
   if (mode == Mode::Value || n == 0) {
     Chunk c;
     c.writes_values = true;
     plan.chunks.push_back(c);
-    split_rows(plan, rows);
+    split_rows(plan, rows, composed);
     return plan;
   }
   for (const auto& [start, end] : even_ranges(n, w)) {
@@ -98,7 +145,7 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int 
     }
     plan.chunks.push_back(std::move(c));
   }
-  split_rows(plan, rows);
+  split_rows(plan, rows, composed);
   return plan;
 }
 
@@ -119,7 +166,8 @@ std::string describe(const DerivativePlan& plan) {
       }
     }
     os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "");
-    if (!ch.outputs.empty()) os << ", outputs " << ch.outputs.front() << ".." << ch.outputs.back();
+    if (!ch.outputs.empty()) os << ", outputs" << runs(ch.outputs);
+    if (ch.reads_rows()) os << ", reads" << runs(ch.reads);
     os << '\n';
   }
   return os.str();

@@ -21,7 +21,8 @@ namespace dualjit::assembly {
 
 // Lowering options of a term's element kernel in a mode (W = width; 0: one chunk).
 // rows: outputs per row group of a Jacobian (jit/derivative_plan.h); other modes ignore it.
-jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0);
+jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0,
+                                      bool compose_rows = true);
 
 // The inputs of one host launch of term's kernel `l` (its outputs unset): host arrays of the
 // term and the node-major state (and, for Hvp, direction).
@@ -37,8 +38,9 @@ struct ElementResults {
 class HostElementAssembly {
  public:
   // `problem` must outlive this; terms added later are seen.
-  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0)
-      : p_(problem), width_(width), rows_(rows) {}
+  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0,
+                               bool compose_rows = true)
+      : p_(problem), width_(width), rows_(rows), compose_rows_(compose_rows) {}
 
   std::vector<double> residual(std::span<const double> state);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
@@ -70,6 +72,7 @@ class HostElementAssembly {
 
   Problem& p_;
   int width_, rows_;
+  bool compose_rows_;
   std::map<std::tuple<size_t, Mode, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
 };
 
