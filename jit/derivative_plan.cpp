@@ -1,6 +1,8 @@
 #include "jit/derivative_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -23,6 +25,14 @@ std::vector<std::pair<int, int>> even_ranges(int n, int size) {
   return out;
 }
 
+// Columns per chunk of a composed group: each column's accumulator and each row's loads for
+// it are live together, and a GRI-3.0 heat-release row of all 54 columns in one chunk made
+// ptxas spill 22 KB a thread (bench/RESULTS.md).
+size_t composed_width() {
+  if (const char* env = std::getenv("DUALJIT_COMPOSED_WIDTH")) return std::max(1, std::atoi(env));
+  return 8;
+}
+
 // Every chunk once per row group, group by group; each group's first chunk writes its values.
 // With composition, the outputs composed from others come last, in groups of their own whose
 // chunks read the rows their outputs are composed from.
@@ -35,7 +45,8 @@ void split_rows(DerivativePlan& plan, int rows, const OutputComposition* composi
     (composition && composition->composed(r) ? composed : computed).push_back(r);
   }
   std::vector<Chunk> grouped;
-  const auto add_groups = [&](const std::vector<int>& outputs) {
+  // Composed groups split their column chunks further (composed_width).
+  const auto add_groups = [&](const std::vector<int>& outputs, size_t width) {
     for (const auto& [first, last] : even_ranges(static_cast<int>(outputs.size()), rows)) {
       std::vector<int> reads;
       for (int i = first; i < last; ++i) {
@@ -45,15 +56,24 @@ void split_rows(DerivativePlan& plan, int rows, const OutputComposition* composi
       std::sort(reads.begin(), reads.end());
       reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
       for (const Chunk& c : plan.chunks) {
-        Chunk g = c;
-        g.outputs.assign(outputs.begin() + first, outputs.begin() + last);
-        g.reads = reads;
-        grouped.push_back(std::move(g));
+        const size_t n = c.directions.size();
+        for (size_t d0 = 0; d0 == 0 || d0 < n; d0 += width) {
+          Chunk g = c;
+          if (n > width) {
+            const size_t d1 = std::min(n, d0 + width);
+            g.directions.assign(c.directions.begin() + d0, c.directions.begin() + d1);
+            g.first_columns.assign(c.first_columns.begin() + d0, c.first_columns.begin() + d1);
+            g.writes_values = c.writes_values && d0 == 0;
+          }
+          g.outputs.assign(outputs.begin() + first, outputs.begin() + last);
+          g.reads = reads;
+          grouped.push_back(std::move(g));
+        }
       }
     }
   };
-  add_groups(computed);
-  if (!composed.empty()) add_groups(composed);
+  add_groups(computed, std::numeric_limits<size_t>::max());
+  if (!composed.empty()) add_groups(composed, composed_width());
   plan.chunks = std::move(grouped);
 }
 

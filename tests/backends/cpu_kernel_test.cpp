@@ -164,6 +164,9 @@ TEST_CASE("CPU backend: rows composed from stored rows equal the reference") {
     CHECK(r.zeros_outside);
     CHECK(r.values_equal);
   }
+  // A composed row in column chunks of its own (12 columns: 8 + 4).
+  const Kernel sum = test::composed_sum_kernel(12);
+  for (int w : {0, 5}) check_against_reference(sum, Mode::Jacobian, w, true, 23, {}, 0, nullptr, 4);
 }
 
 TEST_CASE("CPU backend: a kernel split into launches stores what the whole kernel stores") {

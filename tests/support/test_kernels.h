@@ -108,6 +108,24 @@ inline Kernel composed_kernel() {
   });
 }
 
+// y_k, k < n, a chain of 20 steps from x_k and x_{k+1}, and y_n = sum_k y_k x_k, composed from
+// them: recomputed, its row would push every direction through every chain.
+inline Kernel composed_sum_kernel(int n) {
+  return Kernel("composed_sum", [n](KernelBuilder& kb) {
+    auto x = kb.input("x", n);
+    std::vector<Expr> y;
+    for (int i = 0; i < n; ++i) {
+      Expr v = x[i];
+      for (int s = 0; s < 20; ++s) v = sin(v) * x[(i + 1) % n] + 0.1 * s;
+      y.push_back(v);
+    }
+    Expr sum = y[0] * x[0];
+    for (int i = 1; i < n; ++i) sum = sum + y[i] * x[i];
+    y.push_back(sum);
+    kb.output("y", y);
+  });
+}
+
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
