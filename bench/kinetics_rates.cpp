@@ -29,7 +29,7 @@
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
-//                  [--compose-rows on|off] [CELLS ...]
+//                  [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -41,8 +41,6 @@
 // cell printed), what a 1,268-species mechanism needs and no peer computes.
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
-// --compose-rows off: in row groups, the heat-release row computed from the state like the
-// others instead of composed from the species' stored rows (jit/composed_outputs.h; default on).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
 // layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
 // Jacobian's.
@@ -315,7 +313,7 @@ int main(int argc, char** argv) {
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
-       "--effort", "--outputs", "--form", "--compose-rows"});
+       "--effort", "--outputs", "--form"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -401,12 +399,6 @@ int main(int argc, char** argv) {
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
-    const std::string compose = args.flag("--compose-rows", "on");
-    if (compose != "on" && compose != "off") {
-      std::fprintf(stderr, "kinetics_rates: --compose-rows on|off, not '%s'\n", compose.c_str());
-      return 1;
-    }
-    o.assembler.element_compose_rows = compose == "on";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());

@@ -5,9 +5,6 @@
 // chunk then stores only its group's rows, and computes only what they need, so each chunk's
 // live values are its rows' working set, not the whole kernel's (a rate law's 53 rows of 54
 // tangents do not fit in registers together; one row does).
-// In row groups, outputs composed from other outputs (jit/composed_outputs.h) can be grouped
-// apart, after every other group: their chunks read the rows the others stored and compose
-// them instead of recomputing them from the inputs.
 #pragma once
 
 #include <string>
@@ -37,12 +34,6 @@ struct Chunk {
   std::vector<int> first_columns;
   // The outputs (rows) whose values and first derivatives this chunk stores; empty: all.
   std::vector<int> outputs;
-  // The outputs whose values and first derivatives (in this chunk's columns) this chunk reads
-  // from the element's arrays, where earlier chunks stored them, instead of computing them:
-  // its rows are composed from them. Empty: it reads nothing. Such chunks come after every
-  // chunk that stores what they read, and a driver runs them after those (jit/driver.h).
-  std::vector<int> reads;
-  bool reads_rows() const { return !reads.empty(); }
 };
 
 struct DerivativePlan {
@@ -52,9 +43,6 @@ struct DerivativePlan {
   int n_inputs = 0;
   int n_outputs = 0;
   std::vector<Chunk> chunks;
-  // The first chunk that reads rows (Chunk::reads); every later one reads too. chunks.size()
-  // when none does.
-  size_t first_reading_chunk() const;
 };
 
 // W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: a chunk computes
@@ -62,10 +50,7 @@ struct DerivativePlan {
 // For HVPs chunk c computes (Hv)_j and g_j for its j's, with v as one extra direction.
 // rows > 0 (Value and Jacobian modes) splits the outputs into ceil(n_out/rows) groups of at
 // most rows, as equal as n_out allows; every group runs every column chunk.
-// compose (with rows > 0): the outputs composed from others (jit/composed_outputs.h) form
-// groups of their own, after the rest, whose chunks read the rows they are composed from.
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0,
-                                bool compose = false);
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0);
 
 std::string describe(const DerivativePlan& plan);
 

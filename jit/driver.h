@@ -35,9 +35,6 @@ struct LaunchLayout {
 struct DriverSpec {
   std::string symbol;
   int n_chunks = 1;
-  // Chunks [first_reading_chunk, n_chunks) read what the chunks before them store
-  // (jit/derivative_plan.h Chunk::reads): a driver runs them after those, for the same element.
-  int first_reading_chunk = 1;
   std::vector<int> slot_size;     // per active input slot
   std::vector<int> slot_offset;   // first flat input of each slot
   std::vector<int> input_vertex;  // element vertex per slot

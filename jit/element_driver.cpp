@@ -9,11 +9,6 @@ namespace {
 
 class ElementLocalDriver : public Driver {
  public:
-  // Whether an element runs its chunks in two phases: those that read rows after the rest.
-  static bool phased(const DriverSpec& s) {
-    return s.first_reading_chunk > 0 && s.first_reading_chunk < s.n_chunks;
-  }
-
   std::string suffix() const override { return {}; }
 
   std::vector<ArgField> fields(const DriverSpec& s) const override {
@@ -26,7 +21,7 @@ class ElementLocalDriver : public Driver {
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
     std::ostringstream os;
     os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type()
-       << "& a, long long e, int group, int groups" << (phased(s) ? ", int phase" : "") << ") {\n"
+       << "& a, long long e, int group, int groups) {\n"
        << emit_element_loads(s);
     os << "  double* val = a.values + e * " << s.n_outputs << ";\n"
        << "  double* d1 = a.first + e * " << s.first_size << ";\n"
@@ -35,15 +30,8 @@ class ElementLocalDriver : public Driver {
     if (s.n_chunks == 1) {
       os << "  " << chunk_call(s, 0);
     } else {
-      // `group` is warp-uniform on the GPU, so the switch never diverges within a warp. In
-      // phases, phase 0 runs the chunks before the first that reads rows, phase 1 the rest.
-      const std::string first =
-          phased(s) ? "(phase ? " + std::to_string(s.first_reading_chunk) + " : 0) + group"
-                    : "group";
-      const std::string last = phased(s) ? "(phase ? " + std::to_string(s.n_chunks) + " : " +
-                                               std::to_string(s.first_reading_chunk) + ")"
-                                         : std::to_string(s.n_chunks);
-      os << "  for (int c = " << first << "; c < " << last << "; c += groups) {\n"
+      // `group` is warp-uniform on the GPU, so the switch never diverges within a warp.
+      os << "  for (int c = group; c < " << s.n_chunks << "; c += groups) {\n"
          << "    switch (c) {\n";
       for (int c = 0; c < s.n_chunks; ++c) {
         std::string call = chunk_call(s, c);
@@ -63,18 +51,10 @@ class ElementLocalDriver : public Driver {
        << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
        << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
-       << ") * 32 + lane;\n";
-    if (!phased(s)) {
-      os << "  if (e >= a.n_elements) return;\n"
-         << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n";
-    } else {
-      // An element's threads sit in one block: the barrier makes the rows its other warps
-      // stored visible before any reads them (every thread reaches it: no early return).
-      const std::string call = "  if (e < a.n_elements) " + s.symbol + "_element(a, e, warp % " +
-                               std::to_string(t) + ", " + std::to_string(t) + ", ";
-      os << call << "0);\n" << (t > 1 ? "  __syncthreads();\n" : "") << call << "1);\n";
-    }
-    os << "}\n";
+       << ") * 32 + lane;\n"
+       << "  if (e >= a.n_elements) return;\n"
+       << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n"
+       << "}\n";
     return os.str();
   }
 
@@ -82,16 +62,9 @@ class ElementLocalDriver : public Driver {
     std::ostringstream os;
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
-       << "#pragma omp parallel for schedule(static)\n";
-    if (phased(s)) {
-      os << "  for (long long e = 0; e < n; ++e) {\n"
-         << "    " << s.symbol << "_element(*a, e, 0, 1, 0);\n"
-         << "    " << s.symbol << "_element(*a, e, 0, 1, 1);\n"
-         << "  }\n";
-    } else {
-      os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
-    }
-    os << "}\n";
+       << "#pragma omp parallel for schedule(static)\n"
+       << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n"
+       << "}\n";
     return os.str();
   }
 

@@ -179,10 +179,7 @@ const char* store_array(Target t) {
 void append_leaf(std::string& out, const Node& n) {
   switch (n.op) {
     case Op::Input:
-      out += n.slot == kDirectionSlot     ? "v["
-             : n.slot == kStoredValueSlot ? "val["
-             : n.slot == kStoredFirstSlot ? "d1["
-                                          : "x[";
+      out += n.slot == kDirectionSlot ? "v[" : "x[";
       break;
     case Op::Param:
       out += "p[";

@@ -86,19 +86,14 @@ class Expander {
     } else {
       rows.assign(chunk_.outputs.begin(), chunk_.outputs.end());
     }
-    const int n = plan.n_inputs;
-    // The outputs this chunk reads (Chunk::reads): their nodes are loaded, not computed.
-    std::vector<int> read_output(pg.size(), -1);
-    for (int p : chunk_.reads) read_output[outs[static_cast<size_t>(p)]] = p;
     // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it.
-    const std::vector<uint8_t> cone = cone_of(pg, outs, rows, read_output);
+    const std::vector<uint8_t> cone = cone_of(pg, outs, rows);
     nodes_.resize(pg.size());
     for (size_t i = 0; i < pg.size(); ++i) {
-      if (!cone[i]) continue;
-      nodes_[i] =
-          read_output[i] >= 0 ? stored(read_output[i], n) : expand(pg.node(static_cast<NodeId>(i)));
+      if (cone[i]) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
     }
     ScalarProgram prog;
+    const int n = plan.n_inputs;
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
     }
@@ -116,11 +111,8 @@ class Expander {
       if (d < 0 || x.t.empty()) return kNoNode;
       NodeId sum = x.t.at(static_cast<size_t>(d));
       // Through each cut it has a component for, in cut order. (A cut outside this chunk's
-      // cone, a row group's or below an output it reads, was never expanded: no component, or
-      // unpruned a zero one.)
-      for (auto it = x.t.from(nreal_);
-           it != x.t.nz.end() && static_cast<size_t>(it->first) < nreal_ + cut_operand_.size();
-           ++it) {
+      // cone, a row group's, was never expanded: no component.)
+      for (auto it = x.t.from(nreal_); it != x.t.nz.end(); ++it) {
         sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
       }
       return sum;
@@ -163,37 +155,16 @@ class Expander {
   }
 
  private:
-  // What the rows are computed from, not looking below the nodes of the outputs read.
   static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
-                                      const std::vector<size_t>& rows,
-                                      const std::vector<int>& read_output) {
+                                      const std::vector<size_t>& rows) {
     std::vector<uint8_t> mark(g.size(), 0);
     for (size_t r : rows) mark[outs[r]] = 1;
     for (size_t i = g.size(); i-- > 0;) {
-      if (!mark[i] || read_output[i] >= 0) continue;
+      if (!mark[i]) continue;
       const Node& nd = g.node(static_cast<NodeId>(i));
       for (int k = 0; k < op_arity(nd.op); ++k) mark[nd.operand(k)] = 1;
     }
     return mark;
-  }
-
-  // Output p as an earlier chunk stored it: its value, and its total derivative in each of this
-  // chunk's directions (through every cut: what follows composes no cut of p's).
-  Taylor stored(int p, int n) {
-    Taylor r;
-    r.v = g_->leaf(Op::Input, kStoredValueSlot, p);
-    if (nreal_ == 0) return r;
-    r.t.present = true;
-    for (size_t d = 0; d < nreal_; ++d) {
-      const int j = chunk_.directions[d].input;
-      const int64_t at = sparse_ ? sparse_->index(p, j) : static_cast<int64_t>(p) * n + j;
-      if (at >= 0) {
-        r.t.nz.emplace_back(static_cast<int32_t>(d),
-                            g_->leaf(Op::Input, kStoredFirstSlot, static_cast<int32_t>(at)));
-      }
-    }
-    densify(r);
-    return r;
   }
 
   void add_store(ScalarProgram& prog, Target target, size_t index, NodeId node) {
@@ -456,13 +427,7 @@ ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& pla
     throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
                                 std::string(mode_name(plan.mode)));
   }
-  const Chunk& c = plan.chunks[chunk];
-  if (c.reads_rows() && plan.mode != Mode::Value && plan.mode != Mode::Jacobian) {
-    throw std::invalid_argument("kernel '" + kernel.name() + "': chunk " + std::to_string(chunk) +
-                                " reads stored rows in mode " + std::string(mode_name(plan.mode)) +
-                                " (Value and Jacobian only)");
-  }
-  Expander e(kernel, plan, c, prune, sparse);
+  Expander e(kernel, plan, plan.chunks[chunk], prune, sparse);
   return e.run(plan);
 }
 

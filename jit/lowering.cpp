@@ -218,7 +218,6 @@ Prepared prepare_companion(const Kernel& kernel, const LoweringOptions& parent,
   DriverSpec& spec = pr.spec;
   spec.symbol = symbol;
   spec.n_chunks = static_cast<int>(out.plan.chunks.size());
-  spec.first_reading_chunk = spec.n_chunks;
   set_sizes(kernel, out, spec);
   spec.input_vertex.assign(spec.slot_size.size(), 0);
   out.input_vertex = spec.input_vertex;
@@ -241,9 +240,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   LoweredKernel& out = pr.out;
   out.kernel_name = kernel.name();
   out.options = options;
-  out.plan =
-      plan_derivatives(kernel, options.mode, options.width, options.rows, options.compose_rows);
-  const bool composes = out.plan.first_reading_chunk() < out.plan.chunks.size();
+  out.plan = plan_derivatives(kernel, options.mode, options.width, options.rows);
   if (out.plan.rows > 0 && options.driver) {
     throw std::invalid_argument("kernel '" + kernel.name() + "': row groups (" +
                                 std::to_string(options.rows) +
@@ -280,7 +277,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") + (composes ? "_cr" : "") + driver.suffix() +
+               (options.sparse_jacobian ? "_sp" : "") + driver.suffix() +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
                                            std::to_string(options.chunks.last));
@@ -292,8 +289,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   DriverSpec& spec = pr.spec;
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
-  spec.first_reading_chunk = static_cast<int>(plan.first_reading_chunk());
-  out.reads_rows = spec.first_reading_chunk < spec.n_chunks;
   set_sizes(kernel, out, spec);
   out.input_vertex = options.input_vertex;
   if (out.input_vertex.empty()) {
@@ -483,17 +478,7 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     ranges.push_back({0, static_cast<int>(statements.size())});
     parts.push_back(std::move(whole));
   } else {
-    // The chunks that read rows run in a launch of their own, after the rest.
-    const int reading = static_cast<int>(whole.out.plan.first_reading_chunk());
-    const int all = static_cast<int>(statements.size());
-    if (reading == 0 || reading == all) {
-      ranges = balanced_ranges(statements, n);
-    } else {
-      ranges =
-          balanced_ranges(std::vector<size_t>(statements.begin(), statements.begin() + reading),
-                          std::min(n - 1, reading));
-      ranges.push_back({reading, all});
-    }
+    ranges = balanced_ranges(statements, n);
     for (const ChunkRange& r : ranges) {
       LoweringOptions o = options;
       o.chunks = r;

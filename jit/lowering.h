@@ -21,7 +21,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-15";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-14";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -64,10 +64,6 @@ struct LoweringOptions {
   // Outputs per row group (jit/derivative_plan.h); 0: every chunk computes every output.
   // Value and Jacobian modes under the element-local driver.
   int rows = 0;
-  // In row groups, outputs composed from other outputs (jit/composed_outputs.h) read the rows
-  // those store and compose them, in groups after the rest (and, split into launches, in
-  // launches after the rest); false computes them from the inputs like any other.
-  bool compose_rows = true;
   LaunchLayout layout;
   bool prune = true;  // false: fixed-width duals, the baseline for op counts
   // Unset: least-live for graphs of more than kLargeChunk nodes, else default_schedule(W).
@@ -140,11 +136,8 @@ struct LoweredKernel {
   size_t statements = 0;                 // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
   JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
-  // Some of its chunks read rows that its other chunks store (Chunk::reads). A launch of a
-  // split kernel (lower_launches) that reads them runs after the others, never beside them.
-  bool reads_rows = false;
-  std::string report() const;    // op counts, chunks, liveness
-  const Driver& driver() const;  // options.driver, or the element-local driver
+  std::string report() const;     // op counts, chunks, liveness
+  const Driver& driver() const;   // options.driver, or the element-local driver
 
   struct SourceDigests {
     std::once_flag cuda_once, host_once;
@@ -157,11 +150,9 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);
 
 // The kernel as launches of contiguous chunk ranges with about equal statement counts, in
 // order (LoweringOptions::launches), each writing its rows to the common outputs; one kernel
-// when it is not split. Chunks that read rows (Chunk::reads) make the last launch, on their
-// own (LoweredKernel::reads_rows): the launches before it may run concurrently, it after them.
-// Together they store what lower(kernel, options) stores; each is lower(kernel, options) over its
-// range, to the byte, with every chunk expanded once. IR dumps: the chunks' under the whole
-// kernel's symbol, each launch's sources under its own.
+// when it is not split. Together they store what lower(kernel, options) stores; each is
+// lower(kernel, options) over its range, to the byte, with every chunk expanded once. IR
+// dumps: the chunks' under the whole kernel's symbol, each launch's sources under its own.
 std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options);
 
 }  // namespace dualjit::jit

@@ -131,8 +131,6 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
     for (int v : c.first_columns) put(m, v);
     put(m, static_cast<long long>(c.outputs.size()));
     for (int v : c.outputs) put(m, v);
-    put(m, static_cast<long long>(c.reads.size()));
-    for (int v : c.reads) put(m, v);
   }
   return sha256_hex(m);
 }

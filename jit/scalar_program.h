@@ -14,12 +14,8 @@ namespace dualjit::jit {
 
 // Leaves of a scalar program: Input(slot 0, i) is input i, Input(slot 1, i) is component i
 // of the HVP direction, Param(0, i) and Uniform(0, i) are flat param and uniform indices.
-// A chunk that reads rows (jit/derivative_plan.h Chunk::reads) reads what earlier chunks stored:
-// Input(2, i) is entry i of the element's values array, Input(3, i) of its first-derivative one.
 inline constexpr int kPrimalSlot = 0;
 inline constexpr int kDirectionSlot = 1;
-inline constexpr int kStoredValueSlot = 2;
-inline constexpr int kStoredFirstSlot = 3;
 
 struct Store {
   Target target;

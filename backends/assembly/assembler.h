@@ -59,10 +59,6 @@ struct AssemblerOptions {
   // (a rate law's 54 rows) small enough for registers, at the price of recomputing what the
   // groups share.
   int element_rows = 0;
-  // In row groups, outputs composed from other outputs (a heat release from the production
-  // rates) read and compose the rows those store instead of recomputing them
-  // (jit/composed_outputs.h); false computes them like the rest, for comparisons.
-  bool element_compose_rows = true;
   // NVRTC effort for the kernels of big graphs (jit/lowering.h: Auto compiles them fast, Full
   // optimises them): the fused kernels' (it overrides fused.compile_effort) and the element
   // kernels' general Jacobian.

@@ -380,8 +380,8 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
     size_t term, Mode mode, bool sparse) {
   auto& k = terms_[term].kernels[{mode, sparse}];
   if (k.empty()) {
-    jit::LoweringOptions o = element_lowering(problem_.term(term), mode, options_.width,
-                                              options_.rows, options_.compose_rows);
+    jit::LoweringOptions o =
+        element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
     o.compile_effort = options_.compile_effort;
@@ -453,22 +453,18 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
     } else {
       // The launches write disjoint rows: each runs on a stream of its own, so that a few
       // cells' Jacobian costs the longest launch's latency rather than the sum of them all.
-      // Those that read rows (composed from the others', jit/lowering.h) run after the join.
-      size_t side = 0;
-      while (side < launches.size() && !launches[side]->lowered().reads_rows) ++side;
       if (!fork_) fork_ = std::make_unique<cuda::Event>();
-      while (side_streams_.size() < side) {
+      while (side_streams_.size() < launches.size()) {
         side_streams_.push_back(std::make_unique<cuda::Stream>());
         side_done_.emplace_back();
       }
       fork_->record(stream);
-      for (size_t i = 0; i < side; ++i) {
+      for (size_t i = 0; i < launches.size(); ++i) {
         cuda::Stream::wait(side_streams_[i]->handle(), *fork_);
         launches[i]->launch(args, side_streams_[i]->handle());
         side_done_[i].record(side_streams_[i]->handle());
       }
-      for (size_t i = 0; i < side; ++i) cuda::Stream::wait(stream, side_done_[i]);
-      for (size_t i = side; i < launches.size(); ++i) launches[i]->launch(args, stream);
+      for (size_t i = 0; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
     }
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +

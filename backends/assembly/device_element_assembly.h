@@ -161,8 +161,7 @@ struct DeviceElementOptions {
   double* direction = nullptr;
   int rows = 0;  // outputs per row group of the general Jacobian's element kernels
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
-  int launches = 0;          // of the same: jit/lowering.h lower_launches
-  bool compose_rows = true;  // of the same: jit/lowering.h LoweringOptions::compose_rows
+  int launches = 0;  // of the same: jit/lowering.h lower_launches
 };
 
 class DeviceElementAssembly {

@@ -9,7 +9,7 @@ namespace dualjit::assembly {
 const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse) {
   auto& k = kernels_[{term, mode, sparse}];
   if (!k) {
-    jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_, compose_rows_);
+    jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_);
     o.sparse_jacobian = sparse;
     k = std::make_unique<cpu::CpuKernel>(jit::lower(p_.term(term).kernel_for(mode), o));
   }
@@ -37,13 +37,11 @@ jit::ElementLaunch host_element_inputs(const Term& t, const jit::LoweredKernel& 
   return a;
 }
 
-jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int rows,
-                                      bool compose_rows) {
+jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int rows) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
   if (mode == Mode::Jacobian) o.rows = rows;
-  o.compose_rows = compose_rows;
   o.input_vertex = t.input_vertex;
   return o;
 }

@@ -56,14 +56,6 @@ Expr add_scaled(const Expr& a, double nu, const Expr& x) {
   return a + nu * x;
 }
 
-// A reaction's net coefficients: products' minus reactants'.
-Powers net_coefficients(const Mechanism& m, size_t index) {
-  const Reaction& r = m.reactions[index];
-  Powers net = powers_of(m, r.products, index);
-  for (const auto& [k, nu] : powers_of(m, r.reactants, index)) net[k] -= nu;
-  return net;
-}
-
 // Everything the rate laws need per reaction, built from the shared context.
 class ReactionBuilder {
  public:
@@ -78,6 +70,14 @@ class ReactionBuilder {
         h_RT_(m.species.size()),
         factor_(m.species.size()),
         inverse_factor_(m.species.size()) {}
+
+  // sum_k nu_k h_k/RT over a reaction's net coefficients: its enthalpy change over RT.
+  Expr enthalpy_change(const Powers& net) {
+    Expr sum;
+    for (const auto& [k, nu] : net)
+      if (nu != 0.0) sum = add_scaled(sum, nu, h_RT(k));
+    return sum;
+  }
 
   const TemperatureTerms& t() const { return context_.t; }
   // g/RT and h/RT of species k, made on first use: the graph's creation order is the
@@ -96,8 +96,10 @@ class ReactionBuilder {
     const Reaction& r = m_.reactions[index];
     const RateConstant kf = forward_rate_constant(context_, index);
     out.kf.push_back(kf.k);
+    const Powers reactants = powers_of(m_, r.reactants, index);
     const Powers products = powers_of(m_, r.products, index);
-    net = net_coefficients(m_, index);
+    net = products;
+    for (const auto& [k, nu] : reactants) net[k] -= nu;
     Expr rop = times(kf.k, concentration_product(forward_orders(m_, index), s_.C));
     if (r.reversible) {
       const Expr kr = reverse_rate_constant(kf, net);
@@ -196,22 +198,18 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
   const size_t ns = m.species.size(), nr = m.reactions.size();
   ReactionBuilder builder(m, s, form);
   RateLaws out;
-  // Each species' sum is extended right after every reaction that changes it, and the heat
-  // release, -RT sum_k (h_k/RT) wdot_k, takes a species' term right after its last reaction, so
-  // that the graph's creation order is reaction-major: a rate of progress, or a finished
-  // wdot_k, is consumed soon after it is made instead of living until the end (the node-major
-  // schedule follows creation order). Summed over the finished wdot_k, the heat release is
-  // composed from the production rates: in row groups its Jacobian row is composed from
-  // theirs (jit/composed_outputs.h) instead of pushing every direction through every reaction.
-  std::vector<size_t> last(ns, nr);  // the last reaction that changes each species
-  for (size_t i = 0; i < nr; ++i) {
-    for (const auto& [k, nu] : net_coefficients(m, i))
-      if (nu != 0.0) last[k] = i;
-  }
+  // Each species' sum, and the heat release, are extended right after every reaction that
+  // changes them, so that the graph's creation order is reaction-major: a rate of progress is
+  // consumed soon after it is made instead of living until the end (the node-major schedule
+  // follows creation order). For derivatives the heat release sums over reactions,
+  // -RT sum_r dh_r/RT q_r: its derivatives then need one accumulator, not every species' sum.
+  // For values it sums over species at the end, from the finished wdot_k.
+  const bool by_species = form == RateLawForm::values;
   std::vector<Expr> wdot(ns);
-  Expr enthalpy_sum;           // sum_k (h_k / RT) wdot_k
-  Expr reaction_enthalpy_sum;  // sum_r (dh_r / RT) q_r, in the derivatives' form
-  const auto add = [](Expr& sum, const Expr& term) { sum = sum.valid() ? sum + term : term; };
+  Expr enthalpy_sum;  // sum_r (dh_r / RT) q_r, or sum_k (h_k / RT) wdot_k
+  const auto add_enthalpy = [&](const Expr& term) {
+    enthalpy_sum = enthalpy_sum.valid() ? enthalpy_sum + term : term;
+  };
   for (size_t i = 0; i < nr; ++i) {
     Powers net;
     try {
@@ -221,24 +219,15 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
     }
     for (const auto& [k, nu] : net)
       if (nu != 0.0) wdot[k] = add_scaled(wdot[k], nu, out.rop[i]);
-    if (form == RateLawForm::derivatives) {
-      Expr dh;  // sum_k nu_k h_k/RT: the reaction's enthalpy change over RT
-      for (const auto& [k, nu] : net)
-        if (nu != 0.0) dh = add_scaled(dh, nu, builder.h_RT(k));
-      if (dh.valid()) add(reaction_enthalpy_sum, dh * out.rop[i]);
-    }
-    for (const auto& [k, nu] : net) {
-      if (last[k] != i) continue;
-      add(enthalpy_sum, builder.h_RT(k) * wdot[k]);
-    }
+    if (by_species) continue;
+    if (const Expr dh = builder.enthalpy_change(net); dh.valid()) add_enthalpy(dh * out.rop[i]);
   }
-  for (size_t k = 0; k < ns; ++k) out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
-  const Expr minus_RT = -(kGasConstant * s.T);
-  out.heat_release = enthalpy_sum.valid() ? minus_RT * enthalpy_sum : s.T.constant(0.0);
-  if (form == RateLawForm::derivatives) {
-    out.heat_release_by_reaction =
-        reaction_enthalpy_sum.valid() ? minus_RT * reaction_enthalpy_sum : s.T.constant(0.0);
+  for (size_t k = 0; k < ns; ++k) {
+    out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
+    if (by_species && wdot[k].valid()) add_enthalpy(builder.h_RT(k) * wdot[k]);
   }
+  out.heat_release =
+      enthalpy_sum.valid() ? -(kGasConstant * s.T) * enthalpy_sum : s.T.constant(0.0);
   return out;
 }
 

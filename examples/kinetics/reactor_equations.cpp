@@ -32,21 +32,14 @@ Kernel reactor_rhs_kernel(const Mechanism& m, ReactorState state, RateLawForm fo
       C_sum = k ? C_sum + s.C[k] : s.C[k];
     }
     const Expr inv_rho = 1.0 / rho;
-    // The energy equation's heat release, summed over reactions in the derivatives' form: its
-    // derivatives in row groups need one accumulator. Written from the species' outputs
-    // instead, its row composed from theirs (jit/composed_outputs.h), the batched ignition's
-    // Jacobians took 0.86 s instead of 0.45 (bench/RESULTS.md): the composed launch, which
-    // runs after the others, is slow on the integrator's many small batches.
-    const Expr q =
-        form == RateLawForm::derivatives ? laws.heat_release_by_reaction : laws.heat_release;
     std::vector<Expr> rhs(ns + 1);
     if (state == ReactorState::constant_pressure) {
-      rhs[0] = q / (kGasConstant * C_cp);
+      rhs[0] = laws.heat_release / (kGasConstant * C_cp);
     } else {
       Expr wdot_sum = laws.wdot[0];
       for (size_t k = 1; k < ns; ++k) wdot_sum = wdot_sum + laws.wdot[k];
       const Expr RT = kGasConstant * s.T;
-      rhs[0] = (q + RT * wdot_sum) / (kGasConstant * (C_cp - C_sum));
+      rhs[0] = (laws.heat_release + RT * wdot_sum) / (kGasConstant * (C_cp - C_sum));
     }
     for (size_t k = 0; k < ns; ++k)
       rhs[k + 1] = laws.wdot[k] * (m.species[k].molecular_weight * inv_rho);

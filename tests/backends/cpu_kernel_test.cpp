@@ -147,34 +147,11 @@ TEST_CASE("CPU backend: row groups whose cone leaves out a cut, dense and sparse
   }
 }
 
-TEST_CASE("CPU backend: rows composed from stored rows equal the reference") {
-  // y2 and y5 read the rows of y0, y1 and y3 (jit/composed_outputs.h); y4 is computed whole.
-  const Kernel k = test::composed_kernel();
-  for (int rows : {1, 2, 4}) {
-    CAPTURE(rows);
-    for (int w : {0, 1, 3})
-      check_against_reference(k, Mode::Jacobian, w, true, 21, {}, 0, nullptr, rows);
-    check_against_reference(k, Mode::Jacobian, 2, false, 21, {}, 0, nullptr, rows);
-    check_against_reference(k, Mode::Value, 0, true, 21, {}, 0, nullptr, rows);
-    jit::LoweringOptions o;
-    o.rows = rows;
-    o.width = 3;
-    const SparseAgainstDense r = sparse_against_dense(k, o, 31, 22);
-    CHECK(r.same);
-    CHECK(r.zeros_outside);
-    CHECK(r.values_equal);
-  }
-  // A composed row in column chunks of its own (12 columns: 8 + 4).
-  const Kernel sum = test::composed_sum_kernel(12);
-  for (int w : {0, 5}) check_against_reference(sum, Mode::Jacobian, w, true, 23, {}, 0, nullptr, 4);
-}
-
 TEST_CASE("CPU backend: a kernel split into launches stores what the whole kernel stores") {
   // Every launch writes its chunk range's rows into the common outputs, which start as NaN:
   // an entry no launch stores stays NaN and fails the comparison.
-  const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true),
-               composed = test::composed_kernel();
-  for (const Kernel* k : {&roe, &rates, &composed}) {
+  const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true);
+  for (const Kernel* k : {&roe, &rates}) {
     for (Mode mode : {Mode::Value, Mode::Jacobian}) {
       for (bool sparse : {false, true}) {
         if (sparse && mode != Mode::Jacobian) continue;

@@ -58,11 +58,10 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
 }
 
 void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true,
-               size_t max_statements = 0, int rows = 0) {
+               size_t max_statements = 0) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
-  o.rows = rows;
   o.layout = layout;
   o.prune = prune;
   o.max_statements_per_function = max_statements;
@@ -122,21 +121,6 @@ TEST_SUITE("gpu") {
     check_gpu(rates, Mode::Jacobian, 2, {3, 32});  // chunks on threads of their own
     check_gpu(energy, Mode::Gradient, 0, {1, 128});
     check_gpu(energy, Mode::Hessian, 2, {1, 64});
-  }
-
-  TEST_CASE("CUDA backend: rows composed from stored rows, on one thread and across warps" *
-            test::needs_gpu()) {
-    // y2 and y5 read the rows y0, y1 and y3 stored (jit/composed_outputs.h): on threads of
-    // their own, an element's reading chunks wait for its other warps at a barrier.
-    const Kernel k = test::composed_kernel();
-    for (int rows : {1, 2}) {
-      for (jit::LaunchLayout layout :
-           {jit::LaunchLayout{1, 128}, jit::LaunchLayout{2, 64}, jit::LaunchLayout{3, 32}}) {
-        check_gpu(k, Mode::Jacobian, 2, layout, true, 0, rows);
-        check_gpu(k, Mode::Jacobian, 0, layout, true, 0, rows);
-      }
-      check_gpu(k, Mode::Value, 0, {2, 64}, true, 0, rows);
-    }
   }
 
   TEST_CASE("CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference" *

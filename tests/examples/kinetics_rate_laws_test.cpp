@@ -171,7 +171,8 @@ TEST_SUITE("kinetics") {
 
   TEST_CASE("The values' form: fewer special functions and operations, a kernel name of its own") {
     // What the form is for: GRI-3.0's rates with one exp per species instead of one per
-    // reversible reaction (bench/RESULTS.md: 711 special functions per cell, 454).
+    // reversible reaction (bench/RESULTS.md: 711 special functions per cell, 454), and the heat
+    // release summed over species, not over reactions.
     const Mechanism m = load_mechanism("gri30.yaml");
     jit::LoweringOptions o;
     o.mode = Mode::Value;
@@ -186,7 +187,7 @@ TEST_SUITE("kinetics") {
                               << "derivatives' form, " << values_ops.special << " and "
                               << values_ops.flops() << " in the values' form");
     CHECK(values_ops.special < derivatives_ops.special - 200);
-    CHECK(values_ops.flops() < derivatives_ops.flops() - 100);
+    CHECK(values_ops.flops() < derivatives_ops.flops() - 1000);
     // The forms by name, as the benchmarks' --form takes them.
     for (RateLawForm form : kRateLawForms)
       CHECK(rate_law_form_named(rate_law_form_name(form)) == form);

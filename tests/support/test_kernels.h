@@ -91,41 +91,6 @@ inline Kernel cut_kernel(bool cuts, bool energy = false) {
                 });
 }
 
-// Outputs composed from others (jit/composed_outputs.h), with a cut below them: y2 of y0 and
-// y1, y5 of y0 and y3; y4 reaches the composed y2, so it is computed whole.
-inline Kernel composed_kernel() {
-  return Kernel("composed_rows", [](KernelBuilder& kb) {
-    auto x = kb.input("x", 4);
-    const Expr c = cut(x[0] * x[0] + x[1] * x[2] + 0.5 * x[3]);
-    std::vector<Expr> y(6);
-    y[0] = exp(0.3 * x[0]) * x[1] + c * x[3];
-    y[1] = sin(x[0] * x[1]) + x[2] * x[3];
-    y[3] = log(1.0 + x[3] * x[3]) * c;
-    y[2] = x[2] * y[0] + y[1] * y[1] * x[3];
-    y[4] = y[2] * x[0] + y[3];
-    y[5] = y[0] * y[3] - x[1] * c;
-    kb.output("y", y);
-  });
-}
-
-// y_k, k < n, a chain of 20 steps from x_k and x_{k+1}, and y_n = sum_k y_k x_k, composed from
-// them: recomputed, its row would push every direction through every chain.
-inline Kernel composed_sum_kernel(int n) {
-  return Kernel("composed_sum", [n](KernelBuilder& kb) {
-    auto x = kb.input("x", n);
-    std::vector<Expr> y;
-    for (int i = 0; i < n; ++i) {
-      Expr v = x[i];
-      for (int s = 0; s < 20; ++s) v = sin(v) * x[(i + 1) % n] + 0.1 * s;
-      y.push_back(v);
-    }
-    Expr sum = y[0] * x[0];
-    for (int i = 1; i < n; ++i) sum = sum + y[i] * x[i];
-    y.push_back(sum);
-    kb.output("y", y);
-  });
-}
-
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
