@@ -111,8 +111,10 @@ class Expander {
       if (d < 0 || x.t.empty()) return kNoNode;
       NodeId sum = x.t.at(static_cast<size_t>(d));
       // Through each cut it has a component for, in cut order. (A cut outside this chunk's
-      // cone, a row group's, was never expanded: no component.)
-      for (auto it = x.t.from(nreal_); it != x.t.nz.end(); ++it) {
+      // cone, a row group's, was never expanded: no component, or unpruned a zero one.)
+      for (auto it = x.t.from(nreal_);
+           it != x.t.nz.end() && static_cast<size_t>(it->first) < nreal_ + cut_operand_.size();
+           ++it) {
         sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
       }
       return sum;

@@ -137,6 +137,8 @@ TEST_CASE("CPU backend: row groups whose cone leaves out a cut, dense and sparse
   for (int rows : {1, 2}) {
     CAPTURE(rows);
     check_against_reference(k, Mode::Jacobian, 0, true, 8, {}, 0, nullptr, rows);
+    // Unpruned, every node carries every cut's component, zeros for the cuts it never reached.
+    check_against_reference(k, Mode::Jacobian, 0, false, 8, {}, 0, nullptr, rows);
     jit::LoweringOptions o;
     o.rows = rows;
     const SparseAgainstDense r = sparse_against_dense(k, o, 31, 8);
