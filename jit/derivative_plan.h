@@ -5,8 +5,6 @@
 // chunk then stores only its group's rows, and computes only what they need, so each chunk's
 // live values are its rows' working set, not the whole kernel's (a rate law's 53 rows of 54
 // tangents do not fit in registers together; one row does).
-// Row groups can also share primal values (jit/shared_values.h): a values pass, chunk 0,
-// stores the special functions the groups would each recompute, and the groups load them.
 #pragma once
 
 #include <string>
@@ -26,9 +24,7 @@ struct Direction {
 };
 
 // Where a derivative lands in the per-element output arrays (dsl/mode.h).
-// Shared: the element's shared primal values (DerivativePlan::shared), written by the values
-// pass.
-enum class Target { Value, First, Second, Shared };
+enum class Target { Value, First, Second };
 
 struct Chunk {
   std::vector<Direction> directions;
@@ -38,8 +34,6 @@ struct Chunk {
   std::vector<int> first_columns;
   // The outputs (rows) whose values and first derivatives this chunk stores; empty: all.
   std::vector<int> outputs;
-  // The values pass: no directions and no outputs; stores the values of DerivativePlan::shared.
-  bool values_pass = false;
 };
 
 struct DerivativePlan {
@@ -49,9 +43,6 @@ struct DerivativePlan {
   int n_inputs = 0;
   int n_outputs = 0;
   std::vector<Chunk> chunks;
-  // Nodes of the kernel's graph whose values the values pass (chunk 0) stores, in slot order,
-  // and every other chunk loads instead of computing. Empty: no values pass.
-  std::vector<NodeId> shared;
 };
 
 // W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: a chunk computes
@@ -59,10 +50,7 @@ struct DerivativePlan {
 // For HVPs chunk c computes (Hv)_j and g_j for its j's, with v as one extra direction.
 // rows > 0 (Value and Jacobian modes) splits the outputs into ceil(n_out/rows) groups of at
 // most rows, as equal as n_out allows; every group runs every column chunk.
-// share_values (with more than one row group): the values the groups share
-// (jit/shared_values.h) come from a values pass, chunk 0, when there are any.
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0,
-                                bool share_values = false);
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0);
 
 std::string describe(const DerivativePlan& plan);
 

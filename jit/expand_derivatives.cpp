@@ -86,18 +86,13 @@ class Expander {
     } else {
       rows.assign(chunk_.outputs.begin(), chunk_.outputs.end());
     }
-    ScalarProgram prog;
-    if (chunk_.values_pass) return values_pass(plan);
-    // Shared values (jit/shared_values.h) are loaded, not computed; their tangents are not.
-    shared_slot_.assign(pg.size(), -1);
-    for (size_t s = 0; s < plan.shared.size(); ++s)
-      shared_slot_[plan.shared[s]] = static_cast<int32_t>(s);
     // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it.
     const std::vector<uint8_t> cone = cone_of(pg, outs, rows);
     nodes_.resize(pg.size());
     for (size_t i = 0; i < pg.size(); ++i) {
-      if (cone[i]) nodes_[i] = expand(static_cast<NodeId>(i));
+      if (cone[i]) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
     }
+    ScalarProgram prog;
     const int n = plan.n_inputs;
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
@@ -162,24 +157,6 @@ class Expander {
   }
 
  private:
-  // The values pass: the shared values, computed from the inputs and stored.
-  ScalarProgram values_pass(const DerivativePlan& plan) {
-    const Graph& pg = kernel_.graph();
-    std::vector<size_t> all(plan.shared.size());
-    for (size_t s = 0; s < all.size(); ++s) all[s] = s;
-    const std::vector<uint8_t> cone = cone_of(pg, plan.shared, all);
-    nodes_.resize(pg.size());
-    for (size_t i = 0; i < pg.size(); ++i) {
-      if (cone[i]) nodes_[i] = expand(static_cast<NodeId>(i));
-    }
-    ScalarProgram prog;
-    for (size_t s = 0; s < plan.shared.size(); ++s)
-      add_store(prog, Target::Shared, s, nodes_[plan.shared[s]].v);
-    prog.primal = primal_marks();
-    prog.graph = std::move(g_);
-    return prog;
-  }
-
   static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
                                       const std::vector<size_t>& rows) {
     std::vector<uint8_t> mark(g.size(), 0);
@@ -283,8 +260,7 @@ class Expander {
   static NodeId at(const std::vector<NodeId>& v, size_t i) { return v.empty() ? kNoNode : v[i]; }
   static NodeId at(const Tangent& t, size_t d) { return t.at(d); }
 
-  Taylor expand(NodeId id) {
-    const Node& n = kernel_.graph().node(id);
+  Taylor expand(const Node& n) {
     Taylor r;
     switch (n.op) {
       case Op::Const:
@@ -328,9 +304,7 @@ class Expander {
     const Taylor empty;
     const Taylor& b = n.b == kNoNode ? empty : nodes_[n.b];
     const Taylor& c = n.c == kNoNode ? empty : nodes_[n.c];
-    r.v = !shared_slot_.empty() && shared_slot_[id] >= 0
-              ? g_->leaf(Op::Input, kSharedSlot, shared_slot_[id])
-              : g_->make(n.op, a.v, b.v == kNoNode ? kNoNode : b.v, c.v == kNoNode ? kNoNode : c.v);
+    r.v = g_->make(n.op, a.v, b.v == kNoNode ? kNoNode : b.v, c.v == kNoNode ? kNoNode : c.v);
     const OpClass cls = op_info(n.op).cls;
     if (cls == OpClass::Comparison || n.op == Op::Sign) return r;
 
@@ -441,7 +415,6 @@ class Expander {
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;
-  std::vector<int32_t> shared_slot_;  // per primal node: its shared value, or -1
 };
 
 }  // namespace
