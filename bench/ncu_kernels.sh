@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute on a benchmark program, for what CUDA events cannot split: each kernel's own
-# duration (default), or the sections NCU_SECTIONS names (e.g. "WarpStateStats Occupancy
-# LaunchStats SchedulerStats") for the kernels KERNEL_REGEX matches. Clocks are left alone
+# duration (default), the sections NCU_SECTIONS names (e.g. "WarpStateStats Occupancy
+# LaunchStats SchedulerStats") or the metrics NCU_METRICS lists (comma-separated, printed as ncu
+# prints them) for the kernels KERNEL_REGEX matches. Clocks are left alone
 # (--clock-control none, device/METHOD.md). NCU_SKIP and NCU_COUNT pick launches, NCU_FILTER
 # ncu's --filter-mode.
 #
@@ -13,7 +14,9 @@ args=(--clock-control none -k "regex:$regex" --launch-skip "${NCU_SKIP:-0}")
 [[ -n ${NCU_COUNT:-} ]] && args+=(--launch-count "$NCU_COUNT")
 # per-launch-config: NCU_SKIP and NCU_COUNT count each grid and block shape on its own.
 [[ -n ${NCU_FILTER:-} ]] && args+=(--filter-mode "$NCU_FILTER")
-if [[ -n ${NCU_SECTIONS:-} ]]; then
+if [[ -n ${NCU_METRICS:-} ]]; then
+  ncu "${args[@]}" --metrics "$NCU_METRICS" "$@" > "$out" 2>&1
+elif [[ -n ${NCU_SECTIONS:-} ]]; then
   for s in $NCU_SECTIONS; do args+=(--section "$s"); done
   ncu "${args[@]}" "$@" > "$out" 2>&1
 else
