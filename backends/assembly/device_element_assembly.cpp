@@ -400,6 +400,11 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
           k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options,
                                                          std::move(images[i])));
         }
+        // Enqueued heaviest first: the GPU hands out concurrent grids' blocks about in launch
+        // order, and a heavy launch enqueued last runs its last waves alone, at its low occupancy.
+        std::stable_sort(k.begin(), k.end(), [](const auto& a, const auto& b) {
+          return a->lowered().statements > b->lowered().statements;
+        });
       } else {
         k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[0])));
       }

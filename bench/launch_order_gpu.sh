@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One device call: the launches of a kernel split in row groups enqueued heaviest first
+# (backends/assembly/device_element_assembly.cpp), against OLD_TREE (a source tree that enqueues
+# them in chunk order, e.g. `git archive f79f810` unpacked in .dev/old and carried): GRI-3.0's
+# (T, Y) Jacobian at full effort in rows of 2 (16 launches) at CELLS, each tree twice,
+# alternating; then test_examples' GPU cases of ReactorCells (DUALJIT_REQUIRE_GPU=1). Logs under
+# $OUT.
+#
+#   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/launch_order_gpu.sh [CELLS]
+#     (default 100000)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$(realpath -m "${OUT:-gpu-out}")
+cells=${1:-100000}
+old=${OLD_TREE:?OLD_TREE names the tree to compare with}
+mkdir -p "$out/old"
+source bench/gpu_build.sh
+t0=$(date +%s)
+gpu_build "$out" kinetics_rates test_examples || exit 1
+(cd "$old" && gpu_build "$out/old" kinetics_rates) || exit 1
+echo "built in $(($(date +%s) - t0)) s"
+for round in 1 2; do
+  for tree in "$old" .; do
+    name=$([[ $tree == . ]] && echo new || echo old)
+    DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 90 "$tree/build-gpu/bench/kinetics_rates" \
+      --effort full --rows 2 --reps 7 "$cells" > "$out/rates_${name}_$round.txt" 2>&1
+    echo "$name, round $round (rc=$?): $(grep -E '^RESULT kinetics_dualjit' \
+      "$out/rates_${name}_$round.txt" | grep -oE '(w_ms|J_ms|Jc_ms|floor_J_ms)=[^ ]+' | tr '\n' ' ')"
+  done
+done
+echo "timed at $(($(date +%s) - t0)) s"
+DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 200 \
+  ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*" > "$out/tests_examples.txt" 2>&1
+echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
+tail -3 "$out/tests_examples.txt"
