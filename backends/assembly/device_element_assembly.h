@@ -274,7 +274,8 @@ class DeviceElementAssembly {
   void check_terms(const char* what) const;
   void check_values(std::span<const double> values, const char* what) const;
   // The element-local kernel's launches (one, or a kernel in row groups split by
-  // jit::lower_launches), in order; they share one argument block and its outputs.
+  // jit::lower_launches), heaviest first, the order they are enqueued in; they share one
+  // argument block and its outputs.
   const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(size_t term, Mode mode,
                                                                          bool sparse = false);
   // Runs term's element kernel over its first `elements` elements (all when negative);
