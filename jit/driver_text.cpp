@@ -1,6 +1,8 @@
 #include "jit/driver_text.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -50,10 +52,55 @@ std::string outlined_specials(const char* qualifiers) {
   return out;
 }
 
+// 2^(j/128), j = 0..127, each rounded to the nearest double (from long double), as exact
+// hexadecimal literals.
+std::string exp_table_literals() {
+  std::string out;
+  char buf[64];
+  for (int j = 0; j < 128; ++j) {
+    std::snprintf(buf, sizeof buf, "%a,%s", static_cast<double>(std::exp2l(j / 128.0L)),
+                  j % 4 == 3 ? "\n" : " ");
+    out += buf;
+  }
+  return out;
+}
+
+// Tang's table method: e^a = 2^m 2^(j/128) e^r with |r| <= ln 2 / 256, where a degree-5
+// polynomial is exact to 5e-19. Its dependent chain is 9 fp64 operations against libdevice's
+// 16 (one polynomial of 11 terms): an out-of-line exp is a chain that one or two warps per
+// scheduler wait out (bench/RESULTS.md). The 1 KB table stays in L1, and its load runs beside
+// the polynomial. Within 1 ulp of CUDA's exp; |a| >= 707 (overflow, the subnormals, inf, NaN)
+// goes to CUDA's exp.
+std::string cuda_table_exp() {
+  return "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
+static __device__ __noinline__ double dj_exp(double a) {
+  if (!(fabs(a) < 707.0)) return exp(a);
+  const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  const double k = fma(a, 184.66496523378731, shifter);  // a * 128 / ln 2
+  const int n = __double2loint(k);
+  const double t = k - shifter;
+  double r = fma(t, -6.93147180369123816490e-01 / 128, a);  // ln 2 / 128 in two parts
+  r = fma(t, -1.90821492927058770002e-10 / 128, r);
+  double q = fma(r, 1.0 / 120, 1.0 / 24);
+  q = fma(q, r, 1.0 / 6);
+  q = fma(q, r, 0.5);
+  const double p = fma(q, r * r, r);  // e^r - 1
+  const double s = __ldg(&dj_exp_2j[n & 127]);
+  const double e = fma(s, p, s);
+  return __hiloint2double(__double2hiint(e) + ((n >> 7) << 20), __double2loint(e));
+}
+)";
+}
+
 }  // namespace
 
 std::string cuda_outlined_specials() {
-  return outlined_specials("static __device__ __noinline__");
+  std::string specials = outlined_specials("static __device__ __noinline__");
+  const std::string plain =
+      "static __device__ __noinline__ double dj_exp(double a) { return exp(a); }\n";
+  const size_t at = specials.find(plain);
+  if (at == std::string::npos) throw std::logic_error("cuda_outlined_specials: no dj_exp");
+  return specials.replace(at, plain.size(), cuda_table_exp());
 }
 
 std::string host_outlined_specials() {

@@ -1,8 +1,16 @@
 // The CUDA backend against the reference evaluator (skipped cleanly without a GPU).
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/driver.h"
+#include "jit/driver_text.h"
+#include "jit/nvrtc_compiler.h"
 #include "support/element_problem.h"
 #include "support/gpu.h"
 #include "support/random_kernel.h"
@@ -132,6 +140,63 @@ TEST_SUITE("gpu") {
     ro.seed = 5;
     const Kernel big = test::random_kernel(ro, "big");
     check_gpu(big, Mode::Jacobian, 10, {1, 128});
+  }
+
+  TEST_CASE("CUDA backend: the outlined exp is within 1 ulp of CUDA's exp" * test::needs_gpu()) {
+    // dj_exp (jit/driver_text.h) is Tang's table method, not libdevice's algorithm: over the
+    // whole range it may differ from exp() in the last bit, and at the range's ends (where it
+    // calls exp()) and on the special values it must equal it.
+    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
+extern "C" __global__ void exps(long long n, const double* a, double* ours, double* cudas) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ours[i] = dj_exp(a[i]);
+  cudas[i] = exp(a[i]);
+}
+)";
+    jit::CompileOptions co;
+    co.arch = cuda::Context::primary().device().arch();
+    const jit::CompiledImage image = jit::nvrtc_compile("exps", source, co);
+    const cuda::Module module(image.image, "exps");
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> a = {0.0,     -0.0,    1.0,
+                             -1.0,    706.99,  -706.99,
+                             707.0,   -707.0,  708.39,
+                             -708.39, 709.78,  709.79,
+                             -745.0,  -745.1,  -745.2,
+                             -744.4,  1e-300,  -1e-300,
+                             5e-324,  1e300,   -1e300,
+                             710.0,   -708.4,  -720.5,
+                             -730.0,  88.7,    -88.7,
+                             0.00271, 0.00272, -0.0027,
+                             inf,     -inf,    std::numeric_limits<double>::quiet_NaN()};
+    const size_t exact = a.size();
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> wide(-707.0, 707.0), narrow(-40.0, 40.0),
+        tiny(-1e-3, 1e-3);
+    while (a.size() < (1u << 20)) {
+      a.push_back(a.size() % 3 == 0 ? wide(rng) : a.size() % 3 == 1 ? narrow(rng) : tiny(rng));
+    }
+    const long long n = static_cast<long long>(a.size());
+    cuda::DeviceBuffer da = cuda::DeviceBuffer::from(a), ours(n * sizeof(double)),
+                       cudas(n * sizeof(double));
+    CUdeviceptr pa = da.get(), po = ours.get(), pc = cudas.get();
+    long long count = n;
+    void* args[] = {&count, &pa, &po, &pc};
+    cuda::launch(module.function("exps"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
+                 cuda::Dim3{128}, 0, args);
+    cuda::check_last("exps");
+    const std::vector<double> o = ours.to_vector<double>(), c = cudas.to_vector<double>();
+    size_t far = 0, differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::memcmp(&o[i], &c[i], sizeof(double)) == 0) continue;
+      ++differ;
+      // Within 1 ulp: the next double from CUDA's result towards ours is ours.
+      const bool near = i >= exact && std::isfinite(c[i]) && std::nextafter(c[i], o[i]) == o[i];
+      if (!near && far++ < 5) MESSAGE("exp(" << a[i] << "): " << o[i] << " against " << c[i]);
+    }
+    MESSAGE(differ << " of " << a.size() << " differ from CUDA's exp in the last bit");
+    CHECK(far == 0);
   }
 
   TEST_CASE("CUDA backend: the module is loaded once per process" * test::needs_gpu()) {
