@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -72,9 +73,13 @@ std::string exp_table_literals() {
 // the polynomial. Within 1 ulp of CUDA's exp; |a| >= 707 (overflow, the subnormals, inf, NaN)
 // goes to CUDA's exp.
 std::string cuda_table_exp() {
-  return "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
-static __device__ __noinline__ double dj_exp(double a) {
-  if (!(fabs(a) < 707.0)) return exp(a);
+  const char* env = std::getenv("DUALJIT_EXP_INLINE");
+  const bool inl = env && env[0] == '1';
+  std::string text =
+      "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
+static __device__ __noinline__ double dj_exp_wide(double a) { return exp(a); }
+static __device__ QUAL double dj_exp(double a) {
+  if (!(fabs(a) < 707.0)) return WIDE(a);
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   const double k = fma(a, 184.66496523378731, shifter);  // a * 128 / ln 2
   const int n = __double2loint(k);
@@ -90,6 +95,12 @@ static __device__ __noinline__ double dj_exp(double a) {
   return __hiloint2double(__double2hiint(e) + ((n >> 7) << 20), __double2loint(e));
 }
 )";
+  const auto put = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  put("QUAL", inl ? "__forceinline__" : "__noinline__");
+  put("WIDE", inl ? "dj_exp_wide" : "exp");
+  return text;
 }
 
 }  // namespace
