@@ -102,6 +102,23 @@ static __device__ QUAL double dj_exp(double a) {
   };
   put("QUAL", inl ? "__forceinline__" : "__noinline__");
   put("WIDE", inl ? "dj_exp_wide" : "exp");
+  // Experiment: 1 or 2 unused parameters, so that the callee's temporaries fit in parameter
+  // registers, which the caller does not expect kept, instead of saved ones.
+  const char* var = std::getenv("DUALJIT_EXP_SCRATCH");
+  const int v = var ? std::atoi(var) : 0;
+  if (v == 1) {
+    put("double dj_exp(double a) {\n",
+        "double dj_exp_impl(double a0, double b) {\n  const double a = fmin(a0, b);\n");
+    text +=
+        "static __device__ __forceinline__ double dj_exp(double a) { return dj_exp_impl(a, a); }\n";
+  } else if (v == 2) {
+    put("double dj_exp(double a) {\n",
+        "double dj_exp_impl(double a0, double b, double c) {\n  const double a = fmin(fmin(a0, b), "
+        "c);\n");
+    text +=
+        "static __device__ __forceinline__ double dj_exp(double a) { return dj_exp_impl(a, a, a); "
+        "}\n";
+  }
   return text;
 }
 
