@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,8 +16,7 @@ std::string cuda_prelude() {
          "#define DJ_NOINLINE __device__ __noinline__\n"
          "DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }\n"
          "DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }\n"
-         "DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }\n"
-         "DJ_FN void dj_barrier() { __syncthreads(); }\n";
+         "DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }\n";
 }
 
 std::string host_prelude() {
@@ -35,8 +33,7 @@ std::string host_prelude() {
          "#pragma omp atomic\n"
          "  *p += f;\n"
          "}\n"
-         "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n"
-         "static inline void dj_barrier() {}\n";
+         "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n";
 }
 
 namespace {
@@ -75,13 +72,9 @@ std::string exp_table_literals() {
 // the polynomial. Within 1 ulp of CUDA's exp; |a| >= 707 (overflow, the subnormals, inf, NaN)
 // goes to CUDA's exp.
 std::string cuda_table_exp() {
-  const char* env = std::getenv("DUALJIT_EXP_INLINE");
-  const bool inl = env && env[0] == '1';
-  std::string text =
-      "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
-static __device__ __noinline__ double dj_exp_wide(double a) { return exp(a); }
-static __device__ QUAL double dj_exp(double a) {
-  if (!(fabs(a) < 707.0)) return WIDE(a);
+  return "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
+static __device__ __noinline__ double dj_exp(double a) {
+  if (!(fabs(a) < 707.0)) return exp(a);
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   const double k = fma(a, 184.66496523378731, shifter);  // a * 128 / ln 2
   const int n = __double2loint(k);
@@ -97,29 +90,6 @@ static __device__ QUAL double dj_exp(double a) {
   return __hiloint2double(__double2hiint(e) + ((n >> 7) << 20), __double2loint(e));
 }
 )";
-  const auto put = [&](const std::string& from, const std::string& to) {
-    text.replace(text.find(from), from.size(), to);
-  };
-  put("QUAL", inl ? "__forceinline__" : "__noinline__");
-  put("WIDE", inl ? "dj_exp_wide" : "exp");
-  // Experiment: 1 or 2 unused parameters, so that the callee's temporaries fit in parameter
-  // registers, which the caller does not expect kept, instead of saved ones.
-  const char* var = std::getenv("DUALJIT_EXP_SCRATCH");
-  const int v = var ? std::atoi(var) : 0;
-  if (v == 1) {
-    put("double dj_exp(double a) {\n",
-        "double dj_exp_impl(double a0, double b) {\n  const double a = fmin(a0, b);\n");
-    text +=
-        "static __device__ __forceinline__ double dj_exp(double a) { return dj_exp_impl(a, a); }\n";
-  } else if (v == 2) {
-    put("double dj_exp(double a) {\n",
-        "double dj_exp_impl(double a0, double b, double c) {\n  const double a = fmin(fmin(a0, b), "
-        "c);\n");
-    text +=
-        "static __device__ __forceinline__ double dj_exp(double a) { return dj_exp_impl(a, a, a); "
-        "}\n";
-  }
-  return text;
 }
 
 }  // namespace

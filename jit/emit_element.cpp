@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 
@@ -328,15 +327,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
-  const char* every_env = std::getenv("DUALJIT_BARRIER_EVERY");
-  const long every = outline && every_env ? std::atol(every_env) : 0;
-  long since = 0;
   for (NodeId id : p.order) {
     if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
-    if (every > 0 && ++since >= every) {
-      os += "  dj_barrier();\n";
-      since = 0;
-    }
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id));
