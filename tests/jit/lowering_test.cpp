@@ -300,6 +300,8 @@ TEST_CASE(
   REQUIRE(l.statements > kOutlineSpecials);
   CHECK(l.cuda_source.find("static __device__ __noinline__ double dj_exp(double a)") !=
         std::string::npos);
+  CHECK(l.cuda_source.find("__ldg(&dj_exp_2j[n & 127])") != std::string::npos);  // the table's
+  CHECK(l.host_source.find("dj_exp_2j") == std::string::npos);  // the host calls exp()
   CHECK(l.element_source.find("dj_exp(t") != std::string::npos);
   CHECK(l.element_source.find("dj_log(t") != std::string::npos);
   // No call is left inline: every exp( and log( in the element code is a dj_ one.

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One device call: the outlined table exp (jit/driver_text.h) verified and measured with its
+# peers:
+#   1. test_backends' GPU cases of the CUDA backend, the outlined exp's among them, and
+#      test_examples' GPU cases of ReactorCells and the ignition (DUALJIT_REQUIRE_GPU=1);
+#   2. bench/kinetics_peers.sh at CELLS with the JAX peer on the same states (full effort,
+#      Jacobian in rows of 2);
+#   3. the batched ignition (BDF, 1e5 GRI-3.0 reactors).
+# Logs under $OUT.
+#
+#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/table_exp_verify_gpu.sh [CELLS ...]
+#     (default 100000 1000000)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$(realpath -m "${OUT:-gpu-out}")
+cells=${*:-100000 1000000}
+mkdir -p "$out"
+source bench/gpu_build.sh
+t0=$(date +%s)
+gpu_build "$out" kinetics_rates kinetics_ignition test_backends test_examples || exit 1
+echo "built in $(($(date +%s) - t0)) s"
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
+DUALJIT_REQUIRE_GPU=1 timeout 120 ./build-gpu/tests/test_backends -ts=gpu -tc="CUDA backend*" \
+  > "$out/tests_backends.txt" 2>&1
+echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
+grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -6
+DUALJIT_REQUIRE_GPU=1 timeout 200 ./build-gpu/tests/test_examples -ts=gpu \
+  -tc="*ReactorCells*,*ignition*" > "$out/tests_examples.txt" 2>&1
+echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
+tail -2 "$out/tests_examples.txt"
+SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 BUILD_DIR=build-gpu \
+  OUT=$out/peers timeout 260 bash bench/kinetics_peers.sh $cells > "$out/peers.txt" 2>&1
+echo "peers rc=$? at $(($(date +%s) - t0)) s"
+grep -E "RESULT kinetics_(dualjit|jax)" "$out/peers.txt" |
+  grep -oE '^RESULT [a-z_]+|(cells|w_ms|J_ms|floor_J_ms|wdot_sum|J_abs_sum)=[^ ]+' | paste -sd' ' |
+  sed 's/RESULT/\nRESULT/g'
+cat "$out/peers/summary.txt" 2>/dev/null | head -30
+timeout 90 ./build-gpu/bench/kinetics_ignition --method bdf --effort full --rows 2 100000 \
+  > "$out/ignition.txt" 2>&1
+echo "ignition rc=$?: $(grep -E '^RESULT' "$out/ignition.txt" | cut -c1-300)"
+echo "done at $(($(date +%s) - t0)) s"
