@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One device call: the batched ignition (BDF, full effort, rows of 2, CELLS GRI-3.0 reactors)
+# in this tree and in OLD_TREE (e.g. `git archive REV` unpacked in .dev/old and carried), each
+# twice, alternating, each tree with its own kernel cache. Logs under $OUT.
+#
+#   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/ignition_ab_gpu.sh [CELLS]
+#     (default 100000)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$(realpath -m "${OUT:-gpu-out}")
+cells=${1:-100000}
+old=${OLD_TREE:?OLD_TREE names the tree to compare with}
+mkdir -p "$out/old"
+source bench/gpu_build.sh
+t0=$(date +%s)
+gpu_build "$out" kinetics_ignition || exit 1
+(cd "$old" && gpu_build "$out/old" kinetics_ignition) || exit 1
+echo "built in $(($(date +%s) - t0)) s"
+for round in 1 2; do
+  for tree in "$old" .; do
+    name=$([[ $tree == . ]] && echo new || echo old)
+    DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 90 "$tree/build-gpu/bench/kinetics_ignition" \
+      --method bdf --effort full --rows 2 "$cells" > "$out/ignition_${name}_$round.txt" 2>&1
+    echo "$name, round $round (rc=$?): $(grep -E '^RESULT' "$out/ignition_${name}_$round.txt" |
+      grep -oE '(seconds|reactors_per_s|steps_mean|jacobian_s|stage_s|rhs_s)=[^ ]+' | paste -sd' ')"
+  done
+done
+echo "done at $(($(date +%s) - t0)) s"
