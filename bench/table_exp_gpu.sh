@@ -5,10 +5,8 @@
 #   1. test_backends' GPU case of the outlined exp (within 1 ulp of CUDA's exp over 2^20
 #      arguments, equal at the range's ends) and its kernel cases (DUALJIT_REQUIRE_GPU=1);
 #   2. GRI-3.0's rates and (T, Y) Jacobian (full effort, rows of 2) at CELLS, each tree twice,
-#      alternating;
-#   3. with IGNITION=1, the batched ignition (BDF, 1e5 reactors) in each tree, and
-#      test_examples' GPU cases of ReactorCells and the ignition.
-# Logs under $OUT.
+#      alternating.
+# Logs under $OUT. The ignition in both trees: bench/ignition_ab_gpu.sh.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/table_exp_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
@@ -17,14 +15,11 @@ cd "$(dirname "$0")/.."
 out=$(realpath -m "${OUT:-gpu-out}")
 cells=${*:-100000 1000000}
 old=${OLD_TREE:?OLD_TREE names the tree to compare with}
-ignition=${IGNITION:-0}
 mkdir -p "$out/old"
 source bench/gpu_build.sh
 t0=$(date +%s)
-extra=()
-[[ $ignition == 1 ]] && extra=(kinetics_ignition test_examples)
-gpu_build "$out" kinetics_rates test_backends "${extra[@]}" || exit 1
-(cd "$old" && gpu_build "$out/old" kinetics_rates "${extra[@]:0:1}") || exit 1
+gpu_build "$out" kinetics_rates test_backends || exit 1
+(cd "$old" && gpu_build "$out/old" kinetics_rates) || exit 1
 echo "built in $(($(date +%s) - t0)) s"
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 120 \
   ./build-gpu/tests/test_backends -ts=gpu -tc="CUDA backend*" > "$out/tests_backends.txt" 2>&1
@@ -41,15 +36,3 @@ for round in 1 2; do
   done
 done
 echo "timed at $(($(date +%s) - t0)) s"
-[[ $ignition == 1 ]] || exit 0
-for tree in "$old" .; do
-  name=$([[ $tree == . ]] && echo new || echo old)
-  DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 120 "$tree/build-gpu/bench/kinetics_ignition" \
-    --method bdf --effort full --rows 2 100000 > "$out/ignition_$name.txt" 2>&1
-  echo "ignition $name (rc=$?): $(grep -E '^RESULT' "$out/ignition_$name.txt" | cut -c1-300)"
-done
-DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 200 \
-  ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*,*ignition*" \
-  > "$out/tests_examples.txt" 2>&1
-echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
-tail -3 "$out/tests_examples.txt"

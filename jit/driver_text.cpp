@@ -67,10 +67,10 @@ std::string exp_table_literals() {
 
 // Tang's table method: e^a = 2^m 2^(j/128) e^r with |r| <= ln 2 / 256, where a degree-5
 // polynomial is exact to 5e-19. Its dependent chain is 9 fp64 operations against libdevice's
-// 16 (one polynomial of 11 terms): an out-of-line exp is a chain that one or two warps per
-// scheduler wait out (bench/RESULTS.md). The 1 KB table stays in L1, and its load runs beside
-// the polynomial. Within 1 ulp of CUDA's exp; |a| >= 707 (overflow, the subnormals, inf, NaN)
-// goes to CUDA's exp.
+// 16 (one polynomial of 11 terms), and the 1 KB table's load runs beside the polynomial. GRI-3.0
+// rates and Jacobians over 1e5-1e6 cells ran 1-3% faster, the ignition's shrinking launches
+// 1.8% slower (bench/RESULTS.md). Within 1 ulp of CUDA's exp; |a| >= 707 (overflow, the
+// subnormals, inf, NaN) goes to CUDA's exp.
 std::string cuda_table_exp() {
   return "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
 static __device__ __noinline__ double dj_exp(double a) {
