@@ -1,0 +1,650 @@
+// Hand-written CUDA peer of bench/kinetics_rates.cpp's rates: a mechanism's net production
+// rates wdot (kmol/m^3/s) and heat release rate q (W/m^3) per cell at constant pressure, state
+// (T, Y_1..Y_ns), written as a CUDA developer writes a mechanism-independent kernel: one thread
+// per cell looping over tables of the species (NASA7) and the reactions (Arrhenius, three-body
+// efficiencies, falloff: Lindemann, Troe, SRI, chemically activated), the tables read with
+// warp-uniform addresses (one transaction serves a warp), the cell's concentrations, g/RT and
+// wdot in per-thread arrays. The definitions are those of bench/peers/kinetics_jax.py (and
+// examples/kinetics, Cantera 3.2's). PLOG and Chebyshev rates are refused, naming the reaction.
+//
+// Inputs, written by kinetics_rates --write DIR: DIR/kinetics_<mech>.json and the arrays files
+// DIR/kinetics_<mech>_<CELLS>.bin ("states" CELLS x (ns + 1), "pressure").
+// Timing: CUDA events around the kernel after warm-up, medians; the states already on the
+// device. Prints the checksums kinetics_rates prints (sum wdot, sum |wdot|, sum q) in one
+// RESULT line. --cpu runs the same cell function on the host over the first --cpu-cells cells
+// (default 1000), untimed: a check against kinetics_rates --cpu without a GPU.
+//
+// Build: nvcc -O3 -arch=sm_90 -o kinetics_handwritten kinetics_handwritten.cu
+// Run:   ./kinetics_handwritten MECH.json STATES.bin [...] [--reps 15] [--block 128]
+//                                [--cpu] [--cpu-cells N]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// ---- A small JSON reader (the mechanism file: objects, arrays, numbers, strings, bools). ----
+struct Json {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  std::vector<Json> items;
+  std::map<std::string, Json> fields;
+
+  const Json& operator[](const std::string& key) const {
+    const auto it = fields.find(key);
+    if (it == fields.end()) throw std::runtime_error("JSON: no field '" + key + "'");
+    return it->second;
+  }
+  bool has(const std::string& key) const { return fields.count(key) != 0; }
+  const Json& operator[](size_t i) const { return items.at(i); }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(std::string s) : s_(std::move(s)) {}
+  Json read() {
+    Json j = value();
+    space();
+    if (at_ != s_.size()) fail("trailing text");
+    return j;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error("JSON at byte " + std::to_string(at_) + ": " + why);
+  }
+  void space() {
+    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
+  }
+  void expect(char c) {
+    space();
+    if (at_ >= s_.size() || s_[at_] != c) fail(std::string("expected '") + c + "'");
+    ++at_;
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (at_ < s_.size() && s_[at_] != '"') {
+      if (s_[at_] == '\\') ++at_;  // the mechanism's strings escape at most quotes
+      out += s_[at_++];
+    }
+    expect('"');
+    return out;
+  }
+  Json value() {
+    space();
+    if (at_ >= s_.size()) fail("unexpected end");
+    Json j;
+    const char c = s_[at_];
+    if (c == '{') {
+      j.kind = Json::Object;
+      ++at_;
+      space();
+      if (s_[at_] == '}') return ++at_, j;
+      for (;;) {
+        std::string key = string();
+        expect(':');
+        j.fields[key] = value();
+        space();
+        if (s_[at_] == ',') {
+          ++at_;
+          continue;
+        }
+        expect('}');
+        return j;
+      }
+    }
+    if (c == '[') {
+      j.kind = Json::Array;
+      ++at_;
+      space();
+      if (s_[at_] == ']') return ++at_, j;
+      for (;;) {
+        j.items.push_back(value());
+        space();
+        if (s_[at_] == ',') {
+          ++at_;
+          continue;
+        }
+        expect(']');
+        return j;
+      }
+    }
+    if (c == '"') {
+      j.kind = Json::String;
+      j.text = string();
+      return j;
+    }
+    for (const char* word : {"true", "false", "null"}) {
+      if (s_.compare(at_, std::strlen(word), word) == 0) {
+        at_ += std::strlen(word);
+        j.kind = word[0] == 'n' ? Json::Null : Json::Bool;
+        j.boolean = word[0] == 't';
+        return j;
+      }
+    }
+    char* end = nullptr;
+    j.number = std::strtod(s_.c_str() + at_, &end);
+    if (end == s_.c_str() + at_) fail("not a value");
+    j.kind = Json::Number;
+    at_ = static_cast<size_t>(end - s_.c_str());
+    return j;
+  }
+
+  std::string s_;
+  size_t at_ = 0;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// ---- The arrays file (bench/energy_bench.h ArraysFile): float64 arrays by name. ----
+std::map<std::string, std::pair<std::vector<int64_t>, std::vector<double>>> read_arrays(
+    const std::string& path) {
+  const std::string b = slurp(path);
+  if (b.compare(0, 8, std::string("DJARRS1\0", 8)) != 0)
+    throw std::runtime_error(path + ": not an arrays file");
+  size_t at = 8;
+  const auto i64 = [&] {
+    int64_t v;
+    std::memcpy(&v, b.data() + at, 8);
+    at += 8;
+    return v;
+  };
+  std::map<std::string, std::pair<std::vector<int64_t>, std::vector<double>>> out;
+  for (int64_t n = i64(), a = 0; a < n; ++a) {
+    const std::string name(b.c_str() + at);
+    at += 24;
+    const std::string dtype(b.c_str() + at);
+    at += 8;
+    const int64_t rows = i64(), cols = i64();
+    if (dtype != "<f8" && dtype != "float64")
+      throw std::runtime_error(path + ": array " + name + " is " + dtype + ", not float64");
+    std::vector<double> v(static_cast<size_t>(rows * cols));
+    if (at + v.size() * 8 > b.size()) throw std::runtime_error(path + ": " + name + " truncated");
+    std::memcpy(v.data(), b.data() + at, v.size() * 8);
+    at += v.size() * 8;
+    out[name] = {{rows, cols}, std::move(v)};
+  }
+  return out;
+}
+
+// ---- Tables. ----
+constexpr int kMaxSpecies = 128;
+constexpr double kSmall = 1e-300;  // Cantera's SmallNumber
+constexpr double kLn10 = 2.302585092994045684;
+
+enum RateKind : int { kArrhenius = 0, kThreeBody = 1, kFalloff = 2, kActivated = 3 };
+enum FalloffForm : int { kLindemann = 0, kTroe = 1, kSri = 2 };
+
+// Per reaction: kInts ints and kReals doubles; then lists of (species, coefficient) pairs.
+enum IntField : int {
+  iKind,
+  iForm,
+  iReversible,
+  iOrd,
+  iNOrd,
+  iProd,
+  iNProd,
+  iNet,
+  iNNet,
+  iTb,
+  iNTb,
+  kInts
+};
+enum RealField : int {
+  rLnA,
+  rB,
+  rEaR,
+  rSign,  // the rate (falloff: the high-pressure limit)
+  rLnA0,
+  rB0,
+  rEaR0,
+  rSign0,  // falloff: the low-pressure limit
+  rTroeA,
+  rTroeN3,
+  rTroeN1,
+  rTroeT2,
+  rTroeM3,
+  rTroeM1,
+  rTroeM2,
+  rSriA,
+  rSriB,
+  rSriNc,
+  rSriD,
+  rSriE,
+  rSriMc,
+  rDefaultEff,
+  rDnu,
+  kReals
+};
+
+struct Tables {
+  int ns = 0, nr = 0;
+  const double* inv_W;   // ns
+  const double* t_mid;   // ns
+  const double* thermo;  // ns x 28: g low, g high, h low, h high (7 each)
+  const int* ints;       // nr x kInts
+  const double* reals;   // nr x kReals
+  const int* list_k;     // every list's species
+  const double* list_v;  // and coefficients
+  double R, log_R_pref;
+};
+
+struct HostTables {
+  int ns = 0, nr = 0;
+  std::vector<double> inv_W, t_mid, thermo, reals, list_v;
+  std::vector<int> ints, list_k;
+  double R = 0, log_R_pref = 0;
+  std::string name;
+
+  Tables view() const {
+    return {ns,          nr,           inv_W.data(),  t_mid.data(),  thermo.data(),
+            ints.data(), reals.data(), list_k.data(), list_v.data(), R,
+            log_R_pref};
+  }
+};
+
+void arrhenius_params(const Json& a, double R, double* out) {
+  const double A = a[0].number, b = a[1].number, Ea = a[2].number;
+  out[0] = A == 0 ? 0.0 : std::log(std::fabs(A));
+  out[1] = b;
+  out[2] = Ea / R;
+  out[3] = A > 0 ? 1.0 : (A < 0 ? -1.0 : 0.0);
+}
+
+HostTables build_tables(const std::string& path) {
+  const Json d = JsonReader(slurp(path)).read();
+  HostTables t;
+  t.name = path.substr(path.find_last_of('/') + 1);
+  t.R = d["gas_constant"].number;
+  t.log_R_pref = std::log(t.R / d["one_atm"].number);
+  const Json& sp = d["species"];
+  const Json& rx = d["reactions"];
+  t.ns = static_cast<int>(sp.items.size());
+  t.nr = static_cast<int>(rx.items.size());
+  if (t.ns > kMaxSpecies)
+    throw std::runtime_error(path + ": " + std::to_string(t.ns) + " species, more than " +
+                             std::to_string(kMaxSpecies) + " this peer holds per thread");
+  for (const Json& s : sp.items) {
+    t.inv_W.push_back(1.0 / s["W"].number);
+    t.t_mid.push_back(s["t_mid"].number);
+  }
+  // thermo.cpp's bases over (1, T, T^2, T^3, T^4, 1/T, ln T): g/RT and h/RT, low and high.
+  t.thermo.resize(size_t(t.ns) * 28);
+  for (int k = 0; k < t.ns; ++k) {
+    for (int r = 0; r < 2; ++r) {
+      const Json& a = sp[k][r == 0 ? "low" : "high"];
+      double c[7];
+      for (int i = 0; i < 7; ++i) c[i] = a[i].number;
+      const double g[7] = {c[0] - c[6], -c[1] / 2, -c[2] / 6, -c[3] / 12, -c[4] / 20, c[5], -c[0]};
+      const double h[7] = {c[0], c[1] / 2, c[2] / 3, c[3] / 4, c[4] / 5, c[5], 0.0};
+      for (int i = 0; i < 7; ++i) {
+        t.thermo[size_t(k) * 28 + r * 7 + i] = g[i];
+        t.thermo[size_t(k) * 28 + 14 + r * 7 + i] = h[i];
+      }
+    }
+  }
+  for (const Json& r : rx.items) {
+    const std::string type = r["type"].text;
+    const std::string where = path + ": reaction " +
+                              std::to_string(static_cast<int>(r["index"].number) + 1) + " '" +
+                              r["equation"].text + "'";
+    int in[kInts] = {};
+    double re[kReals] = {};
+    if (type == "elementary") {
+      in[iKind] = kArrhenius;
+    } else if (type == "three-body") {
+      in[iKind] = kThreeBody;
+    } else if (type == "falloff") {
+      in[iKind] = kFalloff;
+    } else if (type == "chemically-activated") {
+      in[iKind] = kActivated;
+    } else {
+      throw std::runtime_error(where + ": rate type " + type + " is not in this peer");
+    }
+    in[iReversible] = r["reversible"].boolean ? 1 : 0;
+    const bool falloff = in[iKind] >= kFalloff;
+    arrhenius_params(falloff ? r["high"] : r["rate"], t.R, re + rLnA);
+    if (falloff) {
+      arrhenius_params(r["low"], t.R, re + rLnA0);
+      const Json& f = r["falloff"];
+      const std::string form = f["form"].text;
+      in[iForm] = form == "troe" ? kTroe : form == "sri" ? kSri : kLindemann;
+      if (form != "troe" && form != "sri" && form != "lindemann")
+        throw std::runtime_error(where + ": falloff form " + form + " is not in this peer");
+      const Json& troe = f["troe"];
+      const double T3 = troe[1].number, T1 = troe[2].number;
+      re[rTroeA] = troe[0].number;
+      re[rTroeM3] = std::fabs(T3) >= kSmall;
+      re[rTroeM1] = std::fabs(T1) >= kSmall;
+      re[rTroeM2] = f["troe_has_t2"].boolean && troe[3].number != 0;
+      re[rTroeN3] = re[rTroeM3] ? -1.0 / T3 : 0.0;
+      re[rTroeN1] = re[rTroeM1] ? -1.0 / T1 : 0.0;
+      re[rTroeT2] = troe[3].number;
+      const Json& sri = f["sri"];
+      re[rSriA] = sri[0].number;
+      re[rSriB] = sri[1].number;
+      re[rSriMc] = sri[2].number != 0;
+      re[rSriNc] = sri[2].number != 0 ? -1.0 / sri[2].number : 0.0;
+      re[rSriD] = sri[3].number;
+      re[rSriE] = sri[4].number;
+    }
+    const auto list = [&](const Json& pairs, int off_field, int n_field) {
+      in[off_field] = static_cast<int>(t.list_k.size());
+      for (const Json& p : pairs.items) {
+        t.list_k.push_back(static_cast<int>(p[0].number));
+        t.list_v.push_back(p[1].number);
+      }
+      in[n_field] = static_cast<int>(pairs.items.size());
+    };
+    list(r["orders"], iOrd, iNOrd);
+    list(r["products"], iProd, iNProd);
+    // Net coefficients, one entry per species.
+    std::map<int, double> net;
+    for (const Json& p : r["products"].items) net[int(p[0].number)] += p[1].number;
+    for (const Json& p : r["reactants"].items) net[int(p[0].number)] -= p[1].number;
+    in[iNet] = static_cast<int>(t.list_k.size());
+    for (const auto& [k, v] : net) {
+      t.list_k.push_back(k);
+      t.list_v.push_back(v);
+      re[rDnu] += v;
+    }
+    in[iNNet] = static_cast<int>(net.size());
+    in[iTb] = static_cast<int>(t.list_k.size());
+    if (r.has("default_efficiency")) {
+      const double d0 = r["default_efficiency"].number;
+      re[rDefaultEff] = d0;
+      for (const Json& p : r["efficiencies"].items) {
+        t.list_k.push_back(static_cast<int>(p[0].number));
+        t.list_v.push_back(p[1].number - d0);
+      }
+      in[iNTb] = static_cast<int>(r["efficiencies"].items.size());
+    } else if (in[iKind] != kArrhenius) {
+      throw std::runtime_error(where + ": no default_efficiency");
+    }
+    t.ints.insert(t.ints.end(), in, in + kInts);
+    t.reals.insert(t.reals.end(), re, re + kReals);
+  }
+  return t;
+}
+
+// ---- One cell. ----
+__host__ __device__ inline double load(const double* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+__host__ __device__ inline int load(const int* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+__host__ __device__ inline double arrhenius(const double* re, double log_T, double inv_T) {
+  const double sign = load(re + 3);
+  return sign == 0.0 ? 0.0 : sign * exp(load(re) + load(re + 1) * log_T - load(re + 2) * inv_T);
+}
+
+// C^o for the integer orders every shipped mechanism uses, pow otherwise.
+__host__ __device__ inline double power(double c, double o) {
+  if (o == 1.0) return c;
+  if (o == 2.0) return c * c;
+  if (o == 3.0) return c * c * c;
+  return pow(c, o);
+}
+
+__host__ __device__ void cell_rates(const Tables& t, const double* x, double p, double* out) {
+  const int ns = t.ns;
+  const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
+  const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
+  double C[kMaxSpecies], g[kMaxSpecies], wdot[kMaxSpecies];
+  double moles = 0;
+  for (int k = 0; k < ns; ++k) {
+    C[k] = x[1 + k] * load(t.inv_W + k);
+    moles += C[k];
+    const double* c = t.thermo + size_t(k) * 28 + (T <= load(t.t_mid + k) ? 0 : 7);
+    double s = 0;
+    for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
+    g[k] = s;
+    wdot[k] = 0;
+  }
+  const double C_tot = p / (t.R * T), scale = C_tot / moles;
+  for (int k = 0; k < ns; ++k) C[k] *= scale;
+  const double log_RT_pref = log_T + t.log_R_pref;
+  for (int r = 0; r < t.nr; ++r) {
+    const int* in = t.ints + size_t(r) * kInts;
+    const double* re = t.reals + size_t(r) * kReals;
+    const int kind = load(in + iKind);
+    double M = 0;
+    if (kind != kArrhenius) {
+      M = load(re + rDefaultEff) * C_tot;
+      for (int i = load(in + iTb), e = i + load(in + iNTb); i < e; ++i)
+        M += load(t.list_v + i) * C[load(t.list_k + i)];
+    }
+    double kf;
+    if (kind < kFalloff) {
+      kf = arrhenius(re + rLnA, log_T, inv_T);
+    } else {
+      const double k0 = arrhenius(re + rLnA0, log_T, inv_T);
+      const double kinf = arrhenius(re + rLnA, log_T, inv_T);
+      const double Pr = M * k0 / (kinf + kSmall);
+      const double lpr = log10(fmax(Pr, kSmall));
+      double F = 1.0;
+      const int form = load(in + iForm);
+      if (form == kTroe) {
+        double Fcent = 0;
+        if (load(re + rTroeM3) != 0) Fcent += (1 - load(re + rTroeA)) * exp(T * load(re + rTroeN3));
+        if (load(re + rTroeM1) != 0) Fcent += load(re + rTroeA) * exp(T * load(re + rTroeN1));
+        if (load(re + rTroeM2) != 0) Fcent += exp(-load(re + rTroeT2) * inv_T);
+        const double lF = log10(fmax(Fcent, kSmall));
+        const double cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
+        const double f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
+        F = exp(kLn10 * (lF / (1.0 + f1 * f1)));
+      } else if (form == kSri) {
+        double base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
+        if (load(re + rSriMc) != 0) base += exp(T * load(re + rSriNc));
+        const double e = load(re + rSriE);
+        const double sc = e == 0 ? load(re + rSriD) : load(re + rSriD) * exp(e * log_T);
+        F = pow(base, 1.0 / (1.0 + lpr * lpr)) * sc;
+      }
+      kf = kind == kActivated ? F / (1.0 + Pr) * k0 : Pr * (F / (1.0 + Pr)) * kinf;
+    }
+    double fwd = kf;
+    for (int i = load(in + iOrd), e = i + load(in + iNOrd); i < e; ++i)
+      fwd *= power(C[load(t.list_k + i)], load(t.list_v + i));
+    double rop = fwd;
+    if (load(in + iReversible)) {
+      // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
+      double log_inv_Kc = load(re + rDnu) * log_RT_pref;
+      for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
+        log_inv_Kc += load(t.list_v + i) * g[load(t.list_k + i)];
+      double rev = kf * exp(log_inv_Kc);
+      for (int i = load(in + iProd), e = i + load(in + iNProd); i < e; ++i)
+        rev *= power(C[load(t.list_k + i)], load(t.list_v + i));
+      rop -= rev;
+    }
+    if (kind == kThreeBody) rop *= M;
+    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
+      wdot[load(t.list_k + i)] += load(t.list_v + i) * rop;
+  }
+  double q = 0;
+  for (int k = 0; k < ns; ++k) {
+    const double* c = t.thermo + size_t(k) * 28 + 14 + (T <= load(t.t_mid + k) ? 0 : 7);
+    double h = 0;
+    for (int i = 0; i < 7; ++i) h += load(c + i) * basis[i];
+    q += h * wdot[k];
+    out[k] = wdot[k];
+  }
+  out[ns] = -(t.R * T) * q;
+}
+
+__global__ void rates_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  cell_rates(t, states + i * (t.ns + 1), p, out + i * (t.ns + 1));
+}
+
+template <class T>
+T* to_device(const std::vector<T>& v) {
+  T* d = nullptr;
+  check(cudaMalloc(&d, std::max<size_t>(v.size(), 1) * sizeof(T)), "cudaMalloc");
+  check(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  return d;
+}
+
+struct Checksums {
+  double wdot = 0, wdot_abs = 0, q = 0;
+};
+
+// Per cell, then over cells (as kinetics_rates sums them).
+Checksums checksums(const std::vector<double>& out, int64_t n, int ns) {
+  Checksums c;
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0, a = 0;
+    for (int k = 0; k < ns; ++k) {
+      s += out[size_t(i) * (ns + 1) + k];
+      a += std::fabs(out[size_t(i) * (ns + 1) + k]);
+    }
+    c.wdot += s;
+    c.wdot_abs += a;
+    c.q += out[size_t(i) * (ns + 1) + ns];
+  }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> files;
+  int reps = 15, block = 128;
+  int64_t cpu_cells = 1000;
+  bool cpu = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else if (a == "--block" && i + 1 < argc) {
+      block = std::atoi(argv[++i]);
+    } else if (a == "--cpu") {
+      cpu = true;
+    } else if (a == "--cpu-cells" && i + 1 < argc) {
+      cpu_cells = std::atoll(argv[++i]);
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.size() < 2) {
+    std::fprintf(stderr,
+                 "usage: kinetics_handwritten MECH.json STATES.bin [...] [--reps N] "
+                 "[--block B] [--cpu] [--cpu-cells N]\n");
+    return 2;
+  }
+  try {
+    const HostTables host = build_tables(files[0]);
+    const int ns = host.ns;
+    std::printf("%s: %d species, %d reactions\n", host.name.c_str(), ns, host.nr);
+    Tables dev{};
+    if (!cpu) {
+      dev = host.view();
+      dev.inv_W = to_device(host.inv_W);
+      dev.t_mid = to_device(host.t_mid);
+      dev.thermo = to_device(host.thermo);
+      dev.ints = to_device(host.ints);
+      dev.reals = to_device(host.reals);
+      dev.list_k = to_device(host.list_k);
+      dev.list_v = to_device(host.list_v);
+      cudaDeviceProp prop;
+      check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+      cudaFuncAttributes attr;
+      check(cudaFuncGetAttributes(&attr, rates_kernel), "cudaFuncGetAttributes");
+      std::printf("device %s; kernel: %d registers, %zu B local per thread\n", prop.name,
+                  attr.numRegs, attr.localSizeBytes);
+    }
+    for (size_t f = 1; f < files.size(); ++f) {
+      auto arrays = read_arrays(files[f]);
+      const auto& states = arrays.at("states");
+      const int64_t n = states.first[0];
+      if (states.first[1] != ns + 1)
+        throw std::runtime_error(files[f] + ": states have " + std::to_string(states.first[1]) +
+                                 " columns, the mechanism " + std::to_string(ns + 1));
+      const double p = arrays.at("pressure").second.at(0);
+      const std::string mech = host.name.substr(0, host.name.rfind('.'));
+      if (cpu) {
+        const int64_t m = std::min(n, cpu_cells);
+        std::vector<double> out(size_t(m) * (ns + 1));
+        const Tables t = host.view();
+        for (int64_t i = 0; i < m; ++i)
+          cell_rates(t, states.second.data() + i * (ns + 1), p, out.data() + i * (ns + 1));
+        const Checksums c = checksums(out, m, ns);
+        std::printf(
+            "RESULT kinetics_handwritten mechanism=%s backend=cpu cells=%lld "
+            "wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
+            mech.c_str() + std::strlen("kinetics_"), (long long)m, c.wdot, c.wdot_abs, c.q);
+        continue;
+      }
+      double* d_states = to_device(states.second);
+      double* d_out = nullptr;
+      check(cudaMalloc(&d_out, size_t(n) * (ns + 1) * sizeof(double)), "cudaMalloc");
+      const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
+      cudaEvent_t start, stop;
+      check(cudaEventCreate(&start), "event");
+      check(cudaEventCreate(&stop), "event");
+      for (int w = 0; w < 3; ++w) rates_kernel<<<grid, block>>>(dev, n, d_states, p, d_out);
+      check(cudaDeviceSynchronize(), "warm-up");
+      std::vector<float> ms(reps);
+      for (int r = 0; r < reps; ++r) {
+        cudaEventRecord(start);
+        rates_kernel<<<grid, block>>>(dev, n, d_states, p, d_out);
+        cudaEventRecord(stop);
+        check(cudaEventSynchronize(stop), "rates_kernel");
+        cudaEventElapsedTime(&ms[r], start, stop);
+      }
+      std::sort(ms.begin(), ms.end());
+      std::vector<double> out(size_t(n) * (ns + 1));
+      check(cudaMemcpy(out.data(), d_out, out.size() * sizeof(double), cudaMemcpyDeviceToHost),
+            "download");
+      const Checksums c = checksums(out, n, ns);
+      std::printf(
+          "RESULT kinetics_handwritten mechanism=%s backend=cuda cells=%lld block=%d "
+          "w_ms=%.4f wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
+          mech.c_str() + std::strlen("kinetics_"), (long long)n, block, ms[reps / 2], c.wdot,
+          c.wdot_abs, c.q);
+      std::fflush(stdout);
+      cudaFree(d_states);
+      cudaFree(d_out);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kinetics_handwritten: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
