@@ -22,3 +22,13 @@ gpu_build() {
     cmake --build build-gpu -j16 --target "$@" > "$out/build.log" 2>&1 ||
     { grep -m20 -A3 error "$out/build.log" "$out/cmake.log"; return 1; }
 }
+
+# gpu_build_both OUT_DIR OLD_TREE TARGET...: the targets in this tree's build-gpu (logs in
+# OUT_DIR) and in OLD_TREE's (logs in OUT_DIR/old), for the scripts that compare two trees in
+# one call.
+gpu_build_both() {
+  local out=$1 old=$2
+  shift 2
+  mkdir -p "$out/old"
+  gpu_build "$out" "$@" && (cd "$old" && gpu_build "$out/old" "$@")
+}

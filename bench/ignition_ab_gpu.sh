@@ -10,11 +10,9 @@ cd "$(dirname "$0")/.."
 out=$(realpath -m "${OUT:-gpu-out}")
 cells=${1:-100000}
 old=${OLD_TREE:?OLD_TREE names the tree to compare with}
-mkdir -p "$out/old"
 source bench/gpu_build.sh
 t0=$(date +%s)
-gpu_build "$out" kinetics_ignition || exit 1
-(cd "$old" && gpu_build "$out/old" kinetics_ignition) || exit 1
+gpu_build_both "$out" "$old" kinetics_ignition || exit 1
 echo "built in $(($(date +%s) - t0)) s"
 for round in 1 2; do
   for tree in "$old" .; do

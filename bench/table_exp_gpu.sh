@@ -15,11 +15,9 @@ cd "$(dirname "$0")/.."
 out=$(realpath -m "${OUT:-gpu-out}")
 cells=${*:-100000 1000000}
 old=${OLD_TREE:?OLD_TREE names the tree to compare with}
-mkdir -p "$out/old"
 source bench/gpu_build.sh
 t0=$(date +%s)
-gpu_build "$out" kinetics_rates test_backends || exit 1
-(cd "$old" && gpu_build "$out/old" kinetics_rates) || exit 1
+gpu_build_both "$out" "$old" kinetics_rates && gpu_build "$out" test_backends || exit 1
 echo "built in $(($(date +%s) - t0)) s"
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 120 \
   ./build-gpu/tests/test_backends -ts=gpu -tc="CUDA backend*" > "$out/tests_backends.txt" 2>&1
