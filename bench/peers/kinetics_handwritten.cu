@@ -597,7 +597,8 @@ int main(int argc, char** argv) {
         throw std::runtime_error(files[f] + ": states have " + std::to_string(states.first[1]) +
                                  " columns, the mechanism " + std::to_string(ns + 1));
       const double p = arrays.at("pressure").second.at(0);
-      const std::string mech = host.name.substr(0, host.name.rfind('.'));
+      std::string mech = host.name.substr(0, host.name.rfind('.'));
+      if (mech.rfind("kinetics_", 0) == 0) mech.erase(0, std::strlen("kinetics_"));
       if (cpu) {
         const int64_t m = std::min(n, cpu_cells);
         std::vector<double> out(size_t(m) * (ns + 1));
@@ -608,7 +609,7 @@ int main(int argc, char** argv) {
         std::printf(
             "RESULT kinetics_handwritten mechanism=%s backend=cpu cells=%lld "
             "wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
-            mech.c_str() + std::strlen("kinetics_"), (long long)m, c.wdot, c.wdot_abs, c.q);
+            mech.c_str(), (long long)m, c.wdot, c.wdot_abs, c.q);
         continue;
       }
       double* d_states = to_device(states.second);
@@ -636,7 +637,7 @@ int main(int argc, char** argv) {
       std::printf(
           "RESULT kinetics_handwritten mechanism=%s backend=cuda cells=%lld block=%d "
           "w_ms=%.4f wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
-          mech.c_str() + std::strlen("kinetics_"), (long long)n, block, ms[reps / 2], c.wdot,
+          mech.c_str(), (long long)n, block, ms[reps / 2], c.wdot,
           c.wdot_abs, c.q);
       std::fflush(stdout);
       cudaFree(d_states);
