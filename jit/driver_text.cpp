@@ -38,20 +38,6 @@ std::string host_prelude() {
 
 namespace {
 
-std::string outlined_specials(const char* qualifiers) {
-  std::string out;
-  for (int i = 0; i < kOpCount; ++i) {
-    const Op op = static_cast<Op>(i);
-    if (!is_outlined_special(op)) continue;
-    const std::string name(op_info(op).c_name);
-    const bool binary = op_info(op).arity == 2;
-    out += std::string(qualifiers) + " double dj_" + name + "(double a" +
-           (binary ? ", double b" : "") + ") { return " + name + "(a" + (binary ? ", b" : "") +
-           "); }\n";
-  }
-  return out;
-}
-
 // 2^(j/128), j = 0..127, each rounded to the nearest double (from long double), as exact
 // hexadecimal literals.
 std::string exp_table_literals() {
@@ -92,19 +78,33 @@ static __device__ __noinline__ double dj_exp(double a) {
 )";
 }
 
+// The wrappers of is_outlined_special's functions; with table_exp, dj_exp is cuda_table_exp's.
+std::string outlined_specials(const char* qualifiers, bool table_exp) {
+  std::string out;
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = static_cast<Op>(i);
+    if (!is_outlined_special(op)) continue;
+    if (table_exp && op == Op::Exp) {
+      out += cuda_table_exp();
+      continue;
+    }
+    const std::string name(op_info(op).c_name);
+    const bool binary = op_info(op).arity == 2;
+    out += std::string(qualifiers) + " double dj_" + name + "(double a" +
+           (binary ? ", double b" : "") + ") { return " + name + "(a" + (binary ? ", b" : "") +
+           "); }\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string cuda_outlined_specials() {
-  std::string specials = outlined_specials("static __device__ __noinline__");
-  const std::string plain =
-      "static __device__ __noinline__ double dj_exp(double a) { return exp(a); }\n";
-  const size_t at = specials.find(plain);
-  if (at == std::string::npos) throw std::logic_error("cuda_outlined_specials: no dj_exp");
-  return specials.replace(at, plain.size(), cuda_table_exp());
+  return outlined_specials("static __device__ __noinline__", true);
 }
 
 std::string host_outlined_specials() {
-  return outlined_specials("static inline");
+  return outlined_specials("static inline", false);
 }
 
 std::string bounds_min(const DriverSpec& s) {
