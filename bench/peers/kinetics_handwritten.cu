@@ -97,39 +97,26 @@ class JsonReader {
     if (at_ >= s_.size()) fail("unexpected end");
     Json j;
     const char c = s_[at_];
-    if (c == '{') {
-      j.kind = Json::Object;
+    if (c == '{' || c == '[') {
+      const bool object = c == '{';
+      j.kind = object ? Json::Object : Json::Array;
       ++at_;
       space();
-      if (s_[at_] == '}') return ++at_, j;
+      if (s_[at_] == (object ? '}' : ']')) return ++at_, j;
       for (;;) {
-        std::string key = string();
-        expect(':');
-        j.fields[key] = value();
-        space();
-        if (s_[at_] == ',') {
-          ++at_;
-          continue;
+        if (object) {
+          std::string key = string();
+          expect(':');
+          j.fields[key] = value();
+        } else {
+          j.items.push_back(value());
         }
-        expect('}');
-        return j;
-      }
-    }
-    if (c == '[') {
-      j.kind = Json::Array;
-      ++at_;
-      space();
-      if (s_[at_] == ']') return ++at_, j;
-      for (;;) {
-        j.items.push_back(value());
         space();
-        if (s_[at_] == ',') {
-          ++at_;
-          continue;
-        }
-        expect(']');
-        return j;
+        if (s_[at_] != ',') break;
+        ++at_;
       }
+      expect(object ? '}' : ']');
+      return j;
     }
     if (c == '"') {
       j.kind = Json::String;
@@ -394,14 +381,9 @@ HostTables build_tables(const std::string& path) {
 }
 
 // ---- One cell. ----
-__host__ __device__ inline double load(const double* p) {
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
-__host__ __device__ inline int load(const int* p) {
+// Table reads: warp-uniform addresses through the read-only cache on the GPU.
+template <class T>
+__host__ __device__ inline T load(const T* p) {
 #ifdef __CUDA_ARCH__
   return __ldg(p);
 #else
