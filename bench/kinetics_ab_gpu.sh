@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# One device call: the outlined exp by Tang's table method (jit/driver_text.h) against OLD_TREE
-# (a tree whose dj_exp calls CUDA's exp, e.g. `git archive ba0158f` unpacked in .dev/old and
-# carried):
-#   1. test_backends' GPU case of the outlined exp (within 1 ulp of CUDA's exp over 2^20
-#      arguments, equal at the range's ends) and its kernel cases (DUALJIT_REQUIRE_GPU=1);
+# One device call: a change to the kinetics kernels against OLD_TREE (the tree before it, e.g.
+# `git archive REV` unpacked in .dev/old and carried):
+#   1. test_backends' GPU cases of the CUDA backend (DUALJIT_REQUIRE_GPU=1);
 #   2. GRI-3.0's rates and (T, Y) Jacobian (full effort, rows of 2) at CELLS, each tree twice,
 #      alternating.
-# Logs under $OUT. The ignition in both trees: bench/ignition_ab_gpu.sh.
+# Logs under $OUT. The ignition in both trees: bench/ignition_ab_gpu.sh; the peers and the GPU
+# cases of the examples: bench/kinetics_verify_gpu.sh.
 #
-#   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/table_exp_gpu.sh [CELLS ...]
+#   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/kinetics_ab_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
 set -uo pipefail
 cd "$(dirname "$0")/.."

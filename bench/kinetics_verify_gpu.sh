@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# One device call: the outlined table exp (jit/driver_text.h) verified and measured with its
-# peers:
-#   1. test_backends' GPU cases of the CUDA backend, the outlined exp's among them, and
-#      test_examples' GPU cases of ReactorCells and the ignition (DUALJIT_REQUIRE_GPU=1);
+# One device call: the kinetics kernels as the tree builds them, verified and measured with
+# their peers:
+#   1. test_backends' GPU cases of the CUDA backend and test_examples' GPU cases of ReactorCells
+#      and the ignition (DUALJIT_REQUIRE_GPU=1);
 #   2. bench/kinetics_peers.sh at CELLS with the JAX peer on the same states (full effort,
 #      Jacobian in rows of 2);
 #   3. the batched ignition (BDF, 1e5 GRI-3.0 reactors).
 # Logs under $OUT.
 #
-#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/table_exp_verify_gpu.sh [CELLS ...]
+#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_verify_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
