@@ -206,7 +206,7 @@ constexpr const char* kParams =
 // (DJ_TABLE) instead of spelled as literals. A literal whose low 32 bits are not zero is no
 // fp64 immediate: ptxas makes it with two UMOVs before each use, one ULDC from a table, and a
 // select between two constants (the NASA polynomials' ranges) is one indexed LDC from the
-// two-row table instead of four moves and two FSELs. GRI-3.0's rates: 16,688 -> 13,456 SASS
+// two-row table instead of four moves and two FSELs. GRI-3.0's rates: 16,688 -> 13,552 SASS
 // instructions (bench/RESULTS.md). `bytes` caps both tables together: a module's constant
 // memory (64 KB) is shared by the functions it holds.
 class ConstantTables {
