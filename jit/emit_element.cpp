@@ -5,11 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <optional>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
 
 namespace dualjit::jit {
 
@@ -202,121 +199,26 @@ constexpr const char* kParams =
     "    const double* __restrict__ p, const double* __restrict__ u,\n"
     "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
 
-// A large element function's fp64 constants, read from two tables in constant memory
-// (DJ_TABLE) instead of spelled as literals. A literal whose low 32 bits are not zero is no
-// fp64 immediate: ptxas makes it with two UMOVs before each use, one ULDC from a table, and a
-// select between two constants (the NASA polynomials' ranges) is one indexed LDC from the
-// two-row table instead of four moves and two FSELs. GRI-3.0's rates: 16,688 -> 13,552 SASS
-// instructions (bench/RESULTS.md). `bytes` caps both tables together: a module's constant
-// memory (64 KB) is shared by the functions it holds.
-class ConstantTables {
- public:
-  ConstantTables(const std::string& fn_name, size_t bytes)
-      : values_name_(fn_name), selects_name_(fn_name), capacity_(bytes / 8) {
-    values_name_ += "_k";
-    selects_name_ += "_ks";
-  }
-
-  // Whether a constant's literal costs instructions that a table read saves.
-  static bool worth_a_slot(double value) {
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return std::isfinite(value) && (bits & 0xffffffffu) != 0;
-  }
-  // `<fn>_k[i]` for `value`, or false when the table is full or the literal is free.
-  bool value(double value, std::string& spelling) {
-    if (!worth_a_slot(value)) return false;
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    auto it = index_.find(bits);
-    if (it == index_.end()) {
-      if (used() + 1 > capacity_) return false;
-      it = index_.emplace(bits, values_.size()).first;
-      values_.push_back(value);
-    }
-    spelling = values_name_;
-    spelling += '[';
-    append_int(spelling, static_cast<long long>(it->second));
-    spelling += ']';
-    return true;
-  }
-  // `<fn>_ks[<condition> ? 0 : 1][i]` for a select between two constants, or false when the
-  // table is full.
-  bool select(std::string_view condition, double if_true, double if_false, std::string& out) {
-    if (used() + 2 > capacity_) return false;
-    out += selects_name_;
-    out += '[';
-    out += condition;
-    out += " ? 0 : 1][";
-    append_int(out, static_cast<long long>(selects_.size()));
-    out += ']';
-    selects_.push_back({if_true, if_false});
-    return true;
-  }
-  // The tables' definitions, to precede the function.
-  std::string declarations() const {
-    std::string out;
-    auto list = [&](auto value_of, size_t n) {
-      for (size_t i = 0; i < n; ++i) {
-        out += i % 4 == 0 ? "\n" : " ";
-        out += c_literal(value_of(i));
-        out += ',';
-      }
-    };
-    if (!values_.empty()) {
-      out += "DJ_TABLE double ";
-      out += values_name_;
-      out += '[';
-      append_int(out, static_cast<long long>(values_.size()));
-      out += "] = {";
-      list([&](size_t i) { return values_[i]; }, values_.size());
-      out += "\n};\n";
-    }
-    if (!selects_.empty()) {
-      out += "DJ_TABLE double ";
-      out += selects_name_;
-      out += "[2][";
-      append_int(out, static_cast<long long>(selects_.size()));
-      out += "] = {{";
-      list([&](size_t i) { return selects_[i][0]; }, selects_.size());
-      out += "\n}, {";
-      list([&](size_t i) { return selects_[i][1]; }, selects_.size());
-      out += "\n}};\n";
-    }
-    return out;
-  }
-
- private:
-  size_t used() const { return values_.size() + 2 * selects_.size(); }
-  std::string values_name_, selects_name_;
-  size_t capacity_;
-  std::unordered_map<uint64_t, size_t> index_;
-  std::vector<double> values_;
-  std::vector<std::array<double, 2>> selects_;
-};
-
-// How values are spelled: a constant as its literal or its table entry (made once per node),
-// any other value as t<id>. The view lives until the next call.
+// How values are spelled: a constant as its literal (made once per node), any other value
+// as t<id>. The view lives until the next call.
 class Names {
  public:
-  Names(const Graph& g, ConstantTables* tables) : g_(g), literal_(g.size()), tables_(tables) {}
+  explicit Names(const Graph& g) : g_(g), literal_(g.size()) {}
   std::string_view operator()(NodeId id) {
     const Node& n = g_.node(id);
     if (n.op == Op::Const) {
       std::string& lit = literal_[static_cast<size_t>(id)];
-      if (lit.empty() && !(tables_ && tables_->value(n.value, lit))) lit = c_literal(n.value);
+      if (lit.empty()) lit = c_literal(n.value);
       return lit;
     }
     scratch_ = "t";
     append_int(scratch_, id);
     return scratch_;
   }
-  ConstantTables* tables() const { return tables_; }
 
  private:
   const Graph& g_;
   std::vector<std::string> literal_;
-  ConstantTables* tables_;
   std::string scratch_;
 };
 
@@ -358,12 +260,6 @@ void append_definition(std::string& out, const Graph& g, NodeId id, Names& name,
     out += ' ';
     out += b;
     return;
-  }
-  if (n.op == Op::Select && !in_float && name.tables() && g.node(n.b).op == Op::Const &&
-      g.node(n.c).op == Op::Const) {
-    std::string condition(name(n.a));
-    if (!ty.is_predicate(n.a)) condition += " != 0.0";
-    if (name.tables()->select(condition, g.node(n.b).value, g.node(n.c).value, out)) return;
   }
   if (n.op == Op::Select && ty.is_predicate(n.a)) {
     const std::string_view c = arg(n.a, 0), a = arg(n.b, 1), b = arg(n.c, 2);
@@ -419,9 +315,9 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, ConstantTables* tables) {
+                       bool own_function, bool outline) {
   const Graph& g = *p.graph;
-  Names name(g, tables);
+  Names name(g);
   std::string os;
   os.reserve(kStatementBytes * (p.order.size() + p.stores.size()) + 512);
   os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
@@ -451,7 +347,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, ConstantTables* tables) {
+                       const Typing& ty, bool outline) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -502,7 +398,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   }
   std::string os;
   os.reserve(2 * kStatementBytes * (p.order.size() + p.stores.size()) + 512);
-  Names name(g, tables);
+  Names name(g);
   const auto stores_of = stores_by_node(p);
   auto segment_name = [&](int s) {
     os += fn_name;
@@ -582,21 +478,16 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, size_t constant_table_bytes) {
+                                  bool outline_specials) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
     const Op op = p.graph->node(id).op;
     statements += !(op == Op::Const || is_leaf(op));
   }
-  std::optional<ConstantTables> tables;
-  if (constant_table_bytes > 0) tables.emplace(fn_name, constant_table_bytes);
-  ConstantTables* t = tables ? &*tables : nullptr;
-  std::string text = max_statements == 0 || statements <= max_statements
-                         ? emit_whole(p, fn_name, ty, own_function, outline_specials, t)
-                         : emit_split(p, fn_name, max_statements, ty, outline_specials, t);
-  if (!tables) return text;
-  return tables->declarations() + text;
+  if (max_statements == 0 || statements <= max_statements)
+    return emit_whole(p, fn_name, ty, own_function, outline_specials);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials);
 }
 
 }  // namespace dualjit::jit

@@ -30,15 +30,9 @@ namespace dualjit::jit {
 // outline_specials: the special functions of is_outlined_special (double arithmetic) are
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
 // so that a function of thousands of them holds one copy of each instead of one per call.
-// constant_table_bytes > 0: the fp64 constants that are no SASS immediates, and the selects
-// between two constants, are read from tables of at most that many bytes together, defined
-// before the function as `DJ_TABLE double <fn_name>_k[]` and `<fn_name>_ks[2][]` (constant
-// memory on the GPU; the preludes define DJ_TABLE): one ULDC or LDC each instead of the moves
-// that make a 64-bit literal. What does not fit stays literal.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
-                                  bool own_function = false, bool outline_specials = false,
-                                  size_t constant_table_bytes = 0);
+                                  bool own_function = false, bool outline_specials = false);
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

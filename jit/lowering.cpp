@@ -363,29 +363,12 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
 }
 
 // Chunk c's element function under `out`'s symbol (c counts from the first of out's chunks).
-// `table_bytes`: its share of the module's constant tables (0: literals).
-std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t c,
-                       size_t table_bytes = 0) {
+std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t c) {
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               outlines_specials(cp.summary.statements), table_bytes);
-}
-
-// Each large chunk's share of its module's constant tables (emit_element.h): the chunks that
-// call their specials out of line split kConstantTableBytes; the others keep literals.
-std::vector<size_t> table_shares(std::span<const ChunkSummary> chunks,
-                                 std::span<const ChunkRange> ranges) {
-  std::vector<size_t> share(chunks.size(), 0);
-  for (const ChunkRange& r : ranges) {
-    size_t large = 0;
-    for (int c = r.first; c < r.last; ++c) large += outlines_specials(chunks[c].statements);
-    for (int c = r.first; c < r.last; ++c) {
-      if (outlines_specials(chunks[c].statements)) share[c] = kConstantTableBytes / large;
-    }
-  }
-  return share;
+                               outlines_specials(cp.summary.statements));
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -505,12 +488,10 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   if (!from_memo) {
     std::vector<std::string>& texts = lowered.texts;
     texts.resize(chunks.size());
-    const std::vector<size_t> shares = table_shares(lowered.summaries, ranges);
     parallel_for(chunks.size(), [&](size_t c) {
       size_t u = 0;
       while (static_cast<int>(c) >= ranges[u].last) ++u;
-      texts[c] =
-          chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first), shares[c]);
+      texts[c] = chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first));
     });
     store_lowered_chunks(memo_key, kernel.name(), symbol, lowered);
   }

@@ -21,7 +21,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-15";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-14";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000
@@ -44,10 +44,6 @@ inline constexpr size_t kFullEffortPiece = 16000;
 inline constexpr size_t kOutlineSpecials = kLargeChunk;
 // Whether a chunk of `statements` statements calls its specials out of line.
 bool outlines_specials(size_t statements);
-// Those chunks read their fp64 constants from tables in constant memory (jit/emit_element.h
-// constant_table_bytes), this many bytes shared by the chunks of one module: its constant bank
-// holds 64 KB. Companions keep literals.
-inline constexpr size_t kConstantTableBytes = 48 * 1024;
 
 // How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
 // with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;
