@@ -149,6 +149,82 @@ TEST_CASE("CPU backend: row groups whose cone leaves out a cut, dense and sparse
   }
 }
 
+TEST_CASE("CPU backend: row groups that load their shared frontier from a values pass") {
+  // Outputs reading the same exp and sin, through a cut: a values pass computes them once per
+  // element, values and components, and the groups compose through the cut.
+  const Kernel k("partial_cut", [](KernelBuilder& kb) {
+    auto x = kb.input("x", 4);
+    const Expr c = cut(x[0] + x[1] * x[2]);
+    const Expr e = exp(0.3 * x[2]), s = sin(c);
+    kb.output("y", {x[0] * x[1] + e, c * x[3] + s * e, x[3] * x[0] + log(x[3] * x[3] + 1.0),
+                    s * x[1] + pow(x[3] * x[3] + 0.5, x[0])});
+  });
+  test::RandomKernelOptions ro;
+  ro.n_outputs = 5;
+  ro.n_nodes = 60;
+  ro.smooth_only = false;
+  ro.seed = 17;
+  const Kernel random = test::random_kernel(ro, "random_shared");
+  const Kernel cuts = test::cut_kernel(true), rate = test::arrhenius_kernel();
+  for (const Kernel* kernel : {&k, &random, &cuts, &rate}) {
+    for (Mode mode : {Mode::Jacobian, Mode::Value}) {
+      for (int rows : {1, 2}) {
+        for (int w : {0, 2}) {
+          for (bool prune : {true, false}) {
+            CAPTURE(kernel->name());
+            CAPTURE(mode_name(mode));
+            CAPTURE(rows);
+            CAPTURE(w);
+            CAPTURE(prune);
+            jit::LoweringOptions o;
+            o.mode = mode;
+            o.width = w;
+            o.rows = rows;
+            o.prune = prune;
+            o.share_values = true;
+            const cpu::CpuKernel ck(jit::lower(*kernel, o));
+            const jit::LoweredKernel& l = ck.lowered();
+            // Components are shared only where every group has all the directions.
+            if (mode == Mode::Jacobian && w != 0) {
+              CHECK(l.n_shared == 0);
+              continue;
+            }
+            CHECK(l.n_shared > 0);
+            CHECK(l.values_pass);
+            CHECK(l.plan.chunks.front().values_pass);
+            const auto pr = test::make_problem(*kernel, l, 67, 3);
+            test::HostOutputs out;
+            ck.run(test::host_args(pr, l, out).args());
+            const BatchResult ref = evaluate_batch(*kernel, mode, pr.batch, w);
+            CHECK(test::max_rel_err(out.values, ref.values) < 1e-13);
+            CHECK(test::max_rel_err(out.first, ref.first) < 1e-13);
+            // Split: the values pass is a launch of its own, first; the others read it.
+            o.launches = 3;
+            const std::vector<jit::LoweredKernel> parts = jit::lower_launches(*kernel, o);
+            REQUIRE(parts.size() == 3);
+            CHECK(parts[0].values_pass);
+            CHECK(parts[0].plan.chunks.size() == 1);
+            CHECK_FALSE(parts[1].values_pass);
+            test::HostOutputs split;
+            const jit::ArgValues args = test::host_args(pr, parts[0], split).args();
+            for (const jit::LoweredKernel& part : parts) cpu::CpuKernel(part).run(args);
+            CHECK(test::max_rel_err(split.values, ref.values) < 1e-13);
+            CHECK(test::max_rel_err(split.first, ref.first) < 1e-13);
+          }
+        }
+      }
+    }
+  }
+  // Sparse: the same entries as the dense Jacobian without shared values.
+  jit::LoweringOptions o;
+  o.rows = 1;
+  o.share_values = true;
+  const SparseAgainstDense r = sparse_against_dense(k, o, 31, 8);
+  CHECK(r.same);
+  CHECK(r.zeros_outside);
+  CHECK(r.values_equal);
+}
+
 TEST_CASE("CPU backend: a kernel split into launches stores what the whole kernel stores") {
   // Every launch writes its chunk range's rows into the common outputs, which start as NaN:
   // an entry no launch stores stays NaN and fails the comparison.
