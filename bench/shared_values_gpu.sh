@@ -82,23 +82,21 @@ for stage in $stages; do
       head -40 "$out/peers/summary.txt" 2>/dev/null
       ;;
     profile)
-      # The heat-release group's launch is the last: k26_27 without a values pass, k27_28 with;
-      # with one, the sections of the pass (k0_1) and of the first group (k1_2) too. SHARES
-      # picks the configurations (default "off on").
-      for share in ${SHARES:-off on}; do
+      # The heat-release group's launch is the last: k26_27 without a values pass, k27_28 with.
+      for share in off on; do
         NCU_COUNT=16 timeout 200 bash bench/ncu_kernels.sh "$out/ncu_$share" "_jacobian_" \
           ./build-gpu/bench/kinetics_rates --effort full --rows 2 --share-values $share \
           --reps 1 --outputs all 100000 > "$out/ncu_$share.txt" 2>&1
         echo "profile, share values $share (rc=$?):"
         tail -16 "$out/ncu_$share.txt"
-        last=$([[ $share == on ]] && echo "_k0_1$|_k1_2$|_k27_28$" || echo _k26_27)
-        NCU_COUNT=3 NCU_SECTIONS="SpeedOfLight WarpStateStats Occupancy MemoryWorkloadAnalysis" \
+        last=$([[ $share == on ]] && echo _k27_28 || echo _k26_27)
+        NCU_COUNT=1 NCU_SECTIONS="SpeedOfLight WarpStateStats Occupancy MemoryWorkloadAnalysis" \
           timeout 200 bash bench/ncu_kernels.sh "$out/ncu_sections_$share.txt" "$last" \
           ./build-gpu/bench/kinetics_rates --effort full --rows 2 --share-values $share \
           --reps 1 --outputs all 100000 > /dev/null 2>&1
         echo "sections of $last (rc=$?):"
-        grep -E "dj_kinetics|Duration|Throughput|Stall|Registers|Occupancy|Hit Rate|Warp Cycles|Issued" \
-          "$out/ncu_sections_$share.txt" | head -90
+        grep -E "Duration|Throughput|Stall|Registers|Occupancy|Hit Rate|Warp Cycles|Issued" \
+          "$out/ncu_sections_$share.txt" | head -40
       done
       ;;
     *) echo "unknown stage $stage" ;;
