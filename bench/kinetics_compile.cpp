@@ -8,9 +8,7 @@
 // DUALJIT_LOWERING_MEMO=0 runs the passes every time. --sparse: the Jacobian without structural
 // zeros (jit/jacobian_pattern.h; what a 1,268-species mechanism needs), its nnz printed;
 // --state FORM: only constant-pressure or concentrations; --rows R: the outputs in row groups
-// (jit/derivative_plan.h); --share-values on|off: row groups load the frontier they
-// share from a values pass (jit/shared_values.h; on by default, as the assembler runs them);
-// --launches N: a kernel in row groups as at most N launches compiled
+// (jit/derivative_plan.h); --launches N: a kernel in row groups as at most N launches compiled
 // in parallel (jit/lowering.h lower_launches; 0 automatic, 1 whole); --schedule df|nm|ll;
 // --effort auto|full: the default effort, or jit::CompileEffort::Full, as ReactorCells runs long
 // batches (chunks whole up to kFullEffortPiece statements, -O3); --opt O<n> (ptxas -O<n>, whole) or
@@ -25,7 +23,7 @@
 // --form derivatives: the values from the Jacobian's kernel too. "build s" is each kernel's.
 //
 //   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort auto|full]
-//                    [--state FORM] [--rows R] [--share-values on|off]
+//                    [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
 //                    [--form values|derivatives] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
@@ -49,7 +47,6 @@ using bench::seconds_since;
 int main(int argc, char** argv) {
   bool host = false, sparse = false, compile = true, cached = false, full = false;
   int rows = 0, launches = 0;
-  bool share_values = true;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
   std::vector<std::string> extra;  // NVRTC options added verbatim
@@ -76,8 +73,6 @@ int main(int argc, char** argv) {
       schedule = argv[++i];
     } else if (a == "--rows" && i + 1 < argc) {
       rows = std::stoi(argv[++i]);
-    } else if (a == "--share-values" && i + 1 < argc) {
-      share_values = std::string(argv[++i]) != "off";
     } else if (a == "--launches" && i + 1 < argc) {
       launches = std::stoi(argv[++i]);
     } else if (a == "--extra" && i + 1 < argc) {
@@ -116,7 +111,6 @@ int main(int argc, char** argv) {
         o.width = 0;
         o.rows = rows;
         o.launches = launches;
-        o.share_values = share_values;
         if (full) o.compile_effort = jit::CompileEffort::Full;
         if (schedule == "df") o.schedule = jit::ScheduleKind::DepthFirst;
         if (schedule == "nm") o.schedule = jit::ScheduleKind::NodeMajor;

@@ -13,14 +13,11 @@
 //
 //   kinetics_ignition [--mechanism FILE[:PHASE]] [--composition X] [--pressure-atm P]
 //                     [--t-range LO HI] [--rtol R] [--atol A] [--probe N] [--effort auto|full]
-//                     [--rows R] [--share-values on|off] [--method bdf|rodas4] [--cpu]
-//                     [--write DIR] [CELLS ...]
+//                     [--rows R] [--method bdf|rodas4] [--cpu] [--write DIR] [CELLS ...]
 //     (default gri30.yaml, 1000 10000 100000; rtol 1e-6, atol 1e-12; probe 48)
 // --effort and --rows: the kernels' NVRTC effort and the Jacobian's row groups
 // (assembly::AssemblerOptions::compile_effort, element_rows; issue 16's fastest GRI-3.0
-// kernels are --effort full --rows 2). --share-values off: the row groups compute the frontier
-// they share instead of loading it from a values pass
-// (AssemblerOptions::element_share_values).
+// kernels are --effort full --rows 2).
 // --write DIR writes DIR/ignition_<mechanism>_<CELLS>.json, the cases and dualjit's results,
 // as the peers read them (bench/peers/ignition_cantera_cpu.py, ignition_canterax.py).
 #include <algorithm>
@@ -48,7 +45,7 @@ struct Options {
   std::string mechanism = "gri30.yaml", composition = "CH4:1, O2:2, N2:7.52", write_dir;
   double pressure_atm = 10, t_lo = 1000, t_hi = 1600, rtol = 1e-6, atol = 1e-12;
   int probe = 48, rows = 0;
-  bool cpu = false, full_effort = false, share_values = true;
+  bool cpu = false, full_effort = false;
   solvers::StiffMethod method = solvers::StiffMethod::bdf;
   std::vector<int64_t> cells;
 };
@@ -89,11 +86,7 @@ Options parse(int argc, char** argv) {
       o.full_effort = value() == "full";
     else if (s == "--rows")
       o.rows = std::atoi(value().c_str());
-    else if (s == "--share-values") {
-      const std::string v = value();
-      if (v != "on" && v != "off") usage(argv[0], "--share-values is on or off");
-      o.share_values = v == "on";
-    } else if (s == "--method") {
+    else if (s == "--method") {
       const std::string v = value();
       if (v != "bdf" && v != "rodas4") usage(argv[0], "--method is bdf or rodas4");
       o.method = v == "bdf" ? solvers::StiffMethod::bdf : solvers::StiffMethod::rodas4;
@@ -148,16 +141,15 @@ int main(int argc, char** argv) {
   const std::string device = o.cpu ? "CPU" : cuda::Context::primary().device().name;
   std::printf(
       "kinetics_ignition: %s (%zu species, %zu reactions), %s at %g atm, T0 %g-%g K, "
-      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d%s, %s\n",
+      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, %s\n",
       m.file.c_str(), m.species.size(), m.reactions.size(), o.composition.c_str(), o.pressure_atm,
       o.t_lo, o.t_hi, method_name(o.method), o.rtol, o.atol, o.full_effort ? "full" : "auto",
-      o.rows, o.share_values ? "" : " (values not shared)", device.c_str());
+      o.rows, device.c_str());
   ReactorOdesOptions ro;
   ro.pressure = o.pressure_atm * kOneAtm;
   ro.assembler.backend = o.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
   if (o.full_effort) ro.assembler.compile_effort = jit::CompileEffort::Full;
   ro.assembler.element_rows = o.rows;
-  ro.assembler.element_share_values = o.share_values;
   solvers::StiffOptions so;
   so.rtol = o.rtol;
   so.atol = o.atol;

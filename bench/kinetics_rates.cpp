@@ -26,8 +26,7 @@
 //
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
-//                  [--rows R] [--share-values on|off] [--launches L] [--threads-per-cell T]
-//                  [--cells-per-block E] [--min-blocks M]
+//                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
 //                  [CELLS ...]
@@ -40,13 +39,11 @@
 // --outputs sparse: the states as (T, C) and the Jacobian without its structural zeros
 // (ReactorCells::sparse_jacobian, cell-major; J_ms, floor_J_ms and J_abs_sum are its, nnz per
 // cell printed), what a 1,268-species mechanism needs and no peer computes.
-// --share-values off: the Jacobian's row groups each compute what they need,
-// instead of loading their shared frontier from a values pass (jit/shared_values.h; on by default).
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
-// layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block and
-// --min-blocks set the Jacobian's.
+// layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
+// Jacobian's.
 // --form values|derivatives: the rate laws' form in the rates kernel (examples/kinetics/
 // rate_laws.h RateLawForm; default values; derivatives: the Jacobian's form, so that one
 // kernel serves both). The Jacobian's kernel is always in the derivatives' form; "rates per cell"
@@ -314,9 +311,9 @@ void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, si
 int main(int argc, char** argv) {
   bench::Args args = bench::parse_args(
       argc, argv, {},
-      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows",
-       "--share-values", "--launches", "--threads-per-cell", "--cells-per-block", "--min-blocks",
-       "--rates-cells-per-block", "--rates-min-blocks", "--effort", "--outputs", "--form"});
+      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
+       "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
+       "--effort", "--outputs", "--form"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -402,12 +399,6 @@ int main(int argc, char** argv) {
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
-    const std::string share = args.flag("--share-values", "on");
-    if (share != "on" && share != "off") {
-      std::fprintf(stderr, "kinetics_rates: --share-values on|off, not '%s'\n", share.c_str());
-      return 1;
-    }
-    o.assembler.element_share_values = share == "on";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
@@ -417,8 +408,6 @@ int main(int argc, char** argv) {
         effort == "full" ? jit::CompileEffort::Full : jit::CompileEffort::Auto;
     if (const std::string b = args.flag("--cells-per-block", ""); !b.empty())
       o.assembler.element_layout.elements_per_block = std::stoi(b);
-    if (const std::string m = args.flag("--min-blocks", ""); !m.empty())
-      o.assembler.element_layout.min_blocks = std::stoi(m);
     if (const std::string b = args.flag("--rates-cells-per-block", ""); !b.empty())
       o.assembler.fused.layout.elements_per_block = std::stoi(b);
     if (const std::string m = args.flag("--rates-min-blocks", ""); !m.empty())

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "jit/shared_values.h"
-
 namespace dualjit::jit {
 
 namespace {
@@ -38,23 +36,9 @@ void split_rows(DerivativePlan& plan, int rows) {
   plan.chunks = std::move(grouped);
 }
 
-// The values pass in front of the row groups, when they share anything: the groups'
-// directions (all chunks have the same ones: shared_frontier), storing the shared slots.
-void add_values_pass(const Kernel& kernel, DerivativePlan& plan) {
-  plan.shared = shared_frontier(kernel, plan);
-  if (plan.shared.empty()) return;
-  const SharedNode& last = plan.shared.back();
-  plan.n_shared_slots = last.slot + 1 + static_cast<int>(last.directions.size());
-  Chunk pass;
-  pass.directions = plan.chunks.front().directions;
-  pass.values_pass = true;
-  plan.chunks.insert(plan.chunks.begin(), std::move(pass));
-}
-
 }  // namespace
 
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows,
-                                bool share_values) {
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows) {
   DerivativePlan plan;
   plan.mode = mode;
   plan.n_inputs = kernel.n_inputs();
@@ -75,7 +59,6 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int 
     c.writes_values = true;
     plan.chunks.push_back(c);
     split_rows(plan, rows);
-    if (share_values) add_values_pass(kernel, plan);
     return plan;
   }
   for (const auto& [start, end] : even_ranges(n, w)) {
@@ -116,7 +99,6 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int 
     plan.chunks.push_back(std::move(c));
   }
   split_rows(plan, rows);
-  if (share_values) add_values_pass(kernel, plan);
   return plan;
 }
 
@@ -128,11 +110,6 @@ std::string describe(const DerivativePlan& plan) {
   os << '\n';
   for (size_t c = 0; c < plan.chunks.size(); ++c) {
     const Chunk& ch = plan.chunks[c];
-    if (ch.values_pass) {
-      os << "  chunk " << c << ": values pass, " << plan.shared.size() << " shared nodes in "
-         << plan.n_shared_slots << " slots\n";
-      continue;
-    }
     os << "  chunk " << c << ": directions";
     for (const Direction& d : ch.directions) {
       if (d.is_hvp_vector()) {

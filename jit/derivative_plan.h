@@ -5,9 +5,6 @@
 // chunk then stores only its group's rows, and computes only what they need, so each chunk's
 // live values are its rows' working set, not the whole kernel's (a rate law's 53 rows of 54
 // tangents do not fit in registers together; one row does).
-// Row groups can also share what they would each recompute (jit/shared_values.h): a values
-// pass, chunk 0, stores the values and first-order components of their shared frontier, and
-// the groups load them.
 #pragma once
 
 #include <string>
@@ -27,8 +24,7 @@ struct Direction {
 };
 
 // Where a derivative lands in the per-element output arrays (dsl/mode.h).
-// Shared: the element's shared slots (DerivativePlan::shared), written by the values pass.
-enum class Target { Value, First, Second, Shared };
+enum class Target { Value, First, Second };
 
 struct Chunk {
   std::vector<Direction> directions;
@@ -38,19 +34,6 @@ struct Chunk {
   std::vector<int> first_columns;
   // The outputs (rows) whose values and first derivatives this chunk stores; empty: all.
   std::vector<int> outputs;
-  // The values pass: the groups' directions, no outputs; stores DerivativePlan::shared.
-  bool values_pass = false;
-};
-
-// A node the row groups share: the values pass stores its value in slot `slot` and its
-// first-order components in the chunk directions `directions` (a cut's direction numbered
-// nreal + the cut's rank among the graph's cuts) in the slots after it, zero where the
-// expansion finds a structural zero.
-struct SharedNode {
-  NodeId node = kNoNode;
-  int slot = 0;
-  std::vector<int32_t> directions;
-  bool operator==(const SharedNode&) const = default;
 };
 
 struct DerivativePlan {
@@ -60,11 +43,6 @@ struct DerivativePlan {
   int n_inputs = 0;
   int n_outputs = 0;
   std::vector<Chunk> chunks;
-  // Nodes of the kernel's graph that the values pass (chunk 0) stores and every other chunk
-  // loads instead of computing, in slot order; n_shared_slots slots per element in all.
-  // Empty: no values pass.
-  std::vector<SharedNode> shared;
-  int n_shared_slots = 0;
 };
 
 // W <= 0 means W = n (one chunk). For Hessians W counts rows per chunk: a chunk computes
@@ -72,10 +50,7 @@ struct DerivativePlan {
 // For HVPs chunk c computes (Hv)_j and g_j for its j's, with v as one extra direction.
 // rows > 0 (Value and Jacobian modes) splits the outputs into ceil(n_out/rows) groups of at
 // most rows, as equal as n_out allows; every group runs every column chunk.
-// share_values (with more than one row group): what the groups share (jit/shared_values.h)
-// comes from a values pass, chunk 0, when there is any.
-DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0,
-                                bool share_values = false);
+DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0);
 
 std::string describe(const DerivativePlan& plan);
 

@@ -35,11 +35,6 @@ struct LaunchLayout {
 struct DriverSpec {
   std::string symbol;
   int n_chunks = 1;
-  // Shared values per element (DerivativePlan::shared): the chunk functions take `w, ws`, the
-  // element's first shared value and the distance between them. values_pass: chunk 0 stores
-  // them, and the driver runs it before the element's other chunks.
-  int n_shared = 0;
-  bool values_pass = false;
   std::vector<int> slot_size;     // per active input slot
   std::vector<int> slot_offset;   // first flat input of each slot
   std::vector<int> input_vertex;  // element vertex per slot

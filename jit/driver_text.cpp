@@ -193,8 +193,7 @@ ArgField uniform_field(const DriverSpec& s) {
 }
 
 std::string chunk_call(const DriverSpec& s, int c) {
-  return s.symbol + "_c" + std::to_string(c) +
-         (s.n_shared > 0 ? "(x, v, p, u, val, d1, d2, w, ws);\n" : "(x, v, p, u, val, d1, d2);\n");
+  return s.symbol + "_c" + std::to_string(c) + "(x, v, p, u, val, d1, d2);\n";
 }
 
 }  // namespace dualjit::jit

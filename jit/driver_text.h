@@ -37,8 +37,7 @@ std::string emit_own_loads(const DriverSpec& spec, const std::string& node);
 // and the one it ends with: uniform[max(n_uniforms, 1)].
 std::vector<ArgField> common_fields(const DriverSpec& spec);
 ArgField uniform_field(const DriverSpec& spec);
-// "<symbol>_c<c>(x, v, p, u, val, d1, d2);\n", with ", w, ws" before the ")" when the
-// kernel has shared values (DriverSpec::n_shared).
+// "<symbol>_c<c>(x, v, p, u, val, d1, d2);\n"
 std::string chunk_call(const DriverSpec& spec, int chunk);
 
 }  // namespace dualjit::jit

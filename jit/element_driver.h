@@ -26,8 +26,6 @@ struct ElementLaunch {
   double* values = nullptr;  // n_elements x n_outputs
   double* first = nullptr;   // n_elements x first_size
   double* second = nullptr;  // n_elements x second_size
-  // A kernel with shared values (LoweredKernel::n_shared): its workspace, n_shared x n_elements.
-  double* shared = nullptr;
   // By argument field name, for CudaKernel::launch / CpuKernel::run: the inputs alone (for
   // drivers with outputs of their own), or with the element-local outputs.
   ArgValues inputs() const;

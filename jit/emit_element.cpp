@@ -143,7 +143,7 @@ class Typing {
     std::vector<uint8_t> emitted(n, 0), read(n, 0), read_by_double(n, 0);
     for (NodeId id : p.order) emitted[id] = 1;
     for (const Store& st : p.stores) {
-      if (st.target == Target::Value || st.target == Target::Shared) read_by_double[st.node] = 1;
+      if (st.target == Target::Value) read_by_double[st.node] = 1;
     }
     // Users have larger ids than their operands: decide users first.
     for (size_t i = n; i-- > 0;) {
@@ -173,21 +173,12 @@ class Typing {
 };
 
 const char* store_array(Target t) {
-  return t == Target::Value ? "val"
-                            : (t == Target::First ? "d1" : (t == Target::Second ? "d2" : "w"));
-}
-
-// Shared value i of the element: `w[i * ws]` (component-major, ws apart).
-void append_shared(std::string& out, int index) {
-  out += "w[";
-  append_int(out, index);
-  out += " * ws]";
+  return t == Target::Value ? "val" : (t == Target::First ? "d1" : "d2");
 }
 
 void append_leaf(std::string& out, const Node& n) {
   switch (n.op) {
     case Op::Input:
-      if (n.slot == kSharedSlot) return append_shared(out, n.index);
       out += n.slot == kDirectionSlot ? "v[" : "x[";
       break;
     case Op::Param:
@@ -203,22 +194,10 @@ void append_leaf(std::string& out, const Node& n) {
   out += ']';
 }
 
-// The element function's parameters; with shared values (DerivativePlan::shared) also the
-// element's first one, w, and the distance between them, ws.
-std::string params(bool shared) {
-  std::string s =
-      "const double* __restrict__ x, const double* __restrict__ v,\n"
-      "    const double* __restrict__ p, const double* __restrict__ u,\n"
-      "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
-  if (shared) s += ",\n    double* __restrict__ w, const long long ws";
-  return s;
-}
-
-std::string_view unused(bool shared) {
-  return shared ? "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)w; "
-                  "(void)ws;\n"
-                : "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
-}
+constexpr const char* kParams =
+    "const double* __restrict__ x, const double* __restrict__ v,\n"
+    "    const double* __restrict__ p, const double* __restrict__ u,\n"
+    "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
 
 // How values are spelled: a constant as its literal (made once per node), any other value
 // as t<id>. The view lives until the next call.
@@ -317,13 +296,6 @@ void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, 
 // One output store statement: `val[3] = t42;`.
 void append_store(std::string& out, const Store& st, std::string_view value) {
   out += "  ";
-  if (st.target == Target::Shared) {
-    append_shared(out, st.index);
-    out += " = ";
-    out += value;
-    out += ";\n";
-    return;
-  }
   out += store_array(st.target);
   out += '[';
   append_int(out, st.index);
@@ -343,7 +315,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, bool shared) {
+                       bool own_function, bool outline) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -351,9 +323,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += params(shared);
-  os += ") {\n";
-  os += unused(shared);
+  os += kParams;
+  os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
@@ -376,7 +347,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, bool shared) {
+                       const Typing& ty, bool outline) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -441,10 +412,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os += "DJ_NOINLINE void ";
     segment_name(s);
     os += '(';
-    os += params(shared);
-    os += ", double* __restrict__ s) {\n";
-    os += unused(shared);
-    os += "  (void)s;\n";
+    os += kParams;
+    os +=
+        ", double* __restrict__ s) {\n"
+        "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
     for (NodeId id : touched) local[id] = 0;
     touched.clear();
     auto ensure = [&](NodeId a) {
@@ -490,14 +461,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   os += "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += params(shared);
+  os += kParams;
   os += ") {\n  double s[";
   append_int(os, std::max(n_slots, 1));
   os += "];\n";
   for (int s = 0; s < n_seg; ++s) {
     os += "  ";
     segment_name(s);
-    os += shared ? "(x, v, p, u, val, d1, d2, w, ws, s);\n" : "(x, v, p, u, val, d1, d2, s);\n";
+    os += "(x, v, p, u, val, d1, d2, s);\n";
   }
   os += "}\n";
   return os;
@@ -507,7 +478,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, bool shared_values) {
+                                  bool outline_specials) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
@@ -515,8 +486,8 @@ std::string emit_element_function(const ScalarProgram& p, const std::string& fn_
     statements += !(op == Op::Const || is_leaf(op));
   }
   if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function, outline_specials, shared_values);
-  return emit_split(p, fn_name, max_statements, ty, outline_specials, shared_values);
+    return emit_whole(p, fn_name, ty, own_function, outline_specials);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials);
 }
 
 }  // namespace dualjit::jit

@@ -30,13 +30,9 @@ namespace dualjit::jit {
 // outline_specials: the special functions of is_outlined_special (double arithmetic) are
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
 // so that a function of thousands of them holds one copy of each instead of one per call.
-// shared_values: the function also takes `double* w, long long ws`, the element's shared values
-// (DerivativePlan::shared) w[i * ws], which the values pass stores and the other chunks load.
-// Every chunk of a plan with shared values takes them, so that a driver calls all alike.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
-                                  bool own_function = false, bool outline_specials = false,
-                                  bool shared_values = false);
+                                  bool own_function = false, bool outline_specials = false);
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

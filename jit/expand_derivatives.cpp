@@ -71,18 +71,6 @@ class Expander {
         nd_(nreal_ + ncut_),
         np_(chunk.pairs.size()) {
     (void)plan;
-    if (ncut_ > 0) {
-      // Cuts are numbered by their rank among the graph's cuts, so that a row group that
-      // expands only some of them, or loads components of others (the values pass's), agrees
-      // with every other chunk on each cut's direction.
-      cut_rank_.assign(kernel.graph().size(), -1);
-      int rank = 0;
-      for (size_t i = 0; i < kernel.graph().size(); ++i) {
-        if (kernel.graph().node(static_cast<NodeId>(i)).op == Op::Cut) cut_rank_[i] = rank++;
-      }
-      cut_operand_.resize(ncut_);
-      cut_expanded_.assign(ncut_, 0);
-    }
     GraphOptions o;
     o.simplify = prune;
     o.hash_cons = prune;
@@ -98,26 +86,13 @@ class Expander {
     } else {
       rows.assign(chunk_.outputs.begin(), chunk_.outputs.end());
     }
-    ScalarProgram prog;
-    if (chunk_.values_pass) return values_pass(plan);
-    // Shared nodes (jit/shared_values.h) are loaded, value and components, not computed.
-    std::vector<NodeId> roots;
-    for (size_t r : rows) roots.push_back(outs[r]);
-    if (!plan.shared.empty()) {
-      shared_.assign(pg.size(), nullptr);
-      for (const SharedNode& sn : plan.shared) shared_[sn.node] = &sn;
-      // A loaded component may be in a cut's direction: every cut is expanded, for the
-      // composition at the outputs.
-      for (size_t i = 0; i < pg.size(); ++i) {
-        if (pg.node(static_cast<NodeId>(i)).op == Op::Cut) roots.push_back(static_cast<NodeId>(i));
-      }
-    }
     // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it.
-    const std::vector<uint8_t> cone = cone_of(pg, roots);
+    const std::vector<uint8_t> cone = cone_of(pg, outs, rows);
     nodes_.resize(pg.size());
     for (size_t i = 0; i < pg.size(); ++i) {
-      if (cone[i]) nodes_[i] = expand(static_cast<NodeId>(i));
+      if (cone[i]) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
     }
+    ScalarProgram prog;
     const int n = plan.n_inputs;
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
@@ -138,8 +113,9 @@ class Expander {
       // Through each cut it has a component for, in cut order. (A cut outside this chunk's
       // cone, a row group's, was never expanded: no component, or unpruned a zero one.)
       for (auto it = x.t.from(nreal_);
-           it != x.t.nz.end() && static_cast<size_t>(it->first) < nreal_ + ncut_; ++it) {
-        sum = add(sum, through_cut(it->second, static_cast<size_t>(it->first) - nreal_, d));
+           it != x.t.nz.end() && static_cast<size_t>(it->first) < nreal_ + cut_operand_.size();
+           ++it) {
+        sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
       }
       return sum;
     };
@@ -181,59 +157,12 @@ class Expander {
   }
 
  private:
-  // The values pass: the shared nodes computed from the inputs, their values and components
-  // stored in their slots (zero where the expansion finds a structural zero).
-  ScalarProgram values_pass(const DerivativePlan& plan) {
-    const Graph& pg = kernel_.graph();
-    std::vector<NodeId> roots;
-    for (const SharedNode& sn : plan.shared) roots.push_back(sn.node);
-    const std::vector<uint8_t> cone = cone_of(pg, roots);
-    nodes_.resize(pg.size());
-    for (size_t i = 0; i < pg.size(); ++i) {
-      if (cone[i]) nodes_[i] = expand(static_cast<NodeId>(i));
-    }
-    ScalarProgram prog;
-    for (const SharedNode& sn : plan.shared) {
-      const Taylor& x = nodes_[sn.node];
-      add_store(prog, Target::Shared, static_cast<size_t>(sn.slot), x.v);
-      for (size_t k = 0; k < sn.directions.size(); ++k) {
-        const NodeId c = x.t.at(static_cast<size_t>(sn.directions[k]));
-        add_store(prog, Target::Shared, static_cast<size_t>(sn.slot) + 1 + k, c);
-      }
-      for (const auto& [d, c] : x.t.nz) {
-        // (Unpruned, the components outside are arithmetic on zeros, not simplified away.)
-        if (prune_ && !std::binary_search(sn.directions.begin(), sn.directions.end(), d) &&
-            !g_->is_constant(c, 0.0)) {
-          throw std::logic_error("kernel '" + kernel_.name() + "': shared node " +
-                                 std::to_string(sn.node) + " has a component in direction " +
-                                 std::to_string(d) + " outside its slots");
-        }
-      }
-    }
-    prog.primal = primal_marks();
-    prog.graph = std::move(g_);
-    return prog;
-  }
-
-  // A shared node as the groups see it: its value and components loaded from its slots.
-  Taylor load_shared(const SharedNode& sn) {
-    Taylor r;
-    r.v = g_->leaf(Op::Input, kSharedSlot, sn.slot);
-    for (size_t k = 0; k < sn.directions.size(); ++k) {
-      r.t.nz.emplace_back(sn.directions[k],
-                          g_->leaf(Op::Input, kSharedSlot, sn.slot + 1 + static_cast<int>(k)));
-    }
-    r.t.present = nd_ > 0 && !(prune_ && r.t.nz.empty());
-    densify(r);
-    return r;
-  }
-
-  // The nodes the roots are computed from, down to the shared nodes, which are loaded.
-  std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& roots) const {
+  static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
+                                      const std::vector<size_t>& rows) {
     std::vector<uint8_t> mark(g.size(), 0);
-    for (NodeId r : roots) mark[r] = 1;
+    for (size_t r : rows) mark[outs[r]] = 1;
     for (size_t i = g.size(); i-- > 0;) {
-      if (!mark[i] || (!shared_.empty() && shared_[i])) continue;
+      if (!mark[i]) continue;
       const Node& nd = g.node(static_cast<NodeId>(i));
       for (int k = 0; k < op_arity(nd.op); ++k) mark[nd.operand(k)] = 1;
     }
@@ -276,31 +205,17 @@ class Expander {
     return n;
   }
 
-  // A component in cut c's direction times the cut's total derivative in chunk direction d.
-  // Only expanding cut c (or loading a shared node, which expands every cut) makes a component
-  // in its direction; unpruned, a node also carries zeros in the directions of cuts the chunk
-  // never expanded (a row group's cone without them), arithmetic on zeros that adds nothing.
-  NodeId through_cut(NodeId component, size_t c, size_t d) {
-    if (!cut_expanded_[c] && (!prune_ || g_->is_constant(component, 0.0))) return kNoNode;
-    return mul(component, cut_total(c, d));
-  }
-
   // Cut c's total derivative in chunk direction d: its operand's component, plus through each
   // earlier cut the operand depends on. Memoised: outputs share it.
   NodeId cut_total(size_t c, size_t d) {
     if (cut_total_.empty()) cut_total_.assign(ncut_ * nreal_, kUnset);
     NodeId& memo = cut_total_[c * nreal_ + d];
     if (memo != kUnset) return memo;
-    if (!cut_expanded_[c]) {
-      throw std::logic_error("kernel '" + kernel_.name() +
-                             "': a component in the direction of cut " + std::to_string(c) +
-                             ", which this chunk did not expand");
-    }
     const Tangent& t = cut_operand_[c];
     NodeId sum = t.at(d);
     for (auto it = t.from(nreal_); it != t.nz.end() && static_cast<size_t>(it->first) < nreal_ + c;
          ++it) {
-      sum = add(sum, through_cut(it->second, static_cast<size_t>(it->first) - nreal_, d));
+      sum = add(sum, mul(it->second, cut_total(static_cast<size_t>(it->first) - nreal_, d)));
     }
     return memo = sum;
   }
@@ -345,9 +260,7 @@ class Expander {
   static NodeId at(const std::vector<NodeId>& v, size_t i) { return v.empty() ? kNoNode : v[i]; }
   static NodeId at(const Tangent& t, size_t d) { return t.at(d); }
 
-  Taylor expand(NodeId id) {
-    if (!shared_.empty() && shared_[id]) return load_shared(*shared_[id]);
-    const Node& n = kernel_.graph().node(id);
+  Taylor expand(const Node& n) {
     Taylor r;
     switch (n.op) {
       case Op::Const:
@@ -379,9 +292,8 @@ class Expander {
       if (ncut_ == 0) return a;  // straight through
       // The cut's own direction: what follows sees one component, not the operand's tangent,
       // which is kept for the composition at the outputs.
-      const size_t c = static_cast<size_t>(cut_rank_[id]);
-      cut_operand_[c] = a.t;
-      cut_expanded_[c] = 1;
+      const size_t c = cut_operand_.size();
+      cut_operand_.push_back(a.t);
       r.v = a.v;
       if (a.t.empty()) return r;  // a cut of something without derivative: nothing to carry
       r.t.present = true;
@@ -498,14 +410,11 @@ class Expander {
   // Directions: the chunk's (nreal_), then one per cut node (ncut_), nd_ in all.
   const size_t nreal_, ncut_, nd_, np_;
   static constexpr NodeId kUnset = kNoNode - 1;
-  std::vector<int32_t> cut_rank_;      // per primal node: its rank among the cuts, or -1
-  std::vector<Tangent> cut_operand_;   // per cut rank: its operand's tangent
-  std::vector<uint8_t> cut_expanded_;  // per cut rank: expanded in this chunk
-  std::vector<NodeId> cut_total_;      // per (cut, chunk direction), memoised
+  std::vector<Tangent> cut_operand_;  // per cut: its operand's tangent
+  std::vector<NodeId> cut_total_;     // per (cut, chunk direction), memoised
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;
-  std::vector<const SharedNode*> shared_;  // per primal node: its slots, if shared; empty: none
 };
 
 }  // namespace

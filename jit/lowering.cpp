@@ -132,10 +132,9 @@ std::string print_program(const ScalarProgram& p) {
     os << '\n';
   }
   for (const Store& s : p.stores) {
-    os << (s.target == Target::Value    ? "val"
-           : s.target == Target::First  ? "d1"
-           : s.target == Target::Second ? "d2"
-                                        : "w")
+    os << (s.target == Target::Value   ? "val"
+           : s.target == Target::First ? "d1"
+                                       : "d2")
        << '[' << s.index << "] = %" << s.node << '\n';
   }
   return os.str();
@@ -241,8 +240,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   LoweredKernel& out = pr.out;
   out.kernel_name = kernel.name();
   out.options = options;
-  out.plan =
-      plan_derivatives(kernel, options.mode, options.width, options.rows, options.share_values);
+  out.plan = plan_derivatives(kernel, options.mode, options.width, options.rows);
   if (out.plan.rows > 0 && options.driver) {
     throw std::invalid_argument("kernel '" + kernel.name() + "': row groups (" +
                                 std::to_string(options.rows) +
@@ -279,8 +277,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") + (plan.shared.empty() ? "" : "_sv") +
-               driver.suffix() +
+               (options.sparse_jacobian ? "_sp" : "") + driver.suffix() +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
                                            std::to_string(options.chunks.last));
@@ -292,8 +289,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   DriverSpec& spec = pr.spec;
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
-  spec.n_shared = out.n_shared = plan.n_shared_slots;
-  spec.values_pass = out.values_pass = !plan.chunks.empty() && plan.chunks.front().values_pass;
   set_sizes(kernel, out, spec);
   out.input_vertex = options.input_vertex;
   if (out.input_vertex.empty()) {
@@ -373,7 +368,7 @@ std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t 
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               outlines_specials(cp.summary.statements), !out.plan.shared.empty());
+                               outlines_specials(cp.summary.statements));
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -483,13 +478,7 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     ranges.push_back({0, static_cast<int>(statements.size())});
     parts.push_back(std::move(whole));
   } else {
-    // The values pass is a launch of its own, before those that read what it stores.
-    const int pass = whole.out.values_pass ? 1 : 0;
-    if (pass) ranges.push_back({0, 1});
-    for (ChunkRange r : balanced_ranges(
-             std::vector<size_t>(statements.begin() + pass, statements.end()), n - pass)) {
-      ranges.push_back({r.first + pass, r.last + pass});
-    }
+    ranges = balanced_ranges(statements, n);
     for (const ChunkRange& r : ranges) {
       LoweringOptions o = options;
       o.chunks = r;

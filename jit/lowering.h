@@ -64,11 +64,6 @@ struct LoweringOptions {
   // Outputs per row group (jit/derivative_plan.h); 0: every chunk computes every output.
   // Value and Jacobian modes under the element-local driver.
   int rows = 0;
-  // In row groups, the frontier several groups need (jit/shared_values.h) is computed once
-  // per element by a values pass, values and first-order components, and loaded by the groups;
-  // the launch's arguments then carry a workspace of LoweredKernel::n_shared slots per element
-  // (ElementLaunch::shared). False: each group computes what it needs.
-  bool share_values = false;
   LaunchLayout layout;
   bool prune = true;  // false: fixed-width duals, the baseline for op counts
   // Unset: least-live for graphs of more than kLargeChunk nodes, else default_schedule(W).
@@ -141,13 +136,8 @@ struct LoweredKernel {
   size_t statements = 0;                 // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
   JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
-  // Shared slots per element (share_values): the workspace a launch needs, n_shared x
-  // n_elements doubles. values_pass: this kernel's first chunk computes them; a launch of a
-  // split kernel (lower_launches) that does runs alone, before the others.
-  int n_shared = 0;
-  bool values_pass = false;
-  std::string report() const;    // op counts, chunks, liveness
-  const Driver& driver() const;  // options.driver, or the element-local driver
+  std::string report() const;     // op counts, chunks, liveness
+  const Driver& driver() const;   // options.driver, or the element-local driver
 
   struct SourceDigests {
     std::once_flag cuda_once, host_once;
@@ -160,9 +150,7 @@ LoweredKernel lower(const Kernel& kernel, const LoweringOptions& options);
 
 // The kernel as launches of contiguous chunk ranges with about equal statement counts, in
 // order (LoweringOptions::launches), each writing its rows to the common outputs; one kernel
-// when it is not split. A values pass (LoweringOptions::share_values) is the first launch, on
-// its own (LoweredKernel::values_pass): the launches after it read what it stores, and may run
-// concurrently with each other. Together they store what lower(kernel, options) stores; each is
+// when it is not split. Together they store what lower(kernel, options) stores; each is
 // lower(kernel, options) over its range, to the byte, with every chunk expanded once. IR
 // dumps: the chunks' under the whole kernel's symbol, each launch's sources under its own.
 std::vector<LoweredKernel> lower_launches(const Kernel& kernel, const LoweringOptions& options);

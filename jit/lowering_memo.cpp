@@ -105,7 +105,6 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, o.sparse_jacobian ? 1 : 0);
   put(m, static_cast<int>(o.compile_effort));
   put(m, o.launches);
-  put(m, o.share_values ? 1 : 0);
   put(m, outlines_specials(kOutlineSpecials + 1) ? 1 : 0);  // DUALJIT_INLINE_SPECIALS
   put(m, o.chunks.first);
   put(m, o.chunks.last);
@@ -132,14 +131,6 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
     for (int v : c.first_columns) put(m, v);
     put(m, static_cast<long long>(c.outputs.size()));
     for (int v : c.outputs) put(m, v);
-    put(m, c.values_pass ? 1 : 0);
-  }
-  put(m, static_cast<long long>(plan.shared.size()));
-  for (const SharedNode& sn : plan.shared) {
-    put(m, static_cast<long long>(sn.node));
-    put(m, static_cast<long long>(sn.slot));
-    put(m, static_cast<long long>(sn.directions.size()));
-    for (int32_t d : sn.directions) put(m, static_cast<long long>(d));
   }
   return sha256_hex(m);
 }

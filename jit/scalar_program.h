@@ -14,10 +14,8 @@ namespace dualjit::jit {
 
 // Leaves of a scalar program: Input(slot 0, i) is input i, Input(slot 1, i) is component i
 // of the HVP direction, Param(0, i) and Uniform(0, i) are flat param and uniform indices.
-// Input(slot 2, i) is shared value i (DerivativePlan::shared), which the values pass stored.
 inline constexpr int kPrimalSlot = 0;
 inline constexpr int kDirectionSlot = 1;
-inline constexpr int kSharedSlot = 2;
 
 struct Store {
   Target target;

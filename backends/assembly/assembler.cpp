@@ -48,8 +48,7 @@ jit::LoweringOptions element_kernel_lowering(Problem& p, size_t term, Mode mode,
     if (cuda) shape.min_blocks = o.element_layout.min_blocks;
     return in_place_strategy(s).lowering(t, mode, shape);
   }
-  jit::LoweringOptions l =
-      element_lowering(t, mode, o.element_width, o.element_rows, o.element_share_values);
+  jit::LoweringOptions l = element_lowering(t, mode, o.element_width, o.element_rows);
   l.compile_effort = o.compile_effort;
   if (cuda) l.layout = o.element_layout;
   return l;
@@ -229,7 +228,7 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
         p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
                                 o.matrix_strategy, o.hessian_projection, dptr<double>(state),
                                 dptr<double>(direction), o.element_rows, o.compile_effort,
-                                o.element_launches, o.element_share_values});
+                                o.element_launches});
   }
   return *slot;
 }
@@ -381,9 +380,7 @@ namespace {
 
 HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
                                   std::unique_ptr<HostElementAssembly>& slot) {
-  if (!slot)
-    slot = std::make_unique<HostElementAssembly>(p, o.element_width, o.element_rows,
-                                                 o.element_share_values);
+  if (!slot) slot = std::make_unique<HostElementAssembly>(p, o.element_width, o.element_rows);
   return *slot;
 }
 

@@ -59,10 +59,6 @@ struct AssemblerOptions {
   // (a rate law's 54 rows) small enough for registers, at the price of recomputing what the
   // groups share.
   int element_rows = 0;
-  // In row groups, the frontier the groups share is computed once per element, values and
-  // first-order components, by a values pass and loaded by the groups (jit/shared_values.h);
-  // false: each group computes them, for comparisons.
-  bool element_share_values = true;
   // NVRTC effort for the kernels of big graphs (jit/lowering.h: Auto compiles them fast, Full
   // optimises them): the fused kernels' (it overrides fused.compile_effort) and the element
   // kernels' general Jacobian.

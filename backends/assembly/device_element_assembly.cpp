@@ -380,8 +380,8 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
     size_t term, Mode mode, bool sparse) {
   auto& k = terms_[term].kernels[{mode, sparse}];
   if (k.empty()) {
-    jit::LoweringOptions o = element_lowering(problem_.term(term), mode, options_.width,
-                                              options_.rows, options_.share_values);
+    jit::LoweringOptions o =
+        element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
     o.compile_effort = options_.compile_effort;
@@ -446,13 +446,11 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
-  ensure(d.local.shared, ne * l.n_shared * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
   if (elements >= 0) a.n_elements = elements;
   a.values = ptr(d.local.values);
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
-  if (l.n_shared > 0) a.shared = ptr(d.local.shared);
   try {
     const jit::ArgValues args = a.args();
     if (launches.size() == 1) {
@@ -460,21 +458,18 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
     } else {
       // The launches write disjoint rows: each runs on a stream of its own, so that a few
       // cells' Jacobian costs the longest launch's latency rather than the sum of them all.
-      // A values pass runs before them all: they read what it stores.
-      size_t first = 0;
-      if (l.values_pass) launches[first++]->launch(args, stream);
       if (!fork_) fork_ = std::make_unique<cuda::Event>();
       while (side_streams_.size() < launches.size()) {
         side_streams_.push_back(std::make_unique<cuda::Stream>());
         side_done_.emplace_back();
       }
       fork_->record(stream);
-      for (size_t i = first; i < launches.size(); ++i) {
+      for (size_t i = 0; i < launches.size(); ++i) {
         cuda::Stream::wait(side_streams_[i]->handle(), *fork_);
         launches[i]->launch(args, side_streams_[i]->handle());
         side_done_[i].record(side_streams_[i]->handle());
       }
-      for (size_t i = first; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
+      for (size_t i = 0; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
     }
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +

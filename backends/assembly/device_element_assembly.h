@@ -161,8 +161,7 @@ struct DeviceElementOptions {
   double* direction = nullptr;
   int rows = 0;  // outputs per row group of the general Jacobian's element kernels
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
-  int launches = 0;          // of the same: jit/lowering.h lower_launches
-  bool share_values = true;  // of the same: jit/lowering.h LoweringOptions::share_values
+  int launches = 0;  // of the same: jit/lowering.h lower_launches
 };
 
 class DeviceElementAssembly {
@@ -230,7 +229,6 @@ class DeviceElementAssembly {
  private:
   struct Local {  // element-major results of one term's kernel on the device
     cuda::DeviceBuffer values, first, second;
-    cuda::DeviceBuffer shared;  // a values pass's workspace (jit::LoweredKernel::n_shared)
   };
   // An in-place kernel and its last launch: a launch with the same inputs and target (a
   // solver's loop) reuses the packed block. Building and packing it took 0.5-0.7 us of the

@@ -9,7 +9,7 @@ namespace dualjit::assembly {
 const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse) {
   auto& k = kernels_[{term, mode, sparse}];
   if (!k) {
-    jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_, share_values_);
+    jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_);
     o.sparse_jacobian = sparse;
     k = std::make_unique<cpu::CpuKernel>(jit::lower(p_.term(term).kernel_for(mode), o));
   }
@@ -37,13 +37,11 @@ jit::ElementLaunch host_element_inputs(const Term& t, const jit::LoweredKernel& 
   return a;
 }
 
-jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int rows,
-                                      bool share_values) {
+jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int rows) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
   if (mode == Mode::Jacobian) o.rows = rows;
-  o.share_values = share_values;
   o.input_vertex = t.input_vertex;
   return o;
 }
@@ -76,8 +74,6 @@ HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();
-  std::vector<double> shared(static_cast<size_t>(ne) * l.n_shared);
-  if (!shared.empty()) a.shared = shared.data();
   ck.run(a.args());
   return out;
 }

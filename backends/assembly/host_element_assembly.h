@@ -21,10 +21,7 @@ namespace dualjit::assembly {
 
 // Lowering options of a term's element kernel in a mode (W = width; 0: one chunk).
 // rows: outputs per row group of a Jacobian (jit/derivative_plan.h); other modes ignore it.
-// share_values: row groups load the values they share from a values pass
-// (jit/lowering.h LoweringOptions::share_values).
-jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0,
-                                      bool share_values = true);
+jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0);
 
 // The inputs of one host launch of term's kernel `l` (its outputs unset): host arrays of the
 // term and the node-major state (and, for Hvp, direction).
@@ -40,9 +37,8 @@ struct ElementResults {
 class HostElementAssembly {
  public:
   // `problem` must outlive this; terms added later are seen.
-  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0,
-                               bool share_values = true)
-      : p_(problem), width_(width), rows_(rows), share_values_(share_values) {}
+  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0)
+      : p_(problem), width_(width), rows_(rows) {}
 
   std::vector<double> residual(std::span<const double> state);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
@@ -74,7 +70,6 @@ class HostElementAssembly {
 
   Problem& p_;
   int width_, rows_;
-  bool share_values_;
   std::map<std::tuple<size_t, Mode, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
 };
 

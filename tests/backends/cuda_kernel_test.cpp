@@ -20,15 +20,13 @@ using namespace dualjit;
 namespace {
 
 struct DeviceElementAssembly {
-  cuda::DeviceBuffer conn, params, values, first, second, shared;
+  cuda::DeviceBuffer conn, params, values, first, second;
   std::vector<cuda::DeviceBuffer> fields, directions;
 };
 
-// Runs on the GPU and returns host copies of the outputs (poisoned with NaN bytes first): the
-// launches of one kernel in order, with the same arguments.
-test::HostOutputs run_on_gpu(const std::vector<const cuda::CudaKernel*>& launches,
-                             const test::ElementProblem& pr) {
-  const auto& l = launches.front()->lowered();
+// Runs on the GPU and returns host copies of the outputs (poisoned with NaN bytes first).
+test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProblem& pr) {
+  const auto& l = ck.lowered();
   DeviceElementAssembly d;
   d.conn = cuda::DeviceBuffer::from(pr.conn);
   for (const auto& f : pr.fields) d.fields.push_back(cuda::DeviceBuffer::from(f));
@@ -42,7 +40,6 @@ test::HostOutputs run_on_gpu(const std::vector<const cuda::CudaKernel*>& launche
   d.values = out_buffer(pr.n_elements * l.plan.n_outputs);
   d.first = out_buffer(pr.n_elements * l.first_size);
   d.second = out_buffer(pr.n_elements * l.second_size);
-  d.shared = out_buffer(pr.n_elements * l.n_shared);
   jit::ElementLaunch a;
   a.n_elements = pr.n_elements;
   a.conn = reinterpret_cast<const int32_t*>(d.conn.get());
@@ -54,11 +51,8 @@ test::HostOutputs run_on_gpu(const std::vector<const cuda::CudaKernel*>& launche
   a.values = reinterpret_cast<double*>(d.values.get());
   a.first = reinterpret_cast<double*>(d.first.get());
   a.second = reinterpret_cast<double*>(d.second.get());
-  if (l.n_shared > 0) a.shared = reinterpret_cast<double*>(d.shared.get());
-  for (const cuda::CudaKernel* ck : launches) {
-    ck->launch(a.args());
-    cuda::check_last(ck->lowered().symbol.c_str());
-  }
+  ck.launch(a.args());
+  cuda::check_last(ck.lowered().symbol.c_str());
   test::HostOutputs out;
   out.values.resize(pr.n_elements * l.plan.n_outputs);
   out.first.resize(pr.n_elements * l.first_size);
@@ -83,7 +77,7 @@ void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, 
   const auto& l = ck.lowered();
   CAPTURE(l.symbol);
   const auto pr = test::make_problem(k, l, 1000, 7);
-  const test::HostOutputs gpu = run_on_gpu({&ck}, pr);
+  const test::HostOutputs gpu = run_on_gpu(ck, pr);
   const BatchResult ref = evaluate_batch(k, mode, pr.batch, width);
   // The GPU may contract a*b+c into FMAs: agreement to round-off, not bit for bit.
   CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
@@ -135,45 +129,6 @@ TEST_SUITE("gpu") {
     check_gpu(rates, Mode::Jacobian, 2, {3, 32});  // chunks on threads of their own
     check_gpu(energy, Mode::Gradient, 0, {1, 128});
     check_gpu(energy, Mode::Hessian, 2, {1, 64});
-  }
-
-  TEST_CASE("CUDA backend: row groups loading their shared frontier, whole and as launches" *
-            test::needs_gpu()) {
-    test::RandomKernelOptions ro;
-    ro.n_outputs = 5;
-    ro.n_nodes = 60;
-    ro.smooth_only = false;
-    ro.seed = 17;
-    const Kernel random = test::random_kernel(ro, "random_shared"), cuts = test::cut_kernel(true);
-    for (const Kernel* k : {&random, &cuts}) {
-      // One warp per element, and the values pass on one warp of two or three (a barrier).
-      for (jit::LaunchLayout layout :
-           {jit::LaunchLayout{1, 128}, jit::LaunchLayout{2, 64}, jit::LaunchLayout{3, 32}}) {
-        for (int launches : {1, 3}) {
-          CAPTURE(k->name());
-          CAPTURE(layout.describe());
-          CAPTURE(launches);
-          jit::LoweringOptions o;
-          o.rows = 1;  // every direction in one chunk a group: values and components shared
-          o.layout = layout;
-          o.share_values = true;
-          o.launches = launches;
-          std::vector<std::unique_ptr<cuda::CudaKernel>> parts;
-          for (jit::LoweredKernel& l : jit::lower_launches(*k, o))
-            parts.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
-          REQUIRE(parts.size() == static_cast<size_t>(launches));
-          CHECK(parts.front()->lowered().values_pass);
-          CHECK(parts.front()->lowered().n_shared > 0);
-          std::vector<const cuda::CudaKernel*> order;
-          for (const auto& p : parts) order.push_back(p.get());
-          const auto pr = test::make_problem(*k, parts.front()->lowered(), 1000, 7);
-          const test::HostOutputs gpu = run_on_gpu(order, pr);
-          const BatchResult ref = evaluate_batch(*k, Mode::Jacobian, pr.batch, 0);
-          CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
-          CHECK(test::max_rel_err(gpu.first, ref.first) < 1e-12);
-        }
-      }
-    }
   }
 
   TEST_CASE("CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference" *

@@ -77,7 +77,6 @@ inline ElementProblem make_problem(const Kernel& kernel, const jit::LoweredKerne
 
 struct HostOutputs {
   std::vector<double> values, first, second;
-  std::vector<double> shared;  // the values pass's workspace (LoweredKernel::n_shared)
 };
 
 // Outputs poisoned with NaN, so that an unwritten entry can never pass.
@@ -87,7 +86,6 @@ inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::Lowered
   out.values.assign(pr.n_elements * l.plan.n_outputs, nan);
   out.first.assign(pr.n_elements * l.first_size, nan);
   out.second.assign(pr.n_elements * l.second_size, nan);
-  out.shared.assign(pr.n_elements * l.n_shared, nan);
   jit::ElementLaunch a;
   a.n_elements = pr.n_elements;
   a.conn = pr.conn.data();
@@ -99,7 +97,6 @@ inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::Lowered
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();
-  a.shared = out.shared.empty() ? nullptr : out.shared.data();
   return a;
 }
 
