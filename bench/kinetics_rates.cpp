@@ -29,7 +29,7 @@
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
-//                  [CELLS ...]
+//                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -39,6 +39,11 @@
 // --outputs sparse: the states as (T, C) and the Jacobian without its structural zeros
 // (ReactorCells::sparse_jacobian, cell-major; J_ms, floor_J_ms and J_abs_sum are its, nnz per
 // cell printed), what a 1,268-species mechanism needs and no peer computes.
+// --batch N (GPU, with --outputs sparse): the cells N at a time, as a caller does whose
+// Jacobians do not fit the device at once (n-hexane's, 2.24 MB a cell: 224 GB at 1e5 cells):
+// ReactorCells of N cells, every cell's state on the device, and per batch its states copied
+// into the assembler's state buffer, then its rates or Jacobian. w_ms and J_ms time the whole
+// loop; the checksums and floors cover every cell. CELLS must be multiples of N.
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -54,6 +59,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -313,7 +319,7 @@ int main(int argc, char** argv) {
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
-       "--effort", "--outputs", "--form"});
+       "--effort", "--outputs", "--form", "--batch"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -360,6 +366,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   const bool jacobian = outputs == "all", sparse = outputs == "sparse";
+  const int64_t batch_cells = std::stoll(args.flag("--batch", "0"));
+  if (batch_cells < 0 || (batch_cells > 0 && (!sparse || args.cpu))) {
+    std::fprintf(stderr,
+                 "kinetics_rates: --batch N (N > 0) goes with --outputs sparse on the GPU\n");
+    return 1;
+  }
   kinetics::RateLawOptions rates_law;
   if (sparse) rates_law.state = kinetics::ReactorState::concentrations;
   rates_law.form = rates_form;
@@ -388,6 +400,14 @@ int main(int argc, char** argv) {
       f.add_scalar("pressure", pressure);
       f.write(bench::data_path(args, ("kinetics_" + mech).c_str(), n));
     }
+    // Cells per assembler call: all of them, or --batch's.
+    const int64_t batch = batch_cells > 0 ? std::min(batch_cells, n) : n;
+    if (n % batch != 0) {
+      std::fprintf(stderr, "kinetics_rates: %lld cells are not a multiple of --batch %lld\n",
+                   (long long)n, (long long)batch);
+      return 1;
+    }
+    const int64_t n_batches = n / batch;
     kinetics::ReactorCellsOptions o;
     o.pressure = pressure;
     o.rate_law.state = rates_law.state;
@@ -413,11 +433,12 @@ int main(int argc, char** argv) {
     if (const std::string m = args.flag("--rates-min-blocks", ""); !m.empty())
       o.assembler.fused.layout.min_blocks = std::stoi(m);
     auto t1 = std::chrono::steady_clock::now();
-    kinetics::ReactorCells cells(m, n, o);
+    kinetics::ReactorCells cells(m, batch, o);
     const double graph_s = seconds_since(t1);
     assembly::Assembler& a = cells.assembler();
     const size_t n_rates = size_t(n) * B;
-    const size_t n_jac = size_t(n) * (sparse ? size_t(cells.jacobian_pattern().nnz()) : B * B);
+    const size_t per_cell = sparse ? size_t(cells.jacobian_pattern().nnz()) : size_t(B) * B;
+    const size_t n_jac = size_t(n) * per_cell;
 
     double w_ms = 0, j_ms = 0, jc_ms = 0, w_first = 0, j_first = 0, jc_first = 0;
     std::vector<double> rates;
@@ -429,9 +450,31 @@ int main(int argc, char** argv) {
     const std::vector<int64_t> probe = {0, n / 3, n - 1};
     std::vector<double> probe_blocks;
     if (!args.cpu) {
-      a.set_state(states);
+      // In batches, every cell's state stays on the device and each batch's is copied into the
+      // assembler's state buffer before its run (ordered on the null stream).
+      cuda::DeviceBuffer all_states;
+      if (n_batches > 1) {
+        all_states = cuda::DeviceBuffer(states.size() * sizeof(double));
+        all_states.upload(states.data(), all_states.bytes());
+      } else {
+        a.set_state(states);
+      }
       cuda::check_last("set_state");
+      const auto load_batch = [&](int64_t b) {
+        if (n_batches == 1) return;
+        cuda::copy_on_device(
+            a.state_device(),
+            reinterpret_cast<const double*>(all_states.get()) + size_t(b * batch) * B,
+            size_t(batch) * B * sizeof(double));
+      };
+      const auto each_batch = [&](const std::function<void(int64_t)>& run) {
+        for (int64_t b = 0; b < n_batches; ++b) {
+          load_batch(b);
+          run(b);
+        }
+      };
       t1 = std::chrono::steady_clock::now();
+      load_batch(0);
       a.run_residual();
       cuda::check_last("kinetics rates");
       w_first = seconds_since(t1);
@@ -458,16 +501,22 @@ int main(int argc, char** argv) {
         cuda::check_last("kinetics sparse Jacobian");
         j_first = seconds_since(t1);
         k_jac = a.kernels().size();
-        j_ms = bench::median_ms([&] { a.run_element_sparse_blocks(0); }, args.reps);
-        j_abs = device_abs_sum(a.run_element_sparse_blocks(0), n_jac);
+        j_ms = bench::median_ms(
+            [&] { each_batch([&](int64_t) { a.run_element_sparse_blocks(0); }); }, args.reps);
+        j_abs = 0;
+        each_batch([&](int64_t) {
+          j_abs += device_abs_sum(a.run_element_sparse_blocks(0), size_t(batch) * per_cell);
+        });
         cuda::check_last("kinetics sparse Jacobian");
       }
-      w_ms = bench::median_ms([&] { a.run_residual(); }, args.reps);
+      w_ms = bench::median_ms([&] { each_batch([&](int64_t) { a.run_residual(); }); }, args.reps);
       // Checksums from the device results (the outputs of the timed calls).
-      const double* w = a.run_residual();
       rates.resize(n_rates);
-      cuda::check_last("kinetics rates");
-      cuda::download(rates.data(), w, n_rates * sizeof(double));
+      each_batch([&](int64_t b) {
+        const double* w = a.run_residual();
+        cuda::check_last("kinetics rates");
+        cuda::download(rates.data() + size_t(b * batch) * B, w, size_t(batch) * B * sizeof(double));
+      });
       if (jacobian) {
         const double* j = a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
         cuda::check_last("kinetics Jacobian");
