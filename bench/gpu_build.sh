@@ -32,3 +32,23 @@ gpu_build_both() {
   mkdir -p "$out/old"
   gpu_build "$out" "$@" && (cd "$old" && gpu_build "$out/old" "$@")
 }
+
+# ab_rounds OUT_DIR OLD_TREE TAG FIELDS PROGRAM [ARGS...]: build-gpu/bench/PROGRAM ARGS in
+# OLD_TREE and in this tree, each twice, alternating, each tree with its own kernel cache; logs
+# in OUT_DIR/TAG_{old,new}_ROUND.txt, and per run the RESULT lines' fields whose names match the
+# regex FIELDS.
+ab_rounds() {
+  local out=$1 old=$2 tag=$3 fields=$4 program=$5
+  shift 5
+  local round tree name log
+  for round in 1 2; do
+    for tree in "$old" .; do
+      name=$([[ $tree == . ]] && echo new || echo old)
+      log="$out/${tag}_${name}_$round.txt"
+      DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 150 "$tree/build-gpu/bench/$program" "$@" \
+        > "$log" 2>&1
+      echo "$name, round $round (rc=$?): $(grep -E '^RESULT' "$log" |
+        grep -oE "($fields)=[^ ]+" | paste -sd' ' | fold -w 200)"
+    done
+  done
+}

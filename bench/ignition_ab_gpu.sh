@@ -14,13 +14,6 @@ source bench/gpu_build.sh
 t0=$(date +%s)
 gpu_build_both "$out" "$old" kinetics_ignition || exit 1
 echo "built in $(($(date +%s) - t0)) s"
-for round in 1 2; do
-  for tree in "$old" .; do
-    name=$([[ $tree == . ]] && echo new || echo old)
-    DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 90 "$tree/build-gpu/bench/kinetics_ignition" \
-      --method bdf --effort full --rows 2 "$cells" > "$out/ignition_${name}_$round.txt" 2>&1
-    echo "$name, round $round (rc=$?): $(grep -E '^RESULT' "$out/ignition_${name}_$round.txt" |
-      grep -oE '(seconds|reactors_per_s|steps_mean|jacobian_s|stage_s|rhs_s)=[^ ]+' | paste -sd' ')"
-  done
-done
+ab_rounds "$out" "$old" ignition 'seconds|reactors_per_s|steps_mean|jacobian_s|stage_s|rhs_s' \
+  kinetics_ignition --method bdf --effort full --rows 2 "$cells"
 echo "done at $(($(date +%s) - t0)) s"

@@ -22,14 +22,6 @@ DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 120 \
   ./build-gpu/tests/test_backends -ts=gpu -tc="CUDA backend*" > "$out/tests_backends.txt" 2>&1
 echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
 grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -8
-for round in 1 2; do
-  for tree in "$old" .; do
-    name=$([[ $tree == . ]] && echo new || echo old)
-    DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 150 "$tree/build-gpu/bench/kinetics_rates" \
-      --effort full --rows 2 --reps 7 $cells > "$out/rates_${name}_$round.txt" 2>&1
-    echo "$name, round $round (rc=$?):"
-    grep -E '^RESULT kinetics_dualjit' "$out/rates_${name}_$round.txt" |
-      grep -oE '(cells|w_ms|J_ms|floor_J_ms|wdot_sum|J_abs_sum)=[^ ]+' | paste -sd' ' | fold -w 200
-  done
-done
+ab_rounds "$out" "$old" rates 'cells|w_ms|J_ms|floor_J_ms|wdot_sum|J_abs_sum' kinetics_rates \
+  --effort full --rows 2 --reps 7 $cells
 echo "timed at $(($(date +%s) - t0)) s"

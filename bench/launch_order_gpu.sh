@@ -17,15 +17,8 @@ source bench/gpu_build.sh
 t0=$(date +%s)
 gpu_build_both "$out" "$old" kinetics_rates && gpu_build "$out" test_examples || exit 1
 echo "built in $(($(date +%s) - t0)) s"
-for round in 1 2; do
-  for tree in "$old" .; do
-    name=$([[ $tree == . ]] && echo new || echo old)
-    DUALJIT_CACHE_DIR=$tree/build-gpu/cache timeout 90 "$tree/build-gpu/bench/kinetics_rates" \
-      --effort full --rows 2 --reps 7 "$cells" > "$out/rates_${name}_$round.txt" 2>&1
-    echo "$name, round $round (rc=$?): $(grep -E '^RESULT kinetics_dualjit' \
-      "$out/rates_${name}_$round.txt" | grep -oE '(w_ms|J_ms|Jc_ms|floor_J_ms)=[^ ]+' | tr '\n' ' ')"
-  done
-done
+ab_rounds "$out" "$old" rates 'w_ms|J_ms|Jc_ms|floor_J_ms' kinetics_rates --effort full --rows 2 \
+  --reps 7 "$cells"
 echo "timed at $(($(date +%s) - t0)) s"
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 200 \
   ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*" > "$out/tests_examples.txt" 2>&1
