@@ -10,57 +10,90 @@ namespace {
 constexpr double kSmallNumber = 1e-300;  // Cantera's SmallNumber
 constexpr double kLn10 = 2.302585092994045684;
 
-Expr pow10(const Expr& x) {
-  return exp(kLn10 * x);
-}
-
-Expr troe(const Falloff& f, const Expr& Pr, const TemperatureTerms& t) {
+// ln F of the Troe form: ln Fcent / (1 + f1^2), Fcent clamped from below as Cantera clamps it.
+Expr troe_log_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
   // A T3 or T1 of zero makes its term vanish (Cantera sets 1/T to infinity).
   Expr Fcent = t.T.constant(0.0);
   if (std::abs(f.troe_T3) >= kSmallNumber)
     Fcent = Fcent + (1.0 - f.troe_A) * exp(t.T * (-1.0 / f.troe_T3));
   if (std::abs(f.troe_T1) >= kSmallNumber) Fcent = Fcent + f.troe_A * exp(t.T * (-1.0 / f.troe_T1));
   if (f.troe_has_t2 && f.troe_T2 != 0.0) Fcent = Fcent + exp(-f.troe_T2 * t.inv_T);
-  const Expr log_Fcent = log10(max(Fcent, t.T.constant(kSmallNumber)));
-  const Expr lpr = log10(max(Pr, Pr.constant(kSmallNumber)));
-  const Expr cc = -0.4 - 0.67 * log_Fcent;
-  const Expr nn = 0.75 - 1.27 * log_Fcent;
-  const Expr f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
-  return pow10(log_Fcent / (1.0 + f1 * f1));
+  const Expr log_Fcent = log(max(Fcent, t.T.constant(kSmallNumber)));
+  const Expr log10_Fcent = log_Fcent * (1.0 / kLn10);
+  const Expr cc = -0.4 - 0.67 * log10_Fcent;
+  const Expr nn = 0.75 - 1.27 * log10_Fcent;
+  // f1 = x / y and ln F = ln Fcent / (1 + f1^2) = ln Fcent y^2 / (x^2 + y^2): one division.
+  const Expr x = log10_Pr + cc, y = nn - 0.14 * x;
+  return log_Fcent * (y * y) / (x * x + y * y);
 }
 
-Expr sri(const Falloff& f, const Expr& Pr, const TemperatureTerms& t) {
+Expr sri_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
   Expr base = f.sri_A * exp(-f.sri_B * t.inv_T);
   if (f.sri_C != 0.0) base = base + exp(t.T * (-1.0 / f.sri_C));
   const Expr scale = f.sri_E == 0.0 ? t.T.constant(f.sri_D) : f.sri_D * exp(f.sri_E * t.log_T);
-  const Expr lpr = log10(max(Pr, Pr.constant(kSmallNumber)));
-  return pow(base, 1.0 / (1.0 + lpr * lpr)) * scale;
+  return pow(base, 1.0 / (1.0 + log10_Pr * log10_Pr)) * scale;
 }
 
-}  // namespace
-
-Expr falloff_function(const Falloff& falloff, const Expr& Pr, const TemperatureTerms& t) {
-  switch (falloff.form) {
+// k0 F from ln k0 and log10 Pr: one exp for Lindemann (F = 1) and Troe (ln F joins ln k0).
+Expr k0_times_F(const Falloff& f, const Expr& log_k0, const Expr& log10_Pr,
+                const TemperatureTerms& t) {
+  switch (f.form) {
     case FalloffForm::lindemann:
-      return Pr.constant(1.0);
+      return exp(log_k0);
     case FalloffForm::troe:
-      return troe(falloff, Pr, t);
+      return exp(log_k0 + troe_log_F(f, log10_Pr, t));
     case FalloffForm::sri:
-      return sri(falloff, Pr, t);
+      return exp(log_k0) * sri_F(f, log10_Pr, t);
   }
   return Expr();
 }
+
+// F alone, for limits with negative pre-exponential factors (no ln k0).
+Expr falloff_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
+  switch (f.form) {
+    case FalloffForm::lindemann:
+      return log10_Pr.constant(1.0);
+    case FalloffForm::troe:
+      return exp(troe_log_F(f, log10_Pr, t));
+    case FalloffForm::sri:
+      return sri_F(f, log10_Pr, t);
+  }
+  return Expr();
+}
+
+}  // namespace
 
 RateConstant falloff_rate(const Reaction& r, const RateContext& context, size_t index) {
   if (r.low.A * r.high.A < 0)
     throw MechanismError(reaction_label(*context.mechanism, index) +
                          ": the low- and high-pressure pre-exponential factors differ in sign");
-  const Expr k0 = arrhenius(r.low, context.t).k, k_inf = arrhenius(r.high, context.t).k;
+  const TemperatureTerms& t = context.t;
   const Expr M = third_body_concentration(context, index);
-  // Cantera's guard against k_inf = 0.
+  const bool activated = r.type == ReactionType::chemically_activated;
+  if (r.low.A > 0 && r.high.A > 0) {
+    // Both limits as logs: Pr = [M] exp(ln k0 - ln k_inf), log10 Pr from the same sum and one
+    // log of [M] (shared by the reactions with the same efficiencies), and since k_inf Pr =
+    // [M] k0,
+    //   falloff:              k = [M] k0 F / (1 + Pr),
+    //   chemically activated: k =     k0 F / (1 + Pr).
+    // A Troe reaction takes two exps besides its Fcent's and one log, where Cantera's form
+    // takes three and two. Cantera's guards hold where they bind: log10 Pr is clamped at
+    // log10(1e-300), and k_inf's 1e-300 is below the rounding of any positive k_inf.
+    const Expr log_k0 = arrhenius_exponent(r.low, t);
+    const Expr log_ratio = log_k0 - arrhenius_exponent(r.high, t);
+    const Expr log_M = log(max(M, M.constant(kSmallNumber)));
+    const Expr log10_Pr =
+        max((log_M + log_ratio) * (1.0 / kLn10), M.constant(std::log10(kSmallNumber)));
+    const Expr Pr = M * exp(log_ratio);
+    const Expr k0_F = k0_times_F(r.falloff, log_k0, log10_Pr, t);
+    return {(activated ? k0_F : M * k0_F) / (1.0 + Pr), Expr()};
+  }
+  // Negative pre-exponential factors (or a zero one): Cantera's form, term by term.
+  const Expr k0 = arrhenius(r.low, t).k, k_inf = arrhenius(r.high, t).k;
   const Expr Pr = M * k0 / (k_inf + kSmallNumber);
-  const Expr F = falloff_function(r.falloff, Pr, context.t);
-  if (r.type == ReactionType::chemically_activated) return {F / (1.0 + Pr) * k0, Expr()};
+  const Expr log10_Pr = log(max(Pr, Pr.constant(kSmallNumber))) * (1.0 / kLn10);
+  const Expr F = falloff_F(r.falloff, log10_Pr, t);
+  if (activated) return {F / (1.0 + Pr) * k0, Expr()};
   return {Pr * (F / (1.0 + Pr)) * k_inf, Expr()};
 }
 

@@ -47,7 +47,7 @@ void validate(const std::vector<PressureGroup>& groups, const Mechanism& m, size
 }
 
 Expr log_rate(const PressureGroup& g, const TemperatureTerms& t) {
-  if (g.lines.size() == 1) return arrhenius(g.lines[0], t).log_k;
+  if (g.lines.size() == 1) return arrhenius_exponent(g.lines[0], t);  // A > 0: validated
   Expr k = t.T.constant(1e-300);  // Cantera's: keeps ln k finite
   for (const Arrhenius& a : g.lines) k = k + arrhenius(a, t).k;
   return log(k);

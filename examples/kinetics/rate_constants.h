@@ -22,11 +22,11 @@ struct RateContext {
   Expr C_tot;           // molar density, kmol/m^3
 };
 
-// k and, where k was built as exp(ln k) (Arrhenius with A > 0, PLOG, Chebyshev), ln k: the
-// reverse rate then folds 1/Kc into the same exp.
+// k and, where ln k is at hand (Arrhenius with A > 0, PLOG, Chebyshev), ln k: the reverse rate
+// then folds 1/Kc into one exp with it.
 struct RateConstant {
   Expr k;
-  Expr log_k;  // invalid when k is not an exp
+  Expr log_k;  // invalid where ln k is not built
 };
 
 // `index` is the reaction's position in mechanism.reactions; errors name it (reaction_label).
