@@ -199,6 +199,72 @@ extern "C" __global__ void exps(long long n, const double* a, double* ours, doub
     CHECK(far == 0);
   }
 
+  TEST_CASE("CUDA backend: the branch-free division is CUDA's wherever the quotient is normal" *
+            test::needs_gpu()) {
+    // dj_div (jit/driver_text.h) against CUDA's a / b: equal to the last bit where the quotient
+    // is normal, within 1 ulp where it is subnormal, and the same zeros, infinities and NaNs.
+    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
+extern "C" __global__ void divs(long long n, const double* a, const double* b, double* ours,
+                                double* cudas) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ours[i] = dj_div(a[i], b[i]);
+  cudas[i] = a[i] / b[i];
+}
+)";
+    jit::CompileOptions co;
+    co.arch = cuda::Context::primary().device().arch();
+    const jit::CompiledImage image = jit::nvrtc_compile("divs", source, co);
+    const cuda::Module module(image.image, "divs");
+    const double inf = std::numeric_limits<double>::infinity(),
+                 nan = std::numeric_limits<double>::quiet_NaN(),
+                 max = std::numeric_limits<double>::max(),
+                 min_normal = std::numeric_limits<double>::min(),
+                 min_sub = std::numeric_limits<double>::denorm_min();
+    const double special[] = {0.0,     -0.0,   inf,   -inf,    nan,        1.0,     -3.0,
+                              min_sub, 1e-310, max,   -max,    min_normal, 1e-300,  3e300,
+                              0.1,     -7.5,   1e-20, 6.02e23, -min_sub,   -1e-310, 2.5e-308};
+    std::vector<double> a, b;
+    for (double x : special)
+      for (double y : special) a.push_back(x), b.push_back(y);
+    // Random bit patterns (every exponent, subnormals and NaNs among them), and quotients of
+    // the magnitudes rate laws divide.
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> log_magnitude(-700.0, 700.0);
+    while (a.size() < (1u << 20)) {
+      if (a.size() % 2 == 0) {
+        const uint64_t x = rng(), y = rng();
+        double u, v;
+        std::memcpy(&u, &x, sizeof u);
+        std::memcpy(&v, &y, sizeof v);
+        a.push_back(u), b.push_back(v);
+      } else {
+        a.push_back((a.size() % 4 == 1 ? -1.0 : 1.0) * std::exp(log_magnitude(rng)));
+        b.push_back(std::exp(log_magnitude(rng)));
+      }
+    }
+    const long long n = static_cast<long long>(a.size());
+    cuda::DeviceBuffer da = cuda::DeviceBuffer::from(a), db = cuda::DeviceBuffer::from(b),
+                       ours(n * sizeof(double)), cudas(n * sizeof(double));
+    CUdeviceptr pa = da.get(), pb = db.get(), po = ours.get(), pc = cudas.get();
+    long long count = n;
+    void* args[] = {&count, &pa, &pb, &po, &pc};
+    cuda::launch(module.function("divs"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
+                 cuda::Dim3{128}, 0, args);
+    cuda::check_last("divs");
+    const std::vector<double> o = ours.to_vector<double>(), c = cudas.to_vector<double>();
+    size_t far = 0, subnormal_ulp = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::memcmp(&o[i], &c[i], sizeof(double)) == 0 || (std::isnan(o[i]) && std::isnan(c[i])))
+        continue;
+      const bool near = std::fabs(c[i]) < min_normal && std::nextafter(c[i], o[i]) == o[i];
+      subnormal_ulp += near;
+      if (!near && far++ < 5) MESSAGE(a[i] << " / " << b[i] << ": " << o[i] << " against " << c[i]);
+    }
+    MESSAGE(subnormal_ulp << " of " << a.size() << " subnormal quotients differ in the last bit");
+    CHECK(far == 0);
+  }
+
   TEST_CASE("CUDA backend: the module is loaded once per process" * test::needs_gpu()) {
     jit::KernelCache cache(std::nullopt);
     jit::LoweringOptions o;
