@@ -78,53 +78,9 @@ static __device__ __noinline__ double dj_exp(double a) {
 )";
 }
 
-// a / b without a branch, inline. CUDA's division is a Newton sequence guarded by a range test
-// that branches to a slow path; the branch ends ptxas' scheduling region, and in the kinetics
-// kernels, where the long chains of out-of-line exps need every overlap they can get, each
-// removed division took about 0.15% of the rates kernel's time (bench/RESULTS.md). Here both
-// operands are scaled to [1, 2) by their exponent fields (subnormals by 2^64 first), CUDA's
-// sequence runs on them where it needs no guard (from PTX's approximate reciprocal: MUFU.RCP64H),
-// the exponent difference goes back as two exact powers of two (so that an overflow or a
-// subnormal quotient rounds there, the latter within 1 ulp), and zeros, infinities and NaNs
-// are selected. A normal quotient is CUDA's to the last bit.
-std::string cuda_division() {
-  return R"(static __device__ __forceinline__ double dj_div(double a, double b) {
-  const double min_normal = 2.2250738585072014e-308, two64 = 18446744073709551616.0;
-  const double inf = __longlong_as_double(0x7ff0000000000000ll);
-  const bool a_sub = fabs(a) < min_normal, b_sub = fabs(b) < min_normal;
-  const double a1 = a_sub ? a * two64 : a, b1 = b_sub ? b * two64 : b;
-  const int ha = __double2hiint(a1), hb = __double2hiint(b1);
-  const double as = __hiloint2double((ha & 0x000fffff) | 0x3ff00000, __double2loint(a1));
-  const double bs = __hiloint2double((hb & 0x000fffff) | 0x3ff00000, __double2loint(b1));
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(bs));
-  double e = fma(-bs, r, 1.0);
-  e = fma(e, e, e);
-  r = fma(r, e, r);
-  e = fma(-bs, r, 1.0);
-  r = fma(r, e, r);
-  double q = as * r;
-  q = fma(r, fma(-bs, q, as), q);
-  int k = (((ha >> 20) & 0x7ff) - (a_sub ? 64 : 0)) - (((hb >> 20) & 0x7ff) - (b_sub ? 64 : 0));
-  k = min(max(k, -2044), 2046);
-  const int k1 = k >> 1, k2 = k - k1;
-  q = q * __hiloint2double((k1 + 1023) << 20, 0) * __hiloint2double((k2 + 1023) << 20, 0);
-  const bool a_zero = a == 0.0, b_zero = b == 0.0, a_inf = fabs(a) == inf, b_inf = fabs(b) == inf;
-  q = a_inf || b_zero ? inf : q;
-  q = a_zero || b_inf ? 0.0 : q;
-  q = __hiloint2double(__double2hiint(q) | ((ha ^ hb) & 0x80000000), __double2loint(q));
-  const bool nan = a != a || b != b || (a_zero && b_zero) || (a_inf && b_inf);
-  return nan ? __longlong_as_double(0x7ff8000000000000ll) : q;
-}
-)";
-}
-
-// The wrappers of is_outlined_special's functions; with table_exp, dj_exp is cuda_table_exp's
-// and dj_div cuda_division's (the host divides).
+// The wrappers of is_outlined_special's functions; with table_exp, dj_exp is cuda_table_exp's.
 std::string outlined_specials(const char* qualifiers, bool table_exp) {
-  std::string out = table_exp
-                        ? cuda_division()
-                        : "static inline double dj_div(double a, double b) { return a / b; }\n";
+  std::string out;
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
     if (!is_outlined_special(op)) continue;

@@ -35,12 +35,10 @@ void append_expression(std::string& out, Op op, std::string_view a, std::string_
     for (std::string_view part : parts) out += part;
   };
   switch (op) {
-    case Op::Div:
-      if (outline) return put({"dj_div(", a, ", ", b, ")"});  // driver_text.cpp cuda_division
-      [[fallthrough]];
     case Op::Add:
     case Op::Sub:
     case Op::Mul:
+    case Op::Div:
       return put({a, " ", info.c_name, " ", b});
     case Op::Neg:
       return put({"-", a});
