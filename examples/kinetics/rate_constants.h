@@ -20,6 +20,8 @@ struct RateContext {
   Expr log_p, log10_p;  // pressure in Pa
   std::vector<Expr> C;  // concentrations, kmol/m^3, in the mechanism's species order
   Expr C_tot;           // molar density, kmol/m^3
+  // Arrhenius rates whose exps reactions share (arrhenius_rate.h): the rates' values form.
+  bool shared_exponentials = false;
 };
 
 // k and, where ln k is at hand (Arrhenius with A > 0, PLOG, Chebyshev), ln k: the reverse rate

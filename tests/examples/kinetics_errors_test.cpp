@@ -1,42 +1,16 @@
 // A reaction the rate laws cannot build is a MechanismError naming the mechanism file, the
 // reaction's index (counted from 1) and its equation; nothing is half-built.
 #include <doctest/doctest.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "examples/kinetics/rate_law_kernels.h"
+#include "temp_mechanism.h"
 
 namespace {
 
 using namespace dualjit;
 using namespace dualjit::kinetics;
-namespace fs = std::filesystem;
-
-// rate_types.yaml's species and header, with `reactions` as its reaction list, written to a
-// temporary file that is removed at the end.
-struct TempMechanism {
-  fs::path path;
-  explicit TempMechanism(const std::string& reactions) {
-    const std::string source = std::string(DUALJIT_TEST_DATA_DIR) + "/kinetics/rate_types.yaml";
-    std::ifstream in(source);
-    std::string text, line;
-    while (std::getline(in, line) && line != "reactions:") text += line + "\n";
-    path = fs::temp_directory_path() / ("dualjit_kinetics_errors_" + std::to_string(getpid()) +
-                                        "_" + std::to_string(counter()++) + ".yaml");
-    std::ofstream(path) << text << "reactions:\n"
-                        << "- equation: H + O2 <=> O + OH\n"
-                        << "  rate-constant: {A: 2.65e+16, b: -0.6707, Ea: 1.7041e+04}\n"
-                        << reactions;
-  }
-  ~TempMechanism() { fs::remove(path); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
+using test::TempMechanism;
 
 // The message of the MechanismError that building the production rates kernel throws.
 std::string build_error(const Mechanism& m) {

@@ -14,6 +14,7 @@
 #include "examples/kinetics/rate_law_kernels.h"
 #include "jit/lowering.h"
 #include "kinetics_reference.h"
+#include "temp_mechanism.h"
 
 namespace {
 
@@ -167,6 +168,30 @@ TEST_SUITE("kinetics") {
         if (name == "rate_types") CHECK(worst.size() == 11);  // every type and form, and reverse
       }
     }
+  }
+
+  TEST_CASE("The values' form: Arrhenius rates with the same activation energy share their exp") {
+    // Three irreversible reactions with one Ea (b = 0, 0, 1) against three with three: in the
+    // values' form the first take one exp between them, in the derivatives' form one each.
+    const auto reactions = [](double ea2, double ea3) {
+      std::ostringstream os;
+      os << "- equation: H2 + O => H + OH\n  rate-constant: {A: 1.0e+13, b: 0.0, Ea: 9000.0}\n"
+         << "- equation: HO2 + H => 2 OH\n  rate-constant: {A: 5.0e+12, b: 0.0, Ea: " << ea2
+         << "}\n"
+         << "- equation: O + H2O => 2 OH\n  rate-constant: {A: 3.0e+9, b: 1.0, Ea: " << ea3
+         << "}\n";
+      return os.str();
+    };
+    const test::TempMechanism same(reactions(9000.0, 9000.0)), distinct(reactions(8000.0, 7000.0));
+    jit::LoweringOptions o;
+    o.mode = Mode::Value;
+    const auto specials = [&](const test::TempMechanism& f, RateLawForm form) {
+      const Mechanism m = load_mechanism(f.path.string());
+      return jit::lower(production_rates_kernel(m, {ReactorState::constant_pressure, form}), o)
+          .ops.special;
+    };
+    CHECK(specials(distinct, RateLawForm::values) - specials(same, RateLawForm::values) == 2);
+    CHECK(specials(distinct, RateLawForm::derivatives) == specials(same, RateLawForm::derivatives));
   }
 
   TEST_CASE("The values' form: fewer special functions and operations, a kernel name of its own") {
