@@ -7,7 +7,7 @@
 namespace dualjit::kinetics {
 namespace {
 
-// T^b for a small integer b as products of T or 1/T: no exp where Ea = 0.
+// T^b for a small integer b, as products of T or 1/T.
 constexpr double kMaxIntegerPower = 4;
 
 Expr integer_power(const Expr& base, int n) {
