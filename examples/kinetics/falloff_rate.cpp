@@ -34,21 +34,7 @@ Expr sri_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
   return pow(base, 1.0 / (1.0 + log10_Pr * log10_Pr)) * scale;
 }
 
-// k0 F from ln k0 and log10 Pr: one exp for Lindemann (F = 1) and Troe (ln F joins ln k0).
-Expr k0_times_F(const Falloff& f, const Expr& log_k0, const Expr& log10_Pr,
-                const TemperatureTerms& t) {
-  switch (f.form) {
-    case FalloffForm::lindemann:
-      return exp(log_k0);
-    case FalloffForm::troe:
-      return exp(log_k0 + troe_log_F(f, log10_Pr, t));
-    case FalloffForm::sri:
-      return exp(log_k0) * sri_F(f, log10_Pr, t);
-  }
-  return Expr();
-}
-
-// F alone, for limits with negative pre-exponential factors (no ln k0).
+// F(T, Pr) of the reaction's form.
 Expr falloff_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
   switch (f.form) {
     case FalloffForm::lindemann:
@@ -59,6 +45,13 @@ Expr falloff_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t
       return sri_F(f, log10_Pr, t);
   }
   return Expr();
+}
+
+// k0 F from ln k0 and log10 Pr; Troe's ln F joins ln k0 in one exp.
+Expr k0_times_F(const Falloff& f, const Expr& log_k0, const Expr& log10_Pr,
+                const TemperatureTerms& t) {
+  if (f.form == FalloffForm::troe) return exp(log_k0 + troe_log_F(f, log10_Pr, t));
+  return exp(log_k0) * falloff_F(f, log10_Pr, t);  // Lindemann's F = 1 folds away
 }
 
 }  // namespace
