@@ -78,38 +78,9 @@ static __device__ __noinline__ double dj_exp(double a) {
 )";
 }
 
-// 1 / x, inline and without a branch. CUDA's division guards its Newton sequence with a range
-// test that branches to a slow path, and each branch ends ptxas' scheduling region: in GRI-3.0's
-// rates, 53 reciprocals through this function took the kernel 2.2% faster (bench/RESULTS.md).
-// The same sequence from PTX's approximate reciprocal (MUFU.RCP64H), on x scaled by 2^64 where
-// it is subnormal (whose reciprocal may be finite) and by 2^-64 where |x| > 2^1022 (whose
-// reciprocal is subnormal), so that the approximation is never flushed; ±0 and ±inf are the
-// approximation's own ±inf and ±0, NaN stays NaN. Within 1 ulp of CUDA's 1.0 / x.
-std::string cuda_reciprocal() {
-  return R"(static __device__ __forceinline__ double dj_rcp(double x) {
-  const double ax = fabs(x);
-  const double s = ax < 2.2250738585072014e-308 ? 18446744073709551616.0
-                   : ax > 4.49423283715578976932e+307 ? 5.42101086242752217004e-20 : 1.0;
-  const double xs = x * s;
-  double r0;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r0) : "d"(xs));
-  double e = fma(-xs, r0, 1.0);
-  e = fma(e, e, e);
-  double r = fma(r0, e, r0);
-  e = fma(-xs, r, 1.0);
-  r = fma(r, e, r);
-  e = fma(-xs, r, 1.0);
-  r = fma(r, e, r);
-  return x == 0.0 || ax == __longlong_as_double(0x7ff0000000000000ll) ? r0 : r * s;
-}
-)";
-}
-
-// The wrappers of is_outlined_special's functions and dj_rcp; with table_exp, dj_exp is
-// cuda_table_exp's and dj_rcp cuda_reciprocal's (the host divides).
+// The wrappers of is_outlined_special's functions; with table_exp, dj_exp is cuda_table_exp's.
 std::string outlined_specials(const char* qualifiers, bool table_exp) {
-  std::string out =
-      table_exp ? cuda_reciprocal() : "static inline double dj_rcp(double x) { return 1.0 / x; }\n";
+  std::string out;
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
     if (!is_outlined_special(op)) continue;
