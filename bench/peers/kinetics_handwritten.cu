@@ -16,7 +16,10 @@
 //
 // Build: nvcc -O3 -arch=sm_90 -o kinetics_handwritten kinetics_handwritten.cu
 // Run:   ./kinetics_handwritten MECH.json STATES.bin [...] [--reps 15] [--block 128]
-//                                [--cpu] [--cpu-cells N]
+//                                [--arrays local|shared] [--cpu] [--cpu-cells N]
+// --arrays shared keeps the per-cell arrays in shared memory instead of the thread's local
+// memory (3 ns doubles a thread: 81 KB a block of 64 for GRI-3.0), what a loop over reaction
+// tables needs to keep them on chip.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,6 +34,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -240,19 +244,36 @@ struct Tables {
   const int* list_k;     // every list's species
   const double* list_v;  // and coefficients
   double R, log_R_pref;
+  // Per species, the reactions that change it and its net coefficient in each (CSR): wdot_k
+  // gathered from the rates of progress.
+  const int* species_start;  // ns + 1
+  const int* species_r;
+  const double* species_v;
 };
 
 struct HostTables {
   int ns = 0, nr = 0;
   std::vector<double> inv_W, t_mid, thermo, reals, list_v;
-  std::vector<int> ints, list_k;
+  std::vector<int> ints, list_k, species_start, species_r;
+  std::vector<double> species_v;
   double R = 0, log_R_pref = 0;
   std::string name;
 
   Tables view() const {
-    return {ns,          nr,           inv_W.data(),  t_mid.data(),  thermo.data(),
-            ints.data(), reals.data(), list_k.data(), list_v.data(), R,
-            log_R_pref};
+    return {ns,
+            nr,
+            inv_W.data(),
+            t_mid.data(),
+            thermo.data(),
+            ints.data(),
+            reals.data(),
+            list_k.data(),
+            list_v.data(),
+            R,
+            log_R_pref,
+            species_start.data(),
+            species_r.data(),
+            species_v.data()};
   }
 };
 
@@ -377,6 +398,39 @@ HostTables build_tables(const std::string& path) {
     t.ints.insert(t.ints.end(), in, in + kInts);
     t.reals.insert(t.reals.end(), re, re + kReals);
   }
+  // Reactions ordered by kind, falloff form and reversibility, so that the 32 a warp's lanes
+  // take together mostly run the same branches (the warp-per-cell kernel); the rows move whole.
+  std::vector<int> order(t.nr);
+  for (int r = 0; r < t.nr; ++r) order[r] = r;
+  const auto key = [&](int r) {
+    const int* in = t.ints.data() + size_t(r) * kInts;
+    return std::make_tuple(in[iKind], in[iForm], -in[iReversible]);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  std::vector<int> ints;
+  std::vector<double> reals;
+  for (int r : order) {
+    ints.insert(ints.end(), t.ints.begin() + size_t(r) * kInts,
+                t.ints.begin() + size_t(r + 1) * kInts);
+    reals.insert(reals.end(), t.reals.begin() + size_t(r) * kReals,
+                 t.reals.begin() + size_t(r + 1) * kReals);
+  }
+  t.ints = std::move(ints);
+  t.reals = std::move(reals);
+  std::vector<std::vector<std::pair<int, double>>> by_species(t.ns);
+  for (int r = 0; r < t.nr; ++r) {
+    const int* in = t.ints.data() + size_t(r) * kInts;
+    for (int i = in[iNet]; i < in[iNet] + in[iNNet]; ++i)
+      by_species[t.list_k[i]].push_back({r, t.list_v[i]});
+  }
+  t.species_start.push_back(0);
+  for (const auto& list : by_species) {
+    for (const auto& [r, v] : list) {
+      t.species_r.push_back(r);
+      t.species_v.push_back(v);
+    }
+    t.species_start.push_back(static_cast<int>(t.species_r.size()));
+  }
   return t;
 }
 
@@ -404,87 +458,212 @@ __host__ __device__ inline double power(double c, double o) {
   return pow(c, o);
 }
 
-__host__ __device__ void cell_rates(const Tables& t, const double* x, double p, double* out) {
+// Where a cell's per-species arrays (C, g/RT, wdot) live: the thread's own arrays (local
+// memory on the GPU: indexed by the tables, they cannot be registers), or shared memory, one
+// column per thread (element k of thread j at k * stride + j: a warp's accesses to the same k
+// fall in 32 consecutive doubles, no bank conflicts).
+struct LocalArrays {
+  double c[kMaxSpecies], g[kMaxSpecies], w[kMaxSpecies];
+  __host__ __device__ double& C(int k) { return c[k]; }
+  __host__ __device__ double& G(int k) { return g[k]; }
+  __host__ __device__ double& W(int k) { return w[k]; }
+};
+struct SharedArrays {
+  double* base;  // this thread's column of 3 ns rows
+  int ns, stride;
+  __device__ double& C(int k) { return base[size_t(k) * stride]; }
+  __device__ double& G(int k) { return base[size_t(ns + k) * stride]; }
+  __device__ double& W(int k) { return base[size_t(2 * ns + k) * stride]; }
+};
+
+// What a reaction's rate of progress needs of its cell besides C and g/RT.
+struct CellTerms {
+  double T, log_T, inv_T, C_tot, log_RT_pref;
+};
+
+// Reaction r's rate of progress (kmol/m^3/s), C and g/RT read through `a`.
+template <class Arrays>
+__host__ __device__ double rate_of_progress(const Tables& t, int r, Arrays& a, const CellTerms& c) {
+  const double T = c.T, log_T = c.log_T, inv_T = c.inv_T, C_tot = c.C_tot,
+               log_RT_pref = c.log_RT_pref;
+  const int* in = t.ints + size_t(r) * kInts;
+  const double* re = t.reals + size_t(r) * kReals;
+  const int kind = load(in + iKind);
+  double M = 0;
+  if (kind != kArrhenius) {
+    M = load(re + rDefaultEff) * C_tot;
+    for (int i = load(in + iTb), e = i + load(in + iNTb); i < e; ++i)
+      M += load(t.list_v + i) * a.C(load(t.list_k + i));
+  }
+  double kf;
+  if (kind < kFalloff) {
+    kf = arrhenius(re + rLnA, log_T, inv_T);
+  } else {
+    const double k0 = arrhenius(re + rLnA0, log_T, inv_T);
+    const double kinf = arrhenius(re + rLnA, log_T, inv_T);
+    const double Pr = M * k0 / (kinf + kSmall);
+    const double lpr = log10(fmax(Pr, kSmall));
+    double F = 1.0;
+    const int form = load(in + iForm);
+    if (form == kTroe) {
+      double Fcent = 0;
+      if (load(re + rTroeM3) != 0) Fcent += (1 - load(re + rTroeA)) * exp(T * load(re + rTroeN3));
+      if (load(re + rTroeM1) != 0) Fcent += load(re + rTroeA) * exp(T * load(re + rTroeN1));
+      if (load(re + rTroeM2) != 0) Fcent += exp(-load(re + rTroeT2) * inv_T);
+      const double lF = log10(fmax(Fcent, kSmall));
+      const double cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
+      const double f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
+      F = exp(kLn10 * (lF / (1.0 + f1 * f1)));
+    } else if (form == kSri) {
+      double base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
+      if (load(re + rSriMc) != 0) base += exp(T * load(re + rSriNc));
+      const double e = load(re + rSriE);
+      const double sc = e == 0 ? load(re + rSriD) : load(re + rSriD) * exp(e * log_T);
+      F = pow(base, 1.0 / (1.0 + lpr * lpr)) * sc;
+    }
+    kf = kind == kActivated ? F / (1.0 + Pr) * k0 : Pr * (F / (1.0 + Pr)) * kinf;
+  }
+  double fwd = kf;
+  for (int i = load(in + iOrd), e = i + load(in + iNOrd); i < e; ++i)
+    fwd *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
+  double rop = fwd;
+  if (load(in + iReversible)) {
+    // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
+    double log_inv_Kc = load(re + rDnu) * log_RT_pref;
+    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
+      log_inv_Kc += load(t.list_v + i) * a.G(load(t.list_k + i));
+    double rev = kf * exp(log_inv_Kc);
+    for (int i = load(in + iProd), e = i + load(in + iNProd); i < e; ++i)
+      rev *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
+    rop -= rev;
+  }
+  if (kind == kThreeBody) rop *= M;
+  return rop;
+}
+
+template <class Arrays>
+__host__ __device__ void cell_rates(const Tables& t, const double* x, double p, double* out,
+                                    Arrays& a) {
   const int ns = t.ns;
   const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
-  double C[kMaxSpecies], g[kMaxSpecies], wdot[kMaxSpecies];
   double moles = 0;
   for (int k = 0; k < ns; ++k) {
-    C[k] = x[1 + k] * load(t.inv_W + k);
-    moles += C[k];
+    a.C(k) = x[1 + k] * load(t.inv_W + k);
+    moles += a.C(k);
     const double* c = t.thermo + size_t(k) * 28 + (T <= load(t.t_mid + k) ? 0 : 7);
     double s = 0;
     for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
-    g[k] = s;
-    wdot[k] = 0;
+    a.G(k) = s;
+    a.W(k) = 0;
   }
   const double C_tot = p / (t.R * T), scale = C_tot / moles;
-  for (int k = 0; k < ns; ++k) C[k] *= scale;
-  const double log_RT_pref = log_T + t.log_R_pref;
+  for (int k = 0; k < ns; ++k) a.C(k) *= scale;
+  const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
   for (int r = 0; r < t.nr; ++r) {
-    const int* in = t.ints + size_t(r) * kInts;
-    const double* re = t.reals + size_t(r) * kReals;
-    const int kind = load(in + iKind);
-    double M = 0;
-    if (kind != kArrhenius) {
-      M = load(re + rDefaultEff) * C_tot;
-      for (int i = load(in + iTb), e = i + load(in + iNTb); i < e; ++i)
-        M += load(t.list_v + i) * C[load(t.list_k + i)];
-    }
-    double kf;
-    if (kind < kFalloff) {
-      kf = arrhenius(re + rLnA, log_T, inv_T);
-    } else {
-      const double k0 = arrhenius(re + rLnA0, log_T, inv_T);
-      const double kinf = arrhenius(re + rLnA, log_T, inv_T);
-      const double Pr = M * k0 / (kinf + kSmall);
-      const double lpr = log10(fmax(Pr, kSmall));
-      double F = 1.0;
-      const int form = load(in + iForm);
-      if (form == kTroe) {
-        double Fcent = 0;
-        if (load(re + rTroeM3) != 0) Fcent += (1 - load(re + rTroeA)) * exp(T * load(re + rTroeN3));
-        if (load(re + rTroeM1) != 0) Fcent += load(re + rTroeA) * exp(T * load(re + rTroeN1));
-        if (load(re + rTroeM2) != 0) Fcent += exp(-load(re + rTroeT2) * inv_T);
-        const double lF = log10(fmax(Fcent, kSmall));
-        const double cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
-        const double f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
-        F = exp(kLn10 * (lF / (1.0 + f1 * f1)));
-      } else if (form == kSri) {
-        double base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
-        if (load(re + rSriMc) != 0) base += exp(T * load(re + rSriNc));
-        const double e = load(re + rSriE);
-        const double sc = e == 0 ? load(re + rSriD) : load(re + rSriD) * exp(e * log_T);
-        F = pow(base, 1.0 / (1.0 + lpr * lpr)) * sc;
-      }
-      kf = kind == kActivated ? F / (1.0 + Pr) * k0 : Pr * (F / (1.0 + Pr)) * kinf;
-    }
-    double fwd = kf;
-    for (int i = load(in + iOrd), e = i + load(in + iNOrd); i < e; ++i)
-      fwd *= power(C[load(t.list_k + i)], load(t.list_v + i));
-    double rop = fwd;
-    if (load(in + iReversible)) {
-      // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
-      double log_inv_Kc = load(re + rDnu) * log_RT_pref;
-      for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
-        log_inv_Kc += load(t.list_v + i) * g[load(t.list_k + i)];
-      double rev = kf * exp(log_inv_Kc);
-      for (int i = load(in + iProd), e = i + load(in + iNProd); i < e; ++i)
-        rev *= power(C[load(t.list_k + i)], load(t.list_v + i));
-      rop -= rev;
-    }
-    if (kind == kThreeBody) rop *= M;
-    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
-      wdot[load(t.list_k + i)] += load(t.list_v + i) * rop;
+    const double rop = rate_of_progress(t, r, a, terms);
+    for (int i = load(t.ints + size_t(r) * kInts + iNet),
+             e = i + load(t.ints + size_t(r) * kInts + iNNet);
+         i < e; ++i)
+      a.W(load(t.list_k + i)) += load(t.list_v + i) * rop;
   }
   double q = 0;
   for (int k = 0; k < ns; ++k) {
     const double* c = t.thermo + size_t(k) * 28 + 14 + (T <= load(t.t_mid + k) ? 0 : 7);
     double h = 0;
     for (int i = 0; i < 7; ++i) h += load(c + i) * basis[i];
-    q += h * wdot[k];
-    out[k] = wdot[k];
+    q += h * a.W(k);
+    out[k] = a.W(k);
+  }
+  out[ns] = -(t.R * T) * q;
+}
+
+// g/RT (part 0) or h/RT (part 1) of species k over the basis (1, T, T^2, T^3, T^4, 1/T, ln T).
+__host__ __device__ inline double species_thermo(const Tables& t, int k, int part, double T,
+                                                 const double* basis) {
+  const double* c = t.thermo + size_t(k) * 28 + part * 14 + (T <= load(t.t_mid + k) ? 0 : 7);
+  double s = 0;
+  for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
+  return s;
+}
+
+// C and g/RT in plain arrays: the warp-per-cell kernel's shared memory, the host's arrays.
+struct PointerArrays {
+  double* c;
+  double* g;
+  __host__ __device__ double& C(int k) { return c[k]; }
+  __host__ __device__ double& G(int k) { return g[k]; }
+};
+
+// One warp per cell: the cell's species and reactions spread over the lanes (lane, lane + 32,
+// ...), its C, g/RT and the rates of progress in the warp's part of shared memory (2 ns + nr
+// doubles), and wdot_k gathered per species from its reactions' rates of progress (no atomics,
+// the same sums in the same order every run). A warp takes cells nwarps apart.
+__global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, double p,
+                                  double* out) {
+  extern __shared__ double columns[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ns = t.ns, nr = t.nr;
+  double* C = columns + size_t(warp) * (2 * ns + nr);
+  double* g = C + ns;
+  double* rop = g + ns;
+  PointerArrays a{C, g};
+  const int64_t nwarps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (int64_t cell = int64_t(blockIdx.x) * (blockDim.x >> 5) + warp; cell < n; cell += nwarps) {
+    const double* x = states + cell * (ns + 1);
+    const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
+    const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
+    double moles = 0;
+    for (int k = lane; k < ns; k += 32) {
+      C[k] = x[1 + k] * load(t.inv_W + k);
+      moles += C[k];
+      g[k] = species_thermo(t, k, 0, T, basis);
+    }
+    for (int o = 16; o > 0; o >>= 1) moles += __shfl_xor_sync(0xffffffffu, moles, o);
+    const double C_tot = p / (t.R * T), scale = C_tot / moles;
+    for (int k = lane; k < ns; k += 32) C[k] *= scale;
+    __syncwarp();
+    const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
+    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(t, r, a, terms);
+    __syncwarp();
+    double q = 0;
+    double* o = out + cell * (ns + 1);
+    for (int k = lane; k < ns; k += 32) {
+      double w = 0;
+      for (int i = load(t.species_start + k), e = load(t.species_start + k + 1); i < e; ++i)
+        w += load(t.species_v + i) * rop[load(t.species_r + i)];
+      o[k] = w;
+      q += species_thermo(t, k, 1, T, basis) * w;
+    }
+    for (int s = 16; s > 0; s >>= 1) q += __shfl_xor_sync(0xffffffffu, q, s);
+    if (lane == 0) o[ns] = -(t.R * T) * q;
+    __syncwarp();  // the next cell overwrites C, g and rop
+  }
+}
+
+// The warp kernel's sums, in its order, on the host (--cpu --arrays warp).
+void cell_rates_gathered(const Tables& t, const double* x, double p, double* out) {
+  const int ns = t.ns;
+  std::vector<double> C(ns), g(ns), rop(t.nr);
+  PointerArrays a{C.data(), g.data()};
+  const double T = x[0], log_T = std::log(T), inv_T = 1.0 / T, T2 = T * T;
+  const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
+  double moles = 0;
+  for (int k = 0; k < ns; ++k) {
+    C[k] = x[1 + k] * t.inv_W[k];
+    moles += C[k];
+    g[k] = species_thermo(t, k, 0, T, basis);
+  }
+  const double C_tot = p / (t.R * T), scale = C_tot / moles;
+  for (int k = 0; k < ns; ++k) C[k] *= scale;
+  const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
+  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(t, r, a, terms);
+  double q = 0;
+  for (int k = 0; k < ns; ++k) {
+    double w = 0;
+    for (int i = t.species_start[k]; i < t.species_start[k + 1]; ++i)
+      w += t.species_v[i] * rop[t.species_r[i]];
+    out[k] = w;
+    q += species_thermo(t, k, 1, T, basis) * w;
   }
   out[ns] = -(t.R * T) * q;
 }
@@ -492,7 +671,18 @@ __host__ __device__ void cell_rates(const Tables& t, const double* x, double p, 
 __global__ void rates_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  cell_rates(t, states + i * (t.ns + 1), p, out + i * (t.ns + 1));
+  LocalArrays a;
+  cell_rates(t, states + i * (t.ns + 1), p, out + i * (t.ns + 1), a);
+}
+
+// The same with the arrays in dynamic shared memory: 3 ns blockDim.x doubles a block.
+__global__ void rates_kernel_shared(Tables t, int64_t n, const double* states, double p,
+                                    double* out) {
+  extern __shared__ double columns[];
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  SharedArrays a{columns + threadIdx.x, t.ns, static_cast<int>(blockDim.x)};
+  cell_rates(t, states + i * (t.ns + 1), p, out + i * (t.ns + 1), a);
 }
 
 template <class T>
@@ -529,9 +719,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   int reps = 15, block = 128;
   int64_t cpu_cells = 1000;
-  bool cpu = false;
+  bool cpu = false, shared = false, warp = false;
+  std::string arrays = "local";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--arrays" && i + 1 < argc) {
+      const std::string where = argv[++i];
+      if (where != "local" && where != "shared" && where != "warp") {
+        std::fprintf(stderr, "--arrays local|shared|warp, not %s\n", where.c_str());
+        return 2;
+      }
+      arrays = where;
+      shared = where == "shared";
+      warp = where == "warp";
+      continue;
+    }
     if (a == "--reps" && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
     } else if (a == "--block" && i + 1 < argc) {
@@ -547,7 +749,7 @@ int main(int argc, char** argv) {
   if (files.size() < 2) {
     std::fprintf(stderr,
                  "usage: kinetics_handwritten MECH.json STATES.bin [...] [--reps N] "
-                 "[--block B] [--cpu] [--cpu-cells N]\n");
+                 "[--block B] [--arrays local|shared|warp] [--cpu] [--cpu-cells N]\n");
     return 2;
   }
   try {
@@ -555,6 +757,10 @@ int main(int argc, char** argv) {
     const int ns = host.ns;
     std::printf("%s: %d species, %d reactions\n", host.name.c_str(), ns, host.nr);
     Tables dev{};
+    size_t smem = 0;
+    unsigned warp_grid = 0;
+    if (warp && block % 32 != 0)
+      throw std::runtime_error("--arrays warp needs whole warps a block");
     if (!cpu) {
       dev = host.view();
       dev.inv_W = to_device(host.inv_W);
@@ -564,12 +770,30 @@ int main(int argc, char** argv) {
       dev.reals = to_device(host.reals);
       dev.list_k = to_device(host.list_k);
       dev.list_v = to_device(host.list_v);
+      dev.species_start = to_device(host.species_start);
+      dev.species_r = to_device(host.species_r);
+      dev.species_v = to_device(host.species_v);
       cudaDeviceProp prop;
       check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
       cudaFuncAttributes attr;
-      check(cudaFuncGetAttributes(&attr, rates_kernel), "cudaFuncGetAttributes");
-      std::printf("device %s; kernel: %d registers, %zu B local per thread\n", prop.name,
-                  attr.numRegs, attr.localSizeBytes);
+      const auto kernel = warp ? rates_kernel_warp : shared ? rates_kernel_shared : rates_kernel;
+      check(cudaFuncGetAttributes(&attr, kernel), "cudaFuncGetAttributes");
+      smem = shared ? size_t(3) * ns * block * sizeof(double)
+             : warp ? size_t(2 * ns + host.nr) * (block / 32) * sizeof(double)
+                    : 0;
+      if (smem > 0)
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+              "cudaFuncSetAttribute");
+      if (warp) {
+        int per_sm = 0;
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem),
+              "occupancy");
+        warp_grid = unsigned(per_sm * prop.multiProcessorCount);
+        std::printf("warp per cell: %d blocks of %d a multiprocessor, grid %u\n", per_sm, block,
+                    warp_grid);
+      }
+      std::printf("device %s; kernel: %d registers, %zu B local per thread, %zu B shared a block\n",
+                  prop.name, attr.numRegs, attr.localSizeBytes, smem);
     }
     for (size_t f = 1; f < files.size(); ++f) {
       auto arrays = read_arrays(files[f]);
@@ -585,8 +809,14 @@ int main(int argc, char** argv) {
         const int64_t m = std::min(n, cpu_cells);
         std::vector<double> out(size_t(m) * (ns + 1));
         const Tables t = host.view();
-        for (int64_t i = 0; i < m; ++i)
-          cell_rates(t, states.second.data() + i * (ns + 1), p, out.data() + i * (ns + 1));
+        LocalArrays a;
+        for (int64_t i = 0; i < m; ++i) {
+          const double* x = states.second.data() + i * (ns + 1);
+          if (warp)
+            cell_rates_gathered(t, x, p, out.data() + i * (ns + 1));
+          else
+            cell_rates(t, x, p, out.data() + i * (ns + 1), a);
+        }
         const Checksums c = checksums(out, m, ns);
         std::printf(
             "RESULT kinetics_handwritten mechanism=%s backend=cpu cells=%lld "
@@ -601,12 +831,20 @@ int main(int argc, char** argv) {
       cudaEvent_t start, stop;
       check(cudaEventCreate(&start), "event");
       check(cudaEventCreate(&stop), "event");
-      for (int w = 0; w < 3; ++w) rates_kernel<<<grid, block>>>(dev, n, d_states, p, d_out);
+      const auto run = [&] {
+        if (warp)
+          rates_kernel_warp<<<warp_grid, block, smem>>>(dev, n, d_states, p, d_out);
+        else if (shared)
+          rates_kernel_shared<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
+        else
+          rates_kernel<<<grid, block>>>(dev, n, d_states, p, d_out);
+      };
+      for (int w = 0; w < 3; ++w) run();
       check(cudaDeviceSynchronize(), "warm-up");
       std::vector<float> ms(reps);
       for (int r = 0; r < reps; ++r) {
         cudaEventRecord(start);
-        rates_kernel<<<grid, block>>>(dev, n, d_states, p, d_out);
+        run();
         cudaEventRecord(stop);
         check(cudaEventSynchronize(stop), "rates_kernel");
         cudaEventElapsedTime(&ms[r], start, stop);
@@ -618,8 +856,8 @@ int main(int argc, char** argv) {
       const Checksums c = checksums(out, n, ns);
       std::printf(
           "RESULT kinetics_handwritten mechanism=%s backend=cuda cells=%lld block=%d "
-          "w_ms=%.4f wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
-          mech.c_str(), (long long)n, block, ms[reps / 2], c.wdot,
+          "arrays=%s w_ms=%.4f wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g\n",
+          mech.c_str(), (long long)n, block, shared ? "shared" : "local", ms[reps / 2], c.wdot,
           c.wdot_abs, c.q);
       std::fflush(stdout);
       cudaFree(d_states);
