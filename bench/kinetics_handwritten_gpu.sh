@@ -4,7 +4,9 @@
 # rates kernel on the same states: kinetics_rates (full effort, rates alone) times dualjit and
 # writes the mechanism and the states with --write, then the peer runs on them: a thread per
 # cell with its arrays in local memory (blocks of 64, 128, 256) and in shared memory (blocks of
-# 32, 64), and a warp per cell (blocks of 64, 128, 256). Logs under $OUT.
+# 32, 64), and a warp per cell (blocks of 64, 128, 256); then its (T, Y) Jacobian (a block per
+# cell, blocks of 64, 128, 256) at the first cell count against dualjit's (full effort, rows of
+# 2). Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_handwritten_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
@@ -22,11 +24,12 @@ gpu_build "$out" kinetics_rates || exit 1
 wait
 echo "built in $(($(date +%s) - t0)) s"
 grep -E "Compiling|registers|stack" "$out/peer_build.log" | head -9
-DUALJIT_CACHE_DIR=$PWD/build-gpu/cache timeout 120 ./build-gpu/bench/kinetics_rates --effort full \
-  --outputs rates --reps 7 --write "$work" $cells > "$out/dualjit.txt" 2>&1
+DUALJIT_CACHE_DIR=$PWD/build-gpu/cache timeout 200 ./build-gpu/bench/kinetics_rates --effort full \
+  --rows 2 --reps 7 --write "$work" $cells > "$out/dualjit.txt" 2>&1
 echo "dualjit rc=$?:"
 grep -E '^RESULT kinetics_dualjit' "$out/dualjit.txt" |
-  grep -oE '(cells|w_ms|wdot_sum|wdot_abs_sum|q_sum)=[^ ]+' | paste -sd' ' | fold -w 220
+  grep -oE '(cells|w_ms|J_ms|wdot_sum|wdot_abs_sum|q_sum|J_abs_sum)=[^ ]+' | paste -sd' ' |
+  fold -w 220
 files=()
 for n in $cells; do files+=("$work/kinetics_gri30_$n.bin"); done
 for run in local:64 local:128 local:256 shared:32 shared:64 warp:64 warp:128 warp:256; do
@@ -36,5 +39,12 @@ for run in local:64 local:128 local:256 shared:32 shared:64 warp:64 warp:128 war
     --block $b --arrays $arrays > "$log" 2>&1
   echo "peer, $arrays arrays, blocks of $b (rc=$?):"
   grep -E "^device|^warp|^RESULT" "$log" | cut -c1-260
+done
+for b in 64 128 256; do
+  log="$out/handwritten_jacobian_b$b.txt"
+  timeout 100 "$work/kinetics_handwritten" "$work/kinetics_gri30.json" "${files[0]}" --reps 7 \
+    --block $b --jacobian > "$log" 2>&1
+  echo "peer Jacobian, blocks of $b (rc=$?):"
+  grep -E "^RESULT" "$log" | cut -c1-260
 done
 echo "done at $(($(date +%s) - t0)) s"

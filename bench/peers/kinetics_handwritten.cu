@@ -14,12 +14,22 @@
 // RESULT line. --cpu runs the same cell function on the host over the first --cpu-cells cells
 // (default 1000), untimed: a check against kinetics_rates --cpu without a GPU.
 //
-// Build: nvcc -O3 -arch=sm_90 -o kinetics_handwritten kinetics_handwritten.cu
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 -o kinetics_handwritten kinetics_handwritten.cu
 // Run:   ./kinetics_handwritten MECH.json STATES.bin [...] [--reps 15] [--block 128]
-//                                [--arrays local|shared] [--cpu] [--cpu-cells N]
+//                                [--arrays local|shared|warp] [--jacobian] [--cpu]
+//                                [--cpu-cells N]
 // --arrays shared keeps the per-cell arrays in shared memory instead of the thread's local
 // memory (3 ns doubles a thread: 81 KB a block of 64 for GRI-3.0), what a loop over reaction
-// tables needs to keep them on chip.
+// tables needs to keep them on chip. --arrays warp runs a warp per cell: species and reactions
+// over the lanes, C, g/RT and the rates of progress in shared memory (2 ns + nr doubles a
+// warp: 3.4 KB for GRI-3.0), wdot gathered per species. The reactions are ordered by kind,
+// falloff form and reversibility (so that a warp's lanes mostly take the same branches); every
+// variant sums in that order.
+// --jacobian computes instead the dense (T, Y) Jacobian d(wdot, q)/d(T, Y) of kinetics_rates
+// ((ns + 1)^2 a cell, cell-major, rows wdot_k then q, columns T then Y_k): a block per cell, a
+// thread per reaction at a time taking its rate of progress in dual numbers over T, [M] and the
+// (at most 6) C it reads, accumulating them into dwdot/d(T, C) in shared memory, which then
+// composes with dC/d(T, Y); its RESULT line carries kinetics_rates' sum |J|.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -186,6 +196,7 @@ std::map<std::string, std::pair<std::vector<int64_t>, std::vector<double>>> read
 
 // ---- Tables. ----
 constexpr int kMaxSpecies = 128;
+constexpr int kLocal = 6;          // species a reaction's rate of progress reads, at most
 constexpr double kSmall = 1e-300;  // Cantera's SmallNumber
 constexpr double kLn10 = 2.302585092994045684;
 
@@ -249,12 +260,15 @@ struct Tables {
   const int* species_start;  // ns + 1
   const int* species_r;
   const double* species_v;
+  // Per reaction, the species whose C its rate of progress reads (orders, products), kLocal
+  // each, -1 after the last: the Jacobian's directions.
+  const int* local_k;
 };
 
 struct HostTables {
   int ns = 0, nr = 0;
   std::vector<double> inv_W, t_mid, thermo, reals, list_v;
-  std::vector<int> ints, list_k, species_start, species_r;
+  std::vector<int> ints, list_k, species_start, species_r, local_k;
   std::vector<double> species_v;
   double R = 0, log_R_pref = 0;
   std::string name;
@@ -273,7 +287,8 @@ struct HostTables {
             log_R_pref,
             species_start.data(),
             species_r.data(),
-            species_v.data()};
+            species_v.data(),
+            local_k.data()};
   }
 };
 
@@ -372,6 +387,16 @@ HostTables build_tables(const std::string& path) {
     };
     list(r["orders"], iOrd, iNOrd);
     list(r["products"], iProd, iNProd);
+    std::vector<int> local;
+    for (const char* side : {"orders", "products"})
+      for (const Json& p : r[side].items)
+        if (std::find(local.begin(), local.end(), int(p[0].number)) == local.end())
+          local.push_back(int(p[0].number));
+    if (local.size() > size_t(kLocal))
+      throw std::runtime_error(where + ": more than " + std::to_string(kLocal) +
+                               " species in its rate of progress");
+    local.resize(kLocal, -1);
+    t.local_k.insert(t.local_k.end(), local.begin(), local.end());
     // Net coefficients, one entry per species.
     std::map<int, double> net;
     for (const Json& p : r["products"].items) net[int(p[0].number)] += p[1].number;
@@ -415,8 +440,13 @@ HostTables build_tables(const std::string& path) {
     reals.insert(reals.end(), t.reals.begin() + size_t(r) * kReals,
                  t.reals.begin() + size_t(r + 1) * kReals);
   }
+  std::vector<int> local_k;
+  for (int r : order)
+    local_k.insert(local_k.end(), t.local_k.begin() + size_t(r) * kLocal,
+                   t.local_k.begin() + size_t(r + 1) * kLocal);
   t.ints = std::move(ints);
   t.reals = std::move(reals);
+  t.local_k = std::move(local_k);
   std::vector<std::vector<std::pair<int, double>>> by_species(t.ns);
   for (int r = 0; r < t.nr; ++r) {
     const int* in = t.ints.data() + size_t(r) * kInts;
@@ -445,13 +475,92 @@ __host__ __device__ inline T load(const T* p) {
 #endif
 }
 
-__host__ __device__ inline double arrhenius(const double* re, double log_T, double inv_T) {
+// Forward-mode dual numbers over a reaction's directions for the Jacobian: T, [M], and the C of
+// its kLocal species (Tables::local_k).
+constexpr int kDirs = 2 + kLocal;
+struct Dual {
+  double v = 0, d[kDirs] = {};
+  __host__ __device__ Dual() {}
+  __host__ __device__ Dual(double x) : v(x) {}
+  __host__ __device__ static Dual seed(double x, int dir) {
+    Dual r(x);
+    r.d[dir] = 1.0;
+    return r;
+  }
+  // x with derivative dx in direction dir (its only one).
+  __host__ __device__ static Dual seed(double x, int dir, double dx) {
+    Dual r(x);
+    r.d[dir] = dx;
+    return r;
+  }
+  __host__ __device__ Dual& operator+=(const Dual& b) { return *this = *this + b; }
+  __host__ __device__ Dual& operator-=(const Dual& b) { return *this = *this - b; }
+  __host__ __device__ Dual& operator*=(const Dual& b) { return *this = *this * b; }
+  // f(v) with f'(v) = df: the chain rule.
+  __host__ __device__ Dual chain(double f, double df) const {
+    Dual r(f);
+    for (int i = 0; i < kDirs; ++i) r.d[i] = df * d[i];
+    return r;
+  }
+  __host__ __device__ friend Dual operator+(const Dual& a, const Dual& b) {
+    Dual r(a.v + b.v);
+    for (int i = 0; i < kDirs; ++i) r.d[i] = a.d[i] + b.d[i];
+    return r;
+  }
+  __host__ __device__ friend Dual operator-(const Dual& a, const Dual& b) {
+    Dual r(a.v - b.v);
+    for (int i = 0; i < kDirs; ++i) r.d[i] = a.d[i] - b.d[i];
+    return r;
+  }
+  __host__ __device__ friend Dual operator-(const Dual& a) { return a.chain(-a.v, -1.0); }
+  __host__ __device__ friend Dual operator*(const Dual& a, const Dual& b) {
+    Dual r(a.v * b.v);
+    for (int i = 0; i < kDirs; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
+    return r;
+  }
+  __host__ __device__ friend Dual operator/(const Dual& a, const Dual& b) {
+    const double q = a.v / b.v, inv = 1.0 / b.v;
+    Dual r(q);
+    for (int i = 0; i < kDirs; ++i) r.d[i] = (a.d[i] - q * b.d[i]) * inv;
+    return r;
+  }
+};
+// The doubles' functions stay visible beside the duals' overloads.
+using ::exp;
+using ::fmax;
+using ::log;
+using ::log10;
+using ::pow;
+__host__ __device__ inline Dual exp(const Dual& a) {
+  const double e = exp(a.v);
+  return a.chain(e, e);
+}
+__host__ __device__ inline Dual log(const Dual& a) {
+  return a.chain(log(a.v), 1.0 / a.v);
+}
+__host__ __device__ inline Dual log10(const Dual& a) {
+  return a.chain(log10(a.v), 1.0 / (a.v * kLn10));
+}
+__host__ __device__ inline Dual fmax(const Dual& a, double b) {
+  return a.v >= b ? a : Dual(b);
+}
+__host__ __device__ inline Dual pow(const Dual& a, const Dual& b) {
+  return exp(b * log(a));
+}
+__host__ __device__ inline Dual pow(const Dual& a, double b) {
+  const double p = pow(a.v, b);
+  return a.chain(p, b * pow(a.v, b - 1.0));
+}
+
+template <class S>
+__host__ __device__ inline S arrhenius(const double* re, const S& log_T, const S& inv_T) {
   const double sign = load(re + 3);
-  return sign == 0.0 ? 0.0 : sign * exp(load(re) + load(re + 1) * log_T - load(re + 2) * inv_T);
+  return sign == 0.0 ? S(0.0) : sign * exp(load(re) + load(re + 1) * log_T - load(re + 2) * inv_T);
 }
 
 // C^o for the integer orders every shipped mechanism uses, pow otherwise.
-__host__ __device__ inline double power(double c, double o) {
+template <class S>
+__host__ __device__ inline S power(const S& c, double o) {
   if (o == 1.0) return c;
   if (o == 2.0) return c * c;
   if (o == 3.0) return c * c * c;
@@ -476,63 +585,79 @@ struct SharedArrays {
   __device__ double& W(int k) { return base[size_t(2 * ns + k) * stride]; }
 };
 
-// What a reaction's rate of progress needs of its cell besides C and g/RT.
-struct CellTerms {
-  double T, log_T, inv_T, C_tot, log_RT_pref;
+// What a reaction's rate of progress needs of its cell besides C and g/RT: doubles for the
+// rates, duals in T for the Jacobian.
+template <class S>
+struct Terms {
+  S T, log_T, inv_T;
+  double C_tot;
+  S log_RT_pref;
+};
+using CellTerms = Terms<double>;
+
+// The values' accessors: C and g/RT as they are, [M] a number.
+template <class Arrays>
+struct Values {
+  Arrays& a;
+  __host__ __device__ double C(int k) { return a.C(k); }
+  __host__ __device__ double value_C(int k) { return a.C(k); }
+  __host__ __device__ double G(int k) { return a.G(k); }
+  __host__ __device__ double third_body(double M) { return M; }
 };
 
-// Reaction r's rate of progress (kmol/m^3/s), C and g/RT read through `a`.
-template <class Arrays>
-__host__ __device__ double rate_of_progress(const Tables& t, int r, Arrays& a, const CellTerms& c) {
-  const double T = c.T, log_T = c.log_T, inv_T = c.inv_T, C_tot = c.C_tot,
-               log_RT_pref = c.log_RT_pref;
+// Reaction r's rate of progress (kmol/m^3/s) in S (double, or Dual for its derivatives), C and
+// g/RT read through `a`.
+template <class S, class Access>
+__host__ __device__ S rate_of_progress(const Tables& t, int r, Access& a, const Terms<S>& c) {
+  const S T = c.T, log_T = c.log_T, inv_T = c.inv_T, log_RT_pref = c.log_RT_pref;
   const int* in = t.ints + size_t(r) * kInts;
   const double* re = t.reals + size_t(r) * kReals;
   const int kind = load(in + iKind);
-  double M = 0;
+  S M = 0.0;
   if (kind != kArrhenius) {
-    M = load(re + rDefaultEff) * C_tot;
+    double m = load(re + rDefaultEff) * c.C_tot;
     for (int i = load(in + iTb), e = i + load(in + iNTb); i < e; ++i)
-      M += load(t.list_v + i) * a.C(load(t.list_k + i));
+      m += load(t.list_v + i) * a.value_C(load(t.list_k + i));
+    M = a.third_body(m);
   }
-  double kf;
+  S kf;
   if (kind < kFalloff) {
     kf = arrhenius(re + rLnA, log_T, inv_T);
   } else {
-    const double k0 = arrhenius(re + rLnA0, log_T, inv_T);
-    const double kinf = arrhenius(re + rLnA, log_T, inv_T);
-    const double Pr = M * k0 / (kinf + kSmall);
-    const double lpr = log10(fmax(Pr, kSmall));
-    double F = 1.0;
+    const S k0 = arrhenius(re + rLnA0, log_T, inv_T);
+    const S kinf = arrhenius(re + rLnA, log_T, inv_T);
+    const S Pr = M * k0 / (kinf + kSmall);
+    const S lpr = log10(fmax(Pr, kSmall));
+    S F = 1.0;
     const int form = load(in + iForm);
     if (form == kTroe) {
-      double Fcent = 0;
+      S Fcent = 0.0;
       if (load(re + rTroeM3) != 0) Fcent += (1 - load(re + rTroeA)) * exp(T * load(re + rTroeN3));
       if (load(re + rTroeM1) != 0) Fcent += load(re + rTroeA) * exp(T * load(re + rTroeN1));
       if (load(re + rTroeM2) != 0) Fcent += exp(-load(re + rTroeT2) * inv_T);
-      const double lF = log10(fmax(Fcent, kSmall));
-      const double cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
-      const double f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
+      const S lF = log10(fmax(Fcent, kSmall));
+      const S cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
+      const S f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
       F = exp(kLn10 * (lF / (1.0 + f1 * f1)));
     } else if (form == kSri) {
-      double base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
+      S base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
       if (load(re + rSriMc) != 0) base += exp(T * load(re + rSriNc));
       const double e = load(re + rSriE);
-      const double sc = e == 0 ? load(re + rSriD) : load(re + rSriD) * exp(e * log_T);
+      const S sc = e == 0 ? S(load(re + rSriD)) : load(re + rSriD) * exp(e * log_T);
       F = pow(base, 1.0 / (1.0 + lpr * lpr)) * sc;
     }
     kf = kind == kActivated ? F / (1.0 + Pr) * k0 : Pr * (F / (1.0 + Pr)) * kinf;
   }
-  double fwd = kf;
+  S fwd = kf;
   for (int i = load(in + iOrd), e = i + load(in + iNOrd); i < e; ++i)
     fwd *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
-  double rop = fwd;
+  S rop = fwd;
   if (load(in + iReversible)) {
     // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
-    double log_inv_Kc = load(re + rDnu) * log_RT_pref;
+    S log_inv_Kc = load(re + rDnu) * log_RT_pref;
     for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
       log_inv_Kc += load(t.list_v + i) * a.G(load(t.list_k + i));
-    double rev = kf * exp(log_inv_Kc);
+    S rev = kf * exp(log_inv_Kc);
     for (int i = load(in + iProd), e = i + load(in + iNProd); i < e; ++i)
       rev *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
     rop -= rev;
@@ -561,7 +686,8 @@ __host__ __device__ void cell_rates(const Tables& t, const double* x, double p, 
   for (int k = 0; k < ns; ++k) a.C(k) *= scale;
   const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
   for (int r = 0; r < t.nr; ++r) {
-    const double rop = rate_of_progress(t, r, a, terms);
+    Values<Arrays> v{a};
+    const double rop = rate_of_progress(t, r, v, terms);
     for (int i = load(t.ints + size_t(r) * kInts + iNet),
              e = i + load(t.ints + size_t(r) * kInts + iNNet);
          i < e; ++i)
@@ -623,7 +749,8 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
     for (int k = lane; k < ns; k += 32) C[k] *= scale;
     __syncwarp();
     const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
-    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(t, r, a, terms);
+    Values<PointerArrays> v{a};
+    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(t, r, v, terms);
     __syncwarp();
     double q = 0;
     double* o = out + cell * (ns + 1);
@@ -656,7 +783,8 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
   const double C_tot = p / (t.R * T), scale = C_tot / moles;
   for (int k = 0; k < ns; ++k) C[k] *= scale;
   const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
-  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(t, r, a, terms);
+  Values<PointerArrays> v{a};
+  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(t, r, v, terms);
   double q = 0;
   for (int k = 0; k < ns; ++k) {
     double w = 0;
@@ -666,6 +794,136 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
     q += species_thermo(t, k, 1, T, basis) * w;
   }
   out[ns] = -(t.R * T) * q;
+}
+
+// ---- The dense (T, Y) Jacobian, d(wdot, q)/d(T, Y): a block per cell. ----
+// Reaction r's accessors for rate_of_progress in duals: the C of its local species seeded in
+// directions 2.., [M] in direction 1, g/RT with its T-derivative -(h/RT)/T.
+struct JacobianAccess {
+  const double *conc, *gRT, *hRT;
+  const int* local;  // the reaction's kLocal species
+  double inv_T;
+  __host__ __device__ Dual C_of(int k) const {
+    for (int j = 0; j < kLocal; ++j)
+      if (load(local + j) == k) return Dual::seed(conc[k], 2 + j);
+    return Dual(conc[k]);
+  }
+  __host__ __device__ Dual C(int k) { return C_of(k); }
+  __host__ __device__ double value_C(int k) { return conc[k]; }
+  __host__ __device__ Dual G(int k) { return Dual::seed(gRT[k], 0, -hRT[k] * inv_T); }
+  __host__ __device__ Dual third_body(double M) { return Dual::seed(M, 1); }
+};
+
+// Synchronisation and accumulation of the cell's block on the GPU, of one thread on the host.
+struct BlockOps {
+  __device__ void sync() const { __syncthreads(); }
+  __device__ void add(double* p, double v) const { atomicAdd(p, v); }
+};
+struct HostOps {
+  void sync() const {}
+  void add(double* p, double v) const { *p += v; }
+};
+
+// Shared memory of a cell: J (ns x (ns + 1)), then wdot, C, g/RT, h/RT, d(h/RT)/dT, P, and the
+// mole sum.
+__host__ __device__ inline size_t jacobian_shared_doubles(int ns) {
+  return size_t(ns) * (ns + 1) + 6 * size_t(ns) + 1;
+}
+
+// Thread tid of nt computes its share of cell x's Jacobian into out ((ns + 1)^2, rows wdot_k then
+// q, columns T then Y_k). Each reaction's rate of progress in duals gives its partials in T,
+// [M] and the C it reads; they accumulate into dwdot/d(T, C) (the T column at constant C, with
+// C_tot = p / RT inside [M]), which then composes with dC/d(T, Y): C_i = s Y_i / W_i, s = C_tot /
+// m, m = sum Y / W, so dC_i/dY_j = s delta_ij / W_j - C_i / (W_j m) and dC_i/dT = -C_i / T.
+template <class Ops>
+__host__ __device__ void jacobian_cell(const Tables& t, const double* x, double p, double* out,
+                                       double* sm, int tid, int nt, const Ops& ops) {
+  const int ns = t.ns, nc = ns + 1;
+  double *J = sm, *W = J + size_t(ns) * nc, *C = W + ns, *g = C + ns, *h = g + ns, *hd = h + ns,
+         *P = hd + ns, *moles = P + ns;
+  const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
+  const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
+  const double dbasis[7] = {0.0, 1.0, 2 * T, 3 * T2, 4 * T2 * T, -inv_T * inv_T, inv_T};
+  if (tid == 0) *moles = 0;
+  for (int e = tid; e < ns * nc; e += nt) J[e] = 0;
+  ops.sync();
+  for (int k = tid; k < ns; k += nt) {
+    C[k] = x[1 + k] * load(t.inv_W + k);
+    ops.add(moles, C[k]);
+    g[k] = species_thermo(t, k, 0, T, basis);
+    h[k] = species_thermo(t, k, 1, T, basis);
+    hd[k] = species_thermo(t, k, 1, T, dbasis);
+    W[k] = 0;
+  }
+  ops.sync();
+  const double m = *moles, C_tot = p / (t.R * T), s = C_tot / m;
+  for (int k = tid; k < ns; k += nt) C[k] *= s;
+  ops.sync();
+  const Terms<Dual> terms{Dual::seed(T, 0), Dual::seed(log_T, 0, inv_T),
+                          Dual::seed(inv_T, 0, -inv_T * inv_T), C_tot,
+                          Dual::seed(log_T + t.log_R_pref, 0, inv_T)};
+  for (int r = tid; r < t.nr; r += nt) {
+    const int* in = t.ints + size_t(r) * kInts;
+    const double* re = t.reals + size_t(r) * kReals;
+    const int* local = t.local_k + size_t(r) * kLocal;
+    JacobianAccess a{C, g, h, local, inv_T};
+    const Dual rop = rate_of_progress(t, r, a, terms);
+    const bool has_M = load(in + iKind) != kArrhenius;
+    // [M] = default C_tot + sum (eff_i - default) C_i: its T part here, its C part below.
+    const double dT = rop.d[0] + (has_M ? rop.d[1] * load(re + rDefaultEff) * -C_tot * inv_T : 0);
+    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i) {
+      const int k = load(t.list_k + i);
+      const double nu = load(t.list_v + i);
+      double* row = J + size_t(k) * nc;
+      ops.add(W + k, nu * rop.v);
+      ops.add(row, nu * dT);
+      for (int j = 0; j < kLocal; ++j) {
+        const int l = load(local + j);
+        if (l >= 0) ops.add(row + 1 + l, nu * rop.d[2 + j]);
+      }
+      if (has_M)
+        for (int b = load(in + iTb), be = b + load(in + iNTb); b < be; ++b)
+          ops.add(row + 1 + load(t.list_k + b), nu * rop.d[1] * load(t.list_v + b));
+    }
+  }
+  ops.sync();
+  for (int k = tid; k < ns; k += nt) {
+    double sum = 0;
+    for (int i = 0; i < ns; ++i) sum += J[size_t(k) * nc + 1 + i] * C[i];
+    P[k] = sum;
+  }
+  ops.sync();
+  for (int e = tid; e < ns * nc; e += nt) {
+    const int k = e / nc, c = e % nc;
+    const double v = c == 0 ? J[e] - P[k] * inv_T : (s * J[e] - P[k] / m) * load(t.inv_W + c - 1);
+    J[e] = v;
+    out[e] = v;
+  }
+  ops.sync();
+  const double RT = t.R * T;
+  for (int c = tid; c < nc; c += nt) {
+    double sum = 0;
+    for (int k = 0; k < ns; ++k) sum += h[k] * J[size_t(k) * nc + c];
+    double v = -RT * sum;
+    if (c == 0) {
+      double hw = 0, hdw = 0;
+      for (int k = 0; k < ns; ++k) {
+        hw += h[k] * W[k];
+        hdw += hd[k] * W[k];
+      }
+      v += -t.R * hw - RT * hdw;
+    }
+    out[size_t(ns) * nc + c] = v;
+  }
+  ops.sync();  // the next cell overwrites the shared memory
+}
+
+__global__ void jacobian_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
+  extern __shared__ double cell[];
+  const int64_t nc = t.ns + 1;
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x)
+    jacobian_cell(t, states + i * nc, p, out + i * nc * nc, cell, threadIdx.x, blockDim.x,
+                  BlockOps{});
 }
 
 __global__ void rates_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
@@ -713,16 +971,80 @@ Checksums checksums(const std::vector<double>& out, int64_t n, int ns) {
   return c;
 }
 
+// --jacobian: the (T, Y) Jacobian of every cell, timed (the GPU, a block per cell, as many
+// blocks as fit) or on the host over the first cpu_cells cells; the RESULT line carries sum |J|
+// as kinetics_rates prints it.
+void run_jacobian(const HostTables& host, const Tables& dev, const std::string& mech,
+                  const std::vector<double>& states, int64_t n, double p, int64_t cpu_cells,
+                  int block, int reps) {
+  const int ns = host.ns, nc = ns + 1;
+  const size_t per_cell = size_t(nc) * nc;
+  const auto abs_sum = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += std::fabs(x);
+    return s;
+  };
+  if (cpu_cells > 0) {
+    std::vector<double> out(size_t(cpu_cells) * per_cell), sm(jacobian_shared_doubles(ns));
+    const Tables t = host.view();
+    for (int64_t i = 0; i < cpu_cells; ++i)
+      jacobian_cell(t, states.data() + i * nc, p, out.data() + i * per_cell, sm.data(), 0, 1,
+                    HostOps{});
+    std::printf(
+        "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cpu cells=%lld "
+        "J_abs_sum=%.17g\n",
+        mech.c_str(), (long long)cpu_cells, abs_sum(out));
+    return;
+  }
+  const size_t smem = jacobian_shared_doubles(ns) * sizeof(double);
+  int per_sm = 0, sms = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobian_kernel, block, smem),
+        "occupancy");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
+  const unsigned grid = unsigned(std::min<int64_t>(n, int64_t(per_sm) * sms));
+  double* d_states = to_device(states);
+  double* d_out = nullptr;
+  check(cudaMalloc(&d_out, size_t(n) * per_cell * sizeof(double)), "cudaMalloc");
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  for (int w = 0; w < 2; ++w) jacobian_kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
+  check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<float> ms(reps);
+  for (int r = 0; r < reps; ++r) {
+    cudaEventRecord(start);
+    jacobian_kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
+    cudaEventRecord(stop);
+    check(cudaEventSynchronize(stop), "jacobian_kernel");
+    cudaEventElapsedTime(&ms[r], start, stop);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::vector<double> out(size_t(n) * per_cell);
+  check(cudaMemcpy(out.data(), d_out, out.size() * sizeof(double), cudaMemcpyDeviceToHost),
+        "download");
+  std::printf(
+      "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cuda cells=%lld "
+      "block=%d blocks_per_sm=%d J_ms=%.4f J_abs_sum=%.17g\n",
+      mech.c_str(), (long long)n, block, per_sm, ms[reps / 2], abs_sum(out));
+  std::fflush(stdout);
+  cudaFree(d_states);
+  cudaFree(d_out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   int reps = 15, block = 128;
   int64_t cpu_cells = 1000;
-  bool cpu = false, shared = false, warp = false;
+  bool cpu = false, shared = false, warp = false, jacobian = false;
   std::string arrays = "local";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--jacobian") {
+      jacobian = true;
+      continue;
+    }
     if (a == "--arrays" && i + 1 < argc) {
       const std::string where = argv[++i];
       if (where != "local" && where != "shared" && where != "warp") {
@@ -749,7 +1071,7 @@ int main(int argc, char** argv) {
   if (files.size() < 2) {
     std::fprintf(stderr,
                  "usage: kinetics_handwritten MECH.json STATES.bin [...] [--reps N] "
-                 "[--block B] [--arrays local|shared|warp] [--cpu] [--cpu-cells N]\n");
+                 "[--block B] [--arrays local|shared|warp] [--jacobian] [--cpu] [--cpu-cells N]\n");
     return 2;
   }
   try {
@@ -773,14 +1095,19 @@ int main(int argc, char** argv) {
       dev.species_start = to_device(host.species_start);
       dev.species_r = to_device(host.species_r);
       dev.species_v = to_device(host.species_v);
+      dev.local_k = to_device(host.local_k);
       cudaDeviceProp prop;
       check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
       cudaFuncAttributes attr;
-      const auto kernel = warp ? rates_kernel_warp : shared ? rates_kernel_shared : rates_kernel;
+      const auto kernel = jacobian ? jacobian_kernel
+                          : warp   ? rates_kernel_warp
+                          : shared ? rates_kernel_shared
+                                   : rates_kernel;
       check(cudaFuncGetAttributes(&attr, kernel), "cudaFuncGetAttributes");
-      smem = shared ? size_t(3) * ns * block * sizeof(double)
-             : warp ? size_t(2 * ns + host.nr) * (block / 32) * sizeof(double)
-                    : 0;
+      smem = jacobian ? jacobian_shared_doubles(ns) * sizeof(double)
+             : shared ? size_t(3) * ns * block * sizeof(double)
+             : warp   ? size_t(2 * ns + host.nr) * (block / 32) * sizeof(double)
+                      : 0;
       if (smem > 0)
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
               "cudaFuncSetAttribute");
@@ -805,6 +1132,11 @@ int main(int argc, char** argv) {
       const double p = arrays.at("pressure").second.at(0);
       std::string mech = host.name.substr(0, host.name.rfind('.'));
       if (mech.rfind("kinetics_", 0) == 0) mech.erase(0, std::strlen("kinetics_"));
+      if (jacobian) {
+        run_jacobian(host, dev, mech, states.second, n, p, cpu ? std::min(n, cpu_cells) : 0, block,
+                     reps);
+        continue;
+      }
       if (cpu) {
         const int64_t m = std::min(n, cpu_cells);
         std::vector<double> out(size_t(m) * (ns + 1));
