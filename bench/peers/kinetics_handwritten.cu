@@ -24,7 +24,9 @@
 // over the lanes, C, g/RT and the rates of progress in shared memory (2 ns + nr doubles a
 // warp: 3.4 KB for GRI-3.0), wdot gathered per species. The reactions are ordered by kind,
 // falloff form and reversibility (so that a warp's lanes mostly take the same branches); every
-// variant sums in that order.
+// variant sums in that order. Where a warp's lanes take consecutive reactions (--arrays warp,
+// --jacobian) they read the tables field-major, lists in fixed slots, and [M] from the cell's
+// values of the mechanism's distinct efficiency sets, so that a load is a few sectors.
 // --jacobian computes instead the dense (T, Y) Jacobian d(wdot, q)/d(T, Y) of kinetics_rates
 // ((ns + 1)^2 a cell, cell-major, rows wdot_k then q, columns T then Y_k): a block per cell, a
 // thread per reaction at a time taking its rate of progress in dual numbers over T, [M] and the
@@ -196,7 +198,13 @@ std::map<std::string, std::pair<std::vector<int64_t>, std::vector<double>>> read
 
 // ---- Tables. ----
 constexpr int kMaxSpecies = 128;
-constexpr int kLocal = 6;          // species a reaction's rate of progress reads, at most
+constexpr int kLocal = 6;
+constexpr int kSlots = 8;  // entries of a reaction's orders, products or net list, at most
+enum ListKind : int {
+  kOrders = 0,
+  kProducts = 1,
+  kNetList = 2
+};                                 // species a reaction's rate of progress reads, at most
 constexpr double kSmall = 1e-300;  // Cantera's SmallNumber
 constexpr double kLn10 = 2.302585092994045684;
 
@@ -260,9 +268,25 @@ struct Tables {
   const int* species_start;  // ns + 1
   const int* species_r;
   const double* species_v;
+  // The same tables field-major (field f of reaction r at f nr + r), what the warp-per-cell
+  // kernel reads: a warp's lanes take consecutive reactions, so each load is a few sectors.
+  // Lists there are kSlots fixed slots each (orders, products, net: list l, slot j at
+  // (l kSlots + j) nr + r), and [M] comes from the cell's value of the reaction's set of
+  // efficiencies (mset; the sets' default efficiency, and their species and eff - default in
+  // CSR), computed once a cell.
+  const int* ints_t;
+  const double* reals_t;
   // Per reaction, the species whose C its rate of progress reads (orders, products), kLocal
-  // each, -1 after the last: the Jacobian's directions.
-  const int* local_k;
+  // each, -1 after the last: the Jacobian's directions (slot j of reaction r at j nr + r).
+  const int* local_t;
+  const int* slot_k;
+  const double* slot_v;
+  const int* mset;
+  int n_msets;
+  const double* mset_default;
+  const int* mset_start;
+  const int* mset_k;
+  const double* mset_v;
 };
 
 struct HostTables {
@@ -270,6 +294,8 @@ struct HostTables {
   std::vector<double> inv_W, t_mid, thermo, reals, list_v;
   std::vector<int> ints, list_k, species_start, species_r, local_k;
   std::vector<double> species_v;
+  std::vector<int> ints_t, local_t, slot_k, mset, mset_start, mset_k;
+  std::vector<double> reals_t, slot_v, mset_default, mset_v;
   double R = 0, log_R_pref = 0;
   std::string name;
 
@@ -288,7 +314,17 @@ struct HostTables {
             species_start.data(),
             species_r.data(),
             species_v.data(),
-            local_k.data()};
+            ints_t.data(),
+            reals_t.data(),
+            local_t.data(),
+            slot_k.data(),
+            slot_v.data(),
+            mset.data(),
+            static_cast<int>(mset_default.size()),
+            mset_default.data(),
+            mset_start.data(),
+            mset_k.data(),
+            mset_v.data()};
   }
 };
 
@@ -461,6 +497,59 @@ HostTables build_tables(const std::string& path) {
     }
     t.species_start.push_back(static_cast<int>(t.species_r.size()));
   }
+  // Field-major copies, list slots and efficiency sets.
+  t.ints_t.resize(t.ints.size());
+  t.reals_t.resize(t.reals.size());
+  for (int r = 0; r < t.nr; ++r) {
+    for (int f = 0; f < kInts; ++f) t.ints_t[size_t(f) * t.nr + r] = t.ints[size_t(r) * kInts + f];
+    for (int f = 0; f < kReals; ++f)
+      t.reals_t[size_t(f) * t.nr + r] = t.reals[size_t(r) * kReals + f];
+  }
+  t.local_t.resize(t.local_k.size());
+  for (int r = 0; r < t.nr; ++r)
+    for (int j = 0; j < kLocal; ++j)
+      t.local_t[size_t(j) * t.nr + r] = t.local_k[size_t(r) * kLocal + j];
+  t.slot_k.assign(size_t(3) * kSlots * t.nr, -1);
+  t.slot_v.assign(size_t(3) * kSlots * t.nr, 0.0);
+  std::map<std::vector<double>, int> sets;  // default, then (species, eff - default) pairs
+  for (int r = 0; r < t.nr; ++r) {
+    const int* in = t.ints.data() + size_t(r) * kInts;
+    const int starts[3] = {in[iOrd], in[iProd], in[iNet]},
+              counts[3] = {in[iNOrd], in[iNProd], in[iNNet]};
+    for (int l = 0; l < 3; ++l) {
+      if (counts[l] > kSlots)
+        throw std::runtime_error(path + ": a reaction with more than " + std::to_string(kSlots) +
+                                 " entries in a list");
+      for (int j = 0; j < counts[l]; ++j) {
+        t.slot_k[(size_t(l) * kSlots + j) * t.nr + r] = t.list_k[starts[l] + j];
+        t.slot_v[(size_t(l) * kSlots + j) * t.nr + r] = t.list_v[starts[l] + j];
+      }
+    }
+    if (in[iKind] == kArrhenius) {
+      t.mset.push_back(-1);
+      continue;
+    }
+    std::vector<double> key{t.reals[size_t(r) * kReals + rDefaultEff]};
+    for (int i = in[iTb]; i < in[iTb] + in[iNTb]; ++i) {
+      key.push_back(t.list_k[i]);
+      key.push_back(t.list_v[i]);
+    }
+    const auto [it, added] = sets.insert({key, static_cast<int>(sets.size())});
+    t.mset.push_back(it->second);
+  }
+  t.mset_default.resize(sets.size());
+  std::vector<const std::vector<double>*> by_index(sets.size());
+  for (const auto& [key, e] : sets) by_index[e] = &key;
+  t.mset_start.push_back(0);
+  for (size_t e = 0; e < sets.size(); ++e) {
+    const std::vector<double>& key = *by_index[e];
+    t.mset_default[e] = key[0];
+    for (size_t i = 1; i + 1 < key.size(); i += 2) {
+      t.mset_k.push_back(static_cast<int>(key[i]));
+      t.mset_v.push_back(key[i + 1]);
+    }
+    t.mset_start.push_back(static_cast<int>(t.mset_k.size()));
+  }
   return t;
 }
 
@@ -552,10 +641,57 @@ __host__ __device__ inline Dual pow(const Dual& a, double b) {
   return a.chain(p, b * pow(a.v, b - 1.0));
 }
 
-template <class S>
-__host__ __device__ inline S arrhenius(const double* re, const S& log_T, const S& inv_T) {
-  const double sign = load(re + 3);
-  return sign == 0.0 ? S(0.0) : sign * exp(load(re) + load(re + 1) * log_T - load(re + 2) * inv_T);
+// A reaction's table row: its int and real fields, its lists (orders, products, net) and the
+// value of its [M]. RowMajor reads the reaction-major tables and the lists' CSR, FieldMajor
+// the field-major tables, the lists' slots and the cell's [M] of the reaction's set.
+struct RowMajor {
+  const Tables& t;
+  const int* in;
+  const double* re;
+  __host__ __device__ RowMajor(const Tables& tables, int r)
+      : t(tables), in(tables.ints + size_t(r) * kInts), re(tables.reals + size_t(r) * kReals) {}
+  __host__ __device__ int i(int f) const { return load(in + f); }
+  __host__ __device__ double x(int f) const { return load(re + f); }
+  __host__ __device__ int n(int list) const {
+    return i(list == kOrders ? iNOrd : list == kProducts ? iNProd : iNNet);
+  }
+  __host__ __device__ int start(int list) const {
+    return i(list == kOrders ? iOrd : list == kProducts ? iProd : iNet);
+  }
+  __host__ __device__ int k(int list, int j) const { return load(t.list_k + start(list) + j); }
+  __host__ __device__ double v(int list, int j) const { return load(t.list_v + start(list) + j); }
+  template <class Access>
+  __host__ __device__ double M(double C_tot, Access& a) const {
+    double m = x(rDefaultEff) * C_tot;
+    for (int b = i(iTb), e = b + i(iNTb); b < e; ++b)
+      m += load(t.list_v + b) * a.value_C(load(t.list_k + b));
+    return m;
+  }
+};
+struct FieldMajor {
+  const Tables& t;
+  int r;
+  __host__ __device__ int i(int f) const { return load(t.ints_t + size_t(f) * t.nr + r); }
+  __host__ __device__ double x(int f) const { return load(t.reals_t + size_t(f) * t.nr + r); }
+  __host__ __device__ int n(int list) const {
+    return i(list == kOrders ? iNOrd : list == kProducts ? iNProd : iNNet);
+  }
+  __host__ __device__ int k(int list, int j) const {
+    return load(t.slot_k + (size_t(list) * kSlots + j) * t.nr + r);
+  }
+  __host__ __device__ double v(int list, int j) const {
+    return load(t.slot_v + (size_t(list) * kSlots + j) * t.nr + r);
+  }
+  template <class Access>
+  __host__ __device__ double M(double, Access& a) const {
+    return a.M_of_set(load(t.mset + r));
+  }
+};
+
+template <class S, class Row>
+__host__ __device__ inline S arrhenius(const Row& row, int f, const S& log_T, const S& inv_T) {
+  const double sign = row.x(f + 3);
+  return sign == 0.0 ? S(0.0) : sign * exp(row.x(f) + row.x(f + 1) * log_T - row.x(f + 2) * inv_T);
 }
 
 // C^o for the integer orders every shipped mechanism uses, pow otherwise.
@@ -603,63 +739,57 @@ struct Values {
   __host__ __device__ double value_C(int k) { return a.C(k); }
   __host__ __device__ double G(int k) { return a.G(k); }
   __host__ __device__ double third_body(double M) { return M; }
+  __host__ __device__ double M_of_set(int e) { return a.M_of_set(e); }
 };
 
 // Reaction r's rate of progress (kmol/m^3/s) in S (double, or Dual for its derivatives), C and
 // g/RT read through `a`.
-template <class S, class Access>
-__host__ __device__ S rate_of_progress(const Tables& t, int r, Access& a, const Terms<S>& c) {
+template <class S, class Row, class Access>
+__host__ __device__ S rate_of_progress(const Row& row, Access& a, const Terms<S>& c) {
   const S T = c.T, log_T = c.log_T, inv_T = c.inv_T, log_RT_pref = c.log_RT_pref;
-  const int* in = t.ints + size_t(r) * kInts;
-  const double* re = t.reals + size_t(r) * kReals;
-  const int kind = load(in + iKind);
+  const int kind = row.i(iKind);
   S M = 0.0;
-  if (kind != kArrhenius) {
-    double m = load(re + rDefaultEff) * c.C_tot;
-    for (int i = load(in + iTb), e = i + load(in + iNTb); i < e; ++i)
-      m += load(t.list_v + i) * a.value_C(load(t.list_k + i));
-    M = a.third_body(m);
-  }
+  if (kind != kArrhenius) M = a.third_body(row.M(c.C_tot, a));
   S kf;
   if (kind < kFalloff) {
-    kf = arrhenius(re + rLnA, log_T, inv_T);
+    kf = arrhenius(row, rLnA, log_T, inv_T);
   } else {
-    const S k0 = arrhenius(re + rLnA0, log_T, inv_T);
-    const S kinf = arrhenius(re + rLnA, log_T, inv_T);
+    const S k0 = arrhenius(row, rLnA0, log_T, inv_T);
+    const S kinf = arrhenius(row, rLnA, log_T, inv_T);
     const S Pr = M * k0 / (kinf + kSmall);
     const S lpr = log10(fmax(Pr, kSmall));
     S F = 1.0;
-    const int form = load(in + iForm);
+    const int form = row.i(iForm);
     if (form == kTroe) {
       S Fcent = 0.0;
-      if (load(re + rTroeM3) != 0) Fcent += (1 - load(re + rTroeA)) * exp(T * load(re + rTroeN3));
-      if (load(re + rTroeM1) != 0) Fcent += load(re + rTroeA) * exp(T * load(re + rTroeN1));
-      if (load(re + rTroeM2) != 0) Fcent += exp(-load(re + rTroeT2) * inv_T);
+      if (row.x(rTroeM3) != 0) Fcent += (1 - row.x(rTroeA)) * exp(T * row.x(rTroeN3));
+      if (row.x(rTroeM1) != 0) Fcent += row.x(rTroeA) * exp(T * row.x(rTroeN1));
+      if (row.x(rTroeM2) != 0) Fcent += exp(-row.x(rTroeT2) * inv_T);
       const S lF = log10(fmax(Fcent, kSmall));
       const S cc = -0.4 - 0.67 * lF, nn = 0.75 - 1.27 * lF;
       const S f1 = (lpr + cc) / (nn - 0.14 * (lpr + cc));
       F = exp(kLn10 * (lF / (1.0 + f1 * f1)));
     } else if (form == kSri) {
-      S base = load(re + rSriA) * exp(-load(re + rSriB) * inv_T);
-      if (load(re + rSriMc) != 0) base += exp(T * load(re + rSriNc));
-      const double e = load(re + rSriE);
-      const S sc = e == 0 ? S(load(re + rSriD)) : load(re + rSriD) * exp(e * log_T);
+      S base = row.x(rSriA) * exp(-row.x(rSriB) * inv_T);
+      if (row.x(rSriMc) != 0) base += exp(T * row.x(rSriNc));
+      const double e = row.x(rSriE);
+      const S sc = e == 0 ? S(row.x(rSriD)) : row.x(rSriD) * exp(e * log_T);
       F = pow(base, 1.0 / (1.0 + lpr * lpr)) * sc;
     }
     kf = kind == kActivated ? F / (1.0 + Pr) * k0 : Pr * (F / (1.0 + Pr)) * kinf;
   }
   S fwd = kf;
-  for (int i = load(in + iOrd), e = i + load(in + iNOrd); i < e; ++i)
-    fwd *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
+  for (int j = 0, e = row.n(kOrders); j < e; ++j)
+    fwd *= power(a.C(row.k(kOrders, j)), row.v(kOrders, j));
   S rop = fwd;
-  if (load(in + iReversible)) {
+  if (row.i(iReversible)) {
     // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
-    S log_inv_Kc = load(re + rDnu) * log_RT_pref;
-    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i)
-      log_inv_Kc += load(t.list_v + i) * a.G(load(t.list_k + i));
+    S log_inv_Kc = row.x(rDnu) * log_RT_pref;
+    for (int j = 0, e = row.n(kNetList); j < e; ++j)
+      log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
     S rev = kf * exp(log_inv_Kc);
-    for (int i = load(in + iProd), e = i + load(in + iNProd); i < e; ++i)
-      rev *= power(a.C(load(t.list_k + i)), load(t.list_v + i));
+    for (int j = 0, e = row.n(kProducts); j < e; ++j)
+      rev *= power(a.C(row.k(kProducts, j)), row.v(kProducts, j));
     rop -= rev;
   }
   if (kind == kThreeBody) rop *= M;
@@ -687,7 +817,7 @@ __host__ __device__ void cell_rates(const Tables& t, const double* x, double p, 
   const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
   for (int r = 0; r < t.nr; ++r) {
     Values<Arrays> v{a};
-    const double rop = rate_of_progress(t, r, v, terms);
+    const double rop = rate_of_progress(RowMajor(t, r), v, terms);
     for (int i = load(t.ints + size_t(r) * kInts + iNet),
              e = i + load(t.ints + size_t(r) * kInts + iNNet);
          i < e; ++i)
@@ -717,22 +847,40 @@ __host__ __device__ inline double species_thermo(const Tables& t, int k, int par
 struct PointerArrays {
   double* c;
   double* g;
+  double* m;  // [M] of each efficiency set (FieldMajor rows)
+  __host__ __device__ double M_of_set(int e) const { return m[e]; }
   __host__ __device__ double& C(int k) { return c[k]; }
   __host__ __device__ double& G(int k) { return g[k]; }
 };
 
-// One warp per cell: the cell's species and reactions spread over the lanes (lane, lane + 32,
-// ...), its C, g/RT and the rates of progress in the warp's part of shared memory (2 ns + nr
-// doubles), and wdot_k gathered per species from its reactions' rates of progress (no atomics,
-// the same sums in the same order every run). A warp takes cells nwarps apart.
+// [M] of efficiency set e: its default efficiency times C_tot plus (eff - default) C.
+__host__ __device__ inline double set_third_body(const Tables& t, int e, double C_tot,
+                                                 const double* C) {
+  double m = load(t.mset_default + e) * C_tot;
+  for (int i = load(t.mset_start + e), end = load(t.mset_start + e + 1); i < end; ++i)
+    m += load(t.mset_v + i) * C[load(t.mset_k + i)];
+  return m;
+}
+
+// A warp's shared memory: C, g/RT, the rates of progress, the sets' [M].
+__host__ __device__ inline size_t warp_shared_doubles(const Tables& t) {
+  return 2 * size_t(t.ns) + t.nr + t.n_msets;
+}
+
+// One warp per cell: the cell's species, efficiency sets and reactions spread over the lanes
+// (lane, lane + 32, ...), its C, g/RT, [M] and the rates of progress in the warp's part of
+// shared memory, the reactions read field-major (FieldMajor), and wdot_k gathered per species
+// from its reactions' rates of progress (no atomics, the same sums in the same order every
+// run). A warp takes cells nwarps apart.
 __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, double p,
                                   double* out) {
   extern __shared__ double columns[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ns = t.ns, nr = t.nr;
-  double* C = columns + size_t(warp) * (2 * ns + nr);
+  double* C = columns + size_t(warp) * warp_shared_doubles(t);
   double* g = C + ns;
   double* rop = g + ns;
-  PointerArrays a{C, g};
+  double* M = rop + nr;
+  PointerArrays a{C, g, M};
   const int64_t nwarps = int64_t(gridDim.x) * (blockDim.x >> 5);
   for (int64_t cell = int64_t(blockIdx.x) * (blockDim.x >> 5) + warp; cell < n; cell += nwarps) {
     const double* x = states + cell * (ns + 1);
@@ -748,9 +896,11 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
     const double C_tot = p / (t.R * T), scale = C_tot / moles;
     for (int k = lane; k < ns; k += 32) C[k] *= scale;
     __syncwarp();
+    for (int e = lane; e < t.n_msets; e += 32) M[e] = set_third_body(t, e, C_tot, C);
+    __syncwarp();
     const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
     Values<PointerArrays> v{a};
-    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(t, r, v, terms);
+    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(FieldMajor{t, r}, v, terms);
     __syncwarp();
     double q = 0;
     double* o = out + cell * (ns + 1);
@@ -763,15 +913,15 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
     }
     for (int s = 16; s > 0; s >>= 1) q += __shfl_xor_sync(0xffffffffu, q, s);
     if (lane == 0) o[ns] = -(t.R * T) * q;
-    __syncwarp();  // the next cell overwrites C, g and rop
+    __syncwarp();  // the next cell overwrites the warp's shared memory
   }
 }
 
 // The warp kernel's sums, in its order, on the host (--cpu --arrays warp).
 void cell_rates_gathered(const Tables& t, const double* x, double p, double* out) {
   const int ns = t.ns;
-  std::vector<double> C(ns), g(ns), rop(t.nr);
-  PointerArrays a{C.data(), g.data()};
+  std::vector<double> C(ns), g(ns), rop(t.nr), M(t.n_msets);
+  PointerArrays a{C.data(), g.data(), M.data()};
   const double T = x[0], log_T = std::log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
   double moles = 0;
@@ -782,9 +932,10 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
   }
   const double C_tot = p / (t.R * T), scale = C_tot / moles;
   for (int k = 0; k < ns; ++k) C[k] *= scale;
+  for (int e = 0; e < t.n_msets; ++e) M[e] = set_third_body(t, e, C_tot, C.data());
   const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
   Values<PointerArrays> v{a};
-  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(t, r, v, terms);
+  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(FieldMajor{t, r}, v, terms);
   double q = 0;
   for (int k = 0; k < ns; ++k) {
     double w = 0;
@@ -801,17 +952,20 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
 // directions 2.., [M] in direction 1, g/RT with its T-derivative -(h/RT)/T.
 struct JacobianAccess {
   const double *conc, *gRT, *hRT;
-  const int* local;  // the reaction's kLocal species
+  const double* M;   // the cell's [M] of each efficiency set
+  const int* local;  // the reaction's kLocal species, local[j stride]
+  int stride;
   double inv_T;
   __host__ __device__ Dual C_of(int k) const {
     for (int j = 0; j < kLocal; ++j)
-      if (load(local + j) == k) return Dual::seed(conc[k], 2 + j);
+      if (load(local + size_t(j) * stride) == k) return Dual::seed(conc[k], 2 + j);
     return Dual(conc[k]);
   }
   __host__ __device__ Dual C(int k) { return C_of(k); }
   __host__ __device__ double value_C(int k) { return conc[k]; }
   __host__ __device__ Dual G(int k) { return Dual::seed(gRT[k], 0, -hRT[k] * inv_T); }
-  __host__ __device__ Dual third_body(double M) { return Dual::seed(M, 1); }
+  __host__ __device__ Dual third_body(double m) { return Dual::seed(m, 1); }
+  __host__ __device__ double M_of_set(int e) const { return M[e]; }
 };
 
 // Synchronisation and accumulation of the cell's block on the GPU, of one thread on the host.
@@ -824,10 +978,10 @@ struct HostOps {
   void add(double* p, double v) const { *p += v; }
 };
 
-// Shared memory of a cell: J (ns x (ns + 1)), then wdot, C, g/RT, h/RT, d(h/RT)/dT, P, and the
-// mole sum.
-__host__ __device__ inline size_t jacobian_shared_doubles(int ns) {
-  return size_t(ns) * (ns + 1) + 6 * size_t(ns) + 1;
+// Shared memory of a cell: J (ns x (ns + 1)), then wdot, C, g/RT, h/RT, d(h/RT)/dT, P, the
+// mole sum and the efficiency sets' [M].
+__host__ __device__ inline size_t jacobian_shared_doubles(const Tables& t) {
+  return size_t(t.ns) * (t.ns + 1) + 6 * size_t(t.ns) + 1 + t.n_msets;
 }
 
 // Thread tid of nt computes its share of cell x's Jacobian into out ((ns + 1)^2, rows wdot_k then
@@ -840,7 +994,7 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
                                        double* sm, int tid, int nt, const Ops& ops) {
   const int ns = t.ns, nc = ns + 1;
   double *J = sm, *W = J + size_t(ns) * nc, *C = W + ns, *g = C + ns, *h = g + ns, *hd = h + ns,
-         *P = hd + ns, *moles = P + ns;
+         *P = hd + ns, *moles = P + ns, *M = moles + 1;
   const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
   const double dbasis[7] = {0.0, 1.0, 2 * T, 3 * T2, 4 * T2 * T, -inv_T * inv_T, inv_T};
@@ -859,31 +1013,33 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
   const double m = *moles, C_tot = p / (t.R * T), s = C_tot / m;
   for (int k = tid; k < ns; k += nt) C[k] *= s;
   ops.sync();
+  for (int e = tid; e < t.n_msets; e += nt) M[e] = set_third_body(t, e, C_tot, C);
+  ops.sync();
   const Terms<Dual> terms{Dual::seed(T, 0), Dual::seed(log_T, 0, inv_T),
                           Dual::seed(inv_T, 0, -inv_T * inv_T), C_tot,
                           Dual::seed(log_T + t.log_R_pref, 0, inv_T)};
   for (int r = tid; r < t.nr; r += nt) {
-    const int* in = t.ints + size_t(r) * kInts;
-    const double* re = t.reals + size_t(r) * kReals;
-    const int* local = t.local_k + size_t(r) * kLocal;
-    JacobianAccess a{C, g, h, local, inv_T};
-    const Dual rop = rate_of_progress(t, r, a, terms);
-    const bool has_M = load(in + iKind) != kArrhenius;
+    const FieldMajor reaction{t, r};
+    const int* local = t.local_t + r;
+    JacobianAccess a{C, g, h, M, local, t.nr, inv_T};
+    const Dual rop = rate_of_progress(reaction, a, terms);
+    const int set = load(t.mset + r);
     // [M] = default C_tot + sum (eff_i - default) C_i: its T part here, its C part below.
-    const double dT = rop.d[0] + (has_M ? rop.d[1] * load(re + rDefaultEff) * -C_tot * inv_T : 0);
-    for (int i = load(in + iNet), e = i + load(in + iNNet); i < e; ++i) {
-      const int k = load(t.list_k + i);
-      const double nu = load(t.list_v + i);
+    const double dT =
+        rop.d[0] + (set >= 0 ? rop.d[1] * load(t.mset_default + set) * -C_tot * inv_T : 0);
+    for (int i = 0, e = reaction.n(kNetList); i < e; ++i) {
+      const int k = reaction.k(kNetList, i);
+      const double nu = reaction.v(kNetList, i);
       double* row = J + size_t(k) * nc;
       ops.add(W + k, nu * rop.v);
       ops.add(row, nu * dT);
       for (int j = 0; j < kLocal; ++j) {
-        const int l = load(local + j);
+        const int l = load(local + size_t(j) * t.nr);
         if (l >= 0) ops.add(row + 1 + l, nu * rop.d[2 + j]);
       }
-      if (has_M)
-        for (int b = load(in + iTb), be = b + load(in + iNTb); b < be; ++b)
-          ops.add(row + 1 + load(t.list_k + b), nu * rop.d[1] * load(t.list_v + b));
+      if (set >= 0)
+        for (int b = load(t.mset_start + set), be = load(t.mset_start + set + 1); b < be; ++b)
+          ops.add(row + 1 + load(t.mset_k + b), nu * rop.d[1] * load(t.mset_v + b));
     }
   }
   ops.sync();
@@ -985,7 +1141,7 @@ void run_jacobian(const HostTables& host, const Tables& dev, const std::string& 
     return s;
   };
   if (cpu_cells > 0) {
-    std::vector<double> out(size_t(cpu_cells) * per_cell), sm(jacobian_shared_doubles(ns));
+    std::vector<double> out(size_t(cpu_cells) * per_cell), sm(jacobian_shared_doubles(host.view()));
     const Tables t = host.view();
     for (int64_t i = 0; i < cpu_cells; ++i)
       jacobian_cell(t, states.data() + i * nc, p, out.data() + i * per_cell, sm.data(), 0, 1,
@@ -996,7 +1152,7 @@ void run_jacobian(const HostTables& host, const Tables& dev, const std::string& 
         mech.c_str(), (long long)cpu_cells, abs_sum(out));
     return;
   }
-  const size_t smem = jacobian_shared_doubles(ns) * sizeof(double);
+  const size_t smem = jacobian_shared_doubles(host.view()) * sizeof(double);
   int per_sm = 0, sms = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobian_kernel, block, smem),
         "occupancy");
@@ -1095,7 +1251,16 @@ int main(int argc, char** argv) {
       dev.species_start = to_device(host.species_start);
       dev.species_r = to_device(host.species_r);
       dev.species_v = to_device(host.species_v);
-      dev.local_k = to_device(host.local_k);
+      dev.ints_t = to_device(host.ints_t);
+      dev.local_t = to_device(host.local_t);
+      dev.reals_t = to_device(host.reals_t);
+      dev.slot_k = to_device(host.slot_k);
+      dev.slot_v = to_device(host.slot_v);
+      dev.mset = to_device(host.mset);
+      dev.mset_default = to_device(host.mset_default);
+      dev.mset_start = to_device(host.mset_start);
+      dev.mset_k = to_device(host.mset_k);
+      dev.mset_v = to_device(host.mset_v);
       cudaDeviceProp prop;
       check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
       cudaFuncAttributes attr;
@@ -1104,9 +1269,9 @@ int main(int argc, char** argv) {
                           : shared ? rates_kernel_shared
                                    : rates_kernel;
       check(cudaFuncGetAttributes(&attr, kernel), "cudaFuncGetAttributes");
-      smem = jacobian ? jacobian_shared_doubles(ns) * sizeof(double)
+      smem = jacobian ? jacobian_shared_doubles(host.view()) * sizeof(double)
              : shared ? size_t(3) * ns * block * sizeof(double)
-             : warp   ? size_t(2 * ns + host.nr) * (block / 32) * sizeof(double)
+             : warp   ? warp_shared_doubles(host.view()) * (block / 32) * sizeof(double)
                       : 0;
       if (smem > 0)
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
