@@ -21,8 +21,10 @@
 // --arrays shared keeps the per-cell arrays in shared memory instead of the thread's local
 // memory (3 ns doubles a thread: 81 KB a block of 64 for GRI-3.0), what a loop over reaction
 // tables needs to keep them on chip. --arrays warp runs a warp per cell: species and reactions
-// over the lanes, C, g/RT and the rates of progress in shared memory (2 ns + nr doubles a
-// warp: 3.4 KB for GRI-3.0), wdot gathered per species. The reactions are ordered by kind,
+// over the lanes, C, g/RT, exp(g/RT) and its reciprocal, [M] of each efficiency set and the
+// rates of progress in shared memory (4 ns + nr + sets doubles a warp: 4.3 KB for GRI-3.0),
+// 1/Kc as a product of those factors (as dualjit's values' form: one exp a reaction, not two),
+// wdot gathered per species. The reactions are ordered by kind,
 // falloff form and reversibility (so that a warp's lanes mostly take the same branches); every
 // variant sums in that order. Where a warp's lanes take consecutive reactions (--arrays warp,
 // --jacobian) they read the tables field-major, lists in fixed slots, and [M] from the cell's
@@ -708,12 +710,14 @@ __host__ __device__ inline S power(const S& c, double o) {
 // column per thread (element k of thread j at k * stride + j: a warp's accesses to the same k
 // fall in 32 consecutive doubles, no bank conflicts).
 struct LocalArrays {
+  static constexpr bool kFactors = false;
   double c[kMaxSpecies], g[kMaxSpecies], w[kMaxSpecies];
   __host__ __device__ double& C(int k) { return c[k]; }
   __host__ __device__ double& G(int k) { return g[k]; }
   __host__ __device__ double& W(int k) { return w[k]; }
 };
 struct SharedArrays {
+  static constexpr bool kFactors = false;
   double* base;  // this thread's column of 3 ns rows
   int ns, stride;
   __device__ double& C(int k) { return base[size_t(k) * stride]; }
@@ -734,12 +738,40 @@ using CellTerms = Terms<double>;
 // The values' accessors: C and g/RT as they are, [M] a number.
 template <class Arrays>
 struct Values {
+  static constexpr bool kFactors = Arrays::kFactors;
   Arrays& a;
   __host__ __device__ double C(int k) { return a.C(k); }
   __host__ __device__ double value_C(int k) { return a.C(k); }
   __host__ __device__ double G(int k) { return a.G(k); }
   __host__ __device__ double third_body(double M) { return M; }
   __host__ __device__ double M_of_set(int e) { return a.M_of_set(e); }
+  // 1/Kc as a product of the species' factors exp(g/RT) or their reciprocals, and of R T / p_ref
+  // or its reciprocal, one per unit of coefficient, where every net coefficient is an integer
+  // up to 4 (dualjit's values' form); else exp(ln(1/Kc)).
+  template <class Row>
+  __host__ __device__ double inverse_Kc(const Row& row, double log_RT_pref) {
+    const int n = row.n(kNetList);
+    bool integral = true;
+    for (int j = 0; j < n; ++j) {
+      const double nu = row.v(kNetList, j);
+      integral = integral && nu == floor(nu) && fabs(nu) <= 4;
+    }
+    if (!integral) {
+      double log_inv_Kc = row.x(rDnu) * log_RT_pref;
+      for (int j = 0; j < n; ++j) log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
+      return exp(log_inv_Kc);
+    }
+    double inv = 1.0;
+    for (int j = 0; j < n; ++j) {
+      const int k = row.k(kNetList, j), nu = int(row.v(kNetList, j));
+      for (int i = 0; i < nu; ++i) inv *= a.F(k);
+      for (int i = 0; i < -nu; ++i) inv *= a.F_inverse(k);
+    }
+    const int dnu = int(row.x(rDnu));
+    for (int i = 0; i < dnu; ++i) inv *= a.RT_pref;
+    for (int i = 0; i < -dnu; ++i) inv *= a.pref_RT;
+    return inv;
+  }
 };
 
 // Reaction r's rate of progress (kmol/m^3/s) in S (double, or Dual for its derivatives), C and
@@ -784,10 +816,15 @@ __host__ __device__ S rate_of_progress(const Row& row, Access& a, const Terms<S>
   S rop = fwd;
   if (row.i(iReversible)) {
     // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
-    S log_inv_Kc = row.x(rDnu) * log_RT_pref;
-    for (int j = 0, e = row.n(kNetList); j < e; ++j)
-      log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
-    S rev = kf * exp(log_inv_Kc);
+    S rev;
+    if constexpr (Access::kFactors) {
+      rev = kf * a.inverse_Kc(row, log_RT_pref);
+    } else {
+      S log_inv_Kc = row.x(rDnu) * log_RT_pref;
+      for (int j = 0, e = row.n(kNetList); j < e; ++j)
+        log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
+      rev = kf * exp(log_inv_Kc);
+    }
     for (int j = 0, e = row.n(kProducts); j < e; ++j)
       rev *= power(a.C(row.k(kProducts, j)), row.v(kProducts, j));
     rop -= rev;
@@ -845,9 +882,15 @@ __host__ __device__ inline double species_thermo(const Tables& t, int k, int par
 
 // C and g/RT in plain arrays: the warp-per-cell kernel's shared memory, the host's arrays.
 struct PointerArrays {
+  static constexpr bool kFactors = true;
   double* c;
   double* g;
-  double* m;  // [M] of each efficiency set (FieldMajor rows)
+  double* m;     // [M] of each efficiency set (FieldMajor rows)
+  double* f;     // exp(g/RT)
+  double* finv;  // exp(-g/RT)
+  double RT_pref, pref_RT;
+  __host__ __device__ double F(int k) const { return f[k]; }
+  __host__ __device__ double F_inverse(int k) const { return finv[k]; }
   __host__ __device__ double M_of_set(int e) const { return m[e]; }
   __host__ __device__ double& C(int k) { return c[k]; }
   __host__ __device__ double& G(int k) { return g[k]; }
@@ -862,9 +905,10 @@ __host__ __device__ inline double set_third_body(const Tables& t, int e, double 
   return m;
 }
 
-// A warp's shared memory: C, g/RT, the rates of progress, the sets' [M].
+// A warp's shared memory: C, g/RT, the rates of progress, the sets' [M], exp(g/RT) and its
+// reciprocal.
 __host__ __device__ inline size_t warp_shared_doubles(const Tables& t) {
-  return 2 * size_t(t.ns) + t.nr + t.n_msets;
+  return 4 * size_t(t.ns) + t.nr + t.n_msets;
 }
 
 // One warp per cell: the cell's species, efficiency sets and reactions spread over the lanes
@@ -880,7 +924,9 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
   double* g = C + ns;
   double* rop = g + ns;
   double* M = rop + nr;
-  PointerArrays a{C, g, M};
+  double* f = M + t.n_msets;
+  double* finv = f + ns;
+  PointerArrays a{C, g, M, f, finv, 0, 0};
   const int64_t nwarps = int64_t(gridDim.x) * (blockDim.x >> 5);
   for (int64_t cell = int64_t(blockIdx.x) * (blockDim.x >> 5) + warp; cell < n; cell += nwarps) {
     const double* x = states + cell * (ns + 1);
@@ -891,7 +937,11 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
       C[k] = x[1 + k] * load(t.inv_W + k);
       moles += C[k];
       g[k] = species_thermo(t, k, 0, T, basis);
+      f[k] = exp(g[k]);
+      finv[k] = 1.0 / f[k];
     }
+    a.RT_pref = T * exp(t.log_R_pref);
+    a.pref_RT = 1.0 / a.RT_pref;
     for (int o = 16; o > 0; o >>= 1) moles += __shfl_xor_sync(0xffffffffu, moles, o);
     const double C_tot = p / (t.R * T), scale = C_tot / moles;
     for (int k = lane; k < ns; k += 32) C[k] *= scale;
@@ -920,8 +970,8 @@ __global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, dou
 // The warp kernel's sums, in its order, on the host (--cpu --arrays warp).
 void cell_rates_gathered(const Tables& t, const double* x, double p, double* out) {
   const int ns = t.ns;
-  std::vector<double> C(ns), g(ns), rop(t.nr), M(t.n_msets);
-  PointerArrays a{C.data(), g.data(), M.data()};
+  std::vector<double> C(ns), g(ns), rop(t.nr), M(t.n_msets), f(ns), finv(ns);
+  PointerArrays a{C.data(), g.data(), M.data(), f.data(), finv.data(), 0, 0};
   const double T = x[0], log_T = std::log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
   double moles = 0;
@@ -929,7 +979,11 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
     C[k] = x[1 + k] * t.inv_W[k];
     moles += C[k];
     g[k] = species_thermo(t, k, 0, T, basis);
+    f[k] = std::exp(g[k]);
+    finv[k] = 1.0 / f[k];
   }
+  a.RT_pref = T * std::exp(t.log_R_pref);
+  a.pref_RT = 1.0 / a.RT_pref;
   const double C_tot = p / (t.R * T), scale = C_tot / moles;
   for (int k = 0; k < ns; ++k) C[k] *= scale;
   for (int e = 0; e < t.n_msets; ++e) M[e] = set_third_body(t, e, C_tot, C.data());
@@ -951,6 +1005,7 @@ void cell_rates_gathered(const Tables& t, const double* x, double p, double* out
 // Reaction r's accessors for rate_of_progress in duals: the C of its local species seeded in
 // directions 2.., [M] in direction 1, g/RT with its T-derivative -(h/RT)/T.
 struct JacobianAccess {
+  static constexpr bool kFactors = false;
   const double *conc, *gRT, *hRT;
   const double* M;   // the cell's [M] of each efficiency set
   const int* local;  // the reaction's kLocal species, local[j stride]
