@@ -5,8 +5,9 @@
 # writes the mechanism and the states with --write, then the peer runs on them: a thread per
 # cell with its arrays in local memory (blocks of 64, 128, 256) and in shared memory (blocks of
 # 32, 64), and a warp per cell (blocks of 64, 128, 256); then its (T, Y) Jacobian (a block per
-# cell, blocks of 32, 64, 128, 256) at the first cell count against dualjit's (full effort, rows of
-# 2). Logs under $OUT.
+# cell, the partials added by atomics in blocks of 32, 64, 128, 256 or gathered per row in
+# blocks of 64, 128, 256) at the first cell count against dualjit's (full effort, rows of 2).
+# Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_handwritten_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
@@ -40,11 +41,13 @@ for run in local:64 local:128 local:256 shared:32 shared:64 warp:64 warp:128 war
   echo "peer, $arrays arrays, blocks of $b (rc=$?):"
   grep -E "^device|^warp|^RESULT" "$log" | cut -c1-260
 done
-for b in 32 64 128 256; do
-  log="$out/handwritten_jacobian_b$b.txt"
+for run in jacobian:32 jacobian:64 jacobian:128 jacobian:256 jacobian-gather:64 \
+  jacobian-gather:128 jacobian-gather:256; do
+  mode=${run%:*} b=${run#*:}
+  log="$out/handwritten_${mode}_b$b.txt"
   timeout 100 "$work/kinetics_handwritten" "$work/kinetics_gri30.json" "${files[0]}" --reps 7 \
-    --block $b --jacobian > "$log" 2>&1
-  echo "peer Jacobian, blocks of $b (rc=$?):"
+    --block $b --$mode > "$log" 2>&1
+  echo "peer Jacobian ($mode), blocks of $b (rc=$?):"
   grep -E "^RESULT" "$log" | cut -c1-260
 done
 echo "done at $(($(date +%s) - t0)) s"

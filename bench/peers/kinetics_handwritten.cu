@@ -33,7 +33,9 @@
 // ((ns + 1)^2 a cell, cell-major, rows wdot_k then q, columns T then Y_k): a block per cell, a
 // thread per reaction at a time taking its rate of progress in dual numbers over T, [M] and the
 // (at most 6) C it reads, accumulating them into dwdot/d(T, C) in shared memory, which then
-// composes with dC/d(T, Y); its RESULT line carries kinetics_rates' sum |J|.
+// composes with dC/d(T, Y); its RESULT line carries kinetics_rates' sum |J|. Shared memory's
+// fp64 atomics are compare-and-swap loops on sm_90 (ATOMS.CAST.SPIN.64); --jacobian-gather
+// stores each reaction's partials instead and sums them per species' row, a thread a row.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -1035,8 +1037,11 @@ struct HostOps {
 
 // Shared memory of a cell: J (ns x (ns + 1)), then wdot, C, g/RT, h/RT, d(h/RT)/dT, P, the
 // mole sum and the efficiency sets' [M].
-__host__ __device__ inline size_t jacobian_shared_doubles(const Tables& t) {
-  return size_t(t.ns) * (t.ns + 1) + 6 * size_t(t.ns) + 1 + t.n_msets;
+// Gathered, the reactions' partials follow: kPartials a reaction, field-major.
+constexpr int kPartials = 3 + kLocal;  // rop, d/dT (with [M]'s T part), d/d[M], d/dC local
+__host__ __device__ inline size_t jacobian_shared_doubles(const Tables& t, bool gather) {
+  return size_t(t.ns) * (t.ns + 1) + 6 * size_t(t.ns) + 1 + t.n_msets +
+         (gather ? size_t(kPartials) * t.nr : 0);
 }
 
 // Thread tid of nt computes its share of cell x's Jacobian into out ((ns + 1)^2, rows wdot_k then
@@ -1044,12 +1049,14 @@ __host__ __device__ inline size_t jacobian_shared_doubles(const Tables& t) {
 // [M] and the C it reads; they accumulate into dwdot/d(T, C) (the T column at constant C, with
 // C_tot = p / RT inside [M]), which then composes with dC/d(T, Y): C_i = s Y_i / W_i, s = C_tot /
 // m, m = sum Y / W, so dC_i/dY_j = s delta_ij / W_j - C_i / (W_j m) and dC_i/dT = -C_i / T.
-template <class Ops>
+// Gather: instead of atomics, each reaction stores its partials and each species' row sums
+// those of its reactions (a thread per row; no two threads write one entry).
+template <bool Gather, class Ops>
 __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double p, double* out,
                                        double* sm, int tid, int nt, const Ops& ops) {
   const int ns = t.ns, nc = ns + 1;
   double *J = sm, *W = J + size_t(ns) * nc, *C = W + ns, *g = C + ns, *h = g + ns, *hd = h + ns,
-         *P = hd + ns, *moles = P + ns, *M = moles + 1;
+         *P = hd + ns, *moles = P + ns, *M = moles + 1, *partials = M + t.n_msets;
   const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
   const double dbasis[7] = {0.0, 1.0, 2 * T, 3 * T2, 4 * T2 * T, -inv_T * inv_T, inv_T};
@@ -1082,6 +1089,14 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
     // [M] = default C_tot + sum (eff_i - default) C_i: its T part here, its C part below.
     const double dT =
         rop.d[0] + (set >= 0 ? rop.d[1] * load(t.mset_default + set) * -C_tot * inv_T : 0);
+    if constexpr (Gather) {
+      const int nr = t.nr;
+      partials[r] = rop.v;
+      partials[nr + r] = dT;
+      partials[2 * nr + r] = rop.d[1];
+      for (int j = 0; j < kLocal; ++j) partials[size_t(3 + j) * nr + r] = rop.d[2 + j];
+      continue;
+    }
     for (int i = 0, e = reaction.n(kNetList); i < e; ++i) {
       const int k = reaction.k(kNetList, i);
       const double nu = reaction.v(kNetList, i);
@@ -1098,6 +1113,31 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
     }
   }
   ops.sync();
+  if constexpr (Gather) {
+    const int nr = t.nr;
+    for (int k = tid; k < ns; k += nt) {
+      double* row = J + size_t(k) * nc;
+      double w = 0;
+      for (int i = load(t.species_start + k), e = load(t.species_start + k + 1); i < e; ++i) {
+        const int r = load(t.species_r + i);
+        const double nu = load(t.species_v + i);
+        w += nu * partials[r];
+        row[0] += nu * partials[nr + r];
+        for (int j = 0; j < kLocal; ++j) {
+          const int l = load(t.local_t + size_t(j) * nr + r);
+          if (l >= 0) row[1 + l] += nu * partials[size_t(3 + j) * nr + r];
+        }
+        const int set = load(t.mset + r);
+        if (set >= 0) {
+          const double dM = nu * partials[2 * nr + r];
+          for (int b = load(t.mset_start + set), be = load(t.mset_start + set + 1); b < be; ++b)
+            row[1 + load(t.mset_k + b)] += dM * load(t.mset_v + b);
+        }
+      }
+      W[k] = w;
+    }
+    ops.sync();
+  }
   for (int k = tid; k < ns; k += nt) {
     double sum = 0;
     for (int i = 0; i < ns; ++i) sum += J[size_t(k) * nc + 1 + i] * C[i];
@@ -1129,12 +1169,13 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
   ops.sync();  // the next cell overwrites the shared memory
 }
 
+template <bool Gather>
 __global__ void jacobian_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
   extern __shared__ double cell[];
   const int64_t nc = t.ns + 1;
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x)
-    jacobian_cell(t, states + i * nc, p, out + i * nc * nc, cell, threadIdx.x, blockDim.x,
-                  BlockOps{});
+    jacobian_cell<Gather>(t, states + i * nc, p, out + i * nc * nc, cell, threadIdx.x, blockDim.x,
+                          BlockOps{});
 }
 
 __global__ void rates_kernel(Tables t, int64_t n, const double* states, double p, double* out) {
@@ -1184,10 +1225,12 @@ Checksums checksums(const std::vector<double>& out, int64_t n, int ns) {
 
 // --jacobian: the (T, Y) Jacobian of every cell, timed (the GPU, a block per cell, as many
 // blocks as fit) or on the host over the first cpu_cells cells; the RESULT line carries sum |J|
-// as kinetics_rates prints it.
+// as kinetics_rates prints it. gather: the partials gathered per species' row, not added by
+// atomics.
 void run_jacobian(const HostTables& host, const Tables& dev, const std::string& mech,
                   const std::vector<double>& states, int64_t n, double p, int64_t cpu_cells,
-                  int block, int reps) {
+                  int block, int reps, bool gather) {
+  const char* accumulate = gather ? "gather" : "atomic";
   const int ns = host.ns, nc = ns + 1;
   const size_t per_cell = size_t(nc) * nc;
   const auto abs_sum = [](const std::vector<double>& v) {
@@ -1196,21 +1239,28 @@ void run_jacobian(const HostTables& host, const Tables& dev, const std::string& 
     return s;
   };
   if (cpu_cells > 0) {
-    std::vector<double> out(size_t(cpu_cells) * per_cell), sm(jacobian_shared_doubles(host.view()));
     const Tables t = host.view();
-    for (int64_t i = 0; i < cpu_cells; ++i)
-      jacobian_cell(t, states.data() + i * nc, p, out.data() + i * per_cell, sm.data(), 0, 1,
-                    HostOps{});
+    std::vector<double> out(size_t(cpu_cells) * per_cell), sm(jacobian_shared_doubles(t, gather));
+    for (int64_t i = 0; i < cpu_cells; ++i) {
+      const double* x = states.data() + i * nc;
+      double* o = out.data() + i * per_cell;
+      if (gather)
+        jacobian_cell<true>(t, x, p, o, sm.data(), 0, 1, HostOps{});
+      else
+        jacobian_cell<false>(t, x, p, o, sm.data(), 0, 1, HostOps{});
+    }
     std::printf(
-        "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cpu cells=%lld "
+        "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cpu accumulate=%s cells=%lld "
         "J_abs_sum=%.17g\n",
-        mech.c_str(), (long long)cpu_cells, abs_sum(out));
+        mech.c_str(), accumulate, (long long)cpu_cells, abs_sum(out));
     return;
   }
-  const size_t smem = jacobian_shared_doubles(host.view()) * sizeof(double);
+  const auto kernel = gather ? jacobian_kernel<true> : jacobian_kernel<false>;
+  const size_t smem = jacobian_shared_doubles(host.view(), gather) * sizeof(double);
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+        "cudaFuncSetAttribute");
   int per_sm = 0, sms = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobian_kernel, block, smem),
-        "occupancy");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem), "occupancy");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute");
   const unsigned grid = unsigned(std::min<int64_t>(n, int64_t(per_sm) * sms));
   double* d_states = to_device(states);
@@ -1219,12 +1269,12 @@ void run_jacobian(const HostTables& host, const Tables& dev, const std::string& 
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
-  for (int w = 0; w < 2; ++w) jacobian_kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
+  for (int w = 0; w < 2; ++w) kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
   check(cudaDeviceSynchronize(), "warm-up");
   std::vector<float> ms(reps);
   for (int r = 0; r < reps; ++r) {
     cudaEventRecord(start);
-    jacobian_kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
+    kernel<<<grid, block, smem>>>(dev, n, d_states, p, d_out);
     cudaEventRecord(stop);
     check(cudaEventSynchronize(stop), "jacobian_kernel");
     cudaEventElapsedTime(&ms[r], start, stop);
@@ -1234,9 +1284,9 @@ void run_jacobian(const HostTables& host, const Tables& dev, const std::string& 
   check(cudaMemcpy(out.data(), d_out, out.size() * sizeof(double), cudaMemcpyDeviceToHost),
         "download");
   std::printf(
-      "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cuda cells=%lld "
+      "RESULT kinetics_handwritten_jacobian mechanism=%s backend=cuda accumulate=%s cells=%lld "
       "block=%d blocks_per_sm=%d J_ms=%.4f J_abs_sum=%.17g\n",
-      mech.c_str(), (long long)n, block, per_sm, ms[reps / 2], abs_sum(out));
+      mech.c_str(), accumulate, (long long)n, block, per_sm, ms[reps / 2], abs_sum(out));
   std::fflush(stdout);
   cudaFree(d_states);
   cudaFree(d_out);
@@ -1248,12 +1298,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   int reps = 15, block = 128;
   int64_t cpu_cells = 1000;
-  bool cpu = false, shared = false, warp = false, jacobian = false;
+  bool cpu = false, shared = false, warp = false, jacobian = false, gather = false;
   std::string arrays = "local";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--jacobian") {
+    if (a == "--jacobian" || a == "--jacobian-gather") {
       jacobian = true;
+      gather = a == "--jacobian-gather";
       continue;
     }
     if (a == "--arrays" && i + 1 < argc) {
@@ -1282,7 +1333,8 @@ int main(int argc, char** argv) {
   if (files.size() < 2) {
     std::fprintf(stderr,
                  "usage: kinetics_handwritten MECH.json STATES.bin [...] [--reps N] "
-                 "[--block B] [--arrays local|shared|warp] [--jacobian] [--cpu] [--cpu-cells N]\n");
+                 "[--block B] [--arrays local|shared|warp] [--jacobian|--jacobian-gather] [--cpu] "
+                 "[--cpu-cells N]\n");
     return 2;
   }
   try {
@@ -1319,15 +1371,11 @@ int main(int argc, char** argv) {
       cudaDeviceProp prop;
       check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
       cudaFuncAttributes attr;
-      const auto kernel = jacobian ? jacobian_kernel
-                          : warp   ? rates_kernel_warp
-                          : shared ? rates_kernel_shared
-                                   : rates_kernel;
+      const auto kernel = warp ? rates_kernel_warp : shared ? rates_kernel_shared : rates_kernel;
       check(cudaFuncGetAttributes(&attr, kernel), "cudaFuncGetAttributes");
-      smem = jacobian ? jacobian_shared_doubles(host.view()) * sizeof(double)
-             : shared ? size_t(3) * ns * block * sizeof(double)
-             : warp   ? warp_shared_doubles(host.view()) * (block / 32) * sizeof(double)
-                      : 0;
+      smem = shared ? size_t(3) * ns * block * sizeof(double)
+             : warp ? warp_shared_doubles(host.view()) * (block / 32) * sizeof(double)
+                    : 0;
       if (smem > 0)
         check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
               "cudaFuncSetAttribute");
@@ -1354,7 +1402,7 @@ int main(int argc, char** argv) {
       if (mech.rfind("kinetics_", 0) == 0) mech.erase(0, std::strlen("kinetics_"));
       if (jacobian) {
         run_jacobian(host, dev, mech, states.second, n, p, cpu ? std::min(n, cpu_cells) : 0, block,
-                     reps);
+                     reps, gather);
         continue;
       }
       if (cpu) {
