@@ -605,7 +605,6 @@ struct Dual {
     for (int i = 0; i < kDirs; ++i) r.d[i] = a.d[i] - b.d[i];
     return r;
   }
-  __host__ __device__ friend Dual operator-(const Dual& a) { return a.chain(-a.v, -1.0); }
   __host__ __device__ friend Dual operator*(const Dual& a, const Dual& b) {
     Dual r(a.v * b.v);
     for (int i = 0; i < kDirs; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
@@ -737,6 +736,15 @@ struct Terms {
 };
 using CellTerms = Terms<double>;
 
+// ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
+template <class S, class Row, class Access>
+__host__ __device__ S log_inverse_Kc(const Row& row, Access& a, const S& log_RT_pref) {
+  S sum = row.x(rDnu) * log_RT_pref;
+  for (int j = 0, e = row.n(kNetList); j < e; ++j)
+    sum += row.v(kNetList, j) * a.G(row.k(kNetList, j));
+  return sum;
+}
+
 // The values' accessors: C and g/RT as they are, [M] a number.
 template <class Arrays>
 struct Values {
@@ -758,11 +766,7 @@ struct Values {
       const double nu = row.v(kNetList, j);
       integral = integral && nu == floor(nu) && fabs(nu) <= 4;
     }
-    if (!integral) {
-      double log_inv_Kc = row.x(rDnu) * log_RT_pref;
-      for (int j = 0; j < n; ++j) log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
-      return exp(log_inv_Kc);
-    }
+    if (!integral) return exp(log_inverse_Kc(row, *this, log_RT_pref));
     double inv = 1.0;
     for (int j = 0; j < n; ++j) {
       const int k = row.k(kNetList, j), nu = int(row.v(kNetList, j));
@@ -817,22 +821,27 @@ __host__ __device__ S rate_of_progress(const Row& row, Access& a, const Terms<S>
     fwd *= power(a.C(row.k(kOrders, j)), row.v(kOrders, j));
   S rop = fwd;
   if (row.i(iReversible)) {
-    // kr = kf / Kc, ln(1/Kc) = sum_k nu_k g_k/RT + (sum_k nu_k) ln(R T / p_ref).
+    // kr = kf / Kc.
     S rev;
-    if constexpr (Access::kFactors) {
+    if constexpr (Access::kFactors)
       rev = kf * a.inverse_Kc(row, log_RT_pref);
-    } else {
-      S log_inv_Kc = row.x(rDnu) * log_RT_pref;
-      for (int j = 0, e = row.n(kNetList); j < e; ++j)
-        log_inv_Kc += row.v(kNetList, j) * a.G(row.k(kNetList, j));
-      rev = kf * exp(log_inv_Kc);
-    }
+    else
+      rev = kf * exp(log_inverse_Kc(row, a, log_RT_pref));
     for (int j = 0, e = row.n(kProducts); j < e; ++j)
       rev *= power(a.C(row.k(kProducts, j)), row.v(kProducts, j));
     rop -= rev;
   }
   if (kind == kThreeBody) rop *= M;
   return rop;
+}
+
+// g/RT (part 0) or h/RT (part 1) of species k over the basis (1, T, T^2, T^3, T^4, 1/T, ln T).
+__host__ __device__ inline double species_thermo(const Tables& t, int k, int part, double T,
+                                                 const double* basis) {
+  const double* c = t.thermo + size_t(k) * 28 + part * 14 + (T <= load(t.t_mid + k) ? 0 : 7);
+  double s = 0;
+  for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
+  return s;
 }
 
 template <class Arrays>
@@ -845,10 +854,7 @@ __host__ __device__ void cell_rates(const Tables& t, const double* x, double p, 
   for (int k = 0; k < ns; ++k) {
     a.C(k) = x[1 + k] * load(t.inv_W + k);
     moles += a.C(k);
-    const double* c = t.thermo + size_t(k) * 28 + (T <= load(t.t_mid + k) ? 0 : 7);
-    double s = 0;
-    for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
-    a.G(k) = s;
+    a.G(k) = species_thermo(t, k, 0, T, basis);
     a.W(k) = 0;
   }
   const double C_tot = p / (t.R * T), scale = C_tot / moles;
@@ -864,22 +870,10 @@ __host__ __device__ void cell_rates(const Tables& t, const double* x, double p, 
   }
   double q = 0;
   for (int k = 0; k < ns; ++k) {
-    const double* c = t.thermo + size_t(k) * 28 + 14 + (T <= load(t.t_mid + k) ? 0 : 7);
-    double h = 0;
-    for (int i = 0; i < 7; ++i) h += load(c + i) * basis[i];
-    q += h * a.W(k);
+    q += species_thermo(t, k, 1, T, basis) * a.W(k);
     out[k] = a.W(k);
   }
   out[ns] = -(t.R * T) * q;
-}
-
-// g/RT (part 0) or h/RT (part 1) of species k over the basis (1, T, T^2, T^3, T^4, 1/T, ln T).
-__host__ __device__ inline double species_thermo(const Tables& t, int k, int part, double T,
-                                                 const double* basis) {
-  const double* c = t.thermo + size_t(k) * 28 + part * 14 + (T <= load(t.t_mid + k) ? 0 : 7);
-  double s = 0;
-  for (int i = 0; i < 7; ++i) s += load(c + i) * basis[i];
-  return s;
 }
 
 // C and g/RT in plain arrays: the warp-per-cell kernel's shared memory, the host's arrays.
@@ -913,94 +907,73 @@ __host__ __device__ inline size_t warp_shared_doubles(const Tables& t) {
   return 4 * size_t(t.ns) + t.nr + t.n_msets;
 }
 
-// One warp per cell: the cell's species, efficiency sets and reactions spread over the lanes
-// (lane, lane + 32, ...), its C, g/RT, [M] and the rates of progress in the warp's part of
-// shared memory, the reactions read field-major (FieldMajor), and wdot_k gathered per species
-// from its reactions' rates of progress (no atomics, the same sums in the same order every
-// run). A warp takes cells nwarps apart.
-__global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, double p,
-                                  double* out) {
-  extern __shared__ double columns[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ns = t.ns, nr = t.nr;
-  double* C = columns + size_t(warp) * warp_shared_doubles(t);
-  double* g = C + ns;
-  double* rop = g + ns;
-  double* M = rop + nr;
-  double* f = M + t.n_msets;
-  double* finv = f + ns;
-  PointerArrays a{C, g, M, f, finv, 0, 0};
-  const int64_t nwarps = int64_t(gridDim.x) * (blockDim.x >> 5);
-  for (int64_t cell = int64_t(blockIdx.x) * (blockDim.x >> 5) + warp; cell < n; cell += nwarps) {
-    const double* x = states + cell * (ns + 1);
-    const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
-    const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
-    double moles = 0;
-    for (int k = lane; k < ns; k += 32) {
-      C[k] = x[1 + k] * load(t.inv_W + k);
-      moles += C[k];
-      g[k] = species_thermo(t, k, 0, T, basis);
-      f[k] = exp(g[k]);
-      finv[k] = 1.0 / f[k];
-    }
-    a.RT_pref = T * exp(t.log_R_pref);
-    a.pref_RT = 1.0 / a.RT_pref;
-    for (int o = 16; o > 0; o >>= 1) moles += __shfl_xor_sync(0xffffffffu, moles, o);
-    const double C_tot = p / (t.R * T), scale = C_tot / moles;
-    for (int k = lane; k < ns; k += 32) C[k] *= scale;
-    __syncwarp();
-    for (int e = lane; e < t.n_msets; e += 32) M[e] = set_third_body(t, e, C_tot, C);
-    __syncwarp();
-    const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
-    Values<PointerArrays> v{a};
-    for (int r = lane; r < nr; r += 32) rop[r] = rate_of_progress(FieldMajor{t, r}, v, terms);
-    __syncwarp();
-    double q = 0;
-    double* o = out + cell * (ns + 1);
-    for (int k = lane; k < ns; k += 32) {
-      double w = 0;
-      for (int i = load(t.species_start + k), e = load(t.species_start + k + 1); i < e; ++i)
-        w += load(t.species_v + i) * rop[load(t.species_r + i)];
-      o[k] = w;
-      q += species_thermo(t, k, 1, T, basis) * w;
-    }
-    for (int s = 16; s > 0; s >>= 1) q += __shfl_xor_sync(0xffffffffu, q, s);
-    if (lane == 0) o[ns] = -(t.R * T) * q;
-    __syncwarp();  // the next cell overwrites the warp's shared memory
+// Synchronisation and sums of a warp's lanes on the GPU, of one thread on the host.
+struct WarpOps {
+  __device__ void sync() const { __syncwarp(); }
+  __device__ double sum(double v) const {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
   }
-}
+};
+struct HostOps {
+  __host__ __device__ void sync() const {}
+  __host__ __device__ double sum(double v) const { return v; }
+  __host__ __device__ void add(double* p, double v) const { *p += v; }
+};
 
-// The warp kernel's sums, in its order, on the host (--cpu --arrays warp).
-void cell_rates_gathered(const Tables& t, const double* x, double p, double* out) {
-  const int ns = t.ns;
-  std::vector<double> C(ns), g(ns), rop(t.nr), M(t.n_msets), f(ns), finv(ns);
-  PointerArrays a{C.data(), g.data(), M.data(), f.data(), finv.data(), 0, 0};
-  const double T = x[0], log_T = std::log(T), inv_T = 1.0 / T, T2 = T * T;
+// Lane `lane` of `lanes` computes its share of cell x's rates into out, with the cell's
+// values in sm (warp_shared_doubles): the species, efficiency sets and reactions spread over
+// the lanes (lane, lane + lanes, ...), the reactions read field-major (FieldMajor), and wdot_k
+// gathered per species from its reactions' rates of progress (no atomics, the same sums in the
+// same order every run).
+template <class Ops>
+__host__ __device__ void warp_cell(const Tables& t, const double* x, double p, double* out,
+                                   double* sm, int lane, int lanes, const Ops& ops) {
+  const int ns = t.ns, nr = t.nr;
+  double *C = sm, *g = C + ns, *rop = g + ns, *M = rop + nr, *f = M + t.n_msets, *finv = f + ns;
+  const double T = x[0], log_T = log(T), inv_T = 1.0 / T, T2 = T * T;
   const double basis[7] = {1.0, T, T2, T2 * T, T2 * T2, inv_T, log_T};
+  PointerArrays a{C, g, M, f, finv, T * exp(t.log_R_pref), 0};
+  a.pref_RT = 1.0 / a.RT_pref;
   double moles = 0;
-  for (int k = 0; k < ns; ++k) {
-    C[k] = x[1 + k] * t.inv_W[k];
+  for (int k = lane; k < ns; k += lanes) {
+    C[k] = x[1 + k] * load(t.inv_W + k);
     moles += C[k];
     g[k] = species_thermo(t, k, 0, T, basis);
-    f[k] = std::exp(g[k]);
+    f[k] = exp(g[k]);
     finv[k] = 1.0 / f[k];
   }
-  a.RT_pref = T * std::exp(t.log_R_pref);
-  a.pref_RT = 1.0 / a.RT_pref;
-  const double C_tot = p / (t.R * T), scale = C_tot / moles;
-  for (int k = 0; k < ns; ++k) C[k] *= scale;
-  for (int e = 0; e < t.n_msets; ++e) M[e] = set_third_body(t, e, C_tot, C.data());
+  const double C_tot = p / (t.R * T), scale = C_tot / ops.sum(moles);
+  for (int k = lane; k < ns; k += lanes) C[k] *= scale;
+  ops.sync();
+  for (int e = lane; e < t.n_msets; e += lanes) M[e] = set_third_body(t, e, C_tot, C);
+  ops.sync();
   const CellTerms terms{T, log_T, inv_T, C_tot, log_T + t.log_R_pref};
   Values<PointerArrays> v{a};
-  for (int r = 0; r < t.nr; ++r) rop[r] = rate_of_progress(FieldMajor{t, r}, v, terms);
+  for (int r = lane; r < nr; r += lanes) rop[r] = rate_of_progress(FieldMajor{t, r}, v, terms);
+  ops.sync();
   double q = 0;
-  for (int k = 0; k < ns; ++k) {
+  for (int k = lane; k < ns; k += lanes) {
     double w = 0;
-    for (int i = t.species_start[k]; i < t.species_start[k + 1]; ++i)
-      w += t.species_v[i] * rop[t.species_r[i]];
+    for (int i = load(t.species_start + k), e = load(t.species_start + k + 1); i < e; ++i)
+      w += load(t.species_v + i) * rop[load(t.species_r + i)];
     out[k] = w;
     q += species_thermo(t, k, 1, T, basis) * w;
   }
-  out[ns] = -(t.R * T) * q;
+  q = ops.sum(q);
+  if (lane == 0) out[ns] = -(t.R * T) * q;
+  ops.sync();  // the next cell overwrites sm
+}
+
+// One warp per cell (warp_cell), a warp taking cells nwarps apart.
+__global__ void rates_kernel_warp(Tables t, int64_t n, const double* states, double p,
+                                  double* out) {
+  extern __shared__ double columns[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double* sm = columns + size_t(warp) * warp_shared_doubles(t);
+  const int64_t nwarps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (int64_t cell = int64_t(blockIdx.x) * (blockDim.x >> 5) + warp; cell < n; cell += nwarps)
+    warp_cell(t, states + cell * (t.ns + 1), p, out + cell * (t.ns + 1), sm, lane, 32, WarpOps{});
 }
 
 // ---- The dense (T, Y) Jacobian, d(wdot, q)/d(T, Y): a block per cell. ----
@@ -1019,20 +992,16 @@ struct JacobianAccess {
     return Dual(conc[k]);
   }
   __host__ __device__ Dual C(int k) { return C_of(k); }
-  __host__ __device__ double value_C(int k) { return conc[k]; }
   __host__ __device__ Dual G(int k) { return Dual::seed(gRT[k], 0, -hRT[k] * inv_T); }
   __host__ __device__ Dual third_body(double m) { return Dual::seed(m, 1); }
   __host__ __device__ double M_of_set(int e) const { return M[e]; }
 };
 
-// Synchronisation and accumulation of the cell's block on the GPU, of one thread on the host.
+// Synchronisation and accumulation of the cell's block on the GPU (HostOps: of one thread on
+// the host).
 struct BlockOps {
   __device__ void sync() const { __syncthreads(); }
   __device__ void add(double* p, double v) const { atomicAdd(p, v); }
-};
-struct HostOps {
-  void sync() const {}
-  void add(double* p, double v) const { *p += v; }
 };
 
 // Shared memory of a cell: J (ns x (ns + 1)), then wdot, C, g/RT, h/RT, d(h/RT)/dT, P, the
@@ -1095,21 +1064,21 @@ __host__ __device__ void jacobian_cell(const Tables& t, const double* x, double 
       partials[nr + r] = dT;
       partials[2 * nr + r] = rop.d[1];
       for (int j = 0; j < kLocal; ++j) partials[size_t(3 + j) * nr + r] = rop.d[2 + j];
-      continue;
-    }
-    for (int i = 0, e = reaction.n(kNetList); i < e; ++i) {
-      const int k = reaction.k(kNetList, i);
-      const double nu = reaction.v(kNetList, i);
-      double* row = J + size_t(k) * nc;
-      ops.add(W + k, nu * rop.v);
-      ops.add(row, nu * dT);
-      for (int j = 0; j < kLocal; ++j) {
-        const int l = load(local + size_t(j) * t.nr);
-        if (l >= 0) ops.add(row + 1 + l, nu * rop.d[2 + j]);
+    } else {
+      for (int i = 0, e = reaction.n(kNetList); i < e; ++i) {
+        const int k = reaction.k(kNetList, i);
+        const double nu = reaction.v(kNetList, i);
+        double* row = J + size_t(k) * nc;
+        ops.add(W + k, nu * rop.v);
+        ops.add(row, nu * dT);
+        for (int j = 0; j < kLocal; ++j) {
+          const int l = load(local + size_t(j) * t.nr);
+          if (l >= 0) ops.add(row + 1 + l, nu * rop.d[2 + j]);
+        }
+        if (set >= 0)
+          for (int b = load(t.mset_start + set), be = load(t.mset_start + set + 1); b < be; ++b)
+            ops.add(row + 1 + load(t.mset_k + b), nu * rop.d[1] * load(t.mset_v + b));
       }
-      if (set >= 0)
-        for (int b = load(t.mset_start + set), be = load(t.mset_start + set + 1); b < be; ++b)
-          ops.add(row + 1 + load(t.mset_k + b), nu * rop.d[1] * load(t.mset_v + b));
     }
   }
   ops.sync();
@@ -1410,10 +1379,11 @@ int main(int argc, char** argv) {
         std::vector<double> out(size_t(m) * (ns + 1));
         const Tables t = host.view();
         LocalArrays a;
+        std::vector<double> sm(warp_shared_doubles(t));
         for (int64_t i = 0; i < m; ++i) {
           const double* x = states.second.data() + i * (ns + 1);
           if (warp)
-            cell_rates_gathered(t, x, p, out.data() + i * (ns + 1));
+            warp_cell(t, x, p, out.data() + i * (ns + 1), sm.data(), 0, 1, HostOps{});
           else
             cell_rates(t, x, p, out.data() + i * (ns + 1), a);
         }
