@@ -273,7 +273,14 @@ void append_definition(std::string& out, const Graph& g, NodeId id, Names& name,
     return;
   }
   const std::string_view a = arg(n.a, 0), b = arg(n.b, 1), c = arg(n.c, 2);
-  append_expression(out, n.op, a, b, c, outline && !in_float);
+  const bool outlined = outline && !in_float;
+  if (outlined && n.op == Op::Div && g.node(n.a).op == Op::Const && g.node(n.a).value == 1.0) {
+    out += "dj_rcp(";  // driver_text.h: CUDA's division without its branch
+    out += b;
+    out += ')';
+    return;
+  }
+  append_expression(out, n.op, a, b, c, outlined);
 }
 
 // `  const double t42 = `: the head of the statement that defines or loads a value.

@@ -29,7 +29,8 @@ namespace dualjit::jit {
 // kernel), so that ptxas allocates registers and schedules it on its own.
 // outline_specials: the special functions of is_outlined_special (double arithmetic) are
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
-// so that a function of thousands of them holds one copy of each instead of one per call.
+// so that a function of thousands of them holds one copy of each instead of one per call, and
+// 1 / x (double arithmetic) as dj_rcp.
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false);

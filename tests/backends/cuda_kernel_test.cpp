@@ -199,6 +199,91 @@ extern "C" __global__ void exps(long long n, const double* a, double* ours, doub
     CHECK(far == 0);
   }
 
+  TEST_CASE("CUDA backend: the outlined reciprocal is within 1 ulp of CUDA's 1.0 / x" *
+            test::needs_gpu()) {
+    // dj_rcp (jit/driver_text.h) refines PTX's approximate reciprocal without CUDA's range test:
+    // for normal x up to 2^1022 it may differ from 1.0 / x in the last bit; on zeros,
+    // infinities and NaN it must equal it; beyond, it flushes: ±inf for a subnormal x, ±0 for
+    // |x| > 2^1022.
+    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
+extern "C" __global__ void rcps(long long n, const double* x, double* ours, double* cudas) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ours[i] = dj_rcp(x[i]);
+  cudas[i] = 1.0 / x[i];
+}
+)";
+    jit::CompileOptions co;
+    co.arch = cuda::Context::primary().device().arch();
+    const jit::CompiledImage image = jit::nvrtc_compile("rcps", source, co);
+    const cuda::Module module(image.image, "rcps");
+    const double inf = std::numeric_limits<double>::infinity();
+    const double min_normal = std::numeric_limits<double>::min();
+    const double max = std::numeric_limits<double>::max();
+    std::vector<double> x = {0.0,
+                             -0.0,
+                             inf,
+                             -inf,
+                             std::numeric_limits<double>::quiet_NaN(),
+                             1.0,
+                             -1.0,
+                             3.0,
+                             0.1,
+                             min_normal,
+                             -min_normal,
+                             std::nextafter(min_normal, 0.0),
+                             5e-324,
+                             -5e-324,
+                             1e-310,
+                             5.6e-309,
+                             -5.5e-309,
+                             std::ldexp(1.0, 1022),
+                             std::nextafter(std::ldexp(1.0, 1022), inf),
+                             std::ldexp(1.0, 1023),
+                             max,
+                             -max,
+                             1e308,
+                             -4.5e307};
+    std::mt19937_64 rng(2027);
+    std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+    std::uniform_int_distribution<int> exponent(-1074, 1023), sign(0, 1);
+    while (x.size() < (1u << 20)) {
+      const double v = std::ldexp(mantissa(rng), exponent(rng));
+      if (v != 0.0 && std::isfinite(v)) x.push_back(sign(rng) ? -v : v);
+    }
+    const long long n = static_cast<long long>(x.size());
+    cuda::DeviceBuffer dx = cuda::DeviceBuffer::from(x), ours(n * sizeof(double)),
+                       cudas(n * sizeof(double));
+    CUdeviceptr px = dx.get(), po = ours.get(), pc = cudas.get();
+    long long count = n;
+    void* args[] = {&count, &px, &po, &pc};
+    cuda::launch(module.function("rcps"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
+                 cuda::Dim3{128}, 0, args);
+    cuda::check_last("rcps");
+    const std::vector<double> o = ours.to_vector<double>(), c = cudas.to_vector<double>();
+    size_t far = 0, differ = 0, flushed = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double ax = std::fabs(x[i]);
+      if (ax != 0.0 && (ax < min_normal || (ax > std::ldexp(1.0, 1022) && ax != inf))) {
+        ++flushed;
+        const double want = std::copysign(ax < min_normal ? inf : 0.0, x[i]);
+        if (std::memcmp(&o[i], &want, sizeof(double)) != 0 && far++ < 5)
+          MESSAGE("1 / " << x[i] << ": " << o[i] << ", not flushed to " << want);
+        continue;
+      }
+      if (std::memcmp(&o[i], &c[i], sizeof(double)) == 0 || (std::isnan(o[i]) && std::isnan(c[i])))
+        continue;
+      ++differ;
+      // Within 1 ulp (the next double from CUDA's result towards ours is ours), and only where
+      // the result is finite and nonzero.
+      const bool near = std::isfinite(c[i]) && c[i] != 0.0 && std::nextafter(c[i], o[i]) == o[i];
+      if (!near && far++ < 5) MESSAGE("1 / " << x[i] << ": " << o[i] << " against " << c[i]);
+    }
+    MESSAGE(flushed << " subnormal or beyond 2^1022, flushed");
+    MESSAGE(differ << " of " << x.size() << " differ from CUDA's 1.0 / x in the last bit");
+    CHECK(far == 0);
+  }
+
   TEST_CASE("CUDA backend: the module is loaded once per process" * test::needs_gpu()) {
     jit::KernelCache cache(std::nullopt);
     jit::LoweringOptions o;

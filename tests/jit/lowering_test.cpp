@@ -293,6 +293,7 @@ TEST_CASE(
       const Expr arg = (0.01 * i) * log_x - (1.0 + 0.001 * i) * x[1];
       sum = sum + x[2] * exp(arg);
       if (i % 7 == 0) sum = sum + log(x[2] + 0.1 * i);
+      if (i % 11 == 0) sum = sum + 1.0 / (x[0] + 0.1 * i);
     }
     kb.output("f", {sum});
   });
@@ -304,6 +305,11 @@ TEST_CASE(
   CHECK(l.host_source.find("dj_exp_2j") == std::string::npos);  // the host calls exp()
   CHECK(l.element_source.find("dj_exp(t") != std::string::npos);
   CHECK(l.element_source.find("dj_log(t") != std::string::npos);
+  // Reciprocals too, inline: CUDA's without its branch, the host's a division.
+  CHECK(l.element_source.find("dj_rcp(t") != std::string::npos);
+  CHECK(l.element_source.find("1.0 / ") == std::string::npos);
+  CHECK(l.cuda_source.find("rcp.approx.ftz.f64") != std::string::npos);
+  CHECK(l.host_source.find("double dj_rcp(double x) { return 1.0 / x; }") != std::string::npos);
   // No call is left inline: every exp( and log( in the element code is a dj_ one.
   for (const char* f : {"exp(", "log("}) {
     for (size_t at = l.element_source.find(f); at != std::string::npos;
@@ -319,4 +325,5 @@ TEST_CASE(
   const auto small = lower(test::arrhenius_kernel(), opts(Mode::Jacobian, 0));
   CHECK(small.statements <= kOutlineSpecials);
   CHECK(small.cuda_source.find("dj_exp") == std::string::npos);
+  CHECK(small.cuda_source.find("dj_rcp") == std::string::npos);
 }
