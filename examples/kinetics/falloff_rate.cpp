@@ -22,9 +22,10 @@ Expr troe_log_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& 
   const Expr log10_Fcent = log_Fcent * (1.0 / kLn10);
   const Expr cc = -0.4 - 0.67 * log10_Fcent;
   const Expr nn = 0.75 - 1.27 * log10_Fcent;
-  // f1 = x / y and ln F = ln Fcent / (1 + f1^2) = ln Fcent y^2 / (x^2 + y^2): one division.
+  // f1 = x / y and ln F = ln Fcent / (1 + f1^2) = ln Fcent y^2 / (x^2 + y^2): one reciprocal
+  // (large kernels take 1 / x without a branch, jit/driver_text.h; a quotient keeps one).
   const Expr x = log10_Pr + cc, y = nn - 0.14 * x;
-  return log_Fcent * (y * y) / (x * x + y * y);
+  return log_Fcent * (y * y) * (1.0 / (x * x + y * y));
 }
 
 Expr sri_F(const Falloff& f, const Expr& log10_Pr, const TemperatureTerms& t) {
@@ -79,7 +80,7 @@ RateConstant falloff_rate(const Reaction& r, const RateContext& context, size_t 
         max((log_M + log_ratio) * (1.0 / kLn10), M.constant(std::log10(kSmallNumber)));
     const Expr Pr = M * exp(log_ratio);
     const Expr k0_F = k0_times_F(r.falloff, log_k0, log10_Pr, t);
-    return {(activated ? k0_F : M * k0_F) / (1.0 + Pr), Expr()};
+    return {(activated ? k0_F : M * k0_F) * (1.0 / (1.0 + Pr)), Expr()};
   }
   // Negative pre-exponential factors (or a zero one): Cantera's form, term by term.
   const Expr k0 = arrhenius(r.low, t).k, k_inf = arrhenius(r.high, t).k;
