@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cuda/cuda_kernel.h"
@@ -88,6 +89,40 @@ void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, 
                    << " B local, ptxas spills " << ck.image().ptxas.spill_store_bytes << " B");
 }
 
+// Every a[i] through two device expressions of `a`, ours (with the outlined specials of
+// jit/driver_text.h in scope) and CUDA's: host copies of both.
+std::pair<std::vector<double>, std::vector<double>> ours_and_cudas(const std::string& ours,
+                                                                   const std::string& cudas,
+                                                                   const std::vector<double>& a) {
+  const std::string source =
+      jit::cuda_prelude() + jit::cuda_outlined_specials() +
+      "extern \"C\" __global__ void pair(long long n, const double* in, "
+      "double* ours, double* cudas) {\n"
+      "  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  const double a = in[i];\n"
+      "  ours[i] = " +
+      ours +
+      ";\n"
+      "  cudas[i] = " +
+      cudas +
+      ";\n"
+      "}\n";
+  jit::CompileOptions co;
+  co.arch = cuda::Context::primary().device().arch();
+  const jit::CompiledImage image = jit::nvrtc_compile("pair", source, co);
+  const cuda::Module module(image.image, "pair");
+  const long long n = static_cast<long long>(a.size());
+  cuda::DeviceBuffer da = cuda::DeviceBuffer::from(a), o(n * sizeof(double)), c(n * sizeof(double));
+  CUdeviceptr pa = da.get(), po = o.get(), pc = c.get();
+  long long count = n;
+  void* args[] = {&count, &pa, &po, &pc};
+  cuda::launch(module.function("pair"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
+               cuda::Dim3{128}, 0, args);
+  cuda::check_last("pair");
+  return {o.to_vector<double>(), c.to_vector<double>()};
+}
+
 }  // namespace
 
 TEST_SUITE("gpu") {
@@ -146,18 +181,6 @@ TEST_SUITE("gpu") {
     // dj_exp (jit/driver_text.h) is Tang's table method, not libdevice's algorithm: over the
     // whole range it may differ from exp() in the last bit, and at the range's ends (where it
     // calls exp()) and on the special values it must equal it.
-    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
-extern "C" __global__ void exps(long long n, const double* a, double* ours, double* cudas) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  ours[i] = dj_exp(a[i]);
-  cudas[i] = exp(a[i]);
-}
-)";
-    jit::CompileOptions co;
-    co.arch = cuda::Context::primary().device().arch();
-    const jit::CompiledImage image = jit::nvrtc_compile("exps", source, co);
-    const cuda::Module module(image.image, "exps");
     const double inf = std::numeric_limits<double>::infinity();
     std::vector<double> a = {0.0,     -0.0,    1.0,
                              -1.0,    706.99,  -706.99,
@@ -176,16 +199,7 @@ extern "C" __global__ void exps(long long n, const double* a, double* ours, doub
     while (a.size() < (1u << 20)) {
       a.push_back(a.size() % 3 == 0 ? wide(rng) : a.size() % 3 == 1 ? narrow(rng) : tiny(rng));
     }
-    const long long n = static_cast<long long>(a.size());
-    cuda::DeviceBuffer da = cuda::DeviceBuffer::from(a), ours(n * sizeof(double)),
-                       cudas(n * sizeof(double));
-    CUdeviceptr pa = da.get(), po = ours.get(), pc = cudas.get();
-    long long count = n;
-    void* args[] = {&count, &pa, &po, &pc};
-    cuda::launch(module.function("exps"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
-                 cuda::Dim3{128}, 0, args);
-    cuda::check_last("exps");
-    const std::vector<double> o = ours.to_vector<double>(), c = cudas.to_vector<double>();
+    const auto [o, c] = ours_and_cudas("dj_exp(a)", "exp(a)", a);
     size_t far = 0, differ = 0;
     for (size_t i = 0; i < a.size(); ++i) {
       if (std::memcmp(&o[i], &c[i], sizeof(double)) == 0) continue;
@@ -205,18 +219,6 @@ extern "C" __global__ void exps(long long n, const double* a, double* ours, doub
     // for normal x up to 2^1022 it may differ from 1.0 / x in the last bit; on zeros,
     // infinities and NaN it must equal it; beyond, it flushes: ±inf for a subnormal x, ±0 for
     // |x| > 2^1022.
-    const std::string source = jit::cuda_prelude() + jit::cuda_outlined_specials() + R"(
-extern "C" __global__ void rcps(long long n, const double* x, double* ours, double* cudas) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  ours[i] = dj_rcp(x[i]);
-  cudas[i] = 1.0 / x[i];
-}
-)";
-    jit::CompileOptions co;
-    co.arch = cuda::Context::primary().device().arch();
-    const jit::CompiledImage image = jit::nvrtc_compile("rcps", source, co);
-    const cuda::Module module(image.image, "rcps");
     const double inf = std::numeric_limits<double>::infinity();
     const double min_normal = std::numeric_limits<double>::min();
     const double max = std::numeric_limits<double>::max();
@@ -251,16 +253,7 @@ extern "C" __global__ void rcps(long long n, const double* x, double* ours, doub
       const double v = std::ldexp(mantissa(rng), exponent(rng));
       if (v != 0.0 && std::isfinite(v)) x.push_back(sign(rng) ? -v : v);
     }
-    const long long n = static_cast<long long>(x.size());
-    cuda::DeviceBuffer dx = cuda::DeviceBuffer::from(x), ours(n * sizeof(double)),
-                       cudas(n * sizeof(double));
-    CUdeviceptr px = dx.get(), po = ours.get(), pc = cudas.get();
-    long long count = n;
-    void* args[] = {&count, &px, &po, &pc};
-    cuda::launch(module.function("rcps"), cuda::Dim3{static_cast<unsigned>((n + 127) / 128)},
-                 cuda::Dim3{128}, 0, args);
-    cuda::check_last("rcps");
-    const std::vector<double> o = ours.to_vector<double>(), c = cudas.to_vector<double>();
+    const auto [o, c] = ours_and_cudas("dj_rcp(a)", "1.0 / a", x);
     size_t far = 0, differ = 0, flushed = 0;
     for (size_t i = 0; i < x.size(); ++i) {
       const double ax = std::fabs(x[i]);
