@@ -218,7 +218,7 @@ TEST_SUITE("gpu") {
     // dj_rcp (jit/driver_text.h) refines PTX's approximate reciprocal without CUDA's range test:
     // for normal x up to 2^1022 it may differ from 1.0 / x in the last bit; on zeros,
     // infinities and NaN it must equal it; beyond, it flushes: ±inf for a subnormal x, ±0 for
-    // |x| > 2^1022.
+    // |x| > 2^1022 (or, just above 2^1022, ±2^-1022: 1 ulp from CUDA's largest subnormal).
     const double inf = std::numeric_limits<double>::infinity();
     const double min_normal = std::numeric_limits<double>::min();
     const double max = std::numeric_limits<double>::max();
@@ -260,7 +260,8 @@ TEST_SUITE("gpu") {
       if (ax != 0.0 && (ax < min_normal || (ax > std::ldexp(1.0, 1022) && ax != inf))) {
         ++flushed;
         const double want = std::copysign(ax < min_normal ? inf : 0.0, x[i]);
-        if (std::memcmp(&o[i], &want, sizeof(double)) != 0 && far++ < 5)
+        const bool next_to_cudas = c[i] != 0.0 && std::nextafter(c[i], o[i]) == o[i];
+        if (std::memcmp(&o[i], &want, sizeof(double)) != 0 && !next_to_cudas && far++ < 5)
           MESSAGE("1 / " << x[i] << ": " << o[i] << ", not flushed to " << want);
         continue;
       }
