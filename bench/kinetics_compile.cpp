@@ -21,9 +21,12 @@
 // columns 0. As ReactorCells runs them, the values come from the rate laws' graph for values and
 // the Jacobian from the one for derivatives (examples/kinetics/rate_laws.h RateLawForm);
 // --form derivatives: the values from the Jacobian's kernel too. "build s" is each kernel's.
+// --reactor: the adiabatic reactor's right-hand side (examples/kinetics/reactor_equations.h)
+// instead of the rates, as kinetics_ignition integrates it: states constant-pressure and
+// constant-volume.
 //
 //   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort auto|full]
-//                    [--state FORM] [--rows R]
+//                    [--reactor] [--state FORM] [--rows R]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
 //                    [--form values|derivatives] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
@@ -38,6 +41,7 @@
 #include "bench/wall_clock.h"
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/rate_law_kernels.h"
+#include "examples/kinetics/reactor_equations.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
 
@@ -46,6 +50,7 @@ using bench::seconds_since;
 
 int main(int argc, char** argv) {
   bool host = false, sparse = false, compile = true, cached = false, full = false;
+  bool reactor = false;
   int rows = 0, launches = 0;
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
@@ -69,6 +74,8 @@ int main(int argc, char** argv) {
       cached = true;
     } else if (a == "--sparse") {
       sparse = true;
+    } else if (a == "--reactor") {
+      reactor = true;
     } else if (a == "--schedule" && i + 1 < argc) {
       schedule = argv[++i];
     } else if (a == "--rows" && i + 1 < argc) {
@@ -97,14 +104,16 @@ int main(int argc, char** argv) {
               "stmts", "build s", "lower s", "nvrtc s", "host s");
   for (const std::string& spec : specs) {
     const kinetics::Mechanism m = kinetics::load_mechanism(spec);
-    for (auto state :
-         {kinetics::ReactorState::constant_pressure, kinetics::ReactorState::concentrations}) {
+    const auto second_state =
+        reactor ? kinetics::ReactorState::constant_volume : kinetics::ReactorState::concentrations;
+    for (auto state : {kinetics::ReactorState::constant_pressure, second_state}) {
       if (!only_state.empty() && only_state != kinetics::reactor_state_name(state)) continue;
       for (Mode mode : {Mode::Value, Mode::Jacobian}) {
         kinetics::RateLawOptions law{state};
         if (mode == Mode::Value) law.form = values_form;
         auto t0 = std::chrono::steady_clock::now();
-        const Kernel k = kinetics::production_rates_kernel(m, law);
+        const Kernel k = reactor ? kinetics::reactor_rhs_kernel(m, state, law.form)
+                                 : kinetics::production_rates_kernel(m, law);
         const double build_s = seconds_since(t0);
         jit::LoweringOptions o;
         o.mode = mode;
