@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
+#include <string>
+#include <utility>
 
 #include "jit/parallel_for.h"
 
@@ -20,6 +23,14 @@ int metadata_int(const CacheEntry& e, const std::string& key, int fallback) {
 }
 
 }  // namespace
+
+bool ptxas_collapsed(const PtxasReport& report, const LaunchLayout& layout) {
+  constexpr int kAbiFloor = 32;
+  const int threads = std::max(1, layout.block_threads()) * std::max(1, layout.min_blocks);
+  const int cap = std::min(255, 65536 / threads);
+  return report.registers > 0 && report.registers <= kAbiFloor && report.spill_store_bytes > 0 &&
+         cap > 2 * kAbiFloor;
+}
 
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch) {
   CompileOptions o;
@@ -52,7 +63,23 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
   CudaImage out;
   const CacheKey key = cuda_cache_key(kernel, options);
   out.entry = cache.get_or_build(key, [&] {
-    const CompiledImage img = nvrtc_compile(kernel.cuda_entry, kernel.cuda_source, options);
+    CompiledImage img = nvrtc_compile(kernel.cuda_entry, kernel.cuda_source, options);
+    std::string retried;
+    if (options.opt_level > 1 && ptxas_collapsed(img.ptxas, kernel.options.layout)) {
+      CompileOptions o1 = options;
+      o1.opt_level = 1;
+      CompiledImage again = nvrtc_compile(kernel.cuda_entry, kernel.cuda_source, o1);
+      spdlog::warn(
+          "dualjit: ptxas held {} to {} registers with {} B of spill stores at -O{}; at -O1: {} "
+          "registers, {} B",
+          kernel.symbol, img.ptxas.registers, img.ptxas.spill_store_bytes, options.opt_level,
+          again.ptxas.registers, again.ptxas.spill_store_bytes);
+      if (again.ptxas.registers > img.ptxas.registers) {
+        again.compile_seconds += img.compile_seconds;
+        img = std::move(again);
+        retried = "O1";
+      }
+    }
     out.compiled_now = true;
     out.log = img.log;
     CacheEntry e;
@@ -69,6 +96,7 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
                   {"stack_bytes", std::to_string(img.ptxas.stack_bytes)},
                   {"spill_store_bytes", std::to_string(img.ptxas.spill_store_bytes)},
                   {"spill_load_bytes", std::to_string(img.ptxas.spill_load_bytes)}};
+    if (!retried.empty()) e.metadata["ptxas_retry"] = retried;
     spdlog::debug("dualjit: NVRTC compiled {} for {} in {:.3f} s ({} registers)", kernel.symbol,
                   img.arch, img.compile_seconds, img.ptxas.registers);
     return e;

@@ -32,6 +32,14 @@ struct CudaImage {
 // an architecture-specific target where it needs one.
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
 
+// Whether ptxas held a launch to the ABI's floor of registers and spilled (entry registers
+// at most 32, spill stores, and launch bounds that allow more than twice that): it does so at
+// -O2 and -O3, from small changes of the source, to launches whose element functions it
+// allocates on their own (row groups' chunks, split pieces), which then spill tens of KB a
+// thread (GRI-3.0's reactor Jacobian in rows of 2: 17 KB a chunk at 32 registers, 2 KB at
+// 255). cuda_image compiles such a launch again at -O1 and keeps that image.
+bool ptxas_collapsed(const PtxasReport& report, const LaunchLayout& layout);
+
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);
 CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
                      KernelCache& cache = KernelCache::global());
