@@ -28,7 +28,8 @@ bool ptxas_collapsed(const PtxasReport& report, const LaunchLayout& layout) {
   constexpr int kAbiFloor = 32;
   const int threads = std::max(1, layout.block_threads()) * std::max(1, layout.min_blocks);
   const int cap = std::min(255, 65536 / threads);
-  return report.registers > 0 && report.registers <= kAbiFloor && report.spill_store_bytes > 0 &&
+  const int spilled = report.spill_store_bytes + report.function_spill_store_bytes;
+  return report.registers > 0 && report.registers <= kAbiFloor && spilled >= 1024 &&
          cap > 2 * kAbiFloor;
 }
 
@@ -72,8 +73,10 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
       spdlog::warn(
           "dualjit: ptxas held {} to {} registers with {} B of spill stores at -O{}; at -O1: {} "
           "registers, {} B",
-          kernel.symbol, img.ptxas.registers, img.ptxas.spill_store_bytes, options.opt_level,
-          again.ptxas.registers, again.ptxas.spill_store_bytes);
+          kernel.symbol, img.ptxas.registers,
+          img.ptxas.spill_store_bytes + img.ptxas.function_spill_store_bytes, options.opt_level,
+          again.ptxas.registers,
+          again.ptxas.spill_store_bytes + again.ptxas.function_spill_store_bytes);
       if (again.ptxas.registers > img.ptxas.registers) {
         again.compile_seconds += img.compile_seconds;
         img = std::move(again);
@@ -84,18 +87,20 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
     out.log = img.log;
     CacheEntry e;
     e.payload = img.image;
-    e.metadata = {{"kernel", kernel.kernel_name},
-                  {"symbol", kernel.symbol},
-                  {"mode", std::string(mode_name(kernel.plan.mode))},
-                  {"width", std::to_string(kernel.plan.width)},
-                  {"layout", kernel.options.layout.describe()},
-                  {"arch", img.arch},
-                  {"format", img.is_cubin ? "cubin" : "ptx"},
-                  {"compile_seconds", std::to_string(img.compile_seconds)},
-                  {"registers", std::to_string(img.ptxas.registers)},
-                  {"stack_bytes", std::to_string(img.ptxas.stack_bytes)},
-                  {"spill_store_bytes", std::to_string(img.ptxas.spill_store_bytes)},
-                  {"spill_load_bytes", std::to_string(img.ptxas.spill_load_bytes)}};
+    e.metadata = {
+        {"kernel", kernel.kernel_name},
+        {"symbol", kernel.symbol},
+        {"mode", std::string(mode_name(kernel.plan.mode))},
+        {"width", std::to_string(kernel.plan.width)},
+        {"layout", kernel.options.layout.describe()},
+        {"arch", img.arch},
+        {"format", img.is_cubin ? "cubin" : "ptx"},
+        {"compile_seconds", std::to_string(img.compile_seconds)},
+        {"registers", std::to_string(img.ptxas.registers)},
+        {"stack_bytes", std::to_string(img.ptxas.stack_bytes)},
+        {"spill_store_bytes", std::to_string(img.ptxas.spill_store_bytes)},
+        {"spill_load_bytes", std::to_string(img.ptxas.spill_load_bytes)},
+        {"function_spill_store_bytes", std::to_string(img.ptxas.function_spill_store_bytes)}};
     if (!retried.empty()) e.metadata["ptxas_retry"] = retried;
     spdlog::debug("dualjit: NVRTC compiled {} for {} in {:.3f} s ({} registers)", kernel.symbol,
                   img.arch, img.compile_seconds, img.ptxas.registers);
@@ -112,6 +117,7 @@ CudaImage cuda_image(const LoweredKernel& kernel, const CompileOptions& options,
   out.ptxas.stack_bytes = metadata_int(e, "stack_bytes", 0);
   out.ptxas.spill_store_bytes = metadata_int(e, "spill_store_bytes", 0);
   out.ptxas.spill_load_bytes = metadata_int(e, "spill_load_bytes", 0);
+  out.ptxas.function_spill_store_bytes = metadata_int(e, "function_spill_store_bytes", 0);
   return out;
 }
 

@@ -33,7 +33,8 @@ struct CudaImage {
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
 
 // Whether ptxas held a launch to the ABI's floor of registers and spilled (entry registers
-// at most 32, spill stores, and launch bounds that allow more than twice that): it does so at
+// at most 32, at least 1 KB of spill stores in it and its functions, and launch bounds that
+// allow more than twice that many registers): it does so at
 // -O2 and -O3, from small changes of the source, to launches whose element functions it
 // allocates on their own (row groups' chunks, split pieces), which then spill tens of KB a
 // thread (GRI-3.0's reactor Jacobian in rows of 2: 17 KB a chunk at 32 registers, 2 KB at

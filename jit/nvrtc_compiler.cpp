@@ -188,6 +188,7 @@ PtxasReport parse_ptxas_report(const std::string& log, const std::string& kernel
     target = entries.front();
   }
 
+  const bool sole = entries.size() == 1;
   PtxasReport report;
   std::string entry, props;
   for (const auto& line : lines) {
@@ -205,6 +206,8 @@ PtxasReport parse_ptxas_report(const std::string& log, const std::string& kernel
       report.stack_bytes = capture_int(m, 1);
       report.spill_store_bytes = capture_int(m, 2);
       report.spill_load_bytes = capture_int(m, 3);
+    } else if (sole && !props.empty() && std::regex_search(line, m, stack_re)) {
+      report.function_spill_store_bytes += capture_int(m, 2);
     }
     if (in_entry && std::regex_search(line, m, used_re)) {
       report.registers = capture_int(m, 1);

@@ -30,6 +30,9 @@ struct PtxasReport {
   int stack_bytes = 0;
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
+  // Spill stores of the device functions compiled with the kernel (row groups' chunks, split
+  // pieces, the out-of-line specials), where the log holds no other kernel to share them.
+  int function_spill_store_bytes = 0;
   int shared_bytes = 0;
   int constant_bytes = 0;
   std::string raw;  // the ptxas lines of the log for this kernel

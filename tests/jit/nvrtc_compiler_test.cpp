@@ -53,6 +53,19 @@ const char* kTwoKernelLog =
     "ptxas info    : Used 32 registers, used 0 barriers, 512 bytes cumulative stack size\n"
     "ptxas info    : Compile time = 62.108 ms\n";
 
+// One launch whose row-group chunk and out-of-line exp were compiled with it (ptxas holding
+// it to 32 registers: the chunk spills).
+const char* kChunkLog =
+    "ptxas info    : Compiling entry function 'rows_k0_1' for 'sm_90'\n"
+    "ptxas info    : Function properties for rows_k0_1\n"
+    "ptxas         .     7360 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 0 barriers, 7360 bytes cumulative stack size\n"
+    "ptxas info    : Compile time = 380.214 ms\n"
+    "ptxas info    : Function properties for _Z12rows_k0_1_c0PKdPd\n"
+    "ptxas         .     0 bytes stack frame, 14712 bytes spill stores, 19680 bytes spill loads\n"
+    "ptxas info    : Function properties for _ZN12_INTERNAL_6dj_expEd\n"
+    "ptxas         .     0 bytes stack frame, 68 bytes spill stores, 68 bytes spill loads\n";
+
 }  // namespace
 
 TEST_CASE("nvrtc: compiles a kernel to CUBIN for sm_80 and sm_90 with a ptxas report") {
@@ -174,6 +187,17 @@ TEST_CASE("nvrtc: ptxas report parsing") {
   CHECK(axpy.registers == 32);
   CHECK(axpy.stack_bytes == 512);
   CHECK(axpy.shared_bytes == 0);
+
+  // A log of two kernels attributes no function's spills to either.
+  CHECK(k2.function_spill_store_bytes == 0);
+  CHECK(axpy.function_spill_store_bytes == 0);
+
+  // A log of one kernel: its functions' spill stores, apart from the kernel's own.
+  const PtxasReport rows = parse_ptxas_report(kChunkLog, "rows_k0_1");
+  CHECK(rows.registers == 32);
+  CHECK(rows.stack_bytes == 7360);
+  CHECK(rows.spill_store_bytes == 0);
+  CHECK(rows.function_spill_store_bytes == 14712 + 68);
 
   CHECK(parse_ptxas_report("", "axpy").registers == -1);
 }
