@@ -23,10 +23,11 @@
 // --form derivatives: the values from the Jacobian's kernel too. "build s" is each kernel's.
 // --reactor: the adiabatic reactor's right-hand side (examples/kinetics/reactor_equations.h)
 // instead of the rates, as kinetics_ignition integrates it: states constant-pressure and
-// constant-volume.
+// constant-volume. --min-blocks M: the Jacobian's LaunchLayout::min_blocks (unless given,
+// ReactorOdes' default with --reactor, ReactorCells' without; 0 leaves ptxas free).
 //
 //   kinetics_compile [--host] [--no-compile] [--cache] [--sparse] [--effort auto|full]
-//                    [--reactor] [--state FORM] [--rows R]
+//                    [--reactor] [--state FORM] [--rows R] [--min-blocks M]
 //                    [--launches N] [--schedule S] [--opt O] [--extra OPT]
 //                    [--form values|derivatives] [MECHANISM[:PHASE] ...]
 //     (default h2o2.yaml gri30.yaml nDodecane_Reitz.yaml:nDodecane_IG)
@@ -42,6 +43,7 @@
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/rate_law_kernels.h"
 #include "examples/kinetics/reactor_equations.h"
+#include "examples/kinetics/reactor_odes.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
 
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   bool host = false, sparse = false, compile = true, cached = false, full = false;
   bool reactor = false;
   int rows = 0, launches = 0;
+  int min_blocks = -1;   // the default of the runs it mirrors
   std::string schedule;  // df, nm or ll; empty: the default
   std::string only_state, opt;
   std::vector<std::string> extra;  // NVRTC options added verbatim
@@ -80,6 +83,8 @@ int main(int argc, char** argv) {
       schedule = argv[++i];
     } else if (a == "--rows" && i + 1 < argc) {
       rows = std::stoi(argv[++i]);
+    } else if (a == "--min-blocks" && i + 1 < argc) {
+      min_blocks = std::stoi(argv[++i]);
     } else if (a == "--launches" && i + 1 < argc) {
       launches = std::stoi(argv[++i]);
     } else if (a == "--extra" && i + 1 < argc) {
@@ -119,6 +124,12 @@ int main(int argc, char** argv) {
         o.mode = mode;
         o.width = 0;
         o.rows = rows;
+        if (mode == Mode::Jacobian) {  // as ReactorOdes or ReactorCells lower it
+          const assembly::AssemblerOptions runs = reactor
+                                                      ? kinetics::reactor_odes_assembler_options()
+                                                      : kinetics::ReactorCellsOptions{}.assembler;
+          o.layout.min_blocks = min_blocks >= 0 ? min_blocks : runs.element_layout.min_blocks;
+        }
         o.launches = launches;
         if (full) o.compile_effort = jit::CompileEffort::Full;
         if (schedule == "df") o.schedule = jit::ScheduleKind::DepthFirst;

@@ -27,7 +27,7 @@
 //   kinetics_rates [--mechanism FILE[:PHASE]] [--write DIR] [--cpu] [--reps N] [--seed S]
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
-//                  [--rates-cells-per-block E] [--rates-min-blocks M]
+//                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
 //                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
@@ -46,9 +46,11 @@
 // loop; the checksums and floors cover every cell. CELLS must be multiples of N.
 // --launches L: the Jacobian in row groups as at most L launches that compile in parallel
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
+// --min-blocks M: blocks per SM ptxas must fit for the Jacobian's kernels (LaunchLayout::
+// min_blocks; default 0, ptxas free).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
-// layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block sets the
-// Jacobian's.
+// layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block and
+// --min-blocks set the Jacobian's.
 // --form values|derivatives: the rate laws' form in the rates kernel (examples/kinetics/
 // rate_laws.h RateLawForm; default values; derivatives: the Jacobian's form, so that one
 // kernel serves both). The Jacobian's kernel is always in the derivatives' form; "rates per cell"
@@ -318,8 +320,8 @@ int main(int argc, char** argv) {
   bench::Args args = bench::parse_args(
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
-       "--threads-per-cell", "--cells-per-block", "--rates-cells-per-block", "--rates-min-blocks",
-       "--effort", "--outputs", "--form", "--batch"});
+       "--threads-per-cell", "--cells-per-block", "--min-blocks", "--rates-cells-per-block",
+       "--rates-min-blocks", "--effort", "--outputs", "--form", "--batch"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -428,6 +430,8 @@ int main(int argc, char** argv) {
         effort == "full" ? jit::CompileEffort::Full : jit::CompileEffort::Auto;
     if (const std::string b = args.flag("--cells-per-block", ""); !b.empty())
       o.assembler.element_layout.elements_per_block = std::stoi(b);
+    if (const std::string m = args.flag("--min-blocks", ""); !m.empty())
+      o.assembler.element_layout.min_blocks = std::stoi(m);
     if (const std::string b = args.flag("--rates-cells-per-block", ""); !b.empty())
       o.assembler.fused.layout.elements_per_block = std::stoi(b);
     if (const std::string m = args.flag("--rates-min-blocks", ""); !m.empty())

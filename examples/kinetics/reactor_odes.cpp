@@ -36,6 +36,12 @@ ReactorCells reactor_cells(const Mechanism& m, int64_t cells, const ReactorOdesO
 
 }  // namespace
 
+assembly::AssemblerOptions reactor_odes_assembler_options() {
+  assembly::AssemblerOptions o;
+  o.element_layout.min_blocks = 1;
+  return o;
+}
+
 ReactorOdes::ReactorOdes(const Mechanism& mechanism, int64_t max_cells, ReactorOdesOptions options)
     : mechanism_(mechanism),
       n_(static_cast<int>(mechanism.species.size()) + 1),

@@ -21,11 +21,21 @@
 
 namespace dualjit::kinetics {
 
+// The assembler options ReactorOdes starts from: AssemblerOptions' defaults, but the
+// Jacobian's element kernels ask ptxas for one block per multiprocessor (LaunchLayout::
+// min_blocks = 1). Left free, ptxas 13 held the reactor Jacobian's heaviest row-group launches
+// to 168 registers and two of GRI-3.0's to 32, each spilling more than with the whole register
+// file; the integrator's Jacobians, many on small batches of cells, were 6% faster with it on
+// an H200. ReactorCells keeps ptxas free: at 1e6 cells the lower occupancy cost its Jacobian
+// 3.6% (bench/RESULTS.md).
+assembly::AssemblerOptions reactor_odes_assembler_options();
+
 struct ReactorOdesOptions {
   ReactorState state = ReactorState::constant_pressure;  // or constant_volume
   double pressure = kOneAtm;                             // Pa, constant pressure
   double density = 1.0;                                  // kg/m^3, constant volume
-  assembly::AssemblerOptions assembler;                  // backend, strategies, effort
+  // Backend, strategies, effort.
+  assembly::AssemblerOptions assembler = reactor_odes_assembler_options();
   // The rate laws' forms (rate_laws.h) in the right-hand side's kernel and in the one the Jacobians
   // differentiate: each the cheaper for its use by default; the same, one kernel serves both.
   RateLawForm rhs_form = RateLawForm::values;
