@@ -70,6 +70,7 @@
 
 #include "backends/assembly/assembler.h"
 #include "bench/energy_bench.h"
+#include "bench/kinetics_states.h"
 #include "bench/wall_clock.h"
 #include "examples/kinetics/rate_constants.h"
 #include "examples/kinetics/reactor_cells.h"
@@ -212,35 +213,6 @@ void write_mechanism_json(const Mechanism& m, const std::string& path) {
   }
   out << " ]}\n";
   if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-// n cells x (T, Y_1..Y_ns), cell-major: T uniform in [1000, 2500] K, Y_k uniform in (0, 1]
-// then normalised (every species present, so that no concentration is zero).
-std::vector<double> random_states(int64_t n, int ns, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<double> x(size_t(n) * (ns + 1));
-  for (int64_t c = 0; c < n; ++c) {
-    double* s = &x[size_t(c) * (ns + 1)];
-    s[0] = 1000.0 + 1500.0 * u(rng);
-    double total = 0;
-    for (int k = 1; k <= ns; ++k) total += s[k] = 1e-12 + u(rng);
-    for (int k = 1; k <= ns; ++k) s[k] /= total;
-  }
-  return x;
-}
-
-// The same cells as (T, C_1..C_ns) at pressure p: C_k = p Y_k / W_k / (R T sum_j Y_j / W_j).
-std::vector<double> as_concentrations(std::vector<double> x, const Mechanism& m, double p) {
-  const size_t b = m.species.size() + 1;
-  for (size_t c = 0; c < x.size() / b; ++c) {
-    double* s = &x[c * b];
-    double moles = 0;
-    for (size_t k = 1; k < b; ++k) moles += s[k] /= m.species[k - 1].molecular_weight;
-    const double scale = p / (kinetics::kGasConstant * s[0] * moles);
-    for (size_t k = 1; k < b; ++k) s[k] *= scale;
-  }
-  return x;
 }
 
 // Compensated (Neumaier) sums: the checksums are then independent of the order of summation
@@ -392,8 +364,8 @@ int main(int argc, char** argv) {
   bool first = true;
   for (int64_t n : args.sizes) {
     const std::vector<double> states =
-        sparse ? as_concentrations(random_states(n, ns, seed), m, pressure)
-               : random_states(n, ns, seed);
+        sparse ? bench::as_concentrations(bench::random_kinetics_states(n, ns, seed), m, pressure)
+               : bench::random_kinetics_states(n, ns, seed);
     std::printf("\n%s, %lld cells, p = %g Pa\n", mech.c_str(), (long long)n, pressure);
     std::fflush(stdout);
     if (!args.write_dir.empty()) {

@@ -1,12 +1,13 @@
-// The first pass of the tape design for the (T, Y) Jacobian (bench/RESULTS.md, "the design the
-// Jacobian's targets need"), measured: every reaction's rate of progress q_r and its tangent,
-// computed once per cell and stored. The kernel's outputs are the mechanism's q_r, of the state
-// (T, C) with the total concentration p/RT (constant pressure: a function of T, so that dq/dC
-// keeps the reactions' own structure, the third-body species whose efficiency differs from the
-// default included); its Jacobian without structural zeros (ReactorCells::sparse_jacobian,
-// cell-major) is the tape's tangents. Prints nnz per cell, the sparse Jacobian's median time
-// (CUDA events after warm-up), its byte floor and its cold first call, per launch registers and
-// spills; the rows' composition that would follow is not part of it.
+// The first pass of a tape design for the (T, Y) Jacobian (bench/RESULTS.md, "the design the
+// Jacobian's targets need"): every reaction's rate of progress q_r and its tangent, computed
+// once per cell and stored, so that the Jacobian's rows could be composed from them instead of
+// each row group recomputing them. This program times that pass alone, to say what the design
+// can reach before the JIT builds it. Its kernel's outputs are the mechanism's q_r of the state
+// (T, C), with the total concentration p/RT (constant pressure) so that dq/dC keeps the
+// reactions' own sparsity (the third-body species whose efficiency differs from the default
+// included); the kernel's Jacobian without structural zeros (ReactorCells::sparse_jacobian) is
+// the tape's tangents. Prints nnz per cell, the median time (CUDA events after warm-up), the
+// byte floor, the cold first call and each launch's registers and spills.
 //
 //   kinetics_tape_probe [--mechanism FILE[:PHASE]] [--rows R] [--min-blocks M] [--reps N]
 //                       [--pressure-atm P] [--cpu] [CELLS ...]
@@ -17,12 +18,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/driver.h"
 #include "bench/energy_bench.h"
+#include "bench/kinetics_states.h"
 #include "bench/wall_clock.h"
 #include "examples/kinetics/cell_state.h"
 #include "examples/kinetics/rate_laws.h"
@@ -55,22 +56,13 @@ Kernel progress_kernel(const Mechanism& m, double pressure) {
   });
 }
 
-// n cells of (T, C, zeros up to state_width): T uniform in [1000, 2500] K, Y_k uniform in (0, 1]
-// normalised, then C_k = p Y_k / W_k / (R T sum_j Y_j / W_j), as kinetics_rates' states.
+// kinetics_rates' cells as (T, C) at pressure p, each padded with zeros to state_width.
 std::vector<double> random_states(int64_t n, const Mechanism& m, double p, uint64_t seed) {
-  const size_t ns = m.species.size(), w = state_width(m);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const size_t b = m.species.size() + 1, w = state_width(m);
+  const std::vector<double> c =
+      bench::as_concentrations(bench::random_kinetics_states(n, int(b) - 1, seed), m, p);
   std::vector<double> x(size_t(n) * w, 0.0);
-  for (int64_t c = 0; c < n; ++c) {
-    double* s = &x[size_t(c) * w];
-    s[0] = 1000.0 + 1500.0 * u(rng);
-    double moles = 0;
-    for (size_t k = 1; k <= ns; ++k)
-      moles += s[k] = (1e-12 + u(rng)) / m.species[k - 1].molecular_weight;
-    const double scale = p / (kinetics::kGasConstant * s[0] * moles);
-    for (size_t k = 1; k <= ns; ++k) s[k] *= scale;
-  }
+  for (int64_t e = 0; e < n; ++e) std::copy_n(&c[size_t(e) * b], b, &x[size_t(e) * w]);
   return x;
 }
 
