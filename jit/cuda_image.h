@@ -32,13 +32,14 @@ struct CudaImage {
 // an architecture-specific target where it needs one.
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
 
-// Whether ptxas held a launch to the ABI's floor of registers and spilled (entry registers
-// at most 32, at least 1 KB of spill stores in it and its functions, and launch bounds that
-// allow more than twice that many registers): it does so at
-// -O2 and -O3, from small changes of the source, to launches whose element functions it
-// allocates on their own (row groups' chunks, split pieces), which then spill tens of KB a
-// thread (GRI-3.0's reactor Jacobian in rows of 2: 17 KB a chunk at 32 registers, 2 KB at
-// 255). cuda_image compiles such a launch again at -O1 and keeps that image.
+// Whether ptxas held a launch to the ABI's floor of registers and spilled (entry registers at
+// most 32, at least 1 KB of spill stores in it and its functions, and launch bounds that allow
+// more than twice that many registers). Left to choose registers itself (no minimum of blocks
+// per multiprocessor), ptxas does so at -O2 and -O3, from small changes of the source, to
+// launches whose element functions it allocates on their own (row groups' chunks, split
+// pieces), which then spill tens of KB a thread (GRI-3.0's reactor Jacobian in rows of 2: 17 KB
+// a chunk at 32 registers, 2 KB at 255). cuda_image compiles such a launch again at -O1 and
+// keeps that image if it has more registers.
 bool ptxas_collapsed(const PtxasReport& report, const LaunchLayout& layout);
 
 CacheKey cuda_cache_key(const LoweredKernel& kernel, const CompileOptions& options);
