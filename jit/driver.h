@@ -31,6 +31,9 @@ struct LaunchLayout {
   std::string describe() const;
 };
 
+// Elements per tile of tiled first derivatives (LoweringOptions::tiled_first): a warp's.
+inline constexpr int kFirstTile = 32;
+
 // What a driver's text is emitted from: the kernel's slots and sizes, and the layout.
 struct DriverSpec {
   std::string symbol;
@@ -41,6 +44,7 @@ struct DriverSpec {
   int n_inputs = 0, n_params = 0, n_uniforms = 0, n_outputs = 0;
   size_t first_size = 0, second_size = 0;
   bool hvp = false;
+  bool tiled_first = false;  // LoweringOptions::tiled_first
   LaunchLayout layout;
   // LoweringOptions::companions, in order: each one's chunk functions are
   // `<companion symbol>_c<c>`, with the same signature as the kernel's own.

@@ -23,9 +23,14 @@ class ElementLocalDriver : public Driver {
     os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type()
        << "& a, long long e, int group, int groups) {\n"
        << emit_element_loads(s);
-    os << "  double* val = a.values + e * " << s.n_outputs << ";\n"
-       << "  double* d1 = a.first + e * " << s.first_size << ";\n"
-       << "  double* d2 = a.second + e * " << s.second_size << ";\n"
+    os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
+    if (s.tiled_first) {  // [tile][entry][element of the tile]
+      os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
+         << " + e % " << kFirstTile << ";\n";
+    } else {
+      os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+    }
+    os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
        << "  (void)d1; (void)d2; (void)group; (void)groups;\n";
     if (s.n_chunks == 1) {
       os << "  " << chunk_call(s, 0);

@@ -300,12 +300,12 @@ void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, 
   out += ";\n";
 }
 
-// One output store statement: `val[3] = t42;`.
-void append_store(std::string& out, const Store& st, std::string_view value) {
+// One output store statement: `val[3] = t42;` (first derivatives at d1[index * first_stride]).
+void append_store(std::string& out, const Store& st, std::string_view value, int first_stride) {
   out += "  ";
   out += store_array(st.target);
   out += '[';
-  append_int(out, st.index);
+  append_int(out, st.target == Target::First ? st.index * first_stride : st.index);
   out += "] = ";
   out += value;
   out += ";\n";
@@ -322,7 +322,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline) {
+                       bool own_function, bool outline, int first_stride) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -338,7 +338,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
     if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
-      append_store(os, p.stores[si], name(id));
+      append_store(os, p.stores[si], name(id), first_stride);
       stored[si] = 1;
     }
   }
@@ -354,7 +354,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline) {
+                       const Typing& ty, bool outline, int first_stride) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -454,13 +454,13 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         append_value_name(os, id);
         os += ";\n";
       }
-      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id));
+      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id), first_stride);
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {
         if (seg[st.node] >= 0) continue;
         ensure(st.node);
-        append_store(os, st, name(st.node));
+        append_store(os, st, name(st.node), first_stride);
       }
     }
     os += "}\n";
@@ -485,7 +485,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials) {
+                                  bool outline_specials, int first_stride) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
@@ -493,8 +493,8 @@ std::string emit_element_function(const ScalarProgram& p, const std::string& fn_
     statements += !(op == Op::Const || is_leaf(op));
   }
   if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function, outline_specials);
-  return emit_split(p, fn_name, max_statements, ty, outline_specials);
+    return emit_whole(p, fn_name, ty, own_function, outline_specials, first_stride);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials, first_stride);
 }
 
 }  // namespace dualjit::jit

@@ -277,7 +277,8 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") + driver.suffix() +
+               (options.sparse_jacobian ? "_sp" : "") + (options.tiled_first ? "_tf" : "") +
+               driver.suffix() +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
                                            std::to_string(options.chunks.last));
@@ -314,6 +315,12 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
   }
   spec.layout = layout;
+  if (options.tiled_first && options.driver && options.driver != element_local_driver()) {
+    throw std::invalid_argument("kernel '" + kernel.name() +
+                                "': tiled first derivatives need the element-local driver, not '" +
+                                options.driver->suffix() + "'");
+  }
+  spec.tiled_first = options.tiled_first;
   if (!options.companions.empty() && (!options.driver || out.plan.rows > 0)) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': companion kernels need a driver that calls them, without "
@@ -368,7 +375,8 @@ std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t 
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               outlines_specials(cp.summary.statements));
+                               outlines_specials(cp.summary.statements),
+                               out.options.tiled_first ? kFirstTile : 1);
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element

@@ -54,11 +54,12 @@ struct DjGatherBlocks {
   double* out;
   long long accumulate;
 };
-struct DjTranspose {
+struct DjUntile {
   const double* in;
-  long long rows;
-  long long cols;
+  long long elements;
+  long long entries;
   double* out;
+  long long component_major;
 };
 struct DjFill {
   double* out;
@@ -96,15 +97,28 @@ DJ_FN void dj_gather_blocks_at(const DjGatherBlocks& a, long long t) {
   a.out[t] = a.accumulate ? a.out[t] + sum : sum;
 }
 
-// Thread t = q * rows + r moves columns 4q .. 4q + 3 of row r: a warp's lanes are consecutive
-// rows, so each lane reads one whole 32-byte sector and each of the four stores is coalesced
-// across the warp (one column per thread read 8 useful bytes of every sector).
-DJ_FN void dj_transpose_at(const DjTranspose& a, long long t) {
-  const long long q = t / a.rows, r = t - q * a.rows;
-  const long long i0 = 4 * q, n = a.cols - i0 < 4 ? a.cols - i0 : 4;
-  const double* in = a.in + r * a.cols + i0;
-  double* out = a.out + i0 * a.rows + r;
-  for (long long k = 0; k < n; ++k) out[k * a.rows] = in[k];
+// Each thread moves entry i of elements 4q .. 4q + 3, one 32-byte sector of the tiles. Cell-major:
+// t = q * entries + i, a warp's lanes consecutive entries, so each of the four stores is
+// coalesced; component-major: t = i * quads + q, the lanes' sectors one after another.
+DJ_FN void dj_untile_at(const DjUntile& a, long long t) {
+  const long long quads = (a.elements + 3) / 4;
+  long long q, i;
+  if (a.component_major) {
+    i = t / quads;
+    q = t - i * quads;
+  } else {
+    q = t / a.entries;
+    i = t - q * a.entries;
+  }
+  const long long e0 = 4 * q, n = a.elements - e0 < 4 ? a.elements - e0 : 4;
+  const double* in = a.in + ((e0 / 32) * a.entries + i) * 32 + e0 % 32;
+  if (a.component_major) {
+    double* out = a.out + i * a.elements + e0;
+    for (long long k = 0; k < n; ++k) out[k] = in[k];
+  } else {
+    double* out = a.out + e0 * a.entries + i;
+    for (long long k = 0; k < n; ++k) out[k * a.entries] = in[k];
+  }
 }
 
 DJ_FN void dj_fill_zero_at(const DjFill& a, long long t) {
@@ -114,7 +128,7 @@ DJ_FN void dj_fill_zero_at(const DjFill& a, long long t) {
 
 const char* kEntries[][2] = {{kRowsEntry, "DjGatherRows"},
                              {kBlocksEntry, "DjGatherBlocks"},
-                             {kTransposeEntry, "DjTranspose"},
+                             {kUntileEntry, "DjUntile"},
                              {kFillEntry, "DjFill"}};
 
 // The C++ argument blocks must match the kernel's, field for field (all 8 bytes).
@@ -174,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(256) dj_sum(DjSum a) {
   }
 }
 )";
-static_assert(sizeof(TransposeArgs) == 4 * 8);
+static_assert(sizeof(UntileArgs) == 5 * 8);
 static_assert(sizeof(FillArgs) == 8);
 
 template <class T>
@@ -245,6 +259,12 @@ double ordered_sum(std::span<const double> values) {
     s[j] = sum;
   }
   return tree();
+}
+
+static_assert(jit::kFirstTile == 32, "dj_untile_at's tiles are a warp's 32 elements");
+
+int64_t untile_threads(int64_t elements, int64_t entries) {
+  return (elements + 3) / 4 * entries;
 }
 
 std::string assembly_source(AssemblyTarget target) {
@@ -377,13 +397,14 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
 }
 
 const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::element_launches(
-    size_t term, Mode mode, bool sparse) {
-  auto& k = terms_[term].kernels[{mode, sparse}];
+    size_t term, Mode mode, bool sparse, bool tiled) {
+  auto& k = terms_[term].kernels[{mode, sparse, tiled}];
   if (k.empty()) {
     jit::LoweringOptions o =
         element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
+    o.tiled_first = tiled;
     o.compile_effort = options_.compile_effort;
     o.launches = options_.launches;
     try {
@@ -434,17 +455,20 @@ jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
 }
 
 void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out,
-                                        bool sparse, int64_t elements) {
+                                        bool sparse, int64_t elements, bool tiled) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
-  const auto& launches = element_launches(term, mode, sparse);
+  const auto& launches = element_launches(term, mode, sparse, tiled);
   const auto& l = launches[0]->lowered();
   const int64_t ne = t.elements.size();
   if (elements > ne)
     throw ProblemError(term_label(t) + ": the first " + std::to_string(elements) + " elements of " +
                        std::to_string(ne));
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
-  if (!first_out) ensure(d.local.first, ne * l.first_size * sizeof(double));
+  // Tiled: whole tiles of jit::kFirstTile elements.
+  const int64_t first_elements =
+      tiled ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile : ne;
+  if (!first_out) ensure(d.local.first, first_elements * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
   if (elements >= 0) a.n_elements = elements;
@@ -828,16 +852,14 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
-  const int64_t fs =
-      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
+  const int64_t fs = static_cast<int64_t>(
+      element_launches(term, Mode::Jacobian, sparse, /*tiled=*/true)[0]->lowered().first_size);
   ensure(element_blocks_, ne * fs * sizeof(double));  // a prefix needs (and grows) no more
-  if (order == BlockOrder::CellMajor) {
-    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse, ne);  // [e][entry]
-    return;
-  }
-  run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne);
-  const TransposeArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_)};
-  launch(kTransposeEntry, &a, ne * ((fs + 3) / 4), stream);
+  // The kernels store tiles, coalesced; one pass puts them in the order asked for.
+  run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, /*tiled=*/true);
+  const UntileArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_),
+                     order == BlockOrder::ComponentMajor ? 1 : 0};
+  launch(kUntileEntry, &a, untile_threads(ne, fs), stream);
 }
 
 DeviceBsr DeviceElementAssembly::hessian_bsr(mesh::Symmetry symmetry) {
@@ -934,7 +956,8 @@ std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
   const Term& t = problem_.term(term);
   const int64_t n =
       t.elements.size() *
-      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse)[0]->lowered().first_size);
+      static_cast<int64_t>(
+          element_launches(term, Mode::Jacobian, sparse, /*tiled=*/true)[0]->lowered().first_size);
   return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 

@@ -71,7 +71,7 @@ double ordered_sum(std::span<const double> values);
 
 enum class AssemblyTarget { Cuda, Host };
 
-// Source of the gather, reduction, transpose and fill kernels. Cuda: an NVRTC translation unit
+// Source of the gather, reduction, untile and fill kernels. Cuda: an NVRTC translation unit
 // with extern "C" __global__ entry points; Host: the same thread bodies in a C++ translation unit
 // with extern "C" OpenMP loops (entry name + "_host", arguments (const Args*, int64 threads)) so
 // that CI runs exactly the code the GPU runs.
@@ -80,7 +80,7 @@ std::string assembly_source(AssemblyTarget target);
 inline constexpr const char* kRowsEntry = "dj_gather_rows";
 inline constexpr const char* kBlocksEntry = "dj_gather_blocks";
 inline constexpr const char* kSumEntry = "dj_sum";  // CUDA only
-inline constexpr const char* kTransposeEntry = "dj_transpose";
+inline constexpr const char* kUntileEntry = "dj_untile";
 inline constexpr const char* kFillEntry = "dj_fill_zero";
 
 // Argument blocks of the entry points, 8-byte fields only (mirrored in the kernel source).
@@ -118,12 +118,17 @@ struct SumArgs {
   double* out;
   uint32_t* done;  // groups finished; zero before and after each launch
 };
-struct TransposeArgs {  // out[i * rows + r] = in[r * cols + i]
+// Tiled element blocks (jit::LoweringOptions::tiled_first: in[(e / 32 * entries + i) * 32 +
+// e % 32]) to out[e * entries + i] (cell-major) or out[i * elements + e] (component-major).
+struct UntileArgs {
   const double* in;
-  int64_t rows;
-  int64_t cols;
+  int64_t elements;
+  int64_t entries;
   double* out;
+  int64_t component_major;  // 0 or 1
 };
+// Threads of one untile launch: each moves one entry of four elements.
+int64_t untile_threads(int64_t elements, int64_t entries);
 struct FillArgs {
   double* out;
 };
@@ -249,7 +254,8 @@ class DeviceElementAssembly {
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
     // Element-local, by mode and whether a Jacobian is sparse.
-    std::map<std::pair<Mode, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
+    // By mode, sparse, tiled.
+    std::map<std::tuple<Mode, bool, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that evaluates
     // the single-vertex terms at its nodes (InPlaceShape::node_terms).
@@ -276,12 +282,15 @@ class DeviceElementAssembly {
   // The element-local kernel's launches (one, or a kernel in row groups split by
   // jit::lower_launches), heaviest first, the order they are enqueued in; they share one
   // argument block and its outputs.
+  // tiled: first derivatives in tiles (the element blocks' kernels), not element-major (the
+  // gather strategies').
   const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(size_t term, Mode mode,
-                                                                         bool sparse = false);
+                                                                         bool sparse = false,
+                                                                         bool tiled = false);
   // Runs term's element kernel over its first `elements` elements (all when negative);
   // first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
-                   bool sparse = false, int64_t elements = -1);
+                   bool sparse = false, int64_t elements = -1, bool tiled = false);
   jit::ElementLaunch element_inputs(size_t term, Mode mode, const jit::LoweredKernel& l) const;
   // Adds term's rows (mode Value, Gradient or Hvp) into out (n_values) or its blocks (Hessian,
   // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.

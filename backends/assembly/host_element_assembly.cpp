@@ -6,11 +6,13 @@
 
 namespace dualjit::assembly {
 
-const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse) {
-  auto& k = kernels_[{term, mode, sparse}];
+const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse,
+                                                      bool tiled) {
+  auto& k = kernels_[{term, mode, sparse, tiled}];
   if (!k) {
     jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_);
     o.sparse_jacobian = sparse;
+    o.tiled_first = tiled;
     k = std::make_unique<cpu::CpuKernel>(jit::lower(p_.term(term).kernel_for(mode), o));
   }
   return *k;
@@ -60,15 +62,18 @@ ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
 
 HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
                                                     std::span<const double> state,
-                                                    std::span<const double> direction,
-                                                    bool sparse) {
+                                                    std::span<const double> direction, bool sparse,
+                                                    bool tiled) {
   const Term& t = p_.term(term);
-  const cpu::CpuKernel& ck = kernel_for(term, mode, sparse);
+  const cpu::CpuKernel& ck = kernel_for(term, mode, sparse, tiled);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
+  // Tiled: whole tiles of jit::kFirstTile elements.
+  const int64_t first_elements =
+      tiled ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile : ne;
   Local out;
   out.values.resize(ne * l.plan.n_outputs);
-  out.first.resize(ne * l.first_size);
+  out.first.resize(first_elements * l.first_size);
   out.second.resize(ne * l.second_size);
   jit::ElementLaunch a = host_element_inputs(t, l, mode, state, direction);
   a.values = out.values.data();
@@ -246,13 +251,17 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
                                                            BlockOrder order, bool sparse) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
-  const Local l = run(term, Mode::Jacobian, state, {}, sparse);
-  if (order == BlockOrder::CellMajor) return l.first;
-  const int64_t ne = t.elements.size();
-  const size_t fs = kernel_for(term, Mode::Jacobian, sparse).lowered().first_size;
-  std::vector<double> out(l.first.size());
+  // As on the GPU: the kernel stores tiles, which are then put in the order asked for.
+  const Local l = run(term, Mode::Jacobian, state, {}, sparse, /*tiled=*/true);
+  const int64_t ne = t.elements.size(), T = jit::kFirstTile;
+  const auto fs = static_cast<int64_t>(
+      kernel_for(term, Mode::Jacobian, sparse, /*tiled=*/true).lowered().first_size);
+  std::vector<double> out(static_cast<size_t>(ne * fs));
   for (int64_t e = 0; e < ne; ++e) {
-    for (size_t i = 0; i < fs; ++i) out[i * ne + e] = l.first[e * fs + i];
+    for (int64_t i = 0; i < fs; ++i) {
+      const double v = l.first[((e / T) * fs + i) * T + e % T];
+      out[order == BlockOrder::CellMajor ? e * fs + i : i * ne + e] = v;
+    }
   }
   return out;
 }

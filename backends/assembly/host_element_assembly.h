@@ -61,16 +61,17 @@ class HostElementAssembly {
 
  private:
   using Local = ElementResults;
+  // tiled: first derivatives in tiles (jit::LoweringOptions::tiled_first), for element blocks.
   Local run(size_t term, Mode mode, std::span<const double> state,
-            std::span<const double> direction = {}, bool sparse = false);
-  const cpu::CpuKernel& kernel_for(size_t term, Mode mode, bool sparse = false);
+            std::span<const double> direction = {}, bool sparse = false, bool tiled = false);
+  const cpu::CpuKernel& kernel_for(size_t term, Mode mode, bool sparse = false, bool tiled = false);
   // (k B) x (k B) element matrices of a term, row-major, for mesh::add_element_blocks.
   std::vector<double> jacobian_element_matrices(size_t term, const Local& local) const;
   std::vector<double> hessian_element_matrices(size_t term, const Local& local) const;
 
   Problem& p_;
   int width_, rows_;
-  std::map<std::tuple<size_t, Mode, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
+  std::map<std::tuple<size_t, Mode, bool, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
 };
 
 }  // namespace dualjit::assembly

@@ -169,6 +169,19 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   for (int e = 0; e < 7; ++e) {
     for (int i = 0; i < 50; ++i) CHECK(comp[i * 7 + e] == cell[e * 50 + i]);
   }
+  // Over several tiles of 32 elements, the last one partial (jit::LoweringOptions::tiled_first):
+  // the element-major kernel's derivatives, in both orders.
+  Problem big = roe_problem(40, 70, rng);
+  const auto qb = roe_state(40, rng);
+  const auto major = test::serial(big).element_results(0, Mode::Jacobian, qb).first;
+  const auto big_cell = test::serial(big).element_jacobians(0, qb, assembly::BlockOrder::CellMajor);
+  const auto big_comp =
+      test::serial(big).element_jacobians(0, qb, assembly::BlockOrder::ComponentMajor);
+  REQUIRE(major.size() == 70 * 50);
+  CHECK(big_cell == major);
+  for (int e = 0; e < 70; ++e) {
+    for (int i = 0; i < 50; ++i) CHECK(big_comp[i * 70 + e] == major[e * 50 + i]);
+  }
   Problem s(4, 3);
   Term t;
   t.name = "springs";

@@ -46,8 +46,8 @@ class HostFusedAssembly {
         std::string(assembly::kRowsEntry) + "_host");
     blocks_ = lib_.function<void(const assembly::GatherBlocksArgs*, long long)>(
         std::string(assembly::kBlocksEntry) + "_host");
-    transpose_ = lib_.function<void(const assembly::TransposeArgs*, long long)>(
-        std::string(assembly::kTransposeEntry) + "_host");
+    untile_ = lib_.function<void(const assembly::UntileArgs*, long long)>(
+        std::string(assembly::kUntileEntry) + "_host");
   }
 
   // Gradient (Mode::Gradient), H v (Mode::Hvp) or residual (Mode::Value of vector terms).
@@ -116,10 +116,13 @@ class HostFusedAssembly {
     return assembly::ordered_sum(totals);
   }
 
-  std::vector<double> transpose(const std::vector<double>& in, int64_t rows, int64_t cols) const {
-    std::vector<double> out(in.size(), -1.0);
-    const assembly::TransposeArgs a{in.data(), rows, cols, out.data()};
-    transpose_(&a, static_cast<long long>(in.size()));
+  // Element blocks from tiles (jit::LoweringOptions::tiled_first), cell- or component-major.
+  std::vector<double> untile(const std::vector<double>& tiles, int64_t elements, int64_t entries,
+                             bool component_major) const {
+    std::vector<double> out(static_cast<size_t>(elements * entries), -1.0);
+    const assembly::UntileArgs a{tiles.data(), elements, entries, out.data(),
+                                 component_major ? 1 : 0};
+    untile_(&a, static_cast<long long>(assembly::untile_threads(elements, entries)));
     return out;
   }
 
@@ -127,7 +130,7 @@ class HostFusedAssembly {
   cpu::SharedObject lib_;
   void (*rows_)(const assembly::GatherRowsArgs*, long long) = nullptr;
   void (*blocks_)(const assembly::GatherBlocksArgs*, long long) = nullptr;
-  void (*transpose_)(const assembly::TransposeArgs*, long long) = nullptr;
+  void (*untile_)(const assembly::UntileArgs*, long long) = nullptr;
 };
 
 const HostFusedAssembly& host_assembly() {
@@ -271,7 +274,7 @@ TEST_CASE("assembly kernels compile under NVRTC for sm_90 without a GPU") {
   const std::string source = assembly::assembly_source(assembly::AssemblyTarget::Cuda);
   test::check_module_compiles("dualjit_assembly", source,
                               {assembly::kRowsEntry, assembly::kBlocksEntry, assembly::kSumEntry,
-                               assembly::kTransposeEntry, assembly::kFillEntry});
+                               assembly::kUntileEntry, assembly::kFillEntry});
   // Through the kernel cache: the second request is served from memory.
   jit::KernelCache cache(std::nullopt);
   const auto first = cuda::source_image("dualjit_assembly", source, o, cache);
@@ -335,8 +338,34 @@ TEST_CASE("host build of the assembly kernels reproduces the host Problem: vecto
   CHECK(max_rel(jac.values, test::serial(p).jacobian(q).values) < 1e-13);
   const auto cell = test::serial(p).element_jacobians(1, q, assembly::BlockOrder::CellMajor);
   const int64_t ne = p.term(1).elements.size();
-  CHECK(k.transpose(cell, ne, 50) ==
+  // The blocks as the element kernels store them: tiles of 32 elements, the last one partial.
+  std::vector<double> tiles((ne + 31) / 32 * 32 * 50, -2.0);
+  for (int64_t e = 0; e < ne; ++e)
+    for (int64_t i = 0; i < 50; ++i) tiles[((e / 32) * 50 + i) * 32 + e % 32] = cell[e * 50 + i];
+  CHECK(k.untile(tiles, ne, 50, false) == cell);
+  CHECK(k.untile(tiles, ne, 50, true) ==
         test::serial(p).element_jacobians(1, q, assembly::BlockOrder::ComponentMajor));
+}
+
+TEST_CASE("host build of the untile kernel: every element count and entry count, partial tiles") {
+  const HostFusedAssembly& k = host_assembly();
+  for (int64_t ne : {1, 3, 4, 31, 32, 33, 70, 129}) {
+    for (int64_t fs : {1, 5, 54}) {
+      CAPTURE(ne);
+      CAPTURE(fs);
+      std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs), comp(ne * fs);
+      for (int64_t e = 0; e < ne; ++e) {
+        for (int64_t i = 0; i < fs; ++i) {
+          const double v = 1000.0 * e + i + 0.5;
+          tiles[((e / 32) * fs + i) * 32 + e % 32] = v;
+          cell[e * fs + i] = v;
+          comp[i * ne + e] = v;
+        }
+      }
+      CHECK(k.untile(tiles, ne, fs, false) == cell);
+      CHECK(k.untile(tiles, ne, fs, true) == comp);
+    }
+  }
 }
 
 TEST_SUITE("gpu") {

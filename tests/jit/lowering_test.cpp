@@ -327,3 +327,24 @@ TEST_CASE(
   CHECK(small.cuda_source.find("dj_exp") == std::string::npos);
   CHECK(small.cuda_source.find("dj_rcp") == std::string::npos);
 }
+
+TEST_CASE(
+    "tiled first derivatives: entry k of element e at (e / 32 * first_size + k) * 32 + e % 32") {
+  LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  const LoweredKernel plain = lower(test::spring_kernel(), o);
+  o.tiled_first = true;
+  const LoweredKernel tiled = lower(test::spring_kernel(), o);
+  CHECK(tiled.symbol == plain.symbol + "_tf");
+  CHECK(tiled.first_size == plain.first_size);
+  const std::string base =
+      "double* d1 = a.first + (e / 32) * " + std::to_string(32 * tiled.first_size) + " + e % 32;";
+  CHECK(tiled.cuda_source.find(base) != std::string::npos);
+  CHECK(plain.cuda_source.find(base) == std::string::npos);
+  // Every store of entry k writes d1[k * 32]: the last entry's index is 32 (first_size - 1).
+  const std::string last = "d1[" + std::to_string(32 * (tiled.first_size - 1)) + "] = ";
+  CHECK(tiled.cuda_source.find(last) != std::string::npos);
+  CHECK(plain.cuda_source.find("d1[" + std::to_string(tiled.first_size - 1) + "] = ") !=
+        std::string::npos);
+  CHECK(tiled.host_source.find(base) != std::string::npos);  // the CPU runs the same text
+}
