@@ -95,10 +95,11 @@ struct LoweringOptions {
   ChunkRange chunks;
   // Element-local driver: first derivatives of kFirstTile consecutive elements interleaved,
   // [tile][entry][element of the tile], so that a warp's stores of an entry are one coalesced
-  // 256-byte line rather than 32 lines an element's whole block apart (GRI-3.0's Jacobian ran a
-  // third faster on an H200; bench/RESULTS.md). The buffer holds whole tiles; untile_at
-  // (backends/assembly) gives cell-major or component-major blocks. Off: each element's entries
-  // contiguous, as the gather strategies read them.
+  // 256-byte line rather than 32 lines an element's whole block apart (coalesced stores made
+  // GRI-3.0's Jacobian kernels a third faster on an H200; bench/RESULTS.md). The buffer holds
+  // whole tiles; dj_untile (backends/assembly/device_element_assembly.h) gives cell-major or
+  // component-major blocks. Off: each element's entries contiguous, as the gather strategies
+  // read them.
   bool tiled_first = false;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under

@@ -253,8 +253,7 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
-    // Element-local, by mode and whether a Jacobian is sparse.
-    // By mode, sparse, tiled.
+    // Element-local, by mode, whether a Jacobian is sparse and whether it is stored in tiles.
     std::map<std::tuple<Mode, bool, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that evaluates
