@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "jit/derivative_plan.h"
+#include "jit/first_stage.h"
 #include "jit/kernel_args.h"
 
 namespace dualjit::jit {
@@ -31,7 +32,19 @@ struct LaunchLayout {
   std::string describe() const;
 };
 
-// Elements per tile of tiled first derivatives (LoweringOptions::tiled_first): a warp's.
+// How the element-local driver stores an element's first derivatives (LoweringOptions::
+// first_stores). A thread that stores its own element's entries one at a time makes every warp
+// store 32 lines an element's block apart; GRI-3.0's Jacobian kernels ran a third faster on an
+// H200 with the warp's stores coalesced (bench/RESULTS.md).
+enum class FirstStores {
+  Direct,  // element-major, each thread its own element's entries (the gather strategies')
+  Tiled,   // tiles of kFirstTile elements, [tile][entry][element of the tile]: a warp's store
+           // of an entry is one 256-byte line; dj_untile (backends/assembly) reorders them
+  Staged,  // element-major, each chunk's entries staged in shared memory (jit/first_stage.h)
+           // and written by the warp, element by element, when the chunk ends
+};
+
+// Elements per tile of tiled first derivatives: a warp's.
 inline constexpr int kFirstTile = 32;
 
 // What a driver's text is emitted from: the kernel's slots and sizes, and the layout.
@@ -44,7 +57,11 @@ struct DriverSpec {
   int n_inputs = 0, n_params = 0, n_uniforms = 0, n_outputs = 0;
   size_t first_size = 0, second_size = 0;
   bool hvp = false;
-  bool tiled_first = false;  // LoweringOptions::tiled_first
+  FirstStores first_stores = FirstStores::Direct;  // LoweringOptions::first_stores
+  // Staged: each of this launch's chunks' first-derivative entries, one range of the element's
+  // block (jit/first_stage.h), and the longest of them: each warp's stage holds that many.
+  std::vector<StageRange> stage;
+  int stage_entries = 0;
   LaunchLayout layout;
   // LoweringOptions::companions, in order: each one's chunk functions are
   // `<companion symbol>_c<c>`, with the same signature as the kernel's own.

@@ -16,7 +16,8 @@ std::string cuda_prelude() {
          "#define DJ_NOINLINE __device__ __noinline__\n"
          "DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }\n"
          "DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }\n"
-         "DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }\n";
+         "DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }\n"
+         "DJ_FN int dj_lane() { return threadIdx.x & 31; }\n";
 }
 
 std::string host_prelude() {
@@ -33,7 +34,8 @@ std::string host_prelude() {
          "#pragma omp atomic\n"
          "  *p += f;\n"
          "}\n"
-         "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n";
+         "static inline bool dj_warp_any(bool p) { return p; }  // a warp of one thread\n"
+         "static inline int dj_lane() { return 0; }\n";
 }
 
 namespace {

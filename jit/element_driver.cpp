@@ -19,33 +19,75 @@ class ElementLocalDriver : public Driver {
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
+    const bool staged = s.first_stores == FirstStores::Staged;
     std::ostringstream os;
+    if (staged) os << flush_function(s);
+    // Staged: e0 is the first element of the warp's (the host's: e itself), st the warp's stage.
     os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type()
-       << "& a, long long e, int group, int groups) {\n"
+       << "& a, long long e, int group, int groups"
+       << (staged ? ", long long e0, double* __restrict__ st" : "") << ") {\n"
        << emit_element_loads(s);
     os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
-    if (s.tiled_first) {  // [tile][entry][element of the tile]
-      os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
-         << " + e % " << kFirstTile << ";\n";
-    } else {
-      os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+    switch (s.first_stores) {
+      case FirstStores::Direct:
+        os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+        break;
+      case FirstStores::Tiled:  // [tile][entry][element of the tile]
+        os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
+           << " + e % " << kFirstTile << ";\n";
+        break;
+      case FirstStores::Staged:
+        os << "  double* d1 = st;\n";
+        break;
     }
     os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
        << "  (void)d1; (void)d2; (void)group; (void)groups;\n";
+    // Chunk c's call, and under staging the warp's writing of its range.
+    const auto call = [&](int c) {
+      std::string t = chunk_call(s, c);
+      t.pop_back();
+      if (staged && s.stage[c].len > 0) {
+        t += " " + s.symbol + "_flush<" + std::to_string(s.stage[c].lo) + "LL, " +
+             std::to_string(s.stage[c].len) + ">(a, e0, st);";
+      }
+      return t;
+    };
     if (s.n_chunks == 1) {
-      os << "  " << chunk_call(s, 0);
+      os << "  " << call(0) << "\n";
     } else {
       // `group` is warp-uniform on the GPU, so the switch never diverges within a warp.
       os << "  for (int c = group; c < " << s.n_chunks << "; c += groups) {\n"
          << "    switch (c) {\n";
-      for (int c = 0; c < s.n_chunks; ++c) {
-        std::string call = chunk_call(s, c);
-        call.pop_back();
-        os << "      case " << c << ": " << call << " break;\n";
-      }
+      for (int c = 0; c < s.n_chunks; ++c)
+        os << "      case " << c << ": " << call(c) << " break;\n";
       os << "    }\n  }\n";
     }
     os << "}\n";
+    return os.str();
+  }
+
+  // Writes entries [LO, LO + LEN) of the warp's elements from the stage (jit/first_stage.h),
+  // consecutive lanes on consecutive entries, and leaves the stage free for the next chunk.
+  static std::string flush_function(const DriverSpec& s) {
+    std::ostringstream os;
+    os << "template <long long LO, int LEN>\n"
+       << "DJ_FN void " << s.symbol << "_flush(const " << s.args_type()
+       << "& a, long long e0, double* __restrict__ st) {\n"
+       << "#ifdef __CUDA_ARCH__\n"
+       << "  __syncwarp();\n"
+       << "  const int lane = threadIdx.x & 31;\n"
+       << "  for (int j = lane; j < 32 * LEN; j += 32) {\n"
+       << "    const int i = j / LEN, k = j - i * LEN;\n"
+       << "    if (e0 + i < a.n_elements)\n"
+       << "      a.first[(e0 + i) * " << s.first_size
+       << "LL + LO + k] = st[k * 32 + (i ^ (k & 31))];\n"
+       << "  }\n"
+       << "  __syncwarp();\n"
+       << "#else\n"
+       << "  for (int k = 0; k < LEN; ++k) a.first[e0 * " << s.first_size
+       << "LL + LO + k] = st[k * 32 + (k & 31)];\n"
+       << "#endif\n"
+       << "}\n";
     return os.str();
   }
 
@@ -56,10 +98,21 @@ class ElementLocalDriver : public Driver {
        << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
        << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
-       << ") * 32 + lane;\n"
-       << "  if (e >= a.n_elements) return;\n"
-       << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n"
-       << "}\n";
+       << ") * 32 + lane;\n";
+    if (s.first_stores != FirstStores::Staged) {
+      os << "  if (e >= a.n_elements) return;\n"
+         << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n";
+    } else {
+      // Every lane of a warp with elements writes the stage out, so a lane past the last element
+      // computes the last element again (its values' stores repeat the same bits) and its
+      // entries are not written.
+      os << "  extern __shared__ double dj_stage[];\n"
+         << "  const long long e0 = e - lane;\n"
+         << "  if (e0 >= a.n_elements) return;\n"
+         << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, warp % " << t
+         << ", " << t << ", e0, dj_stage + warp * " << 32 * s.stage_entries << "LL);\n";
+    }
+    os << "}\n";
     return os.str();
   }
 
@@ -67,9 +120,16 @@ class ElementLocalDriver : public Driver {
     std::ostringstream os;
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
-       << "#pragma omp parallel for schedule(static)\n"
-       << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n"
-       << "}\n";
+       << "#pragma omp parallel for schedule(static)\n";
+    if (s.first_stores != FirstStores::Staged) {
+      os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
+    } else {  // a warp of one lane: its element's stage
+      os << "  for (long long e = 0; e < n; ++e) {\n"
+         << "    double st[" << 32 * s.stage_entries << "];\n"
+         << "    " << s.symbol << "_element(*a, e, 0, 1, e, st);\n"
+         << "  }\n";
+    }
+    os << "}\n";
     return os.str();
   }
 
@@ -78,6 +138,8 @@ class ElementLocalDriver : public Driver {
     p.items = "n_elements";
     p.items_per_block = s.layout.elements_per_block;
     p.block_threads = s.layout.block_threads();
+    if (s.first_stores == FirstStores::Staged)
+      p.dynamic_shared_bytes = stage_bytes(p.block_threads, s.stage_entries);
     return p;
   }
 };

@@ -300,12 +300,26 @@ void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, 
   out += ";\n";
 }
 
-// One output store statement: `val[3] = t42;` (first derivatives at d1[index * first_stride]).
-void append_store(std::string& out, const Store& st, std::string_view value, int first_stride) {
+// One output store statement: `val[3] = t42;` (first derivatives where `first` says).
+void append_store(std::string& out, const Store& st, std::string_view value,
+                  const FirstIndex& first) {
   out += "  ";
   out += store_array(st.target);
   out += '[';
-  append_int(out, st.target == Target::First ? st.index * first_stride : st.index);
+  if (st.target != Target::First) {
+    append_int(out, st.index);
+  } else {
+    const int64_t k = static_cast<int64_t>(st.index) - first.base;
+    if (k < 0) throw std::logic_error("emit_element_function: d1 store below its stage");
+    if (first.staged) {
+      append_int(out, k * 32);
+      out += " + (dj_lane() ^ ";
+      append_int(out, k % 32);
+      out += ')';
+    } else {
+      append_int(out, k * first.stride);
+    }
+  }
   out += "] = ";
   out += value;
   out += ";\n";
@@ -322,7 +336,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, int first_stride) {
+                       bool own_function, bool outline, const FirstIndex& first) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -338,7 +352,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
     if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
-      append_store(os, p.stores[si], name(id), first_stride);
+      append_store(os, p.stores[si], name(id), first);
       stored[si] = 1;
     }
   }
@@ -354,7 +368,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, int first_stride) {
+                       const Typing& ty, bool outline, const FirstIndex& first) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -454,13 +468,13 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         append_value_name(os, id);
         os += ";\n";
       }
-      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id), first_stride);
+      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id), first);
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {
         if (seg[st.node] >= 0) continue;
         ensure(st.node);
-        append_store(os, st, name(st.node), first_stride);
+        append_store(os, st, name(st.node), first);
       }
     }
     os += "}\n";
@@ -485,7 +499,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, int first_stride) {
+                                  bool outline_specials, FirstIndex first) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
@@ -493,8 +507,8 @@ std::string emit_element_function(const ScalarProgram& p, const std::string& fn_
     statements += !(op == Op::Const || is_leaf(op));
   }
   if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function, outline_specials, first_stride);
-  return emit_split(p, fn_name, max_statements, ty, outline_specials, first_stride);
+    return emit_whole(p, fn_name, ty, own_function, outline_specials, first);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials, first);
 }
 
 }  // namespace dualjit::jit

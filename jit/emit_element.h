@@ -4,6 +4,7 @@
 // prelude of each target defines DJ_FN).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "jit/scalar_program.h"
@@ -31,12 +32,16 @@ namespace dualjit::jit {
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
 // so that a function of thousands of them holds one copy of each instead of one per call, and
 // 1 / x (double arithmetic) as dj_rcp.
-// first_stride: first derivative k is stored at d1[k * first_stride] (jit/lowering.h
-// LoweringOptions::tiled_first).
+// first: where first derivative k is stored (jit/driver.h FirstStores).
+struct FirstIndex {
+  int stride = 1;  // d1[(k - base) * stride]
+  int64_t base = 0;
+  bool staged = false;  // d1[(k - base) * 32 + (dj_lane() ^ (k - base) % 32)] (jit/first_stage.h)
+};
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false,
-                                  int first_stride = 1);
+                                  FirstIndex first = {});
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

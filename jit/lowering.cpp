@@ -249,6 +249,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   }
   const Driver& driver = options.driver ? *options.driver : *element_local_driver();
   driver.adapt(out.plan);
+  const std::vector<Chunk> all_chunks = out.plan.chunks;  // a staged kernel's launches agree
   if (!options.chunks.all()) {
     const int n = static_cast<int>(out.plan.chunks.size());
     const ChunkRange r = options.chunks;
@@ -267,6 +268,41 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                                                : default_schedule(plan.width);
   }
   const ScheduleKind sched = *out.options.schedule;
+  if (options.sparse_jacobian) {
+    if (plan.mode != Mode::Jacobian) {
+      throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
+                                  std::string(mode_name(plan.mode)) + " (Jacobian only)");
+    }
+    out.first_pattern = pattern ? *pattern : jacobian_pattern(kernel);
+  }
+  DriverSpec& spec = pr.spec;
+  if (options.first_stores != FirstStores::Direct && options.driver &&
+      options.driver != element_local_driver()) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': first derivatives " +
+                                (options.first_stores == FirstStores::Tiled ? "tiled" : "staged") +
+                                " need the element-local driver, not '" + options.driver->suffix() +
+                                "'");
+  }
+  if (options.first_stores == FirstStores::Staged) {
+    // Staged when every chunk's entries are one range and the block's stages fit; else tiled,
+    // which the caller reads in LoweredKernel::options.
+    const JacobianPattern* sp = options.sparse_jacobian ? &out.first_pattern : nullptr;
+    const auto all = stage_ranges(plan, all_chunks, sp);
+    int longest = 0;
+    if (all) {
+      for (const StageRange& r : *all) longest = std::max(longest, r.len);
+    }
+    if (all && longest > 0 && stage_bytes(layout.block_threads(), longest) <= kMaxStageBytes) {
+      const int first = options.chunks.all() ? 0 : options.chunks.first;
+      spec.stage.assign(all->begin() + first, all->begin() + first + plan.chunks.size());
+      for (const StageRange& r : spec.stage)
+        spec.stage_entries = std::max(spec.stage_entries, r.len);
+      spec.stage_entries = std::max(spec.stage_entries, 1);
+    } else {
+      out.options.first_stores = FirstStores::Tiled;
+    }
+  }
+  spec.first_stores = out.options.first_stores;
   out.symbol = "dj_" + sanitize(kernel.name()) + "_" + std::string(mode_name(plan.mode)) + "_w" +
                std::to_string(plan.width) + "_t" + std::to_string(layout.threads_per_element) +
                (out.plan.rows > 0 ? "_r" + std::to_string(out.plan.rows) : "") + "_b" +
@@ -277,7 +313,10 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") + (options.tiled_first ? "_tf" : "") +
+               (options.sparse_jacobian ? "_sp" : "") +
+               (spec.first_stores == FirstStores::Tiled    ? "_tf"
+                : spec.first_stores == FirstStores::Staged ? "_sf"
+                                                           : "") +
                driver.suffix() +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
@@ -287,7 +326,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   out.host_entry = out.symbol + "_host";
 
   // Slots and their binding to element vertices.
-  DriverSpec& spec = pr.spec;
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
   set_sizes(kernel, out, spec);
@@ -306,21 +344,9 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
       throw std::invalid_argument("kernel '" + kernel.name() + "': negative vertex in binding");
   }
   spec.input_vertex = out.input_vertex;
-  if (options.sparse_jacobian) {
-    if (plan.mode != Mode::Jacobian) {
-      throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
-                                  std::string(mode_name(plan.mode)) + " (Jacobian only)");
-    }
-    out.first_pattern = pattern ? *pattern : jacobian_pattern(kernel);
+  if (options.sparse_jacobian)
     spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
-  }
   spec.layout = layout;
-  if (options.tiled_first && options.driver && options.driver != element_local_driver()) {
-    throw std::invalid_argument("kernel '" + kernel.name() +
-                                "': tiled first derivatives need the element-local driver, not '" +
-                                options.driver->suffix() + "'");
-  }
-  spec.tiled_first = options.tiled_first;
   if (!options.companions.empty() && (!options.driver || out.plan.rows > 0)) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': companion kernels need a driver that calls them, without "
@@ -369,14 +395,20 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
   return chunks;
 }
 
-// Chunk c's element function under `out`'s symbol (c counts from the first of out's chunks).
-std::string chunk_text(const LoweredKernel& out, const ChunkProgram& cp, size_t c) {
+// Chunk c's element function under pr's symbol (c counts from the first of pr's chunks).
+std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
+  const LoweredKernel& out = pr.out;
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
+  FirstIndex first;
+  if (pr.spec.first_stores == FirstStores::Tiled) first.stride = kFirstTile;
+  if (pr.spec.first_stores == FirstStores::Staged) {
+    first.staged = true;
+    first.base = pr.spec.stage[c].lo;
+  }
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               outlines_specials(cp.summary.statements),
-                               out.options.tiled_first ? kFirstTile : 1);
+                               outlines_specials(cp.summary.statements), first);
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -499,7 +531,7 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     parallel_for(chunks.size(), [&](size_t c) {
       size_t u = 0;
       while (static_cast<int>(c) >= ranges[u].last) ++u;
-      texts[c] = chunk_text(parts[u].out, chunks[c], c - static_cast<size_t>(ranges[u].first));
+      texts[c] = chunk_text(parts[u], chunks[c], c - static_cast<size_t>(ranges[u].first));
     });
     store_lowered_chunks(memo_key, kernel.name(), symbol, lowered);
   }
@@ -514,7 +546,7 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     const std::vector<ChunkProgram> programs =
         chunk_programs(*options.companions[i], cp, companion_dump);
     for (size_t c = 0; c < programs.size(); ++c) {
-      companion_texts.push_back(chunk_text(cp.out, programs[c], c));
+      companion_texts.push_back(chunk_text(cp, programs[c], c));
       companions_outline = companions_outline || outlines_specials(programs[c].summary.statements);
     }
   }

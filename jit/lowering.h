@@ -93,14 +93,11 @@ struct LoweringOptions {
   int launches = 0;
   // The chunks this kernel computes (element-local driver): one launch of a split kernel.
   ChunkRange chunks;
-  // Element-local driver: first derivatives of kFirstTile consecutive elements interleaved,
-  // [tile][entry][element of the tile], so that a warp's stores of an entry are one coalesced
-  // 256-byte line rather than 32 lines an element's whole block apart (coalesced stores made
-  // GRI-3.0's Jacobian kernels a third faster on an H200; bench/RESULTS.md). The buffer holds
-  // whole tiles; dj_untile (backends/assembly/device_element_assembly.h) gives cell-major or
-  // component-major blocks. Off: each element's entries contiguous, as the gather strategies
-  // read them.
-  bool tiled_first = false;
+  // Element-local driver: how first derivatives are stored (jit/driver.h). Staged where
+  // every chunk's entries are one range and the block's stages fit (jit/first_stage.h), else
+  // tiled: LoweredKernel::options says which. Tiled blocks hold whole tiles; dj_untile
+  // (backends/assembly/device_element_assembly.h) gives cell-major or component-major blocks.
+  FirstStores first_stores = FirstStores::Direct;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
   // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.

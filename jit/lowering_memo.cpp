@@ -108,7 +108,7 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, outlines_specials(kOutlineSpecials + 1) ? 1 : 0);  // DUALJIT_INLINE_SPECIALS
   put(m, o.chunks.first);
   put(m, o.chunks.last);
-  put(m, o.tiled_first ? 1 : 0);
+  put(m, static_cast<int>(o.first_stores));
   put(m, static_cast<long long>(o.companions.size()));
   for (const auto& c : o.companions) put(m, c->hash());
   // The plan as the driver adapted it: what every chunk computes and stores.

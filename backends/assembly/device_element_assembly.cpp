@@ -397,14 +397,14 @@ void DeviceElementAssembly::set_direction(std::span<const double> direction) {
 }
 
 const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::element_launches(
-    size_t term, Mode mode, bool sparse, bool tiled) {
-  auto& k = terms_[term].kernels[{mode, sparse, tiled}];
+    size_t term, Mode mode, bool sparse, jit::FirstStores stores) {
+  auto& k = terms_[term].kernels[{mode, sparse, stores}];
   if (k.empty()) {
     jit::LoweringOptions o =
         element_lowering(problem_.term(term), mode, options_.width, options_.rows);
     o.layout = options_.layout;
     o.sparse_jacobian = sparse;
-    o.tiled_first = tiled;
+    o.first_stores = stores;
     o.compile_effort = options_.compile_effort;
     o.launches = options_.launches;
     try {
@@ -455,10 +455,10 @@ jit::ElementLaunch DeviceElementAssembly::element_inputs(size_t term, Mode mode,
 }
 
 void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream, double* first_out,
-                                        bool sparse, int64_t elements, bool tiled) {
+                                        bool sparse, int64_t elements, jit::FirstStores stores) {
   const Term& t = problem_.term(term);
   TermData& d = terms_[term];
-  const auto& launches = element_launches(term, mode, sparse, tiled);
+  const auto& launches = element_launches(term, mode, sparse, stores);
   const auto& l = launches[0]->lowered();
   const int64_t ne = t.elements.size();
   if (elements > ne)
@@ -467,7 +467,9 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
   // Tiled: whole tiles of jit::kFirstTile elements.
   const int64_t first_elements =
-      tiled ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile : ne;
+      l.options.first_stores == jit::FirstStores::Tiled
+          ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile
+          : ne;
   if (!first_out) ensure(d.local.first, first_elements * l.first_size * sizeof(double));
   ensure(d.local.second, ne * l.second_size * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
@@ -852,11 +854,17 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
-  const int64_t fs = static_cast<int64_t>(
-      element_launches(term, Mode::Jacobian, sparse, /*tiled=*/true)[0]->lowered().first_size);
-  ensure(element_blocks_, ne * fs * sizeof(double));  // a prefix needs (and grows) no more
+  const jit::FirstStores stores = block_stores(order);
+  const jit::LoweredKernel& l =
+      element_launches(term, Mode::Jacobian, sparse, stores)[0]->lowered();
+  const int64_t fs = static_cast<int64_t>(l.first_size);
+  ensure(element_blocks_, ne * fs * sizeof(double));         // a prefix needs (and grows) no more
+  if (l.options.first_stores == jit::FirstStores::Staged) {  // cell-major, from the kernels
+    run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse, ne, stores);
+    return;
+  }
   // The kernels store tiles, coalesced; one pass puts them in the order asked for.
-  run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, /*tiled=*/true);
+  run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, stores);
   const UntileArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_),
                      order == BlockOrder::ComponentMajor ? 1 : 0};
   launch(kUntileEntry, &a, untile_threads(ne, fs), stream);
@@ -956,8 +964,9 @@ std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
   const Term& t = problem_.term(term);
   const int64_t n =
       t.elements.size() *
-      static_cast<int64_t>(
-          element_launches(term, Mode::Jacobian, sparse, /*tiled=*/true)[0]->lowered().first_size);
+      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse, block_stores(order))[0]
+                               ->lowered()
+                               .first_size);
   return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
 }
 

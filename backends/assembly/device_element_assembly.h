@@ -253,8 +253,10 @@ class DeviceElementAssembly {
     cuda::DeviceBuffer entry_ptr, entry_offset, entry_sign;  // EntryGather
     int64_t row_stride = 0, entry_stride = 0;
     Local local;
-    // Element-local, by mode, whether a Jacobian is sparse and whether it is stored in tiles.
-    std::map<std::tuple<Mode, bool, bool>, std::vector<std::unique_ptr<cuda::CudaKernel>>> kernels;
+    // Element-local, by mode, whether a Jacobian is sparse and how first derivatives are stored.
+    std::map<std::tuple<Mode, bool, jit::FirstStores>,
+             std::vector<std::unique_ptr<cuda::CudaKernel>>>
+        kernels;
     // By strategy, mode and the blocks' pattern (null for rows): kernels may be sized by it.
     // The last keys: a Hessian kernel that sums the energy and gradient too; one that evaluates
     // the single-vertex terms at its nodes (InPlaceShape::node_terms).
@@ -281,15 +283,16 @@ class DeviceElementAssembly {
   // The element-local kernel's launches (one, or a kernel in row groups split by
   // jit::lower_launches), heaviest first, the order they are enqueued in; they share one
   // argument block and its outputs.
-  // tiled: first derivatives in tiles (the element blocks' kernels), not element-major (the
-  // gather strategies').
-  const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(size_t term, Mode mode,
-                                                                         bool sparse = false,
-                                                                         bool tiled = false);
+  // stores: how the kernels store first derivatives (jit/driver.h FirstStores; the gather
+  // strategies read Direct, the element blocks ask for block_stores).
+  const std::vector<std::unique_ptr<cuda::CudaKernel>>& element_launches(
+      size_t term, Mode mode, bool sparse = false,
+      jit::FirstStores stores = jit::FirstStores::Direct);
   // Runs term's element kernel over its first `elements` elements (all when negative);
   // first_out replaces the term's own `first` array when set.
   void run_element(size_t term, Mode mode, CUstream stream, double* first_out = nullptr,
-                   bool sparse = false, int64_t elements = -1, bool tiled = false);
+                   bool sparse = false, int64_t elements = -1,
+                   jit::FirstStores stores = jit::FirstStores::Direct);
   jit::ElementLaunch element_inputs(size_t term, Mode mode, const jit::LoweredKernel& l) const;
   // Adds term's rows (mode Value, Gradient or Hvp) into out (n_values) or its blocks (Hessian,
   // Jacobian) into pd's values by the options' strategy; `first`: out holds no earlier term.

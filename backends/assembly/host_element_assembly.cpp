@@ -7,12 +7,12 @@
 namespace dualjit::assembly {
 
 const cpu::CpuKernel& HostElementAssembly::kernel_for(size_t term, Mode mode, bool sparse,
-                                                      bool tiled) {
-  auto& k = kernels_[{term, mode, sparse, tiled}];
+                                                      jit::FirstStores stores) {
+  auto& k = kernels_[{term, mode, sparse, stores}];
   if (!k) {
     jit::LoweringOptions o = element_lowering(p_.term(term), mode, width_, rows_);
     o.sparse_jacobian = sparse;
-    o.tiled_first = tiled;
+    o.first_stores = stores;
     k = std::make_unique<cpu::CpuKernel>(jit::lower(p_.term(term).kernel_for(mode), o));
   }
   return *k;
@@ -48,6 +48,10 @@ jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int r
   return o;
 }
 
+jit::FirstStores block_stores(BlockOrder order) {
+  return order == BlockOrder::CellMajor ? jit::FirstStores::Staged : jit::FirstStores::Tiled;
+}
+
 ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
                                                     std::span<const double> state,
                                                     std::span<const double> direction) {
@@ -63,14 +67,16 @@ ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
 HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
                                                     std::span<const double> state,
                                                     std::span<const double> direction, bool sparse,
-                                                    bool tiled) {
+                                                    jit::FirstStores stores) {
   const Term& t = p_.term(term);
-  const cpu::CpuKernel& ck = kernel_for(term, mode, sparse, tiled);
+  const cpu::CpuKernel& ck = kernel_for(term, mode, sparse, stores);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
   // Tiled: whole tiles of jit::kFirstTile elements.
   const int64_t first_elements =
-      tiled ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile : ne;
+      l.options.first_stores == jit::FirstStores::Tiled
+          ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile
+          : ne;
   Local out;
   out.values.resize(ne * l.plan.n_outputs);
   out.first.resize(first_elements * l.first_size);
@@ -251,11 +257,14 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
                                                            BlockOrder order, bool sparse) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
-  // As on the GPU: the kernel stores tiles, which are then put in the order asked for.
-  const Local l = run(term, Mode::Jacobian, state, {}, sparse, /*tiled=*/true);
+  // As on the GPU: cell-major blocks from the kernel's stages, else tiles put in the order
+  // asked for.
+  const jit::FirstStores stores = block_stores(order);
+  Local l = run(term, Mode::Jacobian, state, {}, sparse, stores);
+  const jit::LoweredKernel& lk = kernel_for(term, Mode::Jacobian, sparse, stores).lowered();
+  if (lk.options.first_stores == jit::FirstStores::Staged) return std::move(l.first);
   const int64_t ne = t.elements.size(), T = jit::kFirstTile;
-  const auto fs = static_cast<int64_t>(
-      kernel_for(term, Mode::Jacobian, sparse, /*tiled=*/true).lowered().first_size);
+  const auto fs = static_cast<int64_t>(lk.first_size);
   std::vector<double> out(static_cast<size_t>(ne * fs));
   for (int64_t e = 0; e < ne; ++e) {
     for (int64_t i = 0; i < fs; ++i) {

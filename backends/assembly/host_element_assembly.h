@@ -23,6 +23,11 @@ namespace dualjit::assembly {
 // rows: outputs per row group of a Jacobian (jit/derivative_plan.h); other modes ignore it.
 jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0);
 
+// How the element blocks' kernels store first derivatives: cell-major blocks staged (written
+// element-major by each warp, no second pass; tiled when a kernel's chunks do not stage),
+// component-major ones tiled, then reordered by one pass.
+jit::FirstStores block_stores(BlockOrder order);
+
 // The inputs of one host launch of term's kernel `l` (its outputs unset): host arrays of the
 // term and the node-major state (and, for Hvp, direction).
 jit::ElementLaunch host_element_inputs(const Term& term, const jit::LoweredKernel& l, Mode mode,
@@ -61,17 +66,20 @@ class HostElementAssembly {
 
  private:
   using Local = ElementResults;
-  // tiled: first derivatives in tiles (jit::LoweringOptions::tiled_first), for element blocks.
+  // stores: how the kernel stores first derivatives (jit/driver.h FirstStores).
   Local run(size_t term, Mode mode, std::span<const double> state,
-            std::span<const double> direction = {}, bool sparse = false, bool tiled = false);
-  const cpu::CpuKernel& kernel_for(size_t term, Mode mode, bool sparse = false, bool tiled = false);
+            std::span<const double> direction = {}, bool sparse = false,
+            jit::FirstStores stores = jit::FirstStores::Direct);
+  const cpu::CpuKernel& kernel_for(size_t term, Mode mode, bool sparse = false,
+                                   jit::FirstStores stores = jit::FirstStores::Direct);
   // (k B) x (k B) element matrices of a term, row-major, for mesh::add_element_blocks.
   std::vector<double> jacobian_element_matrices(size_t term, const Local& local) const;
   std::vector<double> hessian_element_matrices(size_t term, const Local& local) const;
 
   Problem& p_;
   int width_, rows_;
-  std::map<std::tuple<size_t, Mode, bool, bool>, std::unique_ptr<cpu::CpuKernel>> kernels_;
+  std::map<std::tuple<size_t, Mode, bool, jit::FirstStores>, std::unique_ptr<cpu::CpuKernel>>
+      kernels_;
 };
 
 }  // namespace dualjit::assembly

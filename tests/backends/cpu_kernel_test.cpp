@@ -183,6 +183,43 @@ TEST_CASE("CPU backend: a kernel split into launches stores what the whole kerne
   }
 }
 
+TEST_CASE("CPU backend: staged first derivatives are the direct stores' blocks") {
+  // Whole, in row groups and split into launches (each launch stages its own chunks' ranges
+  // of the common outputs), dense and sparse: the same code but for where d1 goes.
+  const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true);
+  for (const Kernel* k : {&roe, &rates}) {
+    for (int rows : {0, 1, 2}) {
+      for (bool sparse : {false, true}) {
+        CAPTURE(k->name());
+        CAPTURE(rows);
+        CAPTURE(sparse);
+        jit::LoweringOptions o;
+        o.mode = Mode::Jacobian;
+        o.rows = rows;
+        o.sparse_jacobian = sparse;
+        const cpu::CpuKernel direct(jit::lower(*k, o));
+        o.first_stores = jit::FirstStores::Staged;
+        o.launches = rows == 1 ? 3 : 1;
+        const std::vector<jit::LoweredKernel> parts = jit::lower_launches(*k, o);
+        REQUIRE(parts.size() == (rows == 1 ? 3u : 1u));
+        std::vector<cpu::CpuKernel> staged;
+        for (const jit::LoweredKernel& l : parts) {
+          REQUIRE(l.options.first_stores == jit::FirstStores::Staged);
+          CHECK(l.symbol.find("_sf") != std::string::npos);
+          staged.emplace_back(l);
+        }
+        const auto pr = test::make_problem(*k, direct.lowered(), 97, 3);
+        test::HostOutputs a, b;
+        direct.run(test::host_args(pr, direct.lowered(), a).args());
+        const jit::ArgValues args = test::host_args(pr, parts[0], b).args();
+        for (const cpu::CpuKernel& l : staged) l.run(args);
+        CHECK(b.first == a.first);
+        CHECK(b.values == a.values);
+      }
+    }
+  }
+}
+
 TEST_CASE("CPU backend: sparse Jacobians are the dense ones' entries in the pattern's order") {
   for (const Kernel& k :
        {test::arrhenius_kernel(), test::cut_kernel(true), cfd::roe_flux_kernel()}) {

@@ -166,6 +166,35 @@ TEST_SUITE("gpu") {
     check_gpu(energy, Mode::Hessian, 2, {1, 64});
   }
 
+  TEST_CASE("CUDA backend: staged first derivatives are the direct stores' blocks" *
+            test::needs_gpu()) {
+    // 1000 elements: the last warp has 8, whose other lanes compute the last element again and
+    // must write nothing; {2, 64}: an element's chunks on two warps, each with its own stage.
+    const Kernel roe = cfd::roe_flux_kernel(), rates = test::cut_kernel(true);
+    for (const Kernel* k : {&roe, &rates}) {
+      for (int rows : {0, 1, 2}) {
+        for (bool sparse : {false, true}) {
+          for (jit::LaunchLayout layout : {jit::LaunchLayout{1, 128}, jit::LaunchLayout{2, 64}}) {
+            jit::LoweringOptions o;
+            o.mode = Mode::Jacobian;
+            o.rows = rows;
+            o.sparse_jacobian = sparse;
+            o.layout = layout;
+            const cuda::CudaKernel direct(jit::lower(*k, o));
+            o.first_stores = jit::FirstStores::Staged;
+            const cuda::CudaKernel staged(jit::lower(*k, o));
+            CAPTURE(staged.lowered().symbol);
+            REQUIRE(staged.lowered().options.first_stores == jit::FirstStores::Staged);
+            const auto pr = test::make_problem(*k, direct.lowered(), 1000, 13);
+            const test::HostOutputs a = run_on_gpu(direct, pr), b = run_on_gpu(staged, pr);
+            CHECK(test::max_rel_err(b.first, a.first) < 1e-13);
+            CHECK(test::max_rel_err(b.values, a.values) < 1e-13);
+          }
+        }
+      }
+    }
+  }
+
   TEST_CASE("CUDA backend: a chemistry-sized graph, split and fast-compiled, equals the reference" *
             test::needs_gpu()) {
     test::RandomKernelOptions ro;

@@ -179,7 +179,7 @@ TEST_CASE("lowering memo: the key changes with everything the chunk passes read"
   vary("effort", [](LoweringOptions& o) { o.compile_effort = CompileEffort::Full; });
   vary("launches", [](LoweringOptions& o) { o.launches = 2; });
   vary("chunk range", [](LoweringOptions& o) { o.chunks = {0, 1}; });
-  vary("tiled first derivatives", [](LoweringOptions& o) { o.tiled_first = true; });
+  vary("tiled first derivatives", [](LoweringOptions& o) { o.first_stores = FirstStores::Tiled; });
   vary("driver", [](LoweringOptions& o) { o.driver = element_local_driver(); });
   vary("companions", [](LoweringOptions& o) {
     o.companions = {std::make_shared<const Kernel>(test::random_kernel({.seed = 13}))};

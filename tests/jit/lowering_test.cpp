@@ -12,6 +12,7 @@
 #include "dsl/sha256.h"
 #include "jit/cuda_image.h"
 #include "jit/lowering.h"
+#include "jit/nvrtc_compiler.h"
 #include "support/golden.h"
 #include "support/random_kernel.h"
 #include "support/test_kernels.h"
@@ -328,12 +329,58 @@ TEST_CASE(
   CHECK(small.cuda_source.find("dj_rcp") == std::string::npos);
 }
 
+TEST_CASE("staged first derivatives: each chunk's range through the warp's stage, else tiles") {
+  LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 2;
+  const Kernel k = test::cut_kernel(true);
+  const LoweredKernel plain = lower(k, o);
+  o.first_stores = FirstStores::Staged;
+  const LoweredKernel staged = lower(k, o);
+  CHECK(staged.symbol == plain.symbol + "_sf");
+  CHECK(staged.options.first_stores == FirstStores::Staged);
+  // Each chunk stores two whole rows: its stage holds 2 n entries, a warp's 32 elements each.
+  const int n = k.n_inputs();
+  REQUIRE(staged.plan.chunks.size() >= 2);
+  CHECK(staged.launch.dynamic_shared_bytes == size_t(o.layout.block_threads()) * 2 * n * 8);
+  CHECK(staged.cuda_source.find("extern __shared__ double dj_stage[];") != std::string::npos);
+  // Chunk 1 (rows 2 and 3) writes entries [2n, 4n) from its stage when it ends; its last entry
+  // sits at k * 32 + (lane ^ k % 32), k counted from its range's start.
+  CHECK(staged.cuda_source.find("_flush<" + std::to_string(2 * n) + "LL, " + std::to_string(2 * n) +
+                                ">(a, e0, st);") != std::string::npos);
+  const int last = 2 * n - 1;
+  CHECK(staged.cuda_source.find("d1[" + std::to_string(32 * last) + " + (dj_lane() ^ " +
+                                std::to_string(last % 32) + ")] = ") != std::string::npos);
+  CHECK(staged.host_source.find("double st[" + std::to_string(32 * 2 * n) + "];") !=
+        std::string::npos);
+  // The driver's text compiles for the GPU (the CPU backend's tests run the host text).
+  const CompiledImage image = nvrtc_compile(staged.cuda_entry, staged.cuda_source,
+                                            default_compile_options(staged, "sm_90"));
+  CHECK(image.is_cubin);
+  // Chunks of some columns store no single range: tiles instead, as the options then say.
+  o.rows = 0;
+  o.width = 2;
+  const LoweredKernel columns = lower(k, o);
+  CHECK(columns.options.first_stores == FirstStores::Tiled);
+  CHECK(columns.symbol.find("_tf") != std::string::npos);
+  CHECK(columns.launch.dynamic_shared_bytes == 0);
+  // So does a block's stage larger than two blocks of an sm_90 multiprocessor may share: all
+  // 36 entries for 1024 threads, 288 KB.
+  o.width = 0;
+  o.layout = {1, 1024};
+  const LoweredKernel whole = lower(k, o);
+  REQUIRE(stage_bytes(1024, static_cast<int>(whole.first_size)) > kMaxStageBytes);
+  CHECK(whole.options.first_stores == FirstStores::Tiled);
+  o.layout = {1, 128};
+  CHECK(lower(k, o).options.first_stores == FirstStores::Staged);
+}
+
 TEST_CASE(
     "tiled first derivatives: entry k of element e at (e / 32 * first_size + k) * 32 + e % 32") {
   LoweringOptions o;
   o.mode = Mode::Jacobian;
   const LoweredKernel plain = lower(test::spring_kernel(), o);
-  o.tiled_first = true;
+  o.first_stores = FirstStores::Tiled;
   const LoweredKernel tiled = lower(test::spring_kernel(), o);
   CHECK(tiled.symbol == plain.symbol + "_tf");
   CHECK(tiled.first_size == plain.first_size);

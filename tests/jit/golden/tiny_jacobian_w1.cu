@@ -4,6 +4,7 @@
 DJ_FN void dj_atomic_add(double* p, double v) { atomicAdd(p, v); }
 DJ_FN void dj_atomic_add(float* p, double v) { atomicAdd(p, (float)v); }
 DJ_FN bool dj_warp_any(bool p) { return __any_sync(0xffffffffu, p); }
+DJ_FN int dj_lane() { return threadIdx.x & 31; }
 
 // (argument block: the driver's field table)
 
