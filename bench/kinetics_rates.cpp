@@ -274,10 +274,22 @@ double fp64_peak(double override_tflops) {
   return 0;  // unknown: no arithmetic floor
 }
 
-void print_kernels(const std::vector<assembly::KernelInfo>& all, size_t from, size_t to,
-                   const char* output, double first_call_s, const std::string& mech) {
-  for (size_t i = from; i < to && i < all.size(); ++i) {
-    const auto& k = all[i];
+// The kernels of `after` that `before` does not list (the assembler lists its kernels by key,
+// not in the order they were built).
+std::vector<assembly::KernelInfo> added(const std::vector<assembly::KernelInfo>& after,
+                                        const std::vector<assembly::KernelInfo>& before) {
+  std::vector<assembly::KernelInfo> out;
+  for (const auto& k : after) {
+    if (std::none_of(before.begin(), before.end(),
+                     [&](const assembly::KernelInfo& b) { return b.symbol == k.symbol; }))
+      out.push_back(k);
+  }
+  return out;
+}
+
+void print_kernels(const std::vector<assembly::KernelInfo>& list, const char* output,
+                   double first_call_s, const std::string& mech) {
+  for (const auto& k : list) {
     std::printf(
         "RESULT kinetics_compile mechanism=%s output=%s kernel=%s flops=%d registers=%d "
         "spill_bytes=%d compiled_now=%d first_call_s=%.3f\n",
@@ -420,7 +432,7 @@ int main(int argc, char** argv) {
     std::vector<double> rates;
     double j_abs = 0, jc_abs = 0;
     bool transposed_equal = true;
-    size_t k_rates = 0, k_jac = 0;
+    std::vector<assembly::KernelInfo> k_rates, k_jac;  // the kernels after each output
     // A few cells' blocks, to check that the component-major output is the cell-major one
     // transposed.
     const std::vector<int64_t> probe = {0, n / 3, n - 1};
@@ -454,14 +466,14 @@ int main(int argc, char** argv) {
       a.run_residual();
       cuda::check_last("kinetics rates");
       w_first = seconds_since(t1);
-      k_rates = a.kernels().size();
+      k_rates = a.kernels();
       k_jac = k_rates;
       if (jacobian) {
         t1 = std::chrono::steady_clock::now();
         a.run_element_blocks(0, assembly::BlockOrder::CellMajor);
         cuda::check_last("kinetics Jacobian");
         j_first = seconds_since(t1);
-        k_jac = a.kernels().size();
+        k_jac = a.kernels();
         t1 = std::chrono::steady_clock::now();
         a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
         cuda::check_last("kinetics Jacobian, component-major");
@@ -476,7 +488,7 @@ int main(int argc, char** argv) {
         a.run_element_sparse_blocks(0);
         cuda::check_last("kinetics sparse Jacobian");
         j_first = seconds_since(t1);
-        k_jac = a.kernels().size();
+        k_jac = a.kernels();
         j_ms = bench::median_ms(
             [&] { each_batch([&](int64_t) { a.run_element_sparse_blocks(0); }); }, args.reps);
         j_abs = 0;
@@ -519,14 +531,14 @@ int main(int argc, char** argv) {
       t1 = std::chrono::steady_clock::now();
       rates = cells.rates(states);
       w_first = seconds_since(t1);
-      k_rates = a.kernels().size();
+      k_rates = a.kernels();
       w_ms = tuning::median_wall_ms([&] { cells.rates(states); }, 0, reps);
       k_jac = k_rates;
       if (sparse) {
         t1 = std::chrono::steady_clock::now();
         const std::vector<double> j = cells.sparse_jacobian(states);
         j_first = seconds_since(t1);
-        k_jac = a.kernels().size();
+        k_jac = a.kernels();
         j_ms = tuning::median_wall_ms([&] { cells.sparse_jacobian(states); }, 0, reps);
         j_abs = abs_sum(j.data(), n_jac);
       }
@@ -534,7 +546,7 @@ int main(int argc, char** argv) {
         t1 = std::chrono::steady_clock::now();
         std::vector<double> j = cells.jacobian(states, assembly::BlockOrder::CellMajor);
         j_first = seconds_since(t1);
-        k_jac = a.kernels().size();
+        k_jac = a.kernels();
         t1 = std::chrono::steady_clock::now();
         std::vector<double> jc = cells.jacobian(states, assembly::BlockOrder::ComponentMajor);
         jc_first = seconds_since(t1);
@@ -551,13 +563,13 @@ int main(int argc, char** argv) {
     const std::vector<assembly::KernelInfo> kernels = a.kernels();
     if (first) {
       std::printf("kernel graph built in %.2f s\n", graph_s);
-      print_kernels(kernels, 0, k_rates, "rates", w_first, mech);
-      print_kernels(kernels, k_rates, k_jac, "jacobian", j_first, mech);
-      print_kernels(kernels, k_jac, kernels.size(), "jacobian-component-major", jc_first, mech);
+      print_kernels(k_rates, "rates", w_first, mech);
+      print_kernels(added(k_jac, k_rates), "jacobian", j_first, mech);
+      print_kernels(added(kernels, k_jac), "jacobian-component-major", jc_first, mech);
       first = false;
     }
     int w_flops = 0;
-    for (size_t i = 0; i < k_rates && i < kernels.size(); ++i) w_flops += kernels[i].flops;
+    for (const auto& k : k_rates) w_flops += k.flops;
     const Checksums cs = rate_checksums(rates, ns);
     // Bytes: the state read once (the uniform p is one number), the outputs written once.
     const double state_b = double(n_rates) * 8, rates_b = double(n_rates) * 8,

@@ -118,7 +118,7 @@ struct SumArgs {
   double* out;
   uint32_t* done;  // groups finished; zero before and after each launch
 };
-// Tiled element blocks (jit::LoweringOptions::tiled_first: in[(e / 32 * entries + i) * 32 +
+// Tiled element blocks (jit::FirstStores::Tiled: in[(e / 32 * entries + i) * 32 +
 // e % 32]) to out[e * entries + i] (cell-major) or out[i * elements + e] (component-major).
 struct UntileArgs {
   const double* in;

@@ -169,8 +169,8 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   for (int e = 0; e < 7; ++e) {
     for (int i = 0; i < 50; ++i) CHECK(comp[i * 7 + e] == cell[e * 50 + i]);
   }
-  // Over several tiles of 32 elements, the last one partial (jit::LoweringOptions::tiled_first):
-  // the element-major kernel's derivatives, in both orders.
+  // Over three warps' elements, the last warp's partial: cell-major from the kernel's stages,
+  // component-major from tiles (jit::FirstStores), each the element-major kernel's derivatives.
   Problem big = roe_problem(40, 70, rng);
   const auto qb = roe_state(40, rng);
   const auto major = test::serial(big).element_results(0, Mode::Jacobian, qb).first;

@@ -116,7 +116,7 @@ class HostFusedAssembly {
     return assembly::ordered_sum(totals);
   }
 
-  // Element blocks from tiles (jit::LoweringOptions::tiled_first), cell- or component-major.
+  // Element blocks from tiles (jit::FirstStores::Tiled), cell- or component-major.
   std::vector<double> untile(const std::vector<double>& tiles, int64_t elements, int64_t entries,
                              bool component_major) const {
     std::vector<double> out(static_cast<size_t>(elements * entries), -1.0);
