@@ -38,9 +38,11 @@ std::optional<std::vector<StageRange>> stage_ranges(const DerivativePlan& plan,
 // Shared memory a block of `block_threads` needs for stages of `entries`.
 size_t stage_bytes(int block_threads, int entries);
 
-// The most a block's stages may take: two blocks fit in an sm_90 multiprocessor's 228 KB, with
-// the 1 KB each block reserves, so staging costs a kernel at two blocks per multiprocessor
-// (255 registers at 128 threads) no occupancy.
-inline constexpr size_t kMaxStageBytes = 112 * 1024;
+// The most a warp's stage may take: eight warps' stages, what 255 registers a thread leave
+// room for, fit in an sm_90 multiprocessor's 228 KB with the 1 KB each block reserves, in
+// blocks of 1, 2 or 4 warps; so staging costs such kernels no occupancy. (Larger stages held
+// GRI-3.0's Jacobian in rows of 3 and 4 to four warps a multiprocessor, 16% slower than tiles
+// reordered by a second pass; bench/RESULTS.md.) 27 KB: a row group of two 54-entry rows.
+inline constexpr size_t kMaxStageBytesPerWarp = 27 * 1024;
 
 }  // namespace dualjit::jit

@@ -292,7 +292,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     if (all) {
       for (const StageRange& r : *all) longest = std::max(longest, r.len);
     }
-    if (all && longest > 0 && stage_bytes(layout.block_threads(), longest) <= kMaxStageBytes) {
+    if (all && longest > 0 && stage_bytes(32, longest) <= kMaxStageBytesPerWarp) {
       const int first = options.chunks.all() ? 0 : options.chunks.first;
       spec.stage.assign(all->begin() + first, all->begin() + first + plan.chunks.size());
       for (const StageRange& r : spec.stage)

@@ -364,15 +364,18 @@ TEST_CASE("staged first derivatives: each chunk's range through the warp's stage
   CHECK(columns.options.first_stores == FirstStores::Tiled);
   CHECK(columns.symbol.find("_tf") != std::string::npos);
   CHECK(columns.launch.dynamic_shared_bytes == 0);
-  // So does a block's stage larger than two blocks of an sm_90 multiprocessor may share: all
-  // 36 entries for 1024 threads, 288 KB.
+  // So does a warp's stage larger than eight warps may share: 20 x 20 entries whole, 400 a lane
+  // (100 KB a warp); in rows of 2, 40 (10 KB).
+  test::RandomKernelOptions ro;
+  ro.n_inputs = ro.n_outputs = 20;
+  ro.n_nodes = 200;
+  const Kernel wide = test::random_kernel(ro, "wide");
   o.width = 0;
-  o.layout = {1, 1024};
-  const LoweredKernel whole = lower(k, o);
-  REQUIRE(stage_bytes(1024, static_cast<int>(whole.first_size)) > kMaxStageBytes);
+  const LoweredKernel whole = lower(wide, o);
+  REQUIRE(stage_bytes(32, static_cast<int>(whole.first_size)) > kMaxStageBytesPerWarp);
   CHECK(whole.options.first_stores == FirstStores::Tiled);
-  o.layout = {1, 128};
-  CHECK(lower(k, o).options.first_stores == FirstStores::Staged);
+  o.rows = 2;
+  CHECK(lower(wide, o).options.first_stores == FirstStores::Staged);
 }
 
 TEST_CASE(
