@@ -284,7 +284,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                 "'");
   }
   if (options.first_stores == FirstStores::Staged) {
-    // Staged when every chunk's entries are one range and the block's stages fit; else tiled,
+    // Staged when every chunk's entries are one range and a warp's stage fits; else tiled,
     // which the caller reads in LoweredKernel::options.
     const JacobianPattern* sp = options.sparse_jacobian ? &out.first_pattern : nullptr;
     const auto all = stage_ranges(plan, all_chunks, sp);

@@ -94,7 +94,7 @@ struct LoweringOptions {
   // The chunks this kernel computes (element-local driver): one launch of a split kernel.
   ChunkRange chunks;
   // Element-local driver: how first derivatives are stored (jit/driver.h). Staged where
-  // every chunk's entries are one range and the block's stages fit (jit/first_stage.h), else
+  // every chunk's entries are one range and a warp's stage fits (jit/first_stage.h), else
   // tiled: LoweredKernel::options says which. Tiled blocks hold whole tiles; dj_untile
   // (backends/assembly/device_element_assembly.h) gives cell-major or component-major blocks.
   FirstStores first_stores = FirstStores::Direct;
