@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One short device call: kinetics_ignition alone (BDF, full effort, rows of 2, CELLS GRI-3.0
 # reactors, a cold kernel cache), its RESULT line and the JIT's warnings (e.g. a launch ptxas
-# held to 32 registers and compiled again). For a session with little device time left; the
-# two-tree comparison is bench/ignition_ab_gpu.sh. Logs under $OUT.
+# held to 32 registers and compiled again): the cheapest device call that times the ignition;
+# the two-tree comparison is bench/ignition_ab_gpu.sh. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/ignition_once_gpu.sh [CELLS]
 #     (default 100000)

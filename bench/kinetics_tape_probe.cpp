@@ -1,8 +1,8 @@
 // The first pass of a tape design for the (T, Y) Jacobian (bench/RESULTS.md, "the design the
 // Jacobian's targets need"): every reaction's rate of progress q_r and its tangent, computed
 // once per cell and stored, so that the Jacobian's rows could be composed from them instead of
-// each row group recomputing them. This program times that pass alone, to say what the design
-// can reach before the JIT builds it. Its kernel's outputs are the mechanism's q_r of the state
+// each row group recomputing them. This program times that pass alone, which bounds what the
+// design can reach. Its kernel's outputs are the mechanism's q_r of the state
 // (T, C), with the total concentration p/RT (constant pressure) so that dq/dC keeps the
 // reactions' own sparsity (the third-body species whose efficiency differs from the default
 // included); the kernel's Jacobian without structural zeros (ReactorCells::sparse_jacobian) is
