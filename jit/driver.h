@@ -42,7 +42,14 @@ enum class FirstStores {
            // of an entry is one 256-byte line; dj_untile (backends/assembly) reorders them
   Staged,  // element-major, each chunk's entries staged in shared memory (jit/first_stage.h)
            // and written by the warp, element by element, when the chunk ends
+  StagedComponentMajor,  // component-major, entry k of element e at k * n_elements + e, staged
+                         // likewise: a chunk's stores know no element count to stride by
 };
+
+// Whether first derivatives go through the stage (jit/first_stage.h).
+inline bool is_staged(FirstStores s) {
+  return s == FirstStores::Staged || s == FirstStores::StagedComponentMajor;
+}
 
 // Elements per tile of tiled first derivatives: a warp's.
 inline constexpr int kFirstTile = 32;

@@ -19,7 +19,7 @@ class ElementLocalDriver : public Driver {
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
-    const bool staged = s.first_stores == FirstStores::Staged;
+    const bool staged = is_staged(s.first_stores);
     std::ostringstream os;
     if (staged) os << flush_function(s);
     // Staged: e0 is the first element of the warp's (the host's: e itself), st the warp's stage.
@@ -37,6 +37,7 @@ class ElementLocalDriver : public Driver {
            << " + e % " << kFirstTile << ";\n";
         break;
       case FirstStores::Staged:
+      case FirstStores::StagedComponentMajor:
         os << "  double* d1 = st;\n";
         break;
     }
@@ -66,10 +67,23 @@ class ElementLocalDriver : public Driver {
     return os.str();
   }
 
-  // Writes entries [LO, LO + LEN) of the warp's elements from the stage (jit/first_stage.h),
-  // consecutive lanes on consecutive entries, and leaves the stage free for the next chunk.
+  // Writes entries [LO, LO + LEN) of the warp's elements from the stage (jit/first_stage.h)
+  // and leaves the stage free for the next chunk. Element-major: consecutive lanes on
+  // consecutive entries of an element; component-major: each lane its own element's entries,
+  // the warp's 32 elements of an entry consecutive.
   static std::string flush_function(const DriverSpec& s) {
     std::ostringstream os;
+    if (s.first_stores == FirstStores::StagedComponentMajor) {
+      os << "template <long long LO, int LEN>\n"
+         << "DJ_FN void " << s.symbol << "_flush(const " << s.args_type()
+         << "& a, long long e0, double* __restrict__ st) {\n"
+         << "  const int lane = dj_lane();\n"
+         << "  if (e0 + lane >= a.n_elements) return;\n"
+         << "  for (int k = 0; k < LEN; ++k)\n"
+         << "    a.first[(LO + k) * a.n_elements + e0 + lane] = st[k * 32 + (lane ^ (k & 31))];\n"
+         << "}\n";
+      return os.str();
+    }
     os << "template <long long LO, int LEN>\n"
        << "DJ_FN void " << s.symbol << "_flush(const " << s.args_type()
        << "& a, long long e0, double* __restrict__ st) {\n"
@@ -99,7 +113,7 @@ class ElementLocalDriver : public Driver {
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
        << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
        << ") * 32 + lane;\n";
-    if (s.first_stores != FirstStores::Staged) {
+    if (!is_staged(s.first_stores)) {
       os << "  if (e >= a.n_elements) return;\n"
          << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n";
     } else {
@@ -121,7 +135,7 @@ class ElementLocalDriver : public Driver {
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "#pragma omp parallel for schedule(static)\n";
-    if (s.first_stores != FirstStores::Staged) {
+    if (!is_staged(s.first_stores)) {
       os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
     } else {  // a warp of one lane: its element's stage
       os << "  for (long long e = 0; e < n; ++e) {\n"
@@ -138,7 +152,7 @@ class ElementLocalDriver : public Driver {
     p.items = "n_elements";
     p.items_per_block = s.layout.elements_per_block;
     p.block_threads = s.layout.block_threads();
-    if (s.first_stores == FirstStores::Staged)
+    if (is_staged(s.first_stores))
       p.dynamic_shared_bytes = stage_bytes(p.block_threads, s.stage_entries);
     return p;
   }

@@ -283,7 +283,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                 " need the element-local driver, not '" + options.driver->suffix() +
                                 "'");
   }
-  if (options.first_stores == FirstStores::Staged) {
+  if (is_staged(options.first_stores)) {
     // Staged when every chunk's entries are one range and a warp's stage fits; else tiled,
     // which the caller reads in LoweredKernel::options.
     const JacobianPattern* sp = options.sparse_jacobian ? &out.first_pattern : nullptr;
@@ -314,9 +314,10 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
                (options.sparse_jacobian ? "_sp" : "") +
-               (spec.first_stores == FirstStores::Tiled    ? "_tf"
-                : spec.first_stores == FirstStores::Staged ? "_sf"
-                                                           : "") +
+               (spec.first_stores == FirstStores::Tiled                  ? "_tf"
+                : spec.first_stores == FirstStores::Staged               ? "_sf"
+                : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
+                                                                         : "") +
                driver.suffix() +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
@@ -402,7 +403,7 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
   FirstIndex first;
   if (pr.spec.first_stores == FirstStores::Tiled) first.stride = kFirstTile;
-  if (pr.spec.first_stores == FirstStores::Staged) {
+  if (is_staged(pr.spec.first_stores)) {
     first.staged = true;
     first.base = pr.spec.stage[c].lo;
   }

@@ -858,8 +858,8 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const jit::LoweredKernel& l =
       element_launches(term, Mode::Jacobian, sparse, stores)[0]->lowered();
   const int64_t fs = static_cast<int64_t>(l.first_size);
-  ensure(element_blocks_, ne * fs * sizeof(double));         // a prefix needs (and grows) no more
-  if (l.options.first_stores == jit::FirstStores::Staged) {  // cell-major, from the kernels
+  ensure(element_blocks_, ne * fs * sizeof(double));  // a prefix needs (and grows) no more
+  if (jit::is_staged(l.options.first_stores)) {       // in the order asked for, from the kernels
     run_element(term, Mode::Jacobian, stream, ptr(element_blocks_), sparse, ne, stores);
     return;
   }

@@ -49,7 +49,8 @@ jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int r
 }
 
 jit::FirstStores block_stores(BlockOrder order) {
-  return order == BlockOrder::CellMajor ? jit::FirstStores::Staged : jit::FirstStores::Tiled;
+  return order == BlockOrder::CellMajor ? jit::FirstStores::Staged
+                                        : jit::FirstStores::StagedComponentMajor;
 }
 
 ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
@@ -257,12 +258,12 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
                                                            BlockOrder order, bool sparse) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
-  // As on the GPU: cell-major blocks from the kernel's stages, else tiles put in the order
-  // asked for.
+  // As on the GPU: blocks in the order asked for from the kernel's stages, else tiles put in
+  // that order.
   const jit::FirstStores stores = block_stores(order);
   Local l = run(term, Mode::Jacobian, state, {}, sparse, stores);
   const jit::LoweredKernel& lk = kernel_for(term, Mode::Jacobian, sparse, stores).lowered();
-  if (lk.options.first_stores == jit::FirstStores::Staged) return std::move(l.first);
+  if (jit::is_staged(lk.options.first_stores)) return std::move(l.first);
   const int64_t ne = t.elements.size(), T = jit::kFirstTile;
   const auto fs = static_cast<int64_t>(lk.first_size);
   std::vector<double> out(static_cast<size_t>(ne * fs));

@@ -23,9 +23,9 @@ namespace dualjit::assembly {
 // rows: outputs per row group of a Jacobian (jit/derivative_plan.h); other modes ignore it.
 jit::LoweringOptions element_lowering(const Term& term, Mode mode, int width = 0, int rows = 0);
 
-// How the element blocks' kernels store first derivatives: cell-major blocks staged (written
-// element-major by each warp, no second pass; tiled when a kernel's chunks do not stage),
-// component-major ones tiled, then reordered by one pass.
+// How the element blocks' kernels store first derivatives: staged, written by each warp in the
+// order asked for with no second pass (tiled, then reordered by one pass, when a kernel's
+// chunks do not stage).
 jit::FirstStores block_stores(BlockOrder order);
 
 // The inputs of one host launch of term's kernel `l` (its outputs unset): host arrays of the

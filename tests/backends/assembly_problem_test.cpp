@@ -169,8 +169,8 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   for (int e = 0; e < 7; ++e) {
     for (int i = 0; i < 50; ++i) CHECK(comp[i * 7 + e] == cell[e * 50 + i]);
   }
-  // Over three warps' elements, the last warp's partial: cell-major from the kernel's stages,
-  // component-major from tiles (jit::FirstStores), each the element-major kernel's derivatives.
+  // Over three warps' elements, the last warp's partial, both orders from the kernel's stages
+  // (jit::FirstStores), each the element-major kernel's derivatives.
   Problem big = roe_problem(40, 70, rng);
   const auto qb = roe_state(40, rng);
   const auto major = test::serial(big).element_results(0, Mode::Jacobian, qb).first;
@@ -182,6 +182,14 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   for (int e = 0; e < 70; ++e) {
     for (int i = 0; i < 50; ++i) CHECK(big_comp[i * 70 + e] == major[e * 50 + i]);
   }
+  // Column chunks store no single range: tiles, then one pass, give the same blocks.
+  assembly::HostElementAssembly columns(big, /*width=*/3);
+  CHECK(columns.element_jacobians(0, qb, assembly::BlockOrder::CellMajor) == major);
+  const auto tiled_comp = columns.element_jacobians(0, qb, assembly::BlockOrder::ComponentMajor);
+  CHECK(tiled_comp == big_comp);
+  REQUIRE(!columns.kernels().empty());
+  for (const cpu::CpuKernel* k : columns.kernels())
+    CHECK(k->lowered().options.first_stores == jit::FirstStores::Tiled);
   Problem s(4, 3);
   Term t;
   t.name = "springs";

@@ -166,7 +166,7 @@ TEST_SUITE("gpu") {
     check_gpu(energy, Mode::Hessian, 2, {1, 64});
   }
 
-  TEST_CASE("CUDA backend: staged first derivatives are the direct stores' blocks" *
+  TEST_CASE("CUDA backend: staged first derivatives are the direct stores' blocks, either order" *
             test::needs_gpu()) {
     // 1000 elements: the last warp has 8, whose other lanes compute the last element again and
     // must write nothing; {2, 64}: an element's chunks on two warps, each with its own stage.
@@ -181,14 +181,25 @@ TEST_SUITE("gpu") {
             o.sparse_jacobian = sparse;
             o.layout = layout;
             const cuda::CudaKernel direct(jit::lower(*k, o));
+            const auto pr = test::make_problem(*k, direct.lowered(), 1000, 13);
+            const test::HostOutputs a = run_on_gpu(direct, pr);
             o.first_stores = jit::FirstStores::Staged;
             const cuda::CudaKernel staged(jit::lower(*k, o));
             CAPTURE(staged.lowered().symbol);
             REQUIRE(staged.lowered().options.first_stores == jit::FirstStores::Staged);
-            const auto pr = test::make_problem(*k, direct.lowered(), 1000, 13);
-            const test::HostOutputs a = run_on_gpu(direct, pr), b = run_on_gpu(staged, pr);
+            const test::HostOutputs b = run_on_gpu(staged, pr);
             CHECK(test::max_rel_err(b.first, a.first) < 1e-13);
             CHECK(test::max_rel_err(b.values, a.values) < 1e-13);
+            // Component-major: entry i of element e at i * n + e.
+            o.first_stores = jit::FirstStores::StagedComponentMajor;
+            const cuda::CudaKernel columns(jit::lower(*k, o));
+            REQUIRE(columns.lowered().options.first_stores == o.first_stores);
+            const test::HostOutputs c = run_on_gpu(columns, pr);
+            const int64_t n = pr.n_elements, fs = static_cast<int64_t>(direct.lowered().first_size);
+            std::vector<double> transposed(c.first.size());
+            for (int64_t e = 0; e < n; ++e)
+              for (int64_t i = 0; i < fs; ++i) transposed[e * fs + i] = c.first[i * n + e];
+            CHECK(test::max_rel_err(transposed, a.first) < 1e-13);
           }
         }
       }

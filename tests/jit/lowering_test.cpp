@@ -353,10 +353,20 @@ TEST_CASE("staged first derivatives: each chunk's range through the warp's stage
                                 std::to_string(last % 32) + ")] = ") != std::string::npos);
   CHECK(staged.host_source.find("double st[" + std::to_string(32 * 2 * n) + "];") !=
         std::string::npos);
-  // The driver's text compiles for the GPU (the CPU backend's tests run the host text).
-  const CompiledImage image = nvrtc_compile(staged.cuda_entry, staged.cuda_source,
-                                            default_compile_options(staged, "sm_90"));
-  CHECK(image.is_cubin);
+  // The driver's text compiles for the GPU (the CPU backend's tests run the host text), in
+  // either order; component-major, each lane writes its own element's entries n apart.
+  CHECK(
+      nvrtc_compile(staged.cuda_entry, staged.cuda_source, default_compile_options(staged, "sm_90"))
+          .is_cubin);
+  o.first_stores = FirstStores::StagedComponentMajor;
+  const LoweredKernel columns_major = lower(k, o);
+  CHECK(columns_major.symbol == plain.symbol + "_sfc");
+  CHECK(columns_major.cuda_source.find("a.first[(LO + k) * a.n_elements + e0 + lane]") !=
+        std::string::npos);
+  CHECK(nvrtc_compile(columns_major.cuda_entry, columns_major.cuda_source,
+                      default_compile_options(columns_major, "sm_90"))
+            .is_cubin);
+  o.first_stores = FirstStores::Staged;
   // Chunks of some columns store no single range: tiles instead, as the options then say.
   o.rows = 0;
   o.width = 2;
