@@ -7,7 +7,8 @@
 // reactions' own sparsity (the third-body species whose efficiency differs from the default
 // included); the kernel's Jacobian without structural zeros (ReactorCells::sparse_jacobian) is
 // the tape's tangents. Prints nnz per cell, the median time (CUDA events after warm-up), the
-// byte floor, the cold first call and each launch's registers and spills.
+// byte floor, the seconds to a first result with an empty kernel cache (what a user waits for
+// compiles), and each launch's registers and spills (what bounds its occupancy).
 //
 //   kinetics_tape_probe [--mechanism FILE[:PHASE]] [--rows R] [--min-blocks M] [--reps N]
 //                       [--pressure-atm P] [--cpu] [CELLS ...]
