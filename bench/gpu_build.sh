@@ -23,6 +23,17 @@ gpu_build() {
     { grep -m20 -A3 error "$out/build.log" "$out/cmake.log"; return 1; }
 }
 
+# gpu_start TARGET...: what every device script does first: OUT_DIR from $OUT (default gpu-out)
+# as `out`, the clock started as `t0`, the targets built (gpu_build) and the build's seconds
+# printed.
+gpu_start() {
+  out=$(realpath -m "${OUT:-gpu-out}")
+  mkdir -p "$out"
+  t0=$(date +%s)
+  gpu_build "$out" "$@" || return 1
+  echo "built in $(($(date +%s) - t0)) s"
+}
+
 # gpu_build_both OUT_DIR OLD_TREE TARGET...: the targets in this tree's build-gpu (logs in
 # OUT_DIR) and in OLD_TREE's (logs in OUT_DIR/old), for the scripts that compare two trees in
 # one call.

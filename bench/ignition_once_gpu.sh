@@ -8,12 +8,8 @@
 #     (default 100000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
-mkdir -p "$out"
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build "$out" kinetics_ignition || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start kinetics_ignition || exit 1
 DUALJIT_CACHE_DIR=$PWD/build-gpu/ignition-once-cache ./build-gpu/bench/kinetics_ignition \
   --method bdf --effort full --rows 2 "${1:-100000}" > "$out/ignition.txt" 2>&1
 echo "ignition rc=$? at $(($(date +%s) - t0)) s"

@@ -10,12 +10,8 @@
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_batched_gpu.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
-mkdir -p "$out"
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build "$out" kinetics_rates || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start kinetics_rates || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
 fields='(cells|w_ms|J_ms|floor_J_ms|wdot_sum|J_abs_sum|nnz)=[^ ]+'
 for batch in 0 5000; do

@@ -6,12 +6,8 @@
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/tape_probe_gpu.sh [ROWS ...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
-mkdir -p "$out"
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build "$out" kinetics_tape_probe || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start kinetics_tape_probe || exit 1
 for rows in ${*:-16 0 64}; do
   log="$out/probe_rows$rows.txt"
   DUALJIT_CACHE_DIR=$PWD/build-gpu/tape-cache$rows timeout 150 ./build-gpu/bench/kinetics_tape_probe \
