@@ -9,6 +9,7 @@
 // knowing what it is, and adding one touches neither the backends nor the lowering passes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,11 @@ inline bool is_staged(FirstStores s) {
 
 // Elements per tile of tiled first derivatives: a warp's.
 inline constexpr int kFirstTile = 32;
+
+// Elements' blocks a first-derivative array of n elements holds: tiled ones are whole tiles.
+inline int64_t stored_elements(FirstStores s, int64_t n) {
+  return s == FirstStores::Tiled ? (n + kFirstTile - 1) / kFirstTile * kFirstTile : n;
+}
 
 // What a driver's text is emitted from: the kernel's slots and sizes, and the layout.
 struct DriverSpec {

@@ -465,12 +465,10 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
     throw ProblemError(term_label(t) + ": the first " + std::to_string(elements) + " elements of " +
                        std::to_string(ne));
   ensure(d.local.values, ne * l.plan.n_outputs * sizeof(double));
-  // Tiled: whole tiles of jit::kFirstTile elements.
-  const int64_t first_elements =
-      l.options.first_stores == jit::FirstStores::Tiled
-          ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile
-          : ne;
-  if (!first_out) ensure(d.local.first, first_elements * l.first_size * sizeof(double));
+  if (!first_out) {
+    ensure(d.local.first,
+           jit::stored_elements(l.options.first_stores, ne) * l.first_size * sizeof(double));
+  }
   ensure(d.local.second, ne * l.second_size * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
   if (elements >= 0) a.n_elements = elements;

@@ -73,14 +73,9 @@ HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
   const cpu::CpuKernel& ck = kernel_for(term, mode, sparse, stores);
   const auto& l = ck.lowered();
   const int64_t ne = t.elements.size();
-  // Tiled: whole tiles of jit::kFirstTile elements.
-  const int64_t first_elements =
-      l.options.first_stores == jit::FirstStores::Tiled
-          ? (ne + jit::kFirstTile - 1) / jit::kFirstTile * jit::kFirstTile
-          : ne;
   Local out;
   out.values.resize(ne * l.plan.n_outputs);
-  out.first.resize(first_elements * l.first_size);
+  out.first.resize(jit::stored_elements(l.options.first_stores, ne) * l.first_size);
   out.second.resize(ne * l.second_size);
   jit::ElementLaunch a = host_element_inputs(t, l, mode, state, direction);
   a.values = out.values.data();
