@@ -110,7 +110,7 @@ Dual<T> dual_op(Op op, const Dual<T>& a, const Dual<T>& b, const Dual<T>& c) {
       const T minus_one(-1.0);
       if (op == Op::Add) return Dual<T>(v, combine<T>(a.t, nullptr, b.t, nullptr));
       if (op == Op::Sub) return Dual<T>(v, combine<T>(a.t, nullptr, b.t, &minus_one));
-      if (op == Op::Cut) return a;
+      if (op == Op::Cut || op == Op::Tape) return a;
       return Dual<T>(v, combine<T>(a.t, &minus_one, Tg{}, nullptr));  // Neg
     }
     case OpClass::Analytic: {

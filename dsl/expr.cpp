@@ -234,6 +234,9 @@ Expr max(const Expr& a, const Expr& b) {
 Expr cut(const Expr& x) {
   return apply(Op::Cut, x);
 }
+Expr tape(const Expr& x) {
+  return apply(Op::Tape, x);
+}
 Expr select(const Expr& cond, const Expr& if_true, const Expr& if_false) {
   return apply(Op::Select, cond, if_true, if_false);
 }

@@ -98,6 +98,13 @@ Expr select(const Expr& cond, const Expr& if_true, const Expr& if_false);
 // mass, a total) enters every output, which would otherwise make every tangent dense.
 // Second-order modes take derivatives straight through.
 Expr cut(const Expr& x);
+// The identity, marking x as an intermediate that many outputs share and whose tangent is
+// sparse (a reaction's rate of progress, which every species of the reaction reads): a
+// first-order Jacobian of the element-local driver computes every tape's value and tangent
+// once per element in a chunk of its own, stores them, and the chunks of the outputs read
+// them back instead of recomputing x in each row group (jit/tape_pattern.h). Other modes and
+// drivers take derivatives straight through.
+Expr tape(const Expr& x);
 Expr select(const Expr& cond, const Expr& if_true, double if_false);
 Expr select(const Expr& cond, double if_true, const Expr& if_false);
 

@@ -179,6 +179,9 @@ NodeId Graph::simplified(Op op, NodeId a, NodeId b, NodeId c) {
     case Op::Cut:
       if (is_constant(a) || node(a).op == Op::Cut) return a;  // nothing to cut through
       break;
+    case Op::Tape:
+      if (is_constant(a) || node(a).op == Op::Tape) return a;  // nothing to store
+      break;
     case Op::Min:
     case Op::Max:
       if (a == b) return a;

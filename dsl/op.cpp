@@ -41,6 +41,7 @@ constexpr std::array<OpInfo, kOpCount> kOps = {{
     {"ne", "!=", 2, true, OpClass::Comparison},
     {"select", "", 3, false, OpClass::Selection},
     {"cut", "", 1, false, OpClass::Linear},
+    {"tape", "", 1, false, OpClass::Linear},
 }};
 
 }  // namespace

@@ -51,6 +51,9 @@ enum class Op : uint8_t {
   // The identity, marking an intermediate that first derivatives are taken through (dsl/expr.h
   // cut()). Last: op ids enter kernel hashes, so appending keeps every cached kernel's key.
   Cut,
+  // The identity, marking an intermediate whose value and tangent a Jacobian computes once per
+  // element and reads back (dsl/expr.h tape()).
+  Tape,
   Count_
 };
 

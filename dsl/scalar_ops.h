@@ -36,6 +36,7 @@ T eval_scalar_op(Op op, const T& a, const T& b, const T& c) {
     case Op::Neg:
       return -a;
     case Op::Cut:
+    case Op::Tape:
       return a;
     case Op::Sqrt:
       return sqrt(a);

@@ -102,6 +102,13 @@ DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int 
   return plan;
 }
 
+void add_tape_chunk(DerivativePlan& plan) {
+  Chunk c;
+  c.tape = true;
+  for (int i = 0; i < plan.n_inputs; ++i) c.directions.push_back({i});
+  plan.chunks.insert(plan.chunks.begin(), std::move(c));
+}
+
 std::string describe(const DerivativePlan& plan) {
   std::ostringstream os;
   os << "plan " << mode_name(plan.mode) << " W=" << plan.width << " n=" << plan.n_inputs
@@ -118,7 +125,8 @@ std::string describe(const DerivativePlan& plan) {
         os << ' ' << d.input;
       }
     }
-    os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "");
+    os << ", " << ch.pairs.size() << " pairs" << (ch.writes_values ? ", values" : "")
+       << (ch.tape ? ", tapes" : "");
     if (!ch.outputs.empty()) os << ", outputs " << ch.outputs.front() << ".." << ch.outputs.back();
     os << '\n';
   }

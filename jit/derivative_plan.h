@@ -24,7 +24,7 @@ struct Direction {
 };
 
 // Where a derivative lands in the per-element output arrays (dsl/mode.h).
-enum class Target { Value, First, Second };
+enum class Target { Value, First, Second, Tape };
 
 struct Chunk {
   std::vector<Direction> directions;
@@ -34,6 +34,9 @@ struct Chunk {
   std::vector<int> first_columns;
   // The outputs (rows) whose values and first derivatives this chunk stores; empty: all.
   std::vector<int> outputs;
+  // Stores the kernel's tapes (jit/tape_pattern.h), and no outputs: the first chunk of a plan
+  // that keeps them, over every input, before the chunks that read them.
+  bool tape = false;
 };
 
 struct DerivativePlan {
@@ -51,6 +54,9 @@ struct DerivativePlan {
 // rows > 0 (Value and Jacobian modes) splits the outputs into ceil(n_out/rows) groups of at
 // most rows, as equal as n_out allows; every group runs every column chunk.
 DerivativePlan plan_derivatives(const Kernel& kernel, Mode mode, int width, int rows = 0);
+
+// Puts the tape chunk (Chunk::tape) first: a first-order plan of a kernel with tapes.
+void add_tape_chunk(DerivativePlan& plan);
 
 std::string describe(const DerivativePlan& plan);
 

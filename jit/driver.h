@@ -75,6 +75,9 @@ struct DriverSpec {
   // block (jit/first_stage.h), and the longest of them: each warp's stage holds that many.
   std::vector<StageRange> stage;
   int stage_entries = 0;
+  // Slots of an element's tape (jit/tape_pattern.h); 0: the kernel keeps none. Its chunk
+  // functions then take the element's tape pointer `tp` last.
+  int64_t tape_size = 0;
   LaunchLayout layout;
   // LoweringOptions::companions, in order: each one's chunk functions are
   // `<companion symbol>_c<c>`, with the same signature as the kernel's own.

@@ -223,7 +223,8 @@ ArgField uniform_field(const DriverSpec& s) {
 }
 
 std::string chunk_call(const DriverSpec& s, int c) {
-  return s.symbol + "_c" + std::to_string(c) + "(x, v, p, u, val, d1, d2);\n";
+  return s.symbol + "_c" + std::to_string(c) +
+         (s.tape_size > 0 ? "(x, v, p, u, val, d1, d2, tp);\n" : "(x, v, p, u, val, d1, d2);\n");
 }
 
 }  // namespace dualjit::jit

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "jit/driver_text.h"
+#include "jit/tape_pattern.h"
 
 namespace dualjit::jit {
 namespace {
@@ -12,10 +13,13 @@ class ElementLocalDriver : public Driver {
   std::string suffix() const override { return {}; }
 
   std::vector<ArgField> fields(const DriverSpec& s) const override {
-    return {
+    std::vector<ArgField> f = {
         {"values", ArgKind::Pointer, "double*", 1, s.n_outputs > 0, "values array"},
         {"first", ArgKind::Pointer, "double*", 1, s.first_size > 0, "first-derivative array"},
         {"second", ArgKind::Pointer, "double*", 1, s.second_size > 0, "second-derivative array"}};
+    if (s.tape_size > 0)
+      f.push_back({"tape", ArgKind::Pointer, "double*", 1, true, "tape buffer", false, true});
+    return f;
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
@@ -43,6 +47,10 @@ class ElementLocalDriver : public Driver {
     }
     os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
        << "  (void)d1; (void)d2; (void)group; (void)groups;\n";
+    if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
+      os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
+         << "LL + e % " << kTapeTile << ";\n";
+    }
     // Chunk c's call, and under staging the warp's writing of its range.
     const auto call = [&](int c) {
       std::string t = chunk_call(s, c);
@@ -178,6 +186,7 @@ ArgValues ElementLaunch::args() const {
   a.set("values", values);
   a.set("first", first);
   a.set("second", second);
+  if (tape) a.set("tape", tape);
   return a;
 }
 

@@ -26,6 +26,9 @@ struct ElementLaunch {
   double* values = nullptr;  // n_elements x n_outputs
   double* first = nullptr;   // n_elements x first_size
   double* second = nullptr;  // n_elements x second_size
+  // Kernels that keep tapes (LoweredKernel::tape_size > 0): jit::tape_doubles(tape_size,
+  // n_elements) doubles, written by the launch that writes_tape, read by the others.
+  double* tape = nullptr;
   // By argument field name, for CudaKernel::launch / CpuKernel::run: the inputs alone (for
   // drivers with outputs of their own), or with the element-local outputs.
   ArgValues inputs() const;

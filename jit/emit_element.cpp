@@ -43,6 +43,7 @@ void append_expression(std::string& out, Op op, std::string_view a, std::string_
     case Op::Neg:
       return put({"-", a});
     case Op::Cut:
+    case Op::Tape:
       return put({a});
     case Op::Sign:
       return put({"(double)((", a, " > 0.0) - (", a, " < 0.0))"});
@@ -173,12 +174,18 @@ class Typing {
 };
 
 const char* store_array(Target t) {
-  return t == Target::Value ? "val" : (t == Target::First ? "d1" : "d2");
+  return t == Target::Value ? "val" : t == Target::First ? "d1" : t == Target::Second ? "d2" : "tp";
 }
 
 void append_leaf(std::string& out, const Node& n) {
   switch (n.op) {
     case Op::Input:
+      if (n.slot == kTapeSlot) {  // tiles: a warp's load of a slot is one line
+        out += "tp[";
+        append_int(out, int64_t{n.index} * kTapeTile);
+        out += ']';
+        return;
+      }
       out += n.slot == kDirectionSlot ? "v[" : "x[";
       break;
     case Op::Param:
@@ -198,6 +205,12 @@ constexpr const char* kParams =
     "const double* __restrict__ x, const double* __restrict__ v,\n"
     "    const double* __restrict__ p, const double* __restrict__ u,\n"
     "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
+// The tape's pointer (jit/tape_pattern.h), in the functions of kernels that keep tapes.
+constexpr const char* kTapeParam = ", double* __restrict__ tp";
+
+std::string params(bool tape) {
+  return tape ? std::string(kParams) + kTapeParam : std::string(kParams);
+}
 
 // How values are spelled: a constant as its literal (made once per node), any other value
 // as t<id>. The view lives until the next call.
@@ -306,7 +319,9 @@ void append_store(std::string& out, const Store& st, std::string_view value,
   out += "  ";
   out += store_array(st.target);
   out += '[';
-  if (st.target != Target::First) {
+  if (st.target == Target::Tape) {
+    append_int(out, int64_t{st.index} * kTapeTile);
+  } else if (st.target != Target::First) {
     append_int(out, st.index);
   } else {
     const int64_t k = static_cast<int64_t>(st.index) - first.base;
@@ -336,7 +351,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, const FirstIndex& first) {
+                       bool own_function, bool outline, const FirstIndex& first, bool tape) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -344,8 +359,9 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += kParams;
-  os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;\n";
+  os += params(tape);
+  os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;";
+  os += tape ? " (void)tp;\n" : "\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
@@ -368,7 +384,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, const FirstIndex& first) {
+                       const Typing& ty, bool outline, const FirstIndex& first, bool tape) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -433,10 +449,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os += "DJ_NOINLINE void ";
     segment_name(s);
     os += '(';
-    os += kParams;
-    os +=
-        ", double* __restrict__ s) {\n"
-        "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;\n";
+    os += params(tape);
+    os += ", double* __restrict__ s) {\n";
+    os += "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;";
+    os += tape ? " (void)tp;\n" : "\n";
     for (NodeId id : touched) local[id] = 0;
     touched.clear();
     auto ensure = [&](NodeId a) {
@@ -482,14 +498,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   os += "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += kParams;
+  os += params(tape);
   os += ") {\n  double s[";
   append_int(os, std::max(n_slots, 1));
   os += "];\n";
   for (int s = 0; s < n_seg; ++s) {
     os += "  ";
     segment_name(s);
-    os += "(x, v, p, u, val, d1, d2, s);\n";
+    os += tape ? "(x, v, p, u, val, d1, d2, tp, s);\n" : "(x, v, p, u, val, d1, d2, s);\n";
   }
   os += "}\n";
   return os;
@@ -499,7 +515,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, FirstIndex first) {
+                                  bool outline_specials, FirstIndex first, bool tape) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
@@ -507,8 +523,8 @@ std::string emit_element_function(const ScalarProgram& p, const std::string& fn_
     statements += !(op == Op::Const || is_leaf(op));
   }
   if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function, outline_specials, first);
-  return emit_split(p, fn_name, max_statements, ty, outline_specials, first);
+    return emit_whole(p, fn_name, ty, own_function, outline_specials, first, tape);
+  return emit_split(p, fn_name, max_statements, ty, outline_specials, first, tape);
 }
 
 }  // namespace dualjit::jit

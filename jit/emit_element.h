@@ -8,6 +8,7 @@
 #include <string>
 
 #include "jit/scalar_program.h"
+#include "jit/tape_pattern.h"
 
 namespace dualjit::jit {
 
@@ -33,6 +34,8 @@ namespace dualjit::jit {
 // so that a function of thousands of them holds one copy of each instead of one per call, and
 // 1 / x (double arithmetic) as dj_rcp.
 // first: where first derivative k is stored (jit/driver.h FirstStores).
+// tape: the function takes the element's tape pointer `tp` last (jit/tape_pattern.h), and reads
+// and writes slot k at tp[k * kTapeTile].
 struct FirstIndex {
   int stride = 1;  // d1[(k - base) * stride]
   int64_t base = 0;
@@ -41,7 +44,7 @@ struct FirstIndex {
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false,
-                                  FirstIndex first = {});
+                                  FirstIndex first = {}, bool tape = false);
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

@@ -61,9 +61,10 @@ struct Taylor {
 class Expander {
  public:
   Expander(const Kernel& kernel, const DerivativePlan& plan, const Chunk& chunk, bool prune,
-           const JacobianPattern* sparse)
+           const JacobianPattern* sparse, const TapePattern* tapes)
       : kernel_(kernel),
         sparse_(sparse),
+        tapes_(tapes && !tapes->empty() && ncut_chunk(chunk) ? tapes : nullptr),
         chunk_(chunk),
         prune_(prune),
         nreal_(chunk.directions.size()),
@@ -71,6 +72,13 @@ class Expander {
         nd_(nreal_ + ncut_),
         np_(chunk.pairs.size()) {
     (void)plan;
+    direction_of_.assign(static_cast<size_t>(kernel.n_inputs()), -1);
+    for (size_t d = nreal_; d-- > 0;) {
+      const int input = chunk.directions[d].input;
+      if (input >= 0 && input < kernel.n_inputs())
+        direction_of_[static_cast<size_t>(input)] = int(d);
+    }
+    cut_direction_.assign(kernel.graph().size(), -1);
     GraphOptions o;
     o.simplify = prune;
     o.hash_cons = prune;
@@ -86,13 +94,25 @@ class Expander {
     } else {
       rows.assign(chunk_.outputs.begin(), chunk_.outputs.end());
     }
-    // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it.
-    const std::vector<uint8_t> cone = cone_of(pg, outs, rows);
+    if (chunk_.tape && !tapes_) {
+      throw std::logic_error("kernel '" + kernel_.name() + "': a tape chunk without tapes");
+    }
+    // Only the rows' cone is expanded: a row group of a big kernel is a fraction of it. The
+    // tape chunk's is the tapes'; the others stop at the tapes, which they read.
+    const std::vector<uint8_t> cone =
+        chunk_.tape ? cone_of(pg, tapes_->tapes) : cone_of(pg, outs, rows, tapes_);
     nodes_.resize(pg.size());
     for (size_t i = 0; i < pg.size(); ++i) {
-      if (cone[i]) nodes_[i] = expand(pg.node(static_cast<NodeId>(i)));
+      id_ = static_cast<NodeId>(i);
+      if (cone[i]) nodes_[i] = expand(pg.node(id_));
     }
     ScalarProgram prog;
+    if (chunk_.tape) {
+      store_tapes(prog);
+      prog.primal = primal_marks();
+      prog.graph = std::move(g_);
+      return prog;
+    }
     const int n = plan.n_inputs;
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
@@ -157,16 +177,78 @@ class Expander {
   }
 
  private:
-  static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
-                                      const std::vector<size_t>& rows) {
+  // What `roots` are computed from. With `tapes`, a tape's operand is not: a tape is read,
+  // and its components' cuts are what its tangent needs.
+  static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& roots,
+                                      const TapePattern* tapes = nullptr) {
     std::vector<uint8_t> mark(g.size(), 0);
-    for (size_t r : rows) mark[outs[r]] = 1;
+    for (NodeId r : roots) mark[r] = 1;
     for (size_t i = g.size(); i-- > 0;) {
       if (!mark[i]) continue;
       const Node& nd = g.node(static_cast<NodeId>(i));
+      if (tapes && nd.op == Op::Tape) {
+        for (const TapeEntry& e : tapes->entries[tapes->index_of(static_cast<NodeId>(i))])
+          if (e.input < 0) mark[e.cut] = 1;
+        continue;
+      }
       for (int k = 0; k < op_arity(nd.op); ++k) mark[nd.operand(k)] = 1;
     }
     return mark;
+  }
+  static std::vector<uint8_t> cone_of(const Graph& g, const std::vector<NodeId>& outs,
+                                      const std::vector<size_t>& rows, const TapePattern* tapes) {
+    std::vector<NodeId> roots;
+    for (size_t r : rows) roots.push_back(outs[r]);
+    return cone_of(g, roots, tapes);
+  }
+
+  // The direction of a tape component in this chunk, or -1 where the chunk has none: an
+  // input outside its directions, a cut that expansion gave no direction.
+  int tape_direction(const TapeEntry& e) const {
+    if (e.input >= 0) return direction_of_[static_cast<size_t>(e.input)];
+    const int c = cut_direction_[e.cut];
+    return c < 0 ? -1 : static_cast<int>(nreal_) + c;
+  }
+
+  // The tape chunk's stores: each tape's value and its components, zeros where expansion
+  // found none. A component the pattern lacks would be lost: a logic error.
+  void store_tapes(ScalarProgram& prog) {
+    for (size_t t = 0; t < tapes_->tapes.size(); ++t) {
+      const Taylor& x = nodes_[tapes_->tapes[t]];
+      const int64_t off = tapes_->offset[t];
+      add_store(prog, Target::Tape, static_cast<size_t>(off), x.v);
+      size_t found = 0;
+      const std::vector<TapeEntry>& entries = tapes_->entries[t];
+      for (size_t j = 0; j < entries.size(); ++j) {
+        const int d = tape_direction(entries[j]);
+        const NodeId c = d < 0 || x.t.empty() ? kNoNode : x.t.at(static_cast<size_t>(d));
+        found += c != kNoNode;
+        add_store(prog, Target::Tape, static_cast<size_t>(off + 1 + static_cast<int64_t>(j)), c);
+      }
+      if (!x.t.empty() && found != x.t.nz.size()) {
+        throw std::logic_error("kernel '" + kernel_.name() + "': tape node %" +
+                               std::to_string(tapes_->tapes[t]) + " has " +
+                               std::to_string(x.t.nz.size()) +
+                               " tangent components, its pattern holds " + std::to_string(found));
+      }
+    }
+  }
+
+  // A tape read back: its value and components are leaves of the tape slot.
+  Taylor read_tape() {
+    const int t = tapes_->index_of(id_);
+    const int64_t off = tapes_->offset[static_cast<size_t>(t)];
+    Taylor r;
+    r.v = g_->leaf(Op::Input, kTapeSlot, static_cast<int>(off));
+    const std::vector<TapeEntry>& entries = tapes_->entries[static_cast<size_t>(t)];
+    for (size_t j = 0; j < entries.size(); ++j) {
+      const int d = tape_direction(entries[j]);
+      if (d < 0) continue;
+      r.t.nz.emplace_back(d, g_->leaf(Op::Input, kTapeSlot, static_cast<int>(off + 1 + j)));
+    }
+    std::sort(r.t.nz.begin(), r.t.nz.end());
+    r.t.present = !r.t.nz.empty();
+    return r;
   }
 
   void add_store(ScalarProgram& prog, Target target, size_t index, NodeId node) {
@@ -197,8 +279,11 @@ class Expander {
 
   // Cut nodes (Op::Cut) get directions of their own in first-order chunks that have
   // directions; second-order ones differentiate straight through them.
+  static bool ncut_chunk(const Chunk& chunk) {
+    return !chunk.directions.empty() && chunk.pairs.empty();
+  }
   static size_t first_order_cuts(const Kernel& kernel, const Chunk& chunk) {
-    if (chunk.directions.empty() || !chunk.pairs.empty()) return 0;
+    if (!ncut_chunk(chunk)) return 0;
     size_t n = 0;
     const Graph& g = kernel.graph();
     for (size_t i = 0; i < g.size(); ++i) n += g.node(static_cast<NodeId>(i)).op == Op::Cut;
@@ -288,6 +373,11 @@ class Expander {
         break;
     }
     const Taylor& a = nodes_[n.a];
+    if (n.op == Op::Tape) {
+      // Straight through where tapes are not kept, and in the chunk that stores them.
+      if (!tapes_ || chunk_.tape) return a;
+      return read_tape();
+    }
     if (n.op == Op::Cut) {
       if (ncut_ == 0) return a;  // straight through
       // The cut's own direction: what follows sees one component, not the operand's tangent,
@@ -296,6 +386,7 @@ class Expander {
       cut_operand_.push_back(a.t);
       r.v = a.v;
       if (a.t.empty()) return r;  // a cut of something without derivative: nothing to carry
+      cut_direction_[id_] = static_cast<int>(c);
       r.t.present = true;
       r.t.nz.emplace_back(static_cast<int32_t>(nreal_ + c), g_->constant(1.0));
       densify(r);
@@ -405,6 +496,7 @@ class Expander {
 
   const Kernel& kernel_;
   const JacobianPattern* sparse_;
+  const TapePattern* tapes_;  // null: tapes are taken straight through
   const Chunk& chunk_;
   const bool prune_;
   // Directions: the chunk's (nreal_), then one per cut node (ncut_), nd_ in all.
@@ -415,12 +507,16 @@ class Expander {
   std::unique_ptr<Graph> g_;
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;
+  NodeId id_ = kNoNode;             // the kernel graph node being expanded
+  std::vector<int> direction_of_;   // per input: its direction in the chunk, or -1
+  std::vector<int> cut_direction_;  // per kernel graph node: its cut index, when it has one
 };
 
 }  // namespace
 
 ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
-                                 bool prune, const JacobianPattern* sparse) {
+                                 bool prune, const JacobianPattern* sparse,
+                                 const TapePattern* tapes) {
   if (chunk < 0 || static_cast<size_t>(chunk) >= plan.chunks.size()) {
     throw std::out_of_range("kernel '" + kernel.name() + "': chunk " + std::to_string(chunk) +
                             " of a plan with " + std::to_string(plan.chunks.size()));
@@ -429,7 +525,7 @@ ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& pla
     throw std::invalid_argument("kernel '" + kernel.name() + "': a sparse Jacobian in mode " +
                                 std::string(mode_name(plan.mode)));
   }
-  Expander e(kernel, plan, plan.chunks[chunk], prune, sparse);
+  Expander e(kernel, plan, plan.chunks[chunk], prune, sparse, tapes);
   return e.run(plan);
 }
 

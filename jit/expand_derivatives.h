@@ -7,12 +7,17 @@
 
 #include "jit/jacobian_pattern.h"
 #include "jit/scalar_program.h"
+#include "jit/tape_pattern.h"
 
 namespace dualjit::jit {
 
 // With `sparse` (a Jacobian plan), first-derivative entries go to their positions in the
 // pattern and structural zeros are not stored.
+// With `tapes` (a first-order plan that keeps them, jit/tape_pattern.h), the plan's tape chunk
+// stores every tape's value and components and the other chunks read them back; without,
+// tapes are the identity.
 ScalarProgram expand_derivatives(const Kernel& kernel, const DerivativePlan& plan, int chunk,
-                                 bool prune = true, const JacobianPattern* sparse = nullptr);
+                                 bool prune = true, const JacobianPattern* sparse = nullptr,
+                                 const TapePattern* tapes = nullptr);
 
 }  // namespace dualjit::jit

@@ -68,7 +68,7 @@ int launch_count(const LoweringOptions& o, const LoweredKernel& whole, size_t st
                                 std::to_string(o.launches) + " (0: automatic, N >= 1: at most N)");
   }
   const int chunks = static_cast<int>(whole.plan.chunks.size());
-  if (whole.plan.rows == 0 || chunks < 2 || !o.chunks.all()) return 1;
+  if ((whole.plan.rows == 0 && whole.tape_size == 0) || chunks < 2 || !o.chunks.all()) return 1;
   const int wanted = o.launches > 0 ? o.launches : (statements > kLargeKernel ? kMaxLaunches : 1);
   return std::min(wanted, chunks);
 }
@@ -132,9 +132,10 @@ std::string print_program(const ScalarProgram& p) {
     os << '\n';
   }
   for (const Store& s : p.stores) {
-    os << (s.target == Target::Value   ? "val"
-           : s.target == Target::First ? "d1"
-                                       : "d2")
+    os << (s.target == Target::Value    ? "val"
+           : s.target == Target::First  ? "d1"
+           : s.target == Target::Second ? "d2"
+                                        : "tp")
        << '[' << s.index << "] = %" << s.node << '\n';
   }
   return os.str();
@@ -176,7 +177,8 @@ namespace {
 struct Prepared {
   LoweredKernel out;
   DriverSpec spec;
-  std::vector<Prepared> companions;  // LoweringOptions::companions, their chunks only
+  std::shared_ptr<const TapePattern> tapes;  // kept tapes; null: none
+  std::vector<Prepared> companions;          // LoweringOptions::companions, their chunks only
 };
 
 // The kernel's sizes as its driver sees them: its input slots, its counts, and the derivative
@@ -225,10 +227,19 @@ Prepared prepare_companion(const Kernel& kernel, const LoweringOptions& parent,
   return pr;
 }
 
+// Whether a kernel lowered under `o` keeps its tapes (dsl/expr.h tape()): first-order
+// Jacobians of the element-local driver, one thread an element, whose chunks run in order on it
+// (the tape chunk first) or in launches run in order.
+bool keeps_tapes(const LoweringOptions& o) {
+  return o.mode == Mode::Jacobian && (!o.driver || o.driver == element_local_driver()) && o.prune &&
+         o.layout.threads_per_element == 1;
+}
+
 // `pattern`: the kernel's Jacobian pattern when known (the launches of one kernel share it;
-// a chemistry kernel's takes a large share of its lowering).
+// a chemistry kernel's takes a large share of its lowering); `tapes` likewise.
 Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
-                 const JacobianPattern* pattern = nullptr) {
+                 const JacobianPattern* pattern = nullptr,
+                 std::shared_ptr<const TapePattern> tapes = nullptr) {
   const LaunchLayout& layout = options.layout;
   if (layout.threads_per_element < 1 || layout.elements_per_block < 32 ||
       layout.elements_per_block % 32 != 0) {
@@ -249,6 +260,14 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   }
   const Driver& driver = options.driver ? *options.driver : *element_local_driver();
   driver.adapt(out.plan);
+  if (keeps_tapes(options)) {
+    if (!tapes) tapes = std::make_shared<const TapePattern>(tape_pattern(kernel));
+    if (!tapes->empty()) {
+      pr.tapes = std::move(tapes);
+      add_tape_chunk(out.plan);
+      out.tape_size = pr.spec.tape_size = pr.tapes->size;
+    }
+  }
   const std::vector<Chunk> all_chunks = out.plan.chunks;  // a staged kernel's launches agree
   if (!options.chunks.all()) {
     const int n = static_cast<int>(out.plan.chunks.size());
@@ -262,6 +281,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     }
     out.plan.chunks.assign(out.plan.chunks.begin() + r.first, out.plan.chunks.begin() + r.last);
   }
+  out.writes_tape = pr.tapes && out.plan.chunks.front().tape;
   const DerivativePlan& plan = out.plan;
   if (!out.options.schedule) {
     out.options.schedule = kernel.graph().size() > kLargeChunk ? ScheduleKind::LeastLive
@@ -313,7 +333,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
-               (options.sparse_jacobian ? "_sp" : "") +
+               (options.sparse_jacobian ? "_sp" : "") + (pr.tapes ? "_tp" : "") +
                (spec.first_stores == FirstStores::Tiled                  ? "_tf"
                 : spec.first_stores == FirstStores::Staged               ? "_sf"
                 : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
@@ -382,7 +402,8 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
     ChunkProgram& cp = chunks[c];
     const std::string tag = "c" + std::to_string(c);
     cp.program = expand_derivatives(kernel, out.plan, static_cast<int>(c), out.options.prune,
-                                    out.options.sparse_jacobian ? &out.first_pattern : nullptr);
+                                    out.options.sparse_jacobian ? &out.first_pattern : nullptr,
+                                    pr.tapes.get());
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
     schedule(cp.program, *out.options.schedule);
     dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
@@ -409,7 +430,8 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   }
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
-                               outlines_specials(cp.summary.statements), first);
+                               outlines_specials(cp.summary.statements), first,
+                               pr.spec.tape_size > 0);
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -519,11 +541,18 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     ranges.push_back({0, static_cast<int>(statements.size())});
     parts.push_back(std::move(whole));
   } else {
-    ranges = balanced_ranges(statements, n);
+    if (whole.tapes) {  // the tape chunk alone, first: the others read what it writes
+      ranges.push_back({0, 1});
+      const std::vector<size_t> rest(statements.begin() + 1, statements.end());
+      for (const ChunkRange& r : balanced_ranges(rest, n - 1))
+        ranges.push_back({r.first + 1, r.last + 1});
+    } else {
+      ranges = balanced_ranges(statements, n);
+    }
     for (const ChunkRange& r : ranges) {
       LoweringOptions o = options;
       o.chunks = r;
-      parts.push_back(prepare(kernel, o, &whole.out.first_pattern));
+      parts.push_back(prepare(kernel, o, &whole.out.first_pattern, whole.tapes));
     }
   }
   if (!from_memo) {

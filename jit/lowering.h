@@ -17,6 +17,7 @@
 #include "jit/jacobian_pattern.h"
 #include "jit/op_counts.h"
 #include "jit/schedule.h"
+#include "jit/tape_pattern.h"
 
 namespace dualjit::jit {
 
@@ -141,8 +142,14 @@ struct LoweredKernel {
   size_t statements = 0;                 // emitted statements over all chunks
   size_t first_size = 0, second_size = 0;
   JacobianPattern first_pattern;  // sparse_jacobian: the entries first stores (else empty)
-  std::string report() const;     // op counts, chunks, liveness
-  const Driver& driver() const;   // options.driver, or the element-local driver
+  // Slots per element of the kernel's tape (jit/tape_pattern.h): > 0 when the kernel keeps
+  // tapes, and every launch of it then takes a tape buffer (ElementLaunch::tape).
+  int64_t tape_size = 0;
+  // Whether this launch computes the tapes (the plan's tape chunk): it runs before the
+  // kernel's other launches, which read them.
+  bool writes_tape = false;
+  std::string report() const;    // op counts, chunks, liveness
+  const Driver& driver() const;  // options.driver, or the element-local driver
 
   struct SourceDigests {
     std::once_flag cuda_once, host_once;

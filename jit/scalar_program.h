@@ -16,6 +16,9 @@ namespace dualjit::jit {
 // of the HVP direction, Param(0, i) and Uniform(0, i) are flat param and uniform indices.
 inline constexpr int kPrimalSlot = 0;
 inline constexpr int kDirectionSlot = 1;
+// Input(slot 2, i): slot i of the element's tape (jit/tape_pattern.h), which Target::Tape
+// stores write.
+inline constexpr int kTapeSlot = 2;
 
 struct Store {
   Target target;

@@ -421,10 +421,13 @@ const std::vector<std::unique_ptr<cuda::CudaKernel>>& DeviceElementAssembly::ele
           k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options,
                                                          std::move(images[i])));
         }
-        // Enqueued heaviest first: the GPU hands out concurrent grids' blocks about in launch
-        // order, and a heavy launch enqueued last runs its last waves alone, at its low occupancy.
+        // The launch that writes the tapes first (the others read them); then heaviest first:
+        // the GPU hands out concurrent grids' blocks about in launch order, and a heavy launch
+        // enqueued last runs its last waves alone, at its low occupancy.
         std::stable_sort(k.begin(), k.end(), [](const auto& a, const auto& b) {
-          return a->lowered().statements > b->lowered().statements;
+          const jit::LoweredKernel &la = a->lowered(), &lb = b->lowered();
+          if (la.writes_tape != lb.writes_tape) return la.writes_tape;
+          return la.statements > lb.statements;
         });
       } else {
         k.push_back(std::make_unique<cuda::CudaKernel>(std::move(launches[0])));
@@ -470,13 +473,18 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
            jit::stored_elements(l.options.first_stores, ne) * l.first_size * sizeof(double));
   }
   ensure(d.local.second, ne * l.second_size * sizeof(double));
+  if (l.tape_size > 0) ensure(d.local.tape, jit::tape_doubles(l.tape_size, ne) * sizeof(double));
   jit::ElementLaunch a = element_inputs(term, mode, l);
   if (elements >= 0) a.n_elements = elements;
   a.values = ptr(d.local.values);
   a.first = first_out ? first_out : ptr(d.local.first);
   a.second = ptr(d.local.second);
+  if (l.tape_size > 0) a.tape = ptr(d.local.tape);
   try {
     const jit::ArgValues args = a.args();
+    // The tapes' launch, sorted first, before the launches that read them.
+    const size_t first = l.writes_tape && launches.size() > 1 ? 1 : 0;
+    if (first == 1) launches[0]->launch(args, stream);
     if (launches.size() == 1) {
       launches[0]->launch(args, stream);
     } else {
@@ -488,12 +496,12 @@ void DeviceElementAssembly::run_element(size_t term, Mode mode, CUstream stream,
         side_done_.emplace_back();
       }
       fork_->record(stream);
-      for (size_t i = 0; i < launches.size(); ++i) {
+      for (size_t i = first; i < launches.size(); ++i) {
         cuda::Stream::wait(side_streams_[i]->handle(), *fork_);
         launches[i]->launch(args, side_streams_[i]->handle());
         side_done_[i].record(side_streams_[i]->handle());
       }
-      for (size_t i = 0; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
+      for (size_t i = first; i < launches.size(); ++i) cuda::Stream::wait(stream, side_done_[i]);
     }
   } catch (const std::exception& e) {
     throw ProblemError(term_label(t) + ": element kernel (" + std::string(mode_name(mode)) +

@@ -234,6 +234,7 @@ class DeviceElementAssembly {
  private:
   struct Local {  // element-major results of one term's kernel on the device
     cuda::DeviceBuffer values, first, second;
+    cuda::DeviceBuffer tape;  // kernels that keep tapes (jit/tape_pattern.h)
   };
   // An in-place kernel and its last launch: a launch with the same inputs and target (a
   // solver's loop) reuses the packed block. Building and packing it took 0.5-0.7 us of the

@@ -114,7 +114,9 @@ class ReactionBuilder {
       out.kr.push_back(s_.T.constant(0.0));
     }
     if (r.type == ReactionType::three_body) rop = third_body_concentration(context_, index) * rop;
-    out.rop.push_back(rop);
+    // For derivatives a tape (dsl/expr.h): a Jacobian computes each rate of progress and its
+    // tangent once per cell, and the species' rows, three or four a reaction, read them.
+    out.rop.push_back(form_ == RateLawForm::derivatives ? tape(rop) : rop);
   }
 
  private:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -21,13 +22,15 @@ using namespace dualjit;
 namespace {
 
 struct DeviceElementAssembly {
-  cuda::DeviceBuffer conn, params, values, first, second;
+  cuda::DeviceBuffer conn, params, values, first, second, tape;
   std::vector<cuda::DeviceBuffer> fields, directions;
 };
 
-// Runs on the GPU and returns host copies of the outputs (poisoned with NaN bytes first).
-test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProblem& pr) {
-  const auto& l = ck.lowered();
+// Runs the launches of one kernel on the GPU, in order, and returns host copies of the outputs
+// (poisoned with NaN bytes first, the tape too).
+test::HostOutputs run_on_gpu(const std::vector<const cuda::CudaKernel*>& launches,
+                             const test::ElementProblem& pr) {
+  const auto& l = launches.front()->lowered();
   DeviceElementAssembly d;
   d.conn = cuda::DeviceBuffer::from(pr.conn);
   for (const auto& f : pr.fields) d.fields.push_back(cuda::DeviceBuffer::from(f));
@@ -41,6 +44,7 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
   d.values = out_buffer(pr.n_elements * l.plan.n_outputs);
   d.first = out_buffer(pr.n_elements * l.first_size);
   d.second = out_buffer(pr.n_elements * l.second_size);
+  if (l.tape_size > 0) d.tape = out_buffer(jit::tape_doubles(l.tape_size, pr.n_elements));
   jit::ElementLaunch a;
   a.n_elements = pr.n_elements;
   a.conn = reinterpret_cast<const int32_t*>(d.conn.get());
@@ -52,8 +56,11 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
   a.values = reinterpret_cast<double*>(d.values.get());
   a.first = reinterpret_cast<double*>(d.first.get());
   a.second = reinterpret_cast<double*>(d.second.get());
-  ck.launch(a.args());
-  cuda::check_last(ck.lowered().symbol.c_str());
+  if (l.tape_size > 0) a.tape = reinterpret_cast<double*>(d.tape.get());
+  for (const cuda::CudaKernel* ck : launches) {
+    ck->launch(a.args());
+    cuda::check_last(ck->lowered().symbol.c_str());
+  }
   test::HostOutputs out;
   out.values.resize(pr.n_elements * l.plan.n_outputs);
   out.first.resize(pr.n_elements * l.first_size);
@@ -64,6 +71,10 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
     d.second.download(out.second.data(), out.second.size() * sizeof(double));
   }
   return out;
+}
+
+test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProblem& pr) {
+  return run_on_gpu(std::vector<const cuda::CudaKernel*>{&ck}, pr);
 }
 
 void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true,
@@ -164,6 +175,38 @@ TEST_SUITE("gpu") {
     check_gpu(rates, Mode::Jacobian, 2, {3, 32});  // chunks on threads of their own
     check_gpu(energy, Mode::Gradient, 0, {1, 128});
     check_gpu(energy, Mode::Hessian, 2, {1, 64});
+  }
+
+  TEST_CASE("CUDA backend equals the reference with tapes (dsl/expr.h tape())" *
+            test::needs_gpu()) {
+    // Whole (the tape chunk then the rows, on each element's thread), in row groups, staged,
+    // and in launches that run in order, the tapes' first: 1000 elements, a partial last tile.
+    const Kernel k = test::tape_kernel(true);
+    for (int w : {0, 2}) check_gpu(k, Mode::Jacobian, w, {1, 128});
+    for (int rows : {1, 3}) {
+      for (jit::FirstStores stores : {jit::FirstStores::Direct, jit::FirstStores::Staged}) {
+        CAPTURE(rows);
+        CAPTURE(static_cast<int>(stores));
+        jit::LoweringOptions o;
+        o.mode = Mode::Jacobian;
+        o.rows = rows;
+        o.launches = 3;
+        o.first_stores = stores;
+        std::vector<std::unique_ptr<cuda::CudaKernel>> parts;
+        std::vector<const cuda::CudaKernel*> launches;
+        for (jit::LoweredKernel& l : jit::lower_launches(k, o)) {
+          parts.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
+          launches.push_back(parts.back().get());
+        }
+        REQUIRE(launches.size() == 3);
+        REQUIRE(launches.front()->lowered().writes_tape);
+        const auto pr = test::make_problem(k, launches.front()->lowered(), 1000, 17);
+        const test::HostOutputs gpu = run_on_gpu(launches, pr);
+        const BatchResult ref = evaluate_batch(k, Mode::Jacobian, pr.batch, 0);
+        CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
+        CHECK(test::max_rel_err(gpu.first, ref.first) < 1e-12);
+      }
+    }
   }
 
   TEST_CASE("CUDA backend: staged first derivatives are the direct stores' blocks, either order" *

@@ -77,6 +77,7 @@ inline ElementProblem make_problem(const Kernel& kernel, const jit::LoweredKerne
 
 struct HostOutputs {
   std::vector<double> values, first, second;
+  std::vector<double> tape;  // kernels that keep tapes (jit/tape_pattern.h)
 };
 
 // Outputs poisoned with NaN, so that an unwritten entry can never pass.
@@ -97,6 +98,8 @@ inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::Lowered
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();
+  out.tape.assign(jit::tape_doubles(l.tape_size, pr.n_elements), nan);
+  a.tape = out.tape.empty() ? nullptr : out.tape.data();
   return a;
 }
 

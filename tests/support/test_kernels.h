@@ -91,6 +91,49 @@ inline Kernel cut_kernel(bool cuts, bool energy = false) {
                 });
 }
 
+// A small mechanism whose rates of progress are tapes (dsl/expr.h tape()) when `tapes`: state
+// (T, y1..y5), concentrations through a density-like cut of every y, seven reactions whose
+// progress q_r reads two or three species; rows: each species' net rate (sums of q_r), a
+// heat-release-like row (T-dependent weights of every q_r), a row nonlinear in the q_r
+// (values and tangents of a tape both read), and a tape computed from another tape.
+inline Kernel tape_kernel(bool tapes) {
+  return Kernel(
+      std::string("tape_mechanism") + (tapes ? "_tapes" : "_plain"), [tapes](KernelBuilder& kb) {
+        auto x = kb.input("x", 6);
+        auto coef = kb.param("coef", 2);
+        const Expr T = x[0];
+        const auto mark = [tapes](const Expr& e) { return tapes ? tape(e) : e; };
+        const Expr s = cut(1.0 / (x[1] + x[2] + x[3] + x[4] + x[5]));
+        std::vector<Expr> c;
+        for (int k = 1; k <= 5; ++k) c.push_back(s * x[k]);
+        const int reactants[7][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {0, 2}, {1, 3}};
+        const int products[7] = {2, 3, 4, 0, 1, 4, 0};
+        std::vector<Expr> q;
+        for (int r = 0; r < 7; ++r) {
+          const Expr kf = coef[0] * exp(-(0.3 + 0.1 * r) / T) * pow(T, 0.1 * r);
+          const Expr kr = coef[1] * exp(-0.2 / T);
+          q.push_back(mark(kf * c[reactants[r][0]] * c[reactants[r][1]] - kr * c[products[r]]));
+        }
+        // A tape of a tape: through q_0's own tangent.
+        q.push_back(mark(q[0] * x[2] + sin(T) * c[4]));
+        std::vector<Expr> rows(5);
+        const auto add = [&rows](int k, const Expr& e) {
+          rows[k] = rows[k].valid() ? rows[k] + e : e;
+        };
+        for (int r = 0; r < 7; ++r) {
+          add(reactants[r][0], -q[r]);
+          add(reactants[r][1], -q[r]);
+          add(products[r], q[r]);
+        }
+        add(2, 0.5 * q[7]);
+        Expr heat = q[0] * (1.0 + 0.01 * T);
+        for (int r = 1; r < 8; ++r) heat = heat + q[r] * (0.5 * r + log(T));
+        rows.push_back(heat / T);
+        rows.push_back(q[1] * q[2] + exp(0.1 * q[3]) * s);
+        kb.output("wdot", rows);
+      });
+}
+
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
@@ -127,6 +170,13 @@ inline KernelData data_for(const std::string& kernel_name) {
             {1.3}};
   }
   if (kernel_name == "spring") return {uni(-1.0, 1.0), uni(0.5, 1.5), {50.0}};
+  if (kernel_name.starts_with("tape_mechanism"))  // T around 1.5, positive amounts
+    return {[](int i, R& r) {
+              return std::uniform_real_distribution<double>(i == 0 ? 1.0 : 0.1,
+                                                            i == 0 ? 2.0 : 1.0)(r);
+            },
+            uni(0.5, 2.0),
+            {}};
   return {uni(-1.0, 1.0), uni(-1.0, 1.0), {0.7}};
 }
 

@@ -43,6 +43,8 @@ class ElementRun : public ProblemRun {
   ElementOutputs host_;
   std::vector<double> directions_;
   cuda::DeviceBuffer d_conn_, d_field_, d_dir_, d_params_, d_values_, d_first_, d_second_;
+  std::vector<double> host_tape_;  // kernels that keep tapes (jit/tape_pattern.h)
+  cuda::DeviceBuffer d_tape_;
   jit::ElementLaunch args_;
   RunStats stats_;
 };
@@ -149,7 +151,8 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
   stats_.bytes =
       n * (d.vertices * 4.0 +
            (d.input_vertex.size() * d.field_width * (directions_.empty() ? 1 : 2)) * 8.0 +
-           p.kernel().n_params() * 8.0 + (n_out + l.first_size + l.second_size) * 8.0);
+           p.kernel().n_params() * 8.0 + (n_out + l.first_size + l.second_size) * 8.0 +
+           2.0 * l.tape_size * 8.0);  // a tape is written once and read back
   host_.values.resize(n * n_out);
   host_.first.resize(n * l.first_size);
   host_.second.resize(n * l.second_size);
@@ -168,6 +171,8 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
     args_.values = host_.values.data();
     args_.first = host_.first.empty() ? nullptr : host_.first.data();
     args_.second = host_.second.empty() ? nullptr : host_.second.data();
+    host_tape_.resize(jit::tape_doubles(cpu_->lowered().tape_size, n));
+    args_.tape = host_tape_.empty() ? nullptr : host_tape_.data();
     stats_.structure_seconds = structure_seconds();
     return;
   }
@@ -193,6 +198,10 @@ ElementRun::ElementRun(const ElementProblem& p, jit::LoweredKernel lowered, Targ
   args_.values = dp(d_values_);
   args_.first = host_.first.empty() ? nullptr : dp(d_first_);
   args_.second = host_.second.empty() ? nullptr : dp(d_second_);
+  if (const int64_t tape = jit::tape_doubles(gpu_->lowered().tape_size, n); tape > 0) {
+    d_tape_ = cuda::DeviceBuffer(tape * 8);
+    args_.tape = dp(d_tape_);
+  }
   stats_.structure_seconds = structure_seconds();
 }
 

@@ -1,0 +1,96 @@
+// tape() (dsl/expr.h): intermediates whose value and tangent a first-order Jacobian computes
+// once per element and reads back. The pattern, the plan and the launches here; that the
+// results are exact: tests/backends/cpu_kernel_test.cpp (against the reference evaluator) and
+// cuda_kernel_test.cpp (the GPU).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "jit/cuda_image.h"
+#include "jit/element_driver.h"
+#include "jit/lowering.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+using namespace dualjit::jit;
+
+TEST_CASE("a tape's components: the inputs and the cuts its operand is computed through") {
+  const Kernel k = test::tape_kernel(true);
+  const TapePattern p = tape_pattern(k);
+  REQUIRE(p.tapes.size() == 8);  // seven reactions and the tape of a tape
+  // Reaction 0 reads species 0 and 1 and makes 2: T, y1, y2, y3 and the density cut.
+  const std::vector<TapeEntry>& r0 = p.entries[0];
+  REQUIRE(r0.size() == 5);
+  for (int i = 0; i < 4; ++i) CHECK(r0[i].input == i);
+  CHECK(r0[4].input == -1);
+  CHECK(k.graph().node(r0[4].cut).op == Op::Cut);
+  // The tape of a tape: through q_0 (T, y1..y3, the cut), x2 and c4 (y5): no tape direction.
+  const std::vector<TapeEntry>& r7 = p.entries[7];
+  CHECK(r7.size() == 6);
+  CHECK(std::none_of(r7.begin(), r7.end(), [](const TapeEntry& e) { return e.input == 4; }));
+  // Each tape's value, then its components.
+  int64_t at = 0;
+  for (size_t t = 0; t < p.tapes.size(); ++t) {
+    CHECK(p.offset[t] == at);
+    at += 1 + static_cast<int64_t>(p.entries[t].size());
+  }
+  CHECK(p.size == at);
+  CHECK(tape_doubles(p, 33) == 64 * p.size);  // whole tiles
+  CHECK(tape_pattern(test::tape_kernel(false)).empty());
+}
+
+TEST_CASE("tapes are kept by first-order Jacobians of the element-local driver alone") {
+  const Kernel k = test::tape_kernel(true);
+  LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 2;
+  const LoweredKernel kept = lower(k, o);
+  CHECK(kept.tape_size == tape_pattern(k).size);
+  CHECK(kept.writes_tape);
+  CHECK(kept.symbol.find("_tp") != std::string::npos);
+  REQUIRE(kept.plan.chunks.size() == 5);  // the tape chunk and 7 rows in groups of 2
+  CHECK(kept.plan.chunks.front().tape);
+  CHECK(kept.plan.chunks.front().directions.size() == 6);
+  CHECK(kept.args.find("tape") != nullptr);
+  CHECK(kept.element_source.find("double* tp = a.tape + (e / 32) * ") != std::string::npos);
+  // The rows read every tape where the plain kernel recomputes each one in every group.
+  const LoweredKernel plain = lower(test::tape_kernel(false), o);
+  MESSAGE("flops with tapes " << kept.ops.flops() << ", without " << plain.ops.flops());
+  CHECK(kept.ops.flops() < plain.ops.flops());
+  // Not kept: values, unpruned, two threads an element (chunks in different warps).
+  std::vector<LoweringOptions> others(3, o);
+  others[0].mode = Mode::Value;
+  others[0].rows = 0;
+  others[1].prune = false;
+  others[2].layout.threads_per_element = 2;
+  for (const LoweringOptions& other : others) {
+    const LoweredKernel l = lower(k, other);
+    CAPTURE(l.symbol);
+    CHECK(l.tape_size == 0);
+    CHECK(l.args.find("tape") == nullptr);
+    CHECK(std::none_of(l.plan.chunks.begin(), l.plan.chunks.end(),
+                       [](const Chunk& c) { return c.tape; }));
+  }
+}
+
+TEST_CASE("NVRTC compiles a kernel with tapes, whole and in launches") {
+  const Kernel k = test::tape_kernel(true);
+  LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 1;
+  o.launches = 3;
+  o.first_stores = FirstStores::Staged;
+  CompileOptions co;
+  co.arch = "sm_90";
+  KernelCache cache(std::nullopt);
+  for (const LoweredKernel& l : lower_launches(k, o)) {
+    CAPTURE(l.symbol);
+    CHECK(cuda_image(l, co, cache).is_cubin);
+  }
+  o.launches = 1;
+  o.first_stores = FirstStores::Direct;
+  o.max_statements_per_function = 20;  // in pieces: the tape pointer passes through them
+  const LoweredKernel pieces = lower(k, o);
+  CHECK(pieces.element_source.find("_s1(x, v, p, u, val, d1, d2, tp, s)") != std::string::npos);
+  CHECK(cuda_image(pieces, co, cache).is_cubin);
+}
