@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One device call: GRI-3.0's (T, Y) Jacobian with tapes at several sizes and launch splits,
+# each checksum to compare with the CPU's (`kinetics_rates --cpu --effort full --rows 2 N`),
+# and once with every launch serialized (CUDA_LAUNCH_BLOCKING=1). Logs under $OUT.
+#
+#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/tape_diagnose_gpu.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$(realpath -m "${OUT:-gpu-out}")
+mkdir -p "$out"
+source bench/gpu_build.sh
+gpu_build "$out" kinetics_rates || exit 1
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
+run() {  # NAME ENV... -- FLAGS
+  local name=$1; shift
+  env "$@" > "$out/$name.log" 2>&1
+  echo "$name: $(grep -E '^RESULT kinetics_dualjit' "$out/$name.log" | grep -oE '(J_ms|Jc_ms|J_abs_sum|Jc_abs_sum)=[^ ]+' | tr '\n' ' ')"
+}
+k=./build-gpu/bench/kinetics_rates
+run full_1e3 $k --effort full --rows 2 --reps 1 1000
+run full_1e4 $k --effort full --rows 2 --reps 1 10000
+run full_1e5 $k --effort full --rows 2 --reps 1 100000
+run blocking_1e5 CUDA_LAUNCH_BLOCKING=1 $k --effort full --rows 2 --reps 1 100000
+run l2_1e5 $k --effort full --rows 2 --launches 2 --reps 1 100000
+run rows0_1e5 $k --effort full --rows 0 --reps 3 100000
+run rows9_1e5 $k --effort full --rows 9 --reps 3 100000
