@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GRI-3.0's (T, Y) Jacobian with tapes at several sizes and launch splits,
 # each checksum to compare with the CPU's (`kinetics_rates --cpu --effort full --rows 2 N`),
-# and once with every launch serialized (CUDA_LAUNCH_BLOCKING=1). Logs under $OUT.
+# at both compile efforts, split and whole. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/tape_diagnose_gpu.sh
 set -uo pipefail
@@ -17,10 +17,7 @@ run() {  # NAME ENV... -- FLAGS
   echo "$name: $(grep -E '^RESULT kinetics_dualjit' "$out/$name.log" | grep -oE '(J_ms|Jc_ms|J_abs_sum|Jc_abs_sum)=[^ ]+' | tr '\n' ' ')"
 }
 k=./build-gpu/bench/kinetics_rates
+run auto_1e5 $k --effort auto --rows 2 --reps 3 100000
 run full_1e3 $k --effort full --rows 2 --reps 1 1000
-run full_1e4 $k --effort full --rows 2 --reps 1 10000
-run full_1e5 $k --effort full --rows 2 --reps 1 100000
-run blocking_1e5 CUDA_LAUNCH_BLOCKING=1 $k --effort full --rows 2 --reps 1 100000
-run l2_1e5 $k --effort full --rows 2 --launches 2 --reps 1 100000
-run rows0_1e5 $k --effort full --rows 0 --reps 3 100000
-run rows9_1e5 $k --effort full --rows 9 --reps 3 100000
+run full_whole_1e3 $k --effort full --rows 2 --launches 1 --reps 1 1000
+run auto_whole_1e3 $k --effort auto --rows 2 --launches 1 --reps 1 1000
