@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: GRI-3.0's (T, Y) Jacobian with tapes at several sizes and launch splits,
 # each checksum to compare with the CPU's (`kinetics_rates --cpu --effort full --rows 2 N`),
-# at both compile efforts, split and whole. Logs under $OUT.
+# with ptxas given the register file (--min-blocks 1), with tapes not kept (two threads a cell)
+# and with blocks of one warp. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/tape_diagnose_gpu.sh
 set -uo pipefail
@@ -17,7 +18,6 @@ run() {  # NAME ENV... -- FLAGS
   echo "$name: $(grep -E '^RESULT kinetics_dualjit' "$out/$name.log" | grep -oE '(J_ms|Jc_ms|J_abs_sum|Jc_abs_sum)=[^ ]+' | tr '\n' ' ')"
 }
 k=./build-gpu/bench/kinetics_rates
-run auto_1e5 $k --effort auto --rows 2 --reps 3 100000
-run full_1e3 $k --effort full --rows 2 --reps 1 1000
-run full_whole_1e3 $k --effort full --rows 2 --launches 1 --reps 1 1000
-run auto_whole_1e3 $k --effort auto --rows 2 --launches 1 --reps 1 1000
+run minblocks1_1e3 $k --effort full --rows 2 --min-blocks 1 --reps 1 1000
+run t2_1e3 $k --effort full --rows 2 --threads-per-cell 2 --cells-per-block 64 --reps 1 1000
+run b32_1e3 $k --effort full --rows 2 --cells-per-block 32 --reps 1 1000
