@@ -47,6 +47,9 @@ TEST_CASE("tapes are kept by first-order Jacobians of the element-local driver a
   const LoweredKernel kept = lower(k, o);
   CHECK(kept.tape_size == tape_pattern(k).size);
   CHECK(kept.writes_tape);
+  // ptxas computed tapes wrong where it could contract them (jit/lowering.cpp): none here.
+  CHECK_FALSE(kept.compile.fused_multiply_add);
+  CHECK_FALSE(default_compile_options(kept, "sm_90").fused_multiply_add);
   CHECK(kept.symbol.find("_tp") != std::string::npos);
   REQUIRE(kept.plan.chunks.size() == 5);  // the tape chunk and 7 rows in groups of 2
   CHECK(kept.plan.chunks.front().tape);
@@ -86,6 +89,7 @@ TEST_CASE("NVRTC compiles a kernel with tapes, whole and in launches") {
   for (const LoweredKernel& l : lower_launches(k, o)) {
     CAPTURE(l.symbol);
     CHECK(cuda_image(l, co, cache).is_cubin);
+    CHECK(l.compile.fused_multiply_add == !l.writes_tape);  // the rows' launches contract
   }
   o.launches = 1;
   o.first_stores = FirstStores::Direct;
