@@ -33,7 +33,8 @@ void compile_reactor_jacobian(const char* file, kinetics::ReactorState state, in
   o.compile_effort = jit::CompileEffort::Full;
   o.layout.min_blocks = min_blocks;
   const std::vector<jit::LoweredKernel> launches = jit::lower_launches(k, o);
-  REQUIRE(!launches.empty());  // h2o2's, with its rates of progress kept as tapes, is one
+  // h2o2's, with its rates of progress kept as tapes, is one launch.
+  REQUIRE(!launches.empty());
   jit::KernelCache cold(std::nullopt);  // every image compiled now, its report fresh
   const std::vector<jit::CudaImage> images = jit::cuda_images(
       launches,
