@@ -1,6 +1,7 @@
 #include "jit/jacobian_pattern.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace dualjit::jit {
 
@@ -8,6 +9,18 @@ int64_t JacobianPattern::index(int row, int col) const {
   const auto first = col_idx.begin() + row_ptr[row], last = col_idx.begin() + row_ptr[row + 1];
   const auto it = std::lower_bound(first, last, col);
   return it != last && *it == col ? it - col_idx.begin() : -1;
+}
+
+void merge_operand_keys(const Node& n, size_t i, std::vector<std::vector<int32_t>>& deps,
+                        std::vector<int32_t>& scratch) {
+  if (is_leaf(n.op) || has_zero_derivative(n.op)) return;
+  const int first = n.op == Op::Select ? 1 : 0;  // the condition carries no derivative
+  for (int k = first; k < op_arity(n.op); ++k) {
+    const std::vector<int32_t>& d = deps[n.operand(k)];
+    scratch.clear();
+    std::set_union(deps[i].begin(), deps[i].end(), d.begin(), d.end(), std::back_inserter(scratch));
+    deps[i].swap(scratch);
+  }
 }
 
 JacobianPattern jacobian_pattern(const Kernel& kernel) {
@@ -22,15 +35,7 @@ JacobianPattern jacobian_pattern(const Kernel& kernel) {
       deps[i] = {static_cast<int32_t>(kernel.flat_index(n))};
       continue;
     }
-    if (is_leaf(n.op) || has_zero_derivative(n.op)) continue;
-    const int first = n.op == Op::Select ? 1 : 0;  // the condition carries no derivative
-    for (int k = first; k < op_arity(n.op); ++k) {
-      const std::vector<int32_t>& d = deps[n.operand(k)];
-      merged.clear();
-      std::set_union(deps[i].begin(), deps[i].end(), d.begin(), d.end(),
-                     std::back_inserter(merged));
-      deps[i].swap(merged);
-    }
+    merge_operand_keys(n, i, deps, merged);
   }
   JacobianPattern p;
   p.n_rows = kernel.n_outputs();

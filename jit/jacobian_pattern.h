@@ -24,4 +24,11 @@ struct JacobianPattern {
 
 JacobianPattern jacobian_pattern(const Kernel& kernel);
 
+// One step of a pass over a graph in topological order that gives each node the sorted keys
+// (inputs, cuts) its derivative depends on: deps[i] |= deps of n's operands, those a derivative
+// goes through (none for leaves, comparisons and sign; not a select's condition). `scratch` is
+// reused between calls.
+void merge_operand_keys(const Node& n, size_t i, std::vector<std::vector<int32_t>>& deps,
+                        std::vector<int32_t>& scratch);
+
 }  // namespace dualjit::jit

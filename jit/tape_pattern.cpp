@@ -1,7 +1,8 @@
 #include "jit/tape_pattern.h"
 
 #include <algorithm>
-#include <iterator>
+
+#include "jit/jacobian_pattern.h"
 
 namespace dualjit::jit {
 
@@ -35,15 +36,7 @@ TapePattern tape_pattern(const Kernel& kernel) {
       cuts.push_back(static_cast<NodeId>(i));
       continue;
     }
-    if (is_leaf(nd.op) || has_zero_derivative(nd.op)) continue;
-    const int first = nd.op == Op::Select ? 1 : 0;
-    for (int k = first; k < op_arity(nd.op); ++k) {
-      const std::vector<int32_t>& d = deps[nd.operand(k)];
-      merged.clear();
-      std::set_union(deps[i].begin(), deps[i].end(), d.begin(), d.end(),
-                     std::back_inserter(merged));
-      deps[i].swap(merged);
-    }
+    merge_operand_keys(nd, i, deps, merged);
   }
   for (NodeId t : p.tapes) {
     p.offset.push_back(p.size);
