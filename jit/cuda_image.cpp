@@ -36,7 +36,11 @@ bool ptxas_collapsed(const PtxasReport& report, const LaunchLayout& layout) {
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch) {
   CompileOptions o;
   o.arch = arch;
-  o.fused_multiply_add = kernel.compile.fused_multiply_add;
+  // ptxas (CUDA 13.0, sm_90) computes GRI-3.0's tape chunk wrong whenever it may contract
+  // multiplies and adds into FMAs: at -O1 to -O3 a few tapes of 2,430 come out wrong by orders
+  // of magnitude, different ones at each level, none once stores of intermediates are added.
+  // Without contraction the tapes equal the CPU's bits (bench/RESULTS.md).
+  o.fused_multiply_add = kernel.compile.fused_multiply_add && !kernel.writes_tape;
   if (const std::string& specific = kernel.compile.arch_specific; !specific.empty()) {
     // "sm_90a" runs on sm_90 only: it replaces that target and refuses any other.
     const std::string base = specific.substr(0, specific.size() - 1);

@@ -29,7 +29,8 @@ struct CudaImage {
 // --Ofast-compile=max (ptxas -O0), which turns minutes into seconds for chemistry-sized
 // graphs (jit/lowering.h); and the driver's CompileFlags
 // (jit/driver.h): FMA contraction off where a strategy promises the same bits for any layout,
-// an architecture-specific target where it needs one.
+// an architecture-specific target where it needs one. A launch that writes tapes compiles
+// without contraction too: ptxas computed GRI-3.0's tapes wrong with it.
 CompileOptions default_compile_options(const LoweredKernel& kernel, const std::string& arch);
 
 // Whether ptxas held a launch to the ABI's floor of registers and spilled (entry registers at

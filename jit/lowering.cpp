@@ -384,11 +384,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   out.args.add(uniform_field(spec));
   out.launch = driver.launch(spec);
   out.compile = driver.compile_flags();
-  // ptxas (CUDA 13.0, sm_90) computes GRI-3.0's tape chunk wrong whenever it may contract
-  // multiplies and adds into FMAs: at -O1 to -O3 a few tapes of 2,430 come out wrong by orders
-  // of magnitude, different ones at each level, none once stores of intermediates are added.
-  // Without contraction the tapes equal the CPU's bits (bench/RESULTS.md).
-  if (out.writes_tape) out.compile.fused_multiply_add = false;
   return pr;
 }
 
