@@ -64,7 +64,7 @@ class Expander {
            const JacobianPattern* sparse, const TapePattern* tapes)
       : kernel_(kernel),
         sparse_(sparse),
-        tapes_(tapes && !tapes->empty() && ncut_chunk(chunk) ? tapes : nullptr),
+        tapes_(tapes && !tapes->empty() && first_order_with_directions(chunk) ? tapes : nullptr),
         chunk_(chunk),
         prune_(prune),
         nreal_(chunk.directions.size()),
@@ -279,11 +279,11 @@ class Expander {
 
   // Cut nodes (Op::Cut) get directions of their own in first-order chunks that have
   // directions; second-order ones differentiate straight through them.
-  static bool ncut_chunk(const Chunk& chunk) {
+  static bool first_order_with_directions(const Chunk& chunk) {
     return !chunk.directions.empty() && chunk.pairs.empty();
   }
   static size_t first_order_cuts(const Kernel& kernel, const Chunk& chunk) {
-    if (!ncut_chunk(chunk)) return 0;
+    if (!first_order_with_directions(chunk)) return 0;
     size_t n = 0;
     const Graph& g = kernel.graph();
     for (size_t i = 0; i < g.size(); ++i) n += g.node(static_cast<NodeId>(i)).op == Op::Cut;
