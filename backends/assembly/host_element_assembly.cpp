@@ -81,8 +81,10 @@ HostElementAssembly::Local HostElementAssembly::run(size_t term, Mode mode,
   a.values = out.values.data();
   a.first = out.first.empty() ? nullptr : out.first.data();
   a.second = out.second.empty() ? nullptr : out.second.data();
-  std::vector<double> tape(jit::tape_doubles(l.tape_size, ne));  // the tape chunk's, then read
-  a.tape = tape.empty() ? nullptr : tape.data();
+  if (l.tape_size > 0) {
+    tape_.resize(static_cast<size_t>(jit::tape_doubles(l.tape_size, ne)));
+    a.tape = tape_.data();
+  }
   ck.run(a.args());
   return out;
 }

@@ -80,6 +80,9 @@ class HostElementAssembly {
   int width_, rows_;
   std::map<std::tuple<size_t, Mode, bool, jit::FirstStores>, std::unique_ptr<cpu::CpuKernel>>
       kernels_;
+  // The tapes of kernels that keep them (jit/tape_pattern.h): written by the tape chunk before
+  // the rows read them, so kept between runs rather than allocated and zeroed for each.
+  std::vector<double> tape_;
 };
 
 }  // namespace dualjit::assembly
