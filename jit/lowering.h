@@ -89,8 +89,9 @@ struct LoweringOptions {
   bool sparse_jacobian = false;
   CompileEffort compile_effort = CompileEffort::Auto;
   // Launches of a kernel in row groups (lower_launches): 0, automatic: up to kMaxLaunches for
-  // kernels of more than kLargeKernel statements, else one; N: at most N (one per chunk at
-  // most).
+  // kernels of more than kLargeKernel statements, else one; with tapes at full effort, the
+  // tapes' launch and as few as keep every other launch no larger than it; N: at most N (one
+  // per chunk at most).
   int launches = 0;
   // The chunks this kernel computes (element-local driver): one launch of a split kernel.
   ChunkRange chunks;

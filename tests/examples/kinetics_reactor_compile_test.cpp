@@ -7,9 +7,13 @@
 // three quarters while it spills.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "examples/kinetics/mechanism.h"
+#include "examples/kinetics/rate_law_kernels.h"
+#include "examples/kinetics/reactor_cells.h"
 #include "examples/kinetics/reactor_equations.h"
 #include "examples/kinetics/reactor_odes.h"
 #include "jit/cuda_image.h"
@@ -51,6 +55,46 @@ void compile_reactor_jacobian(const char* file, kinetics::ReactorState state, in
 }  // namespace
 
 TEST_SUITE("kinetics") {
+  TEST_CASE(
+      "Jacobians with tapes: at full effort the rows take as few launches as keep each "
+      "no larger than the tapes'") {
+    const kinetics::Mechanism m = kinetics::load_mechanism("gri30.yaml");
+    // The reactor's right-hand side (the ignition's) and the production rates (ReactorCells').
+    for (const Kernel& k :
+         {kinetics::reactor_rhs_kernel(m, kinetics::ReactorState::constant_pressure,
+                                       kinetics::RateLawForm::derivatives),
+          kinetics::production_rates_kernel(m, kinetics::ReactorCellsOptions{}.rate_law)}) {
+      for (const bool sparse : {false, true}) {
+        CAPTURE(k.name());
+        CAPTURE(sparse);
+        jit::LoweringOptions o;
+        o.mode = Mode::Jacobian;
+        o.width = 0;
+        o.rows = 2;
+        o.sparse_jacobian = sparse;
+        o.compile_effort = jit::CompileEffort::Full;
+        const std::vector<jit::LoweredKernel> full = jit::lower_launches(k, o);
+        REQUIRE(full.size() >= 2);
+        CHECK(full.front().writes_tape);
+        size_t rows = 0;
+        for (size_t i = 1; i < full.size(); ++i) {
+          CHECK_FALSE(full[i].writes_tape);
+          rows += full[i].statements;
+        }
+        const size_t tape = full.front().statements;
+        const std::string what = k.name() + (sparse ? ", sparse" : "");
+        MESSAGE(what << ": tapes' launch " << tape << " statements, rows " << rows << " in "
+                     << full.size() - 1 << " launches");
+        CHECK(full.size() == 1 + (rows + tape - 1) / tape);
+        CHECK(full.size() < size_t(jit::kMaxLaunches));
+        // At the default effort the rows' launches stay many and small: each under kLargeKernel
+        // statements compiles at -O3 rather than with fast-compile.
+        o.compile_effort = jit::CompileEffort::Auto;
+        CHECK(jit::lower_launches(k, o).size() == size_t(jit::kMaxLaunches));
+      }
+    }
+  }
+
   TEST_CASE("reactor Jacobian in row groups: no launch held to 32 registers by ptxas") {
     for (const auto& [file, state] :
          {std::pair{"gri30.yaml", kinetics::ReactorState::constant_pressure},
