@@ -28,7 +28,8 @@
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
-//                  [--effort auto|full] [--outputs all|rates|sparse] [--form FORM]
+//                  [--side-by-side 0|1] [--effort auto|full] [--outputs all|rates|sparse] [--form
+//                  FORM]
 //                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
@@ -48,6 +49,8 @@
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 // --min-blocks M: blocks per SM ptxas must fit for the Jacobian's kernels (LaunchLayout::
 // min_blocks; default 0, ptxas free).
+// --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
+// a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
 // layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block and
 // --min-blocks set the Jacobian's.
@@ -305,7 +308,7 @@ int main(int argc, char** argv) {
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--min-blocks", "--rates-cells-per-block",
-       "--rates-min-blocks", "--effort", "--outputs", "--form", "--batch"});
+       "--rates-min-blocks", "--side-by-side", "--effort", "--outputs", "--form", "--batch"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -404,6 +407,7 @@ int main(int argc, char** argv) {
     o.assembler.element_layout.threads_per_element =
         std::stoi(args.flag("--threads-per-cell", "1"));
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
+    o.assembler.element_layout.side_by_side = args.flag("--side-by-side", "1") != "0";
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {

@@ -29,6 +29,12 @@ struct LaunchLayout {
   // Blocks per multiprocessor ptxas must fit (__launch_bounds__'s second argument): caps
   // registers per thread to trade spills for occupancy; 0 leaves ptxas free.
   int min_blocks = 0;
+  // Where a launch's chunks only read tapes (jit/tape_pattern.h) and so do not depend on each
+  // other: each block runs one chunk for its elements, and the blocks of one element range sit
+  // next to each other in the grid. The chunks that read an element's tapes then run at the same
+  // time and their repeated reads of them meet in L2; one after another on one thread, every
+  // launch's elements pass between two reads and the reads go to DRAM.
+  bool side_by_side = true;
   int block_threads() const { return threads_per_element * elements_per_block; }
   std::string describe() const;
 };
@@ -94,6 +100,8 @@ struct LaunchPolicy {
   size_t dynamic_shared_bytes = 0;
   // > 0: a persistent grid of at most this many blocks per multiprocessor.
   int blocks_per_sm = 0;
+  // Blocks for each items_per_block items, consecutive in the grid (LaunchLayout::side_by_side).
+  int blocks_per_item_block = 1;
 };
 
 struct CompileFlags {

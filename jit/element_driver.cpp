@@ -118,12 +118,22 @@ class ElementLocalDriver : public Driver {
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
        << s.symbol << "(const " << s.args_type() << " a) {\n"
-       << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
-       << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
-       << ") * 32 + lane;\n";
+       << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n";
+    // The chunk a thread runs first, and the stride to its next (`group`, `groups`).
+    std::string group = "warp % " + std::to_string(t), groups = std::to_string(t);
+    if (s.layout.side_by_side) {  // t == 1: the block's one chunk (launch())
+      const std::string g = std::to_string(s.n_chunks);
+      os << "  const int chunk = blockIdx.x % " << g << ";\n"
+         << "  const long long e = (long long)(blockIdx.x / " << g << ") * " << b
+         << " + warp * 32 + lane;\n";
+      group = "chunk", groups = g;
+    } else {
+      os << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
+         << ") * 32 + lane;\n";
+    }
     if (!is_staged(s.first_stores)) {
       os << "  if (e >= a.n_elements) return;\n"
-         << "  " << s.symbol << "_element(a, e, warp % " << t << ", " << t << ");\n";
+         << "  " << s.symbol << "_element(a, e, " << group << ", " << groups << ");\n";
     } else {
       // Every lane of a warp with elements writes the stage out, so a lane past the last element
       // computes the last element again (its values' stores repeat the same bits) and its
@@ -131,8 +141,8 @@ class ElementLocalDriver : public Driver {
       os << "  extern __shared__ double dj_stage[];\n"
          << "  const long long e0 = e - lane;\n"
          << "  if (e0 >= a.n_elements) return;\n"
-         << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, warp % " << t
-         << ", " << t << ", e0, dj_stage + warp * " << 32 * s.stage_entries << "LL);\n";
+         << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, " << group
+         << ", " << groups << ", e0, dj_stage + warp * " << 32 * s.stage_entries << "LL);\n";
     }
     os << "}\n";
     return os.str();
@@ -160,6 +170,7 @@ class ElementLocalDriver : public Driver {
     p.items = "n_elements";
     p.items_per_block = s.layout.elements_per_block;
     p.block_threads = s.layout.block_threads();
+    if (s.layout.side_by_side) p.blocks_per_item_block = s.n_chunks;
     if (is_staged(s.first_stores))
       p.dynamic_shared_bytes = stage_bytes(p.block_threads, s.stage_entries);
     return p;

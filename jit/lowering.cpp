@@ -335,12 +335,17 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     }
   }
   spec.first_stores = out.options.first_stores;
+  // Side by side only where it is safe and pays: chunks that read tapes no chunk of the launch
+  // writes (the tape chunk runs in a launch before them).
+  spec.layout = layout;
+  spec.layout.side_by_side = layout.side_by_side && pr.tapes && !out.writes_tape &&
+                             plan.chunks.size() > 1 && layout.threads_per_element == 1;
   out.symbol = "dj_" + sanitize(kernel.name()) + "_" + std::string(mode_name(plan.mode)) + "_w" +
                std::to_string(plan.width) + "_t" + std::to_string(layout.threads_per_element) +
                (out.plan.rows > 0 ? "_r" + std::to_string(out.plan.rows) : "") + "_b" +
                std::to_string(layout.elements_per_block) +
                (layout.min_blocks > 0 ? "_m" + std::to_string(layout.min_blocks) : "") +
-               (options.prune ? "" : "_np") +
+               (spec.layout.side_by_side ? "_sb" : "") + (options.prune ? "" : "_np") +
                (sched == ScheduleKind::NodeMajor   ? "_nm"
                 : sched == ScheduleKind::LeastLive ? "_ll"
                                                    : "_df") +
@@ -379,7 +384,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   spec.input_vertex = out.input_vertex;
   if (options.sparse_jacobian)
     spec.first_size = out.first_size = static_cast<size_t>(out.first_pattern.nnz());
-  spec.layout = layout;
   if (!options.companions.empty() && (!options.driver || out.plan.rows > 0)) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': companion kernels need a driver that calls them, without "

@@ -91,6 +91,7 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, o.layout.threads_per_element);
   put(m, o.layout.elements_per_block);
   put(m, o.layout.min_blocks);
+  put(m, o.layout.side_by_side ? 1 : 0);
   put(m, o.prune ? 1 : 0);
   put(m, o.schedule ? static_cast<int>(*o.schedule) : -1);
   put(m, static_cast<long long>(o.input_vertex.size()));

@@ -66,7 +66,8 @@ void CudaKernel::launch(const jit::PackedLaunch& packed, CUstream stream) const 
   const int64_t items = packed.items;
   if (items == 0) return;
   void* params[] = {const_cast<uint64_t*>(packed.words.data())};
-  const int64_t blocks = (items + policy.items_per_block - 1) / policy.items_per_block;
+  const int64_t blocks = (items + policy.items_per_block - 1) / policy.items_per_block *
+                         std::max(policy.blocks_per_item_block, 1);
   if (blocks > 0x7fffffff) {
     throw std::invalid_argument("kernel '" + lowered_.kernel_name + "': " + std::to_string(items) +
                                 " " + policy.items + " exceed one grid");

@@ -180,31 +180,49 @@ TEST_SUITE("gpu") {
   TEST_CASE("CUDA backend equals the reference with tapes (dsl/expr.h tape())" *
             test::needs_gpu()) {
     // Whole (the tape chunk then the rows, on each element's thread), in row groups, staged,
-    // and in launches that run in order, the tapes' first: 1000 elements, a partial last tile.
+    // and in launches that run in order, the tapes' first, the rows' chunks side by side (a
+    // block each) or one after another: 1000 elements, a partial last tile.
     const Kernel k = test::tape_kernel(true);
     for (int w : {0, 2}) check_gpu(k, Mode::Jacobian, w, {1, 128});
     for (int rows : {1, 3}) {
-      for (jit::FirstStores stores : {jit::FirstStores::Direct, jit::FirstStores::Staged}) {
-        CAPTURE(rows);
-        CAPTURE(static_cast<int>(stores));
-        jit::LoweringOptions o;
-        o.mode = Mode::Jacobian;
-        o.rows = rows;
-        o.launches = 3;
-        o.first_stores = stores;
-        std::vector<std::unique_ptr<cuda::CudaKernel>> parts;
-        std::vector<const cuda::CudaKernel*> launches;
-        for (jit::LoweredKernel& l : jit::lower_launches(k, o)) {
-          parts.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
-          launches.push_back(parts.back().get());
+      for (jit::FirstStores stores : {jit::FirstStores::Direct, jit::FirstStores::Staged,
+                                      jit::FirstStores::StagedComponentMajor}) {
+        for (bool side_by_side : {true, false}) {
+          CAPTURE(rows);
+          CAPTURE(static_cast<int>(stores));
+          CAPTURE(side_by_side);
+          jit::LoweringOptions o;
+          o.mode = Mode::Jacobian;
+          o.rows = rows;
+          o.launches = 3;
+          o.first_stores = stores;
+          o.layout.side_by_side = side_by_side;
+          std::vector<std::unique_ptr<cuda::CudaKernel>> parts;
+          std::vector<const cuda::CudaKernel*> launches;
+          for (jit::LoweredKernel& l : jit::lower_launches(k, o)) {
+            parts.push_back(std::make_unique<cuda::CudaKernel>(std::move(l)));
+            launches.push_back(parts.back().get());
+          }
+          REQUIRE(launches.size() == 3);
+          REQUIRE(launches.front()->lowered().writes_tape);
+          REQUIRE(launches.back()->lowered().launch.blocks_per_item_block ==
+                  (side_by_side ? int(launches.back()->lowered().plan.chunks.size()) : 1));
+          const auto pr = test::make_problem(k, launches.front()->lowered(), 1000, 17);
+          const test::HostOutputs gpu = run_on_gpu(launches, pr);
+          const BatchResult ref = evaluate_batch(k, Mode::Jacobian, pr.batch, 0);
+          if (stores == jit::FirstStores::StagedComponentMajor) {
+            // Entry i of element e at i * n + e: compared in the reference's element-major order.
+            const int64_t n = pr.n_elements,
+                          fs = static_cast<int64_t>(launches.front()->lowered().first_size);
+            std::vector<double> rows_first(gpu.first.size());
+            for (int64_t e = 0; e < n; ++e)
+              for (int64_t i = 0; i < fs; ++i) rows_first[e * fs + i] = gpu.first[i * n + e];
+            CHECK(test::max_rel_err(rows_first, ref.first) < 1e-12);
+          } else {
+            CHECK(test::max_rel_err(gpu.first, ref.first) < 1e-12);
+          }
+          CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
         }
-        REQUIRE(launches.size() == 3);
-        REQUIRE(launches.front()->lowered().writes_tape);
-        const auto pr = test::make_problem(k, launches.front()->lowered(), 1000, 17);
-        const test::HostOutputs gpu = run_on_gpu(launches, pr);
-        const BatchResult ref = evaluate_batch(k, Mode::Jacobian, pr.batch, 0);
-        CHECK(test::max_rel_err(gpu.values, ref.values) < 1e-12);
-        CHECK(test::max_rel_err(gpu.first, ref.first) < 1e-12);
       }
     }
   }

@@ -92,8 +92,23 @@ TEST_CASE("NVRTC compiles a kernel with tapes, whole and in launches") {
     CHECK(cuda_image(l, co, cache).is_cubin);
     // The rows' launches contract, the tapes' does not.
     CHECK(default_compile_options(l, co.arch).fused_multiply_add == !l.writes_tape);
+    // The rows' launches run their chunks side by side, a block each for each 128 elements;
+    // the tapes' launch, whose chunk every other reads, alone.
+    const int side = l.writes_tape ? 1 : static_cast<int>(l.plan.chunks.size());
+    CHECK(l.launch.blocks_per_item_block == side);
+    CHECK((l.symbol.find("_sb") != std::string::npos) == !l.writes_tape);
+    if (!l.writes_tape) {
+      CHECK(l.plan.chunks.size() > 1);
+      CHECK(l.cuda_source.find("blockIdx.x % " + std::to_string(side)) != std::string::npos);
+    }
   }
+  // One launch: the tape chunk and the rows in order on each element's thread, never side by
+  // side (a row would read tapes another block has not written).
   o.launches = 1;
+  const LoweredKernel whole = lower_launches(k, o).front();
+  CHECK(whole.writes_tape);
+  CHECK(whole.launch.blocks_per_item_block == 1);
+  CHECK(whole.symbol.find("_sb") == std::string::npos);
   o.first_stores = FirstStores::Direct;
   o.max_statements_per_function = 20;  // in pieces: the tape pointer passes through them
   const LoweredKernel pieces = lower(k, o);
