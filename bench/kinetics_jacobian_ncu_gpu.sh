@@ -3,9 +3,10 @@
 # launch and the rows' launches, cell-major, full effort, rows of 2, 1e5 cells): Nsight
 # Compute's durations, then the sections that split each launch's time (throughputs, warp
 # stalls, occupancy, memory with the spills' local traffic), one launch each; then the block
-# layouts of bench/sweeps/kinetics_tape_layout.txt timed with CUDA events. Logs under $OUT.
+# layouts of SWEEP (default bench/sweeps/kinetics_tape_layout.txt; empty: none) timed with CUDA
+# events. Logs under $OUT.
 #
-#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_jacobian_ncu_gpu.sh
+#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT [SWEEP=FILE] bash bench/kinetics_jacobian_ncu_gpu.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_build.sh
@@ -28,6 +29,7 @@ echo "sections (rc=$?) at $(($(date +%s) - t0)) s:"
 grep -E "^  dj_|^    (Duration|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|DRAM Thr|Executed Ipc A|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Local Memory Spilling|Theoretical Occ|Block Limit Reg)" \
   "$out/ncu_sections.txt" | sed 's/   */ /g' | cut -c1-120
 grep -E "^    (OPT|WRN) .*(stall|Stall|spill|local)" "$out/ncu_sections.txt" | cut -c1-300 | head -8
-OUT=$out/sweep timeout 240 bash bench/kinetics_sweep.sh bench/sweeps/kinetics_tape_layout.txt \
-  100000 | grep -E "^[a-z0-9_]+: "
+sweep=${SWEEP-bench/sweeps/kinetics_tape_layout.txt}
+[[ -n $sweep ]] && OUT=$out/sweep timeout 240 bash bench/kinetics_sweep.sh "$sweep" 100000 |
+  grep -E "^[a-z0-9_]+: "
 echo "done at $(($(date +%s) - t0)) s"
