@@ -32,8 +32,9 @@ struct LaunchLayout {
   // Where a launch's chunks only read tapes (jit/tape_pattern.h) and so do not depend on each
   // other: each block runs one chunk for its elements, and the blocks of one element range sit
   // next to each other in the grid. The chunks that read an element's tapes then run at the same
-  // time and their repeated reads of them meet in L2; one after another on one thread, every
-  // launch's elements pass between two reads and the reads go to DRAM.
+  // time and their repeated reads of them meet in L2; one after another on each element's
+  // thread, every resident element's chunk passes between two reads of one element's tapes, and
+  // the reads go to DRAM.
   bool side_by_side = true;
   int block_threads() const { return threads_per_element * elements_per_block; }
   std::string describe() const;
