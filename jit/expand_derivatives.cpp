@@ -117,13 +117,7 @@ class Expander {
     if (chunk_.writes_values) {
       for (size_t k : rows) add_store(prog, Target::Value, k, nodes_[outs[k]].v);
     }
-    // The chunk direction of each input (its first), looked up once per stored column.
-    std::vector<int> direction_of(static_cast<size_t>(n), -1);
-    for (size_t d = nreal_; d-- > 0;) {
-      const int input = chunk_.directions[d].input;
-      if (input >= 0 && input < n) direction_of[static_cast<size_t>(input)] = static_cast<int>(d);
-    }
-    auto dir_of = [&](int input) { return direction_of[static_cast<size_t>(input)]; };
+    auto dir_of = [&](int input) { return direction_of_[static_cast<size_t>(input)]; };
     // The derivative in chunk direction d: the output's own component plus, through each cut
     // it depends on, d out/d cut times the cut's total derivative.
     auto tangent = [&](NodeId out, int d) {
@@ -508,7 +502,7 @@ class Expander {
   std::vector<Taylor> nodes_;
   std::vector<NodeId> partials_;
   NodeId id_ = kNoNode;             // the kernel graph node being expanded
-  std::vector<int> direction_of_;   // per input: its direction in the chunk, or -1
+  std::vector<int> direction_of_;   // per input: its (first) direction in the chunk, or -1
   std::vector<int> cut_direction_;  // per kernel graph node: its cut index, when it has one
 };
 
