@@ -2,8 +2,8 @@
 # One device call: where the GRI-3.0 (T, Y) Jacobian's time goes, launch by launch (the tapes'
 # launch and the rows' launches, cell-major, full effort, rows of 2, 1e5 cells): Nsight
 # Compute's durations, then the sections that split each launch's time (throughputs, warp
-# stalls, occupancy, memory with the spills' local traffic), one launch each; then the block
-# layouts of SWEEP (default bench/sweeps/kinetics_tape_layout.txt; empty: none) timed with CUDA
+# stalls, occupancy, memory with the spills' local traffic, the L1 and L2 tables), one launch
+# each; then the block layouts of SWEEP (default bench/sweeps/kinetics_tape_layout.txt; empty: none) timed with CUDA
 # events. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT [SWEEP=FILE] bash bench/kinetics_jacobian_ncu_gpu.sh
@@ -22,7 +22,7 @@ NCU_COUNT=8 timeout 150 bash bench/ncu_kernels.sh "$out/ncu_durations.txt" "$reg
 echo "durations (rc=$?) at $(($(date +%s) - t0)) s:"
 grep -E " us " "$out/ncu_durations.txt"
 sections="SpeedOfLight ComputeWorkloadAnalysis WarpStateStats SchedulerStats Occupancy
-  LaunchStats MemoryWorkloadAnalysis"
+  LaunchStats MemoryWorkloadAnalysis MemoryWorkloadAnalysis_Tables"
 NCU_COUNT=4 NCU_SECTIONS="$sections" timeout 200 bash bench/ncu_kernels.sh \
   "$out/ncu_sections.txt" "$regex" "${rates[@]}" 100000
 echo "sections (rc=$?) at $(($(date +%s) - t0)) s:"
