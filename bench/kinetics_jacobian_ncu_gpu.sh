@@ -3,8 +3,8 @@
 # launch and the rows' launches, cell-major, full effort, rows of 2, 1e5 cells): Nsight
 # Compute's durations, then the sections that split each launch's time (throughputs, warp
 # stalls, occupancy, memory with the spills' local traffic, the L1 and L2 tables), one launch
-# each; then the block layouts of SWEEP (default bench/sweeps/kinetics_tape_layout.txt; empty: none) timed with CUDA
-# events. Logs under $OUT.
+# each; then the block layouts of SWEEP (default bench/sweeps/kinetics_tape_layout.txt; empty:
+# none) timed with CUDA events. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT [SWEEP=FILE] bash bench/kinetics_jacobian_ncu_gpu.sh
 set -uo pipefail
