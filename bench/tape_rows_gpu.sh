@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One device call: the Jacobian's rows from the tapes, each tape slot read once a cell, on
+# dualjit's GRI-3.0 tape layout at 1e5 cells: bench/micro/tape_rows.cu (by tables) over warps a
+# block and column groups' sizes, then the straight-line programs bench/micro/tape_rows_gen.py
+# writes (GEN, "SLOTS:WARPS ..."), then Nsight Compute on the first of those. LAYOUT written here
+# by `build/bench/kinetics_tape_layout .dev/tape/gri30.txt` (carry ".dev/tape"). Logs under
+# $OUT.
+#
+#   OUT=$OUT [TABLES="SLOTS:WARPS ..."] [GEN="SLOTS:WARPS ..."] bash bench/tape_rows_gpu.sh [LAYOUT]
+#     (default layout .dev/tape/gri30.txt; TABLES default 100:4 200:4 400:4 100:8 200:8 400:8,
+#     GEN default 200:8 400:8 200:4 100:8)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$(realpath -m "${OUT:-gpu-out}")
+layout=$(realpath "${1:-.dev/tape/gri30.txt}")
+mkdir -p "$out"
+t0=$(date +%s)
+fields='(order|groups|A_ms|B_ms|ms|floor_ms|copy_GBs|max_rel)=[^ ]+|failed.*'
+(cd bench/micro && nvcc -O3 -arch=sm_90 -std=c++17 -o "$out/tape_rows" tape_rows.cu) \
+  > "$out/nvcc.txt" 2>&1 || { tail -20 "$out/nvcc.txt"; exit 1; }
+gen=${GEN-200:8 400:8 200:4 100:8}
+for v in $gen; do
+  (python3 bench/micro/tape_rows_gen.py "$layout" --group-slots "${v%:*}" --warps "${v#*:}" \
+     > "$out/gen_${v%:*}_${v#*:}.cu" &&
+   nvcc -O3 -arch=sm_90 -std=c++17 -Ibench/micro -Xptxas -v -o "$out/gen_${v%:*}_${v#*:}" \
+     "$out/gen_${v%:*}_${v#*:}.cu" > "$out/nvcc_gen_${v%:*}_${v#*:}.txt" 2>&1 ||
+   echo "generated $v: build failed") &
+done
+wait
+echo "built in $(($(date +%s) - t0)) s"
+for v in ${TABLES-100:4 200:4 400:4 100:8 200:8 400:8}; do
+  echo "tables, group slots ${v%:*}, warps ${v#*:}: $("$out/tape_rows" "$layout" --cells 100000 \
+    --group-slots "${v%:*}" --warps "${v#*:}" 2>&1 | grep -oE "$fields" | paste -sd' ' |
+    sed 's/order=/\n   /g')"
+done
+for v in $gen; do
+  exe=$out/gen_${v%:*}_${v#*:}
+  echo "straight-line, group slots ${v%:*}, warps ${v#*:} ($(grep -oE 'Used [0-9]+ registers' \
+    "$out/nvcc_gen_${v%:*}_${v#*:}.txt" | paste -sd' ')): $("$exe" "$layout" --cells 100000 \
+    2>&1 | grep -oE "$fields" | paste -sd' ' | sed 's/order=/\n   /g')"
+done
+first=$(echo $gen | cut -d' ' -f1)
+exe=$out/gen_${first%:*}_${first#*:}
+NCU_COUNT=3 timeout 120 bash bench/ncu_kernels.sh "$out/ncu.txt" "rows|values_and_cut" \
+  "$exe" "$layout" --reps 1
+grep -E " us " "$out/ncu.txt"
+NCU_COUNT=2 NCU_SECTIONS="SpeedOfLight MemoryWorkloadAnalysis WarpStateStats Occupancy" \
+  timeout 150 bash bench/ncu_kernels.sh "$out/ncu_sections.txt" "rows" "$exe" "$layout" --reps 1
+grep -E "^  [a-z_<>]|^    (Duration|DRAM Throughput|L1/TEX Cache|L2 Cache Throughput|L1/TEX Hit|L2 Hit|Achieved Occ|Warp Cycles Per Issued|Memory Throughput)" \
+  "$out/ncu_sections.txt" | sed 's/   */ /g' | cut -c1-100
+echo "done at $(($(date +%s) - t0)) s"
