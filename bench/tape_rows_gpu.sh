@@ -2,7 +2,8 @@
 # One device call: the Jacobian's rows from the tapes, each tape slot read once a cell, on
 # dualjit's GRI-3.0 tape layout at 1e5 cells: bench/micro/tape_rows.cu (by tables) over warps a
 # block and column groups' sizes, then the straight-line programs bench/micro/tape_rows_gen.py
-# writes (GEN, "SLOTS:WARPS ..."), then Nsight Compute on the first of those. LAYOUT written here
+# writes (GEN, "SLOTS:WARPS ..."), then Nsight Compute on the first of those, a rows' launch of
+# each block order. LAYOUT written here
 # by `build/bench/kinetics_tape_layout .dev/tape/gri30.txt` (carry ".dev/tape"). Logs under
 # $OUT.
 #
@@ -44,7 +45,8 @@ exe=$out/gen_${first%:*}_${first#*:}
 NCU_COUNT=3 timeout 120 bash bench/ncu_kernels.sh "$out/ncu.txt" "rows|values_and_cut" \
   "$exe" "$layout" --reps 1
 grep -E " us " "$out/ncu.txt"
-NCU_COUNT=2 NCU_SECTIONS="SpeedOfLight MemoryWorkloadAnalysis WarpStateStats Occupancy" \
+# The rows' launches run cell-major 3 times (--reps 1), then component-major: one of each.
+NCU_SKIP=2 NCU_COUNT=2 NCU_SECTIONS="SpeedOfLight MemoryWorkloadAnalysis WarpStateStats Occupancy" \
   timeout 150 bash bench/ncu_kernels.sh "$out/ncu_sections.txt" "rows" "$exe" "$layout" --reps 1
 grep -E "^  [a-z_<>]|^    (Duration|DRAM Throughput|L1/TEX Cache|L2 Cache Throughput|L1/TEX Hit|L2 Hit|Achieved Occ|Warp Cycles Per Issued|Memory Throughput)" \
   "$out/ncu_sections.txt" | sed 's/   */ /g' | cut -c1-100

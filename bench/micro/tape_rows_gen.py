@@ -9,7 +9,8 @@ no tables read in the loop. Same cells, checks and RESULT line as tape_rows.cu.
   ./tape_rows_gen LAYOUT [--cells N] [--reps R]
 
 Launch A (a block of 32 cells): the values w_k and D[k][s] (the cut's column) from the values'
-and cut components' slots, and ds/dx. Launch B (a block of 32 cells and a group of columns):
+and cut components' slots, and ds/dx. Launch B (a block of 32 cells and a group of columns, a
+tile's groups consecutive in the grid):
 the group's slots staged in shared memory, then J[k][c] = D[k][c] + D[k][s] ds/dx_c, a warp a
 set of rows; stored component-major (directly: a warp's store is a line) or cell-major (through
 a warp's buffer of its row's columns, so that each cell's run of the group's columns is
@@ -223,11 +224,13 @@ def main():
       "const double* __restrict__ aux, double* __restrict__ J, long long n) {")
     p("  extern __shared__ double st[];")
     p("  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;")
-    p("  const long long tile = blockIdx.x, e = tile * 32 + lane;")
+    # The groups of a tile run together (the grid's fast dimension), so that the cell-major
+    # runs they write into the same lines meet in L2.
+    p("  const long long tile = blockIdx.y, e = tile * 32 + lane;")
     p("  const bool live = e < n;")
     p("  const double* tp = tape + tile * kSlots * 32 + lane;")
     p("  const double* ax = aux + tile * kAux * 32 + lane;")
-    p("  switch (blockIdx.y) {")
+    p("  switch (blockIdx.x) {")
     for g in range(len(groups)):
         p(f"    case {g}: group{g}<CM>(tp, ax, st, J, n, tile, lane, warp, live, e); break;")
     p("  }")
@@ -276,8 +279,8 @@ int main(int argc, char** argv) {{
   const double bw = copy_bandwidth(tape, static_cast<long long>(cells.tape.size()), reps);
   for (int cm = 0; cm < 2; ++cm) {{
     const auto run_b = [&] {{
-      if (cm) rows<true><<<dim3(tiles, {len(groups)}), {32 * W}, {smem}>>>(tape, aux, J, n);
-      else rows<false><<<dim3(tiles, {len(groups)}), {32 * W}, {smem}>>>(tape, aux, J, n);
+      if (cm) rows<true><<<dim3({len(groups)}, tiles), {32 * W}, {smem}>>>(tape, aux, J, n);
+      else rows<false><<<dim3({len(groups)}, tiles), {32 * W}, {smem}>>>(tape, aux, J, n);
     }};
     run_a();
     run_b();
