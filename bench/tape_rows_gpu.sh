@@ -2,14 +2,16 @@
 # One device call: the Jacobian's rows from the tapes, each tape slot read once a cell, on
 # dualjit's GRI-3.0 tape layout at 1e5 cells: bench/micro/tape_rows.cu (by tables) over warps a
 # block and column groups' sizes, then the straight-line programs bench/micro/tape_rows_gen.py
-# writes (GEN, "SLOTS:WARPS ..."), then Nsight Compute on the first of those, a rows' launch of
+# writes (GEN, "SLOTS:WARPS:ORDER ..."), then Nsight Compute on the first of those, a rows' launch of
 # each block order. LAYOUT written here
 # by `build/bench/kinetics_tape_layout .dev/tape/gri30.txt` (carry ".dev/tape"). Logs under
 # $OUT.
 #
-#   OUT=$OUT [TABLES="SLOTS:WARPS ..."] [GEN="SLOTS:WARPS ..."] bash bench/tape_rows_gpu.sh [LAYOUT]
+#   OUT=$OUT [TABLES="SLOTS:WARPS ..."] [GEN="SLOTS:WARPS:ORDER ..."] bash bench/tape_rows_gpu.sh
+#     [LAYOUT]
 #     (default layout .dev/tape/gri30.txt; TABLES default 100:4 200:4 400:4 100:8 200:8 400:8,
-#     GEN default 200:8 400:8 200:4 100:8)
+#     GEN default 200:8:tile 400:8:tile 200:4:tile 100:8:tile 200:8:group; ORDER as
+#     tape_rows_gen.py's --order)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${OUT:-gpu-out}")
@@ -19,12 +21,13 @@ t0=$(date +%s)
 fields='(order|groups|A_ms|B_ms|ms|floor_ms|copy_GBs|max_rel)=[^ ]+|failed.*'
 (cd bench/micro && nvcc -O3 -arch=sm_90 -std=c++17 -o "$out/tape_rows" tape_rows.cu) \
   > "$out/nvcc.txt" 2>&1 || { tail -20 "$out/nvcc.txt"; exit 1; }
-gen=${GEN-200:8 400:8 200:4 100:8}
+gen=${GEN-200:8:tile 400:8:tile 200:4:tile 100:8:tile 200:8:group}
 for v in $gen; do
-  (python3 bench/micro/tape_rows_gen.py "$layout" --group-slots "${v%:*}" --warps "${v#*:}" \
-     > "$out/gen_${v%:*}_${v#*:}.cu" &&
-   nvcc -O3 -arch=sm_90 -std=c++17 -Ibench/micro -Xptxas -v -o "$out/gen_${v%:*}_${v#*:}" \
-     "$out/gen_${v%:*}_${v#*:}.cu" > "$out/nvcc_gen_${v%:*}_${v#*:}.txt" 2>&1 ||
+  IFS=: read -r slots warps order <<< "$v"
+  (python3 bench/micro/tape_rows_gen.py "$layout" --group-slots "$slots" --warps "$warps" \
+     --order "$order" > "$out/gen_${slots}_${warps}_$order.cu" &&
+   nvcc -O3 -arch=sm_90 -std=c++17 -Ibench/micro -Xptxas -v -o "$out/gen_${slots}_${warps}_$order" \
+     "$out/gen_${slots}_${warps}_$order.cu" > "$out/nvcc_gen_${slots}_${warps}_$order.txt" 2>&1 ||
    echo "generated $v: build failed") &
 done
 wait
@@ -35,13 +38,16 @@ for v in ${TABLES-100:4 200:4 400:4 100:8 200:8 400:8}; do
     sed 's/order=/\n   /g')"
 done
 for v in $gen; do
-  exe=$out/gen_${v%:*}_${v#*:}
-  echo "straight-line, group slots ${v%:*}, warps ${v#*:} ($(grep -oE 'Used [0-9]+ registers' \
-    "$out/nvcc_gen_${v%:*}_${v#*:}.txt" | paste -sd' ')): $("$exe" "$layout" --cells 100000 \
-    2>&1 | grep -oE "$fields" | paste -sd' ' | sed 's/order=/\n   /g')"
+  IFS=: read -r slots warps order <<< "$v"
+  exe=$out/gen_${slots}_${warps}_$order
+  regs=$(grep -oE 'Used [0-9]+ registers' "$out/nvcc_gen_${slots}_${warps}_$order.txt" |
+    grep -oE '[0-9]+' | paste -sd/)
+  echo "straight-line, group slots $slots, warps $warps, grid by $order (registers $regs):" \
+    "$("$exe" "$layout" --cells 100000 2>&1 | grep -oE "$fields" | paste -sd' ' |
+      sed 's/order=/\n   /g')"
 done
-first=$(echo $gen | cut -d' ' -f1)
-exe=$out/gen_${first%:*}_${first#*:}
+IFS=: read -r slots warps order <<< "$(echo $gen | cut -d' ' -f1)"
+exe=$out/gen_${slots}_${warps}_$order
 NCU_COUNT=3 timeout 120 bash bench/ncu_kernels.sh "$out/ncu.txt" "rows|values_and_cut" \
   "$exe" "$layout" --reps 1
 grep -E " us " "$out/ncu.txt"
