@@ -69,6 +69,6 @@ int main(int argc, char** argv) {
     std::fprintf(f, "\n");
   }
   std::fclose(f);
-  std::printf("%s: %zu species, %zu reactions, %lld tape slots a cell -> %s\n", m.file.c_str(),
-              ns, nr, static_cast<long long>(p.size), out.c_str());
+  std::printf("%s: %zu species, %zu reactions, %lld tape slots a cell -> %s\n", m.file.c_str(), ns,
+              nr, static_cast<long long>(p.size), out.c_str());
 }

@@ -2,10 +2,9 @@
 # One device call: the Jacobian's rows from the tapes, each tape slot read once a cell, on
 # dualjit's GRI-3.0 tape layout at 1e5 cells: bench/micro/tape_rows.cu (by tables) over warps a
 # block and column groups' sizes, then the straight-line programs bench/micro/tape_rows_gen.py
-# writes (GEN, "SLOTS:WARPS:ORDER ..."), then Nsight Compute on the first of those, a rows' launch of
-# each block order. LAYOUT written here
-# by `build/bench/kinetics_tape_layout .dev/tape/gri30.txt` (carry ".dev/tape"). Logs under
-# $OUT.
+# writes (GEN, "SLOTS:WARPS:ORDER ..."), then Nsight Compute on the first of those, a rows'
+# launch of each block order. LAYOUT written here by `build/bench/kinetics_tape_layout
+# .dev/tape/gri30.txt` (carry ".dev/tape"). Logs under $OUT.
 #
 #   OUT=$OUT [TABLES="SLOTS:WARPS ..."] [GEN="SLOTS:WARPS:ORDER ..."] bash bench/tape_rows_gpu.sh
 #     [LAYOUT]

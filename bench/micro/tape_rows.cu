@@ -30,9 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -226,8 +224,9 @@ __global__ void rows(Args a) {  // launch B: group blockIdx.y + 1 of the tables
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: tape_rows LAYOUT [--cells N] [--warps W] [--group-slots S] "
-                         "[--reps R] [--host]\n");
+    std::fprintf(stderr,
+                 "usage: tape_rows LAYOUT [--cells N] [--warps W] [--group-slots S] "
+                 "[--reps R] [--host]\n");
     return 2;
   }
   const Layout l = read_layout(argv[1]);
@@ -237,11 +236,16 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string f = argv[i];
     const auto next = [&] { return i + 1 < argc ? argv[++i] : "0"; };
-    if (f == "--cells") n = std::atoll(next());
-    else if (f == "--warps") warps = std::atoi(next());
-    else if (f == "--group-slots") limit = std::atoi(next());
-    else if (f == "--reps") reps = std::atoi(next());
-    else if (f == "--host") host = true;
+    if (f == "--cells")
+      n = std::atoll(next());
+    else if (f == "--warps")
+      warps = std::atoi(next());
+    else if (f == "--group-slots")
+      limit = std::atoi(next());
+    else if (f == "--reps")
+      reps = std::atoi(next());
+    else if (f == "--host")
+      host = true;
   }
   if (host) n = std::min<long long>(n, 64);
   const int ns1 = l.ns + 1, ni = l.ni;
@@ -251,10 +255,11 @@ int main(int argc, char** argv) {
   long long terms_b = 0;
   for (int en = t.entry_first[1]; en < t.entry_first.back(); ++en)
     terms_b += t.entries[en].last - t.entries[en].first;
-  std::printf("tape_rows: %d species, %d reactions, %lld slots a cell; %d column groups of at "
-              "most %d slots (%d columns); terms a cell: A %d, B %lld\n",
-              l.ns, l.nr, l.slots, t.groups - 1, t.max_group_slots, t.max_group_columns,
-              t.entries[t.entry_first[1] - 1].last, terms_b);
+  std::printf(
+      "tape_rows: %d species, %d reactions, %lld slots a cell; %d column groups of at "
+      "most %d slots (%d columns); terms a cell: A %d, B %lld\n",
+      l.ns, l.nr, l.slots, t.groups - 1, t.max_group_slots, t.max_group_columns,
+      t.entries[t.entry_first[1] - 1].last, terms_b);
 
   const Cells cells = random_cells(l, n);
   const long long tiles = cells.tiles;
@@ -302,8 +307,7 @@ int main(int argc, char** argv) {
           for (int m = 1; m < ni; ++m) S += s[m] * inv_weight[m - 1];
           const double T = s[0], cut = kPressure / (kR * T * S);
           const double gc = x.c == 0 ? -cut / T : -cut * inv_weight[x.c - 1] / S;
-          J[e * ns1 * ni + x.k * ni + x.c] =
-              v + aux[tiled(e, ns1 + x.k, aux_size(l.ns, ni))] * gc;
+          J[e * ns1 * ni + x.k * ni + x.c] = v + aux[tiled(e, ns1 + x.k, aux_size(l.ns, ni))] * gc;
         }
       }
     for (long long e = 0; e < n; ++e) {
@@ -315,8 +319,10 @@ int main(int argc, char** argv) {
       }
       worst = std::max(worst, diff / scale);
     }
-    std::printf("host: %lld cells, largest difference from the direct sums %.3g of a cell's "
-                "largest entry\n", n, worst);
+    std::printf(
+        "host: %lld cells, largest difference from the direct sums %.3g of a cell's "
+        "largest entry\n",
+        n, worst);
     return worst < 1e-13 ? 0 : 1;
   }
 
@@ -338,17 +344,15 @@ int main(int argc, char** argv) {
   size_t smem_b = 0;
   for (int g = 1; g < t.groups; ++g) {
     const int cols = t.group_column_first[g + 1] - t.group_column_first[g];
-    smem_b = std::max(smem_b, static_cast<size_t>(t.slot_first[g + 1] - t.slot_first[g] + ns1 +
-                                                  cols) * kTile * sizeof(double));
+    smem_b =
+        std::max(smem_b, static_cast<size_t>(t.slot_first[g + 1] - t.slot_first[g] + ns1 + cols) *
+                             kTile * sizeof(double));
   }
   cudaFuncSetAttribute(values_and_cut, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        static_cast<int>(smem_a));
-  cudaFuncSetAttribute(rows, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       static_cast<int>(smem_b));
+  cudaFuncSetAttribute(rows, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_b));
   const dim3 grid_b(static_cast<unsigned>(tiles), static_cast<unsigned>(t.groups - 1));
-  const auto run_a = [&] {
-    values_and_cut<<<static_cast<unsigned>(tiles), threads, smem_a>>>(a);
-  };
+  const auto run_a = [&] { values_and_cut<<<static_cast<unsigned>(tiles), threads, smem_a>>>(a); };
   const auto run_b = [&] { rows<<<grid_b, threads, smem_b>>>(a); };
   const auto none = [] {};
   std::printf("device smem: A %zu B, B %zu B a block of %d threads\n", smem_a, smem_b, threads);
@@ -364,15 +368,19 @@ int main(int argc, char** argv) {
     }
     const float ms_a = median_ms(reps, none, run_a);
     const float ms_b = median_ms(reps, none, run_b);
-    const float ms = median_ms(reps, none, [&] { run_a(); run_b(); });
+    const float ms = median_ms(reps, none, [&] {
+      run_a();
+      run_b();
+    });
     cudaMemcpy(J.data(), a.J, J.size() * sizeof(double), cudaMemcpyDeviceToHost);
     const double worst = worst_difference(l, cells, J, cm == 1, 97);
     // Bytes once: the tape, the state, J; A's auxiliary array written and read once a group.
     const double bytes = n * (l.slots + ni + double(ns1) * ni) * sizeof(double);
-    std::printf("RESULT tape_rows cells=%lld order=%s warps=%d groups=%d A_ms=%.4f B_ms=%.4f "
-                "ms=%.4f floor_ms=%.4f copy_GBs=%.0f max_rel=%.3g\n",
-                n, cm ? "component-major" : "cell-major", warps, t.groups - 1, ms_a, ms_b, ms,
-                bytes / bw * 1e3, bw / 1e9, worst);
+    std::printf(
+        "RESULT tape_rows cells=%lld order=%s warps=%d groups=%d A_ms=%.4f B_ms=%.4f "
+        "ms=%.4f floor_ms=%.4f copy_GBs=%.0f max_rel=%.3g\n",
+        n, cm ? "component-major" : "cell-major", warps, t.groups - 1, ms_a, ms_b, ms,
+        bytes / bw * 1e3, bw / 1e9, worst);
     if (worst > 1e-12) return 1;
   }
   return 0;

@@ -19,7 +19,6 @@
 
 namespace tape_rows {
 
-
 constexpr int kTile = 32;  // cells a tile of the tape and a block of B
 constexpr double kR = 8314.46261815324;
 constexpr double kPressure = 10 * 101325.0;
@@ -29,8 +28,8 @@ struct Layout {
   long long slots = 0;
   std::vector<double> weight;
   std::vector<long long> offset;
-  std::vector<std::vector<int>> columns;                    // per reaction, per component
-  std::vector<std::vector<std::pair<int, double>>> nu;      // per reaction: (species, nu)
+  std::vector<std::vector<int>> columns;                // per reaction, per component
+  std::vector<std::vector<std::pair<int, double>>> nu;  // per reaction: (species, nu)
 };
 
 inline Layout read_layout(const char* path) {
@@ -63,7 +62,9 @@ inline Layout read_layout(const char* path) {
   return l;
 }
 
-inline double heat_coefficient(int r) { return -1.0e3 * (1 + r % 7); }  // stands in for -RT dh_r/RT
+inline double heat_coefficient(int r) {
+  return -1.0e3 * (1 + r % 7);
+}  // stands in for -RT dh_r/RT
 
 // Slot s of cell e in a tiled array of `size` slots a cell.
 __host__ __device__ inline long long tiled(long long e, long long s, long long size) {
@@ -71,11 +72,13 @@ __host__ __device__ inline long long tiled(long long e, long long s, long long s
 }
 
 // The auxiliary array A writes: per cell w_k, D[k][s] (ns + 1 each), then ds/dx_c (ni).
-__host__ __device__ inline int aux_size(int ns, int ni) { return 2 * (ns + 1) + ni; }
+__host__ __device__ inline int aux_size(int ns, int ni) {
+  return 2 * (ns + 1) + ni;
+}
 
 // Direct sums for cell e (the reference): J cell-major, (ns + 1) x ni.
 inline std::vector<double> reference(const Layout& l, const std::vector<double>& tape,
-                              const std::vector<double>& state, long long e) {
+                                     const std::vector<double>& state, long long e) {
   const int ns1 = l.ns + 1, ni = l.ni;
   std::vector<double> D(ns1 * (ni + 1), 0.0), J(ns1 * ni);
   for (int r = 0; r < l.nr; ++r)
@@ -111,7 +114,6 @@ __global__ void copy_kernel(const double* __restrict__ a, double* __restrict__ b
     b[i] = a[i];
 }
 
-
 // Random cells: the tape's slots uniform in (-1e3, 1e3); T in (300, 3000) K and positive Y
 // summing to 1.
 struct Cells {
@@ -143,7 +145,7 @@ inline Cells random_cells(const Layout& l, long long n) {
 // The largest difference of J (cell-major, or component-major) from the direct sums over every
 // `stride`-th cell, relative to each cell's largest entry.
 inline double worst_difference(const Layout& l, const Cells& c, const std::vector<double>& J,
-                        bool component_major, long long stride) {
+                               bool component_major, long long stride) {
   const int ns1 = l.ns + 1, ni = l.ni;
   double worst = 0;
   for (long long e = 0; e < c.n; e += stride) {
@@ -151,7 +153,8 @@ inline double worst_difference(const Layout& l, const Cells& c, const std::vecto
     double scale = 0, diff = 0;
     for (int k = 0; k < ns1; ++k)
       for (int j = 0; j < ni; ++j) {
-        const double got = component_major ? J[(k * ni + j) * c.n + e] : J[e * ns1 * ni + k * ni + j];
+        const double got =
+            component_major ? J[(k * ni + j) * c.n + e] : J[e * ns1 * ni + k * ni + j];
         scale = std::max(scale, std::abs(r[k * ni + j]));
         diff = std::max(diff, std::abs(r[k * ni + j] - got));
       }
@@ -164,8 +167,8 @@ inline double worst_difference(const Layout& l, const Cells& c, const std::vecto
 inline double copy_bandwidth(const double* from, long long doubles, int reps) {
   double* to = nullptr;
   cudaMalloc(&to, doubles * sizeof(double));
-  const float ms =
-      median_ms(reps, [] {}, [&] { copy_kernel<<<132 * 16, 256>>>(from, to, doubles); });
+  const float ms = median_ms(
+      reps, [] {}, [&] { copy_kernel<<<132 * 16, 256>>>(from, to, doubles); });
   cudaFree(to);
   return 2.0 * doubles * sizeof(double) / (ms * 1e-3);
 }
