@@ -11,7 +11,6 @@
 // c_i the column of the i-th component (an input index, or NI for the cut).
 #include <cstdio>
 #include <map>
-#include <stdexcept>
 #include <string>
 
 #include "examples/kinetics/mechanism.h"
@@ -39,11 +38,15 @@ int main(int argc, char** argv) {
   const size_t ns = m.species.size(), nr = m.reactions.size();
   const int inputs = static_cast<int>(ns + 1);
   if (p.tapes.size() != nr) {
-    throw std::runtime_error(spec + ": " + std::to_string(p.tapes.size()) + " tapes for " +
-                             std::to_string(nr) + " reactions");
+    std::fprintf(stderr, "kinetics_tape_layout: %s: %zu tapes for %zu reactions\n", spec.c_str(),
+                 p.tapes.size(), nr);
+    return 1;
   }
   FILE* f = std::fopen(out.c_str(), "w");
-  if (!f) throw std::runtime_error("cannot write " + out);
+  if (!f) {
+    std::fprintf(stderr, "kinetics_tape_layout: cannot write %s\n", out.c_str());
+    return 1;
+  }
   std::fprintf(f, "species %zu reactions %zu inputs %d slots %lld\n", ns, nr, inputs,
                static_cast<long long>(p.size));
   std::fprintf(f, "weights");
@@ -54,7 +57,11 @@ int main(int argc, char** argv) {
     std::fprintf(f, "%zu %lld %zu", r, static_cast<long long>(p.offset[r]), p.entries[r].size());
     for (const jit::TapeEntry& e : p.entries[r]) {
       if (e.input < 0) {  // the one cut of the constant-pressure state (cell_state.cpp)
-        if (cut != kNoNode && e.cut != cut) throw std::runtime_error(spec + ": a second cut");
+        if (cut != kNoNode && e.cut != cut) {
+          std::fprintf(stderr, "kinetics_tape_layout: %s: reaction %zu's tape has a second cut\n",
+                       spec.c_str(), r);
+          return 1;
+        }
         cut = e.cut;
       }
       std::fprintf(f, " %d", e.input < 0 ? inputs : e.input);
