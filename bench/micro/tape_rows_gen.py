@@ -16,7 +16,10 @@ group's tiles consecutive in the grid, or with --order group a tile's groups):
 the group's slots staged in shared memory, then J[k][c] = D[k][c] + D[k][s] ds/dx_c, a warp a
 set of rows; stored component-major (directly: a warp's store is a line) or cell-major (through
 a warp's buffer of its row's columns, so that each cell's run of the group's columns is
-written together).
+written together). D[k][s] and ds/dx are read into registers, or with --cut shared staged
+beside the slots; --first-alone runs the first group (column T, a slot of every reaction) as a
+launch of its own, so that the others' blocks need less shared memory; --min-blocks is
+__launch_bounds__'s second argument.
 """
 import argparse
 import sys
