@@ -28,9 +28,8 @@
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
-//                  [--side-by-side 0|1] [--effort auto|full] [--outputs all|rates|sparse] [--form
-//                  FORM]
-//                  [--batch N] [CELLS ...]
+//                  [--side-by-side 0|1] [--effort auto|full] [--outputs all|rates|sparse]
+//                  [--form FORM] [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
