@@ -7,6 +7,7 @@
 // group that reads it.
 #pragma once
 
+#include <compare>
 #include <vector>
 
 #include "dsl/kernel.h"
@@ -18,7 +19,7 @@ namespace dualjit::jit {
 struct TapeFactor {
   NodeId node = kNoNode;
   bool inverse = false;
-  bool operator==(const TapeFactor&) const = default;
+  auto operator<=>(const TapeFactor&) const = default;
 };
 
 // scale * product(factors) * tape `tape` (an index into TapePattern::tapes).

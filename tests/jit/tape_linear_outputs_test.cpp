@@ -8,40 +8,14 @@
 #include <map>
 #include <random>
 
-#include "dsl/scalar_ops.h"
 #include "jit/tape_linear_outputs.h"
+#include "support/node_values.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
 using namespace dualjit::jit;
 
 namespace {
-
-// Every node's value at the given data.
-std::vector<double> node_values(const Kernel& k, const std::vector<double>& inputs,
-                                const std::vector<double>& params) {
-  const Graph& g = k.graph();
-  std::vector<double> v(g.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    const Node& n = g.node(static_cast<NodeId>(i));
-    switch (n.op) {
-      case Op::Const:
-        v[i] = n.value;
-        break;
-      case Op::Input:
-        v[i] = inputs.at(static_cast<size_t>(k.flat_index(n)));
-        break;
-      case Op::Param:
-        v[i] = params.at(static_cast<size_t>(k.flat_index(n)));
-        break;
-      default: {
-        const auto at = [&v](NodeId id) { return id == kNoNode ? 0.0 : v[size_t(id)]; };
-        v[i] = eval_scalar_op(n.op, at(n.a), at(n.b), at(n.c));
-      }
-    }
-  }
-  return v;
-}
 
 double factor_product(const std::vector<TapeFactor>& factors, const std::vector<double>& v) {
   double p = 1;
@@ -109,7 +83,7 @@ TEST_CASE("the terms recompose every linear output's value at random data") {
   for (int trial = 0; trial < 5; ++trial) {
     std::vector<double> x{temp(rng)}, c{u(rng), u(rng)};
     for (int i = 0; i < 5; ++i) x.push_back(u(rng));
-    const std::vector<double> v = node_values(k, x, c);
+    const std::vector<double> v = test::node_values(k, x, c);
     for (size_t o = 0; o < outs.size(); ++o) {
       if (!outs[o].linear) continue;
       const double want = v[size_t(k.outputs()[o])];

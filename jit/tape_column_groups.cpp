@@ -1,0 +1,121 @@
+#include "jit/tape_column_groups.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+namespace dualjit::jit {
+namespace {
+
+// An entry's terms before staging: tape slot, scale, factor product.
+struct RawTerm {
+  int64_t slot;
+  double scale;
+  int factor;
+};
+
+ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& column_index,
+                  const std::vector<std::vector<std::vector<RawTerm>>>& raw,
+                  const std::vector<int>& outputs) {
+  ColumnGroup g;
+  g.columns = columns;
+  std::unordered_map<int64_t, int> staged;
+  for (size_t ci = 0; ci < columns.size(); ++ci) {
+    const auto& by_output = raw[static_cast<size_t>(column_index[ci])];
+    for (size_t oi = 0; oi < outputs.size(); ++oi) {
+      ColumnEntry e{outputs[oi], columns[ci], {}};
+      for (const RawTerm& t : by_output[oi]) {
+        const auto [it, fresh] = staged.try_emplace(t.slot, static_cast<int>(g.slots.size()));
+        if (fresh) g.slots.push_back(t.slot);
+        e.terms.push_back({it->second, t.scale, t.factor});
+      }
+      g.entries.push_back(std::move(e));
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
+                                 const std::vector<TapeLinearOutput>& outputs, int n_inputs,
+                                 int max_group_slots) {
+  if (max_group_slots < 1 || n_inputs < 0) {
+    throw std::invalid_argument("tape column groups: a group's slots at most " +
+                                std::to_string(max_group_slots) + ", inputs " +
+                                std::to_string(n_inputs) + " (at least 1 and 0)");
+  }
+  TapeColumnPlan plan;
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (outputs[o].linear) plan.outputs.push_back(static_cast<int>(o));
+  std::map<NodeId, int> cut_index;
+  for (const std::vector<TapeEntry>& entries : tapes.entries)
+    for (const TapeEntry& e : entries)
+      if (e.input < 0 && cut_index.try_emplace(e.cut, static_cast<int>(plan.cuts.size())).second)
+        plan.cuts.push_back(e.cut);
+  // raw[column][linear output]: inputs' columns first, then the cuts'.
+  const size_t n_columns = static_cast<size_t>(n_inputs) + plan.cuts.size();
+  std::vector<std::vector<std::vector<RawTerm>>> raw(
+      n_columns, std::vector<std::vector<RawTerm>>(plan.outputs.size()));
+  std::map<std::vector<TapeFactor>, int> factor_index;
+  for (size_t oi = 0; oi < plan.outputs.size(); ++oi) {
+    for (const TapeTerm& t : outputs[static_cast<size_t>(plan.outputs[oi])].terms) {
+      if (t.tape < 0 || static_cast<size_t>(t.tape) >= tapes.tapes.size()) {
+        throw std::invalid_argument(
+            "tape column groups: output " + std::to_string(plan.outputs[oi]) + " names tape " +
+            std::to_string(t.tape) + " of " + std::to_string(tapes.tapes.size()));
+      }
+      int factor = -1;
+      if (!t.factors.empty()) {
+        const auto [it, fresh] =
+            factor_index.try_emplace(t.factors, static_cast<int>(plan.factors.size()));
+        if (fresh) plan.factors.push_back(t.factors);
+        factor = it->second;
+      }
+      const auto tape = static_cast<size_t>(t.tape);
+      const std::vector<TapeEntry>& components = tapes.entries[tape];
+      for (size_t i = 0; i < components.size(); ++i) {
+        const TapeEntry& e = components[i];
+        const size_t column = e.input >= 0 ? static_cast<size_t>(e.input)
+                                           : static_cast<size_t>(n_inputs + cut_index.at(e.cut));
+        if (column >= n_columns) {
+          throw std::invalid_argument("tape column groups: tape " + std::to_string(tape) +
+                                      " has a component of input " + std::to_string(e.input) +
+                                      " of " + std::to_string(n_inputs));
+        }
+        raw[column][oi].push_back(
+            {tapes.offset[tape] + 1 + static_cast<int64_t>(i), t.scale, factor});
+      }
+    }
+  }
+  // The inputs' columns in order, a group closed before the slots it stages would pass the
+  // limit (a column that alone passes it is a group alone).
+  std::vector<int> columns, index;
+  size_t slots = 0;
+  const auto close = [&] {
+    if (!columns.empty()) plan.groups.push_back(stage(columns, index, raw, plan.outputs));
+    columns.clear();
+    index.clear();
+    slots = 0;
+  };
+  for (int c = 0; c < n_inputs; ++c) {
+    std::unordered_map<int64_t, bool> distinct;
+    for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)])
+      for (const RawTerm& t : terms) distinct[t.slot] = true;
+    if (slots + distinct.size() > static_cast<size_t>(max_group_slots)) close();
+    columns.push_back(c);
+    index.push_back(c);
+    slots += distinct.size();
+  }
+  close();
+  std::vector<int> cut_columns, cut_raw;
+  for (size_t i = 0; i < plan.cuts.size(); ++i) {
+    cut_columns.push_back(cut_column(static_cast<int>(i)));
+    cut_raw.push_back(n_inputs + static_cast<int>(i));
+  }
+  plan.cut_group = stage(cut_columns, cut_raw, raw, plan.outputs);
+  return plan;
+}
+
+}  // namespace dualjit::jit

@@ -1,0 +1,91 @@
+// The column plan of jit/tape_column_groups.h over the CPU backend's tapes: its entries,
+// D[o][c] + D[o][cut] d cut / dx_c, are the reference evaluator's Jacobian of each linear
+// output, at random elements, wherever the output's tape-free factors do not move (here
+// everywhere but the T column of the heat-like row, whose weights are functions of T: the part
+// the present machinery keeps).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "backends/cpu/cpu_kernel.h"
+#include "dsl/reference_evaluator.h"
+#include "jit/lowering.h"
+#include "jit/tape_column_groups.h"
+#include "support/element_problem.h"
+#include "support/node_values.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+
+namespace {
+
+// Slot `slot` of element e in a tape buffer of `size` slots an element (jit/tape_pattern.h).
+double tape_slot(const std::vector<double>& tape, int64_t e, int64_t slot, int64_t size) {
+  const int64_t t = jit::kTapeTile;
+  return tape[static_cast<size_t>((e / t * size + slot) * t + e % t)];
+}
+
+// An entry's sum: its terms over element e's tape and factor products.
+double entry_sum(const jit::ColumnEntry& en, const jit::ColumnGroup& g,
+                 const jit::TapeColumnPlan& plan, const std::vector<double>& tape, int64_t e,
+                 int64_t size, const std::vector<double>& v) {
+  double s = 0;
+  for (const jit::ColumnTerm& t : en.terms) {
+    double f = 1;
+    if (t.factor >= 0)
+      for (const jit::TapeFactor& x : plan.factors[size_t(t.factor)])
+        f *= x.inverse ? 1.0 / v[size_t(x.node)] : v[size_t(x.node)];
+    s += t.scale * f * tape_slot(tape, e, g.slots[size_t(t.staged)], size);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobian") {
+  const Kernel k = test::tape_kernel(true);
+  jit::LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 1;
+  o.launches = 2;
+  const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
+  REQUIRE(parts[0].writes_tape);
+  const cpu::CpuKernel tapes(parts[0]);
+  const auto pr = test::make_problem(k, parts[0], 45, 17);
+  test::HostOutputs out;
+  tapes.run(test::host_args(pr, parts[0], out).args());
+
+  const jit::TapePattern p = jit::tape_pattern(k);
+  REQUIRE(p.size == parts[0].tape_size);
+  const jit::TapeColumnPlan plan =
+      jit::plan_tape_columns(p, jit::tape_linear_outputs(k, p), k.n_inputs(), 5);
+  REQUIRE(plan.cuts.size() == 1);
+  const int ni = k.n_inputs(), np = k.n_params();
+  double worst = 0;
+  int checked = 0;
+  for (int64_t e = 0; e < pr.n_elements; e += 4) {
+    const std::vector<double> x(pr.batch.inputs.begin() + e * ni,
+                                pr.batch.inputs.begin() + (e + 1) * ni);
+    const std::vector<double> c(pr.batch.params.begin() + e * np,
+                                pr.batch.params.begin() + (e + 1) * np);
+    const JacobianResult ref = evaluate_jacobian(k, {x, c, pr.batch.uniforms}, 0);
+    const std::vector<double> v = test::node_values(k, x, c, pr.batch.uniforms);
+    // d cut / dx of s = 1 / (x1 + ... + x5): -s^2 for the y's, 0 for T.
+    const double s = v[size_t(plan.cuts[0])];
+    std::vector<double> cut_sum(size_t(k.n_outputs()));
+    for (const jit::ColumnEntry& en : plan.cut_group.entries)
+      cut_sum[size_t(en.output)] = entry_sum(en, plan.cut_group, plan, out.tape, e, p.size, v);
+    for (const jit::ColumnGroup& g : plan.groups)
+      for (const jit::ColumnEntry& en : g.entries) {
+        if (en.output == 5 && en.column == 0) continue;  // moved by its weights' own T derivative
+        const double ds = en.column == 0 ? 0.0 : -s * s;
+        const double got =
+            entry_sum(en, g, plan, out.tape, e, p.size, v) + cut_sum[size_t(en.output)] * ds;
+        const double want = ref.jacobian[size_t(en.output * ni + en.column)];
+        worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
+        ++checked;
+      }
+  }
+  CHECK(checked == 12 * (6 * 6 - 1));
+  CHECK(worst < 1e-12);
+}

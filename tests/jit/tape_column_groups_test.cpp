@@ -1,0 +1,57 @@
+// plan_tape_columns (jit/tape_column_groups.h): the linear outputs' entries by column groups,
+// each group's tape slots staged once. That the sums are the Jacobian's:
+// tests/backends/tape_columns_test.cpp.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "jit/tape_column_groups.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+using namespace dualjit::jit;
+
+TEST_CASE("column groups cover every linear output and input once, within their slots") {
+  const Kernel k = test::tape_kernel(true);
+  const TapePattern p = tape_pattern(k);
+  const std::vector<TapeLinearOutput> outs = tape_linear_outputs(k, p);
+  for (int limit : {1, 4, 12, 10000}) {
+    CAPTURE(limit);
+    const TapeColumnPlan plan = plan_tape_columns(p, outs, 6, limit);
+    CHECK(plan.outputs == std::vector<int>{0, 1, 2, 3, 4, 5});  // output 6 is not linear
+    REQUIRE(plan.cuts.size() == 1);                             // the density cut
+    CHECK(k.graph().node(plan.cuts[0]).op == Op::Cut);
+    CHECK(plan.factors.size() == 8);  // the heat-like row's weights, each over T
+    std::vector<int> columns;
+    for (const ColumnGroup& g : plan.groups) {
+      columns.insert(columns.end(), g.columns.begin(), g.columns.end());
+      CHECK((g.slots.size() <= size_t(limit) || g.columns.size() == 1));
+      CHECK(std::set<int64_t>(g.slots.begin(), g.slots.end()).size() == g.slots.size());
+      REQUIRE(g.entries.size() == g.columns.size() * plan.outputs.size());
+      std::vector<int> used(g.slots.size(), 0);
+      for (size_t i = 0; i < g.entries.size(); ++i) {
+        const ColumnEntry& e = g.entries[i];
+        CHECK(e.column == g.columns[i / plan.outputs.size()]);  // column-major
+        CHECK(e.output == plan.outputs[i % plan.outputs.size()]);
+        for (const ColumnTerm& t : e.terms) {
+          REQUIRE(t.staged >= 0);
+          REQUIRE(size_t(t.staged) < g.slots.size());
+          ++used[size_t(t.staged)];
+          CHECK(t.factor < int(plan.factors.size()));
+        }
+      }
+      CHECK(std::count(used.begin(), used.end(), 0) == 0);  // nothing staged in vain
+    }
+    CHECK(columns == std::vector<int>{0, 1, 2, 3, 4, 5});
+    if (limit == 10000) CHECK(plan.groups.size() == 1);
+    CHECK(plan.cut_group.columns == std::vector<int>{cut_column(0)});
+    CHECK(plan.cut_group.entries.size() == plan.outputs.size());
+  }
+  // The T column reads every tape's T component: the largest, alone at a small limit.
+  const TapeColumnPlan small = plan_tape_columns(p, outs, 6, 4);
+  CHECK(small.groups[0].columns == std::vector<int>{0});
+  CHECK(small.groups[0].slots.size() == p.tapes.size());
+  CHECK_THROWS_AS(plan_tape_columns(p, outs, 6, 0), std::invalid_argument);
+  CHECK_THROWS_AS(plan_tape_columns(p, outs, 3, 4), std::invalid_argument);  // inputs 3..5
+}
