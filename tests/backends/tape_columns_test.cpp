@@ -1,4 +1,5 @@
-// The column plan of jit/tape_column_groups.h over the CPU backend's tapes: its entries,
+// The column plan of jit/tape_column_groups.h over the CPU backend's tapes, summed here and by
+// the launch jit/emit_tape_columns.h lowers (its host form; its CUDA form compiled): its entries,
 // D[o][c] + D[o][cut] d cut / dx_c, are the reference evaluator's Jacobian of each linear
 // output, at random elements, wherever the output's tape-free factors do not move (here
 // everywhere but the T column of the heat-like row, whose weights are functions of T: the part
@@ -9,7 +10,10 @@
 
 #include "backends/cpu/cpu_kernel.h"
 #include "dsl/reference_evaluator.h"
+#include "jit/cuda_image.h"
+#include "jit/emit_tape_columns.h"
 #include "jit/lowering.h"
+#include "jit/nvrtc_compiler.h"
 #include "jit/tape_column_groups.h"
 #include "support/element_problem.h"
 #include "support/node_values.h"
@@ -88,4 +92,76 @@ TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobia
   }
   CHECK(checked == 12 * (6 * 6 - 1));
   CHECK(worst < 1e-12);
+}
+
+TEST_CASE("the tape columns' launch writes the linear outputs' Jacobian, component-major") {
+  const Kernel k = test::tape_kernel(true);
+  jit::LoweringOptions o;
+  o.mode = Mode::Jacobian;
+  o.rows = 1;
+  o.launches = 2;
+  const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
+  const cpu::CpuKernel tapes(parts[0]);
+  const int64_t n = 37;  // a partial tile
+  const auto pr = test::make_problem(k, parts[0], n, 19);
+  test::HostOutputs out;
+  tapes.run(test::host_args(pr, parts[0], out).args());
+  const jit::TapePattern p = jit::tape_pattern(k);
+  const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
+  for (int limit : {3, 100}) {
+    CAPTURE(limit);
+    const jit::TapeColumnPlan plan =
+        jit::plan_tape_columns(p, jit::tape_linear_outputs(k, p), ni, limit);
+    const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, {4, 0});
+    // The auxiliary slots the first launch is to write, here from the plan and the graph.
+    const jit::TapeColumnsAux aux(plan, ni);
+    const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
+    std::vector<double> ax(static_cast<size_t>(tiles * jit::kTapeTile * aux.size()), 0.0);
+    const auto at = [&](int64_t e, int s) -> double& {
+      return ax[static_cast<size_t>((e / 32 * aux.size() + s) * 32 + e % 32)];
+    };
+    std::vector<std::vector<double>> refs;
+    for (int64_t e = 0; e < n; ++e) {
+      const std::vector<double> x(pr.batch.inputs.begin() + e * ni,
+                                  pr.batch.inputs.begin() + (e + 1) * ni);
+      const std::vector<double> c(pr.batch.params.begin() + e * np,
+                                  pr.batch.params.begin() + (e + 1) * np);
+      refs.push_back(evaluate_jacobian(k, {x, c, pr.batch.uniforms}, 0).jacobian);
+      const std::vector<double> v = test::node_values(k, x, c, pr.batch.uniforms);
+      for (size_t l = 0; l < plan.cut_group.entries.size(); ++l)
+        at(e, aux.cut_sum(0, int(l))) =
+            entry_sum(plan.cut_group.entries[l], plan.cut_group, plan, out.tape, e, p.size, v);
+      const double s = v[size_t(plan.cuts[0])];
+      for (int j = 1; j < ni; ++j) at(e, aux.cut_gradient(0, j)) = -s * s;
+      for (size_t f = 0; f < plan.factors.size(); ++f) {
+        double prod = 1;
+        for (const jit::TapeFactor& x2 : plan.factors[f])
+          prod *= x2.inverse ? 1.0 / v[size_t(x2.node)] : v[size_t(x2.node)];
+        at(e, aux.factor(int(f))) = prod;
+      }
+    }
+    std::vector<double> first(static_cast<size_t>(n * no * ni), std::nan(""));
+    const cpu::CpuKernel columns(l);
+    jit::ArgValues args;
+    args.set("n_elements", n).set("tape", out.tape.data()).set("aux", ax.data());
+    args.set("first", static_cast<const void*>(first.data()));
+    columns.run(args);
+    double worst = 0;
+    for (int64_t e = 0; e < n; ++e)
+      for (int row : plan.outputs)
+        for (int j = 0; j < ni; ++j) {
+          if (row == 5 && j == 0) continue;  // its weights' own T derivative: not this launch's
+          const double got = first[static_cast<size_t>((row * ni + j) * n + e)];
+          const double want = refs[size_t(e)][size_t(row * ni + j)];
+          worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
+        }
+    CHECK(worst < 1e-12);
+    // Row 6 is not linear: left alone.
+    CHECK(std::isnan(first[static_cast<size_t>((6 * ni) * n)]));
+    // The CUDA form compiles (NVRTC needs no GPU).
+    const jit::CompiledImage image =
+        jit::nvrtc_compile(l.cuda_entry, l.cuda_source, jit::default_compile_options(l, "sm_90"));
+    CHECK(image.is_cubin);
+  }
+  CHECK_THROWS_AS(jit::lower_tape_columns(k, jit::TapeColumnPlan{}, p.size), std::invalid_argument);
 }

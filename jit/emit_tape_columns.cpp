@@ -1,0 +1,226 @@
+#include "jit/emit_tape_columns.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "jit/driver_text.h"
+#include "jit/emit_element.h"
+
+namespace dualjit::jit {
+
+TapeColumnsAux::TapeColumnsAux(const TapeColumnPlan& plan, int inputs)
+    : n_linear(static_cast<int>(plan.outputs.size())),
+      n_cuts(static_cast<int>(plan.cuts.size())),
+      n_inputs(inputs),
+      n_factors(static_cast<int>(plan.factors.size())) {}
+
+namespace {
+
+std::string identifier(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return out;
+}
+
+// The linear outputs (indices into TapeColumnPlan::outputs) of each warp: the heaviest first to
+// the least loaded, by the group's terms.
+std::vector<std::vector<int>> warps_outputs(const ColumnGroup& g, size_t n_linear, int warps) {
+  std::vector<size_t> load(n_linear, 0);
+  for (size_t i = 0; i < g.entries.size(); ++i) load[i % n_linear] += g.entries[i].terms.size() + 1;
+  std::vector<int> order(n_linear);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&load](int a, int b) { return load[size_t(a)] > load[size_t(b)]; });
+  std::vector<std::vector<int>> owned(static_cast<size_t>(warps));
+  std::vector<size_t> total(static_cast<size_t>(warps), 0);
+  for (int l : order) {
+    const size_t w =
+        static_cast<size_t>(std::min_element(total.begin(), total.end()) - total.begin());
+    owned[w].push_back(l);
+    total[w] += load[size_t(l)];
+  }
+  return owned;
+}
+
+// The factor products a group's terms use, in order of first use.
+std::vector<int> group_factors(const ColumnGroup& g) {
+  std::vector<int> used;
+  for (const ColumnEntry& e : g.entries)
+    for (const ColumnTerm& t : e.terms)
+      if (t.factor >= 0 && std::find(used.begin(), used.end(), t.factor) == used.end())
+        used.push_back(t.factor);
+  return used;
+}
+
+// An entry's sum: `operand(staged)` and `factor(f)` spell the reads.
+template <class Operand, class Factor>
+std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
+  std::string s;
+  for (const ColumnTerm& t : en.terms) {
+    std::string term = operand(t.staged);
+    if (t.factor >= 0) term = factor(t.factor) + " * " + term;
+    if (t.scale == 1.0) {
+      s += s.empty() ? term : " + " + term;
+    } else if (t.scale == -1.0) {
+      s += (s.empty() ? "-" : " - ") + term;
+    } else {
+      s += (s.empty() ? "" : " + ") + c_literal(t.scale) + " * " + term;
+    }
+  }
+  return s.empty() ? "0.0" : s;
+}
+
+// + sum over cuts of D[o][cut] d cut / dx_c, reading `ax` (the element's auxiliary slots).
+std::string cut_text(const TapeColumnsAux& aux, int linear, int column) {
+  std::string s;
+  for (int i = 0; i < aux.n_cuts; ++i) {
+    s += " + ax[" + std::to_string(aux.cut_sum(i, linear) * 32) + "] * ax[" +
+         std::to_string(aux.cut_gradient(i, column) * 32) + "]";
+  }
+  return s;
+}
+
+}  // namespace
+
+LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
+                                 int64_t tape_size, const TapeColumnsOptions& o) {
+  if (plan.outputs.empty() || plan.groups.empty()) {
+    throw std::invalid_argument("kernel '" + kernel.name() +
+                                "': no output linear in its tapes, no tape columns to lower");
+  }
+  if (o.warps < 1 || o.warps > 32 || o.min_blocks < 0 || tape_size < 1) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns of " +
+                                std::to_string(o.warps) + " warps, min blocks " +
+                                std::to_string(o.min_blocks) + ", tape of " +
+                                std::to_string(tape_size) + " slots");
+  }
+  const int ni = kernel.n_inputs(), W = o.warps;
+  const size_t n_linear = plan.outputs.size();
+  const TapeColumnsAux aux(plan, ni);
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_columns_g" +
+               std::to_string(plan.groups.size()) + "_w" + std::to_string(W) +
+               (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "");
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  out.options.mode = Mode::Jacobian;
+  out.tape_size = tape_size;
+  out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
+      .add({"aux", ArgKind::Pointer, "const double*", 1, true,
+            "the tapes' cut sums, cut gradients and factor products"})
+      .add({"first", ArgKind::Pointer, "double*", 1, true, "component-major Jacobian entries"});
+  const std::string type = "DjArgs_" + out.symbol;
+  const std::string& sym = out.symbol;
+
+  std::ostringstream cu, host;
+  size_t smem = 0;
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    const ColumnGroup& grp = plan.groups[g];
+    const std::vector<int> factors = group_factors(grp);
+    std::unordered_map<int, size_t> factor_at;
+    for (size_t i = 0; i < factors.size(); ++i) factor_at[factors[i]] = grp.slots.size() + i;
+    smem = std::max(smem, (grp.slots.size() + factors.size()) * 32 * sizeof(double));
+    const std::string fn = sym + "_g" + std::to_string(g);
+    // The group's tape slots and factor products' auxiliary slots, staged by the block.
+    cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
+       << "] = {";
+    for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
+    cu << (grp.slots.empty() ? "0" : "") << "};\n";
+    cu << "__constant__ int " << fn << "_factors[" << std::max<size_t>(factors.size(), 1)
+       << "] = {";
+    for (size_t i = 0; i < factors.size(); ++i) cu << (i ? ", " : "") << aux.factor(factors[i]);
+    cu << (factors.empty() ? "0" : "") << "};\n";
+    cu << "__device__ __forceinline__ void " << fn
+       << "(const double* __restrict__ tp, const double* __restrict__ ax, "
+          "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
+          "bool live, int lane, int warp) {\n"
+       << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
+       << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
+       << "  for (int i = warp; i < " << factors.size() << "; i += " << W << ") st[("
+       << grp.slots.size() << " + i) * 32 + lane] = ax[" << fn << "_factors[i] * 32];\n"
+       << "  __syncthreads();\n"
+       << "  const double* S = st + lane;\n"
+       << "  switch (warp) {\n";
+    const auto staged = [](int s) { return "S[" + std::to_string(s * 32) + "]"; };
+    const auto staged_factor = [&factor_at](int f) {
+      return "S[" + std::to_string(factor_at.at(f) * 32) + "]";
+    };
+    const std::vector<std::vector<int>> owned = warps_outputs(grp, n_linear, W);
+    for (size_t w = 0; w < owned.size(); ++w) {
+      cu << "    case " << w << ":\n";
+      for (int l : owned[w]) {
+        for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
+          const ColumnEntry& en = grp.entries[ci * n_linear + size_t(l)];
+          cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
+             << "LL * n + e] = " << sum_text(en, staged, staged_factor)
+             << cut_text(aux, l, en.column) << ";\n";
+        }
+      }
+      cu << "      break;\n";
+    }
+    cu << "  }\n}\n";
+    // The host's: the same sums, read in place.
+    host << "static void " << fn << "_host(const double* tp, const double* ax, double* first, "
+         << "long long n, long long e) {\n";
+    const auto slot = [&grp](int s) {
+      return "tp[" + std::to_string(grp.slots[size_t(s)] * 32) + "]";
+    };
+    const auto factor = [&aux](int f) { return "ax[" + std::to_string(aux.factor(f) * 32) + "]"; };
+    for (size_t i = 0; i < grp.entries.size(); ++i) {
+      const ColumnEntry& en = grp.entries[i];
+      host << "  first[" << int64_t(en.output) * ni + en.column
+           << "LL * n + e] = " << sum_text(en, slot, factor)
+           << cut_text(aux, static_cast<int>(i % n_linear), en.column) << ";\n";
+    }
+    host << "}\n";
+  }
+  const std::string bounds =
+      std::to_string(32 * W) + (o.min_blocks > 0 ? ", " + std::to_string(o.min_blocks) : "");
+  cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
+     << type << " a) {\n"
+     << "  extern __shared__ double st[];\n"
+     // A group's tiles consecutive in the grid: a component-major entry's lines in order.
+     << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
+     << "  const long long tile = b % tiles, e = tile * 32 + (threadIdx.x & 31);\n"
+     << "  const int g = (int)(b / tiles), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
+     << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
+     << "  switch (g) {\n";
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    cu << "    case " << g << ": " << sym << "_g" << g
+       << "(tp, ax, st, a.first, n, e, e < n, lane, warp); break;\n";
+  }
+  cu << "  }\n}\n";
+  host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
+       << "  const long long n = a->n_elements;\n"
+       << "  for (long long e = 0; e < n; ++e) {\n"
+       << "    const double* tp = a->tape + (e / 32) * " << tape_size * 32 << "LL + e % 32;\n"
+       << "    const double* ax = a->aux + (e / 32) * " << int64_t(aux.size()) * 32
+       << "LL + e % 32;\n";
+  for (size_t g = 0; g < plan.groups.size(); ++g)
+    host << "    " << sym << "_g" << g << "_host(tp, ax, a->first, n, e);\n";
+  host << "  }\n}\n";
+
+  const std::string args_struct = out.args.struct_text(type);
+  out.element_source = args_struct;
+  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n" + cu.str();
+  out.host_source = host_prelude() + "\n" + args_struct + "\n" + host.str();
+  out.launch.items = "n_elements";
+  out.launch.items_per_block = 32;
+  out.launch.block_threads = 32 * W;
+  out.launch.dynamic_shared_bytes = smem;
+  out.launch.blocks_per_item_block = static_cast<int>(plan.groups.size());
+  return out;
+}
+
+}  // namespace dualjit::jit

@@ -1,0 +1,45 @@
+// The launch that writes a tape kernel's linear outputs' Jacobian entries from its tapes with
+// each tape slot read once per element, by the column groups of jit/tape_column_groups.h
+// (bench/RESULTS.md, "the rows from the tapes, each slot read once": 1.19 ms for GRI-3.0 at 1e5
+// cells on an H200 where the row groups take 3.7). On the GPU a block per 32 elements and
+// column group, a group's tiles consecutive in the grid: the group's tape slots and factor
+// products staged in shared memory, each warp some outputs, each entry a straight-line sum. On
+// the host the same sums element by element. Entries are stored component-major, entry (o, c)
+// of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
+// are left alone.
+//
+// Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
+// (kTapeTile elements, slot-major in a tile), TapeColumnsAux's slots an element.
+#pragma once
+
+#include <cstdint>
+
+#include "jit/lowering.h"
+#include "jit/tape_column_groups.h"
+
+namespace dualjit::jit {
+
+// The auxiliary array's slots: for each cut i and linear output (TapeColumnPlan::outputs'
+// index l), D[o][cut i], the sum of the output's terms over the tapes' cut components; d cut
+// i / d input c; the value of each factor product (TapeColumnPlan::factors).
+struct TapeColumnsAux {
+  int n_linear = 0, n_cuts = 0, n_inputs = 0, n_factors = 0;
+  explicit TapeColumnsAux(const TapeColumnPlan& plan, int n_inputs);
+  int cut_sum(int cut, int linear) const { return cut * n_linear + linear; }
+  int cut_gradient(int cut, int input) const { return n_cuts * n_linear + cut * n_inputs + input; }
+  int factor(int f) const { return n_cuts * (n_linear + n_inputs) + f; }
+  int size() const { return n_cuts * (n_linear + n_inputs) + n_factors; }
+};
+
+struct TapeColumnsOptions {
+  int warps = 8;       // a block's: 32 elements, a warp per set of outputs
+  int min_blocks = 3;  // __launch_bounds__'s (bench/RESULTS.md: 3 blocks of 8 warps fastest)
+};
+
+// Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
+// component-major entries, n_outputs x n_inputs a element). Throws std::invalid_argument naming
+// the kernel when the plan has no linear output or options are out of range.
+LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
+                                 int64_t tape_size, const TapeColumnsOptions& options = {});
+
+}  // namespace dualjit::jit
