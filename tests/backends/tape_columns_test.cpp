@@ -15,6 +15,7 @@
 #include "jit/lowering.h"
 #include "jit/nvrtc_compiler.h"
 #include "jit/tape_column_groups.h"
+#include "jit/tape_rest_kernel.h"
 #include "support/element_problem.h"
 #include "support/node_values.h"
 #include "support/test_kernels.h"
@@ -94,7 +95,11 @@ TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobia
   CHECK(worst < 1e-12);
 }
 
-TEST_CASE("the tape columns' launch writes the linear outputs' Jacobian, component-major") {
+TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the linear outputs'") {
+  // The whole pipeline on the host: the tapes' launch; the rest kernel's values and Jacobian
+  // (the cuts' gradients, the factor products, the factors' own derivatives); the cuts' sums
+  // over the tapes; the columns' launch. Its entries plus the rest's Jacobian are the
+  // reference evaluator's Jacobian of every linear output, component-major.
   const Kernel k = test::tape_kernel(true);
   jit::LoweringOptions o;
   o.mode = Mode::Jacobian;
@@ -107,38 +112,44 @@ TEST_CASE("the tape columns' launch writes the linear outputs' Jacobian, compone
   test::HostOutputs out;
   tapes.run(test::host_args(pr, parts[0], out).args());
   const jit::TapePattern p = jit::tape_pattern(k);
+  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, p);
   const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
   for (int limit : {3, 100}) {
     CAPTURE(limit);
-    const jit::TapeColumnPlan plan =
-        jit::plan_tape_columns(p, jit::tape_linear_outputs(k, p), ni, limit);
+    const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, ni, limit);
+    const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, p, outs, plan);
     const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, {4, 0});
-    // The auxiliary slots the first launch is to write, here from the plan and the graph.
     const jit::TapeColumnsAux aux(plan, ni);
+    const int nl = aux.n_linear, nc = aux.n_cuts;
     const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
     std::vector<double> ax(static_cast<size_t>(tiles * jit::kTapeTile * aux.size()), 0.0);
     const auto at = [&](int64_t e, int s) -> double& {
       return ax[static_cast<size_t>((e / 32 * aux.size() + s) * 32 + e % 32)];
     };
-    std::vector<std::vector<double>> refs;
+    std::vector<std::vector<double>> refs, rests;
     for (int64_t e = 0; e < n; ++e) {
       const std::vector<double> x(pr.batch.inputs.begin() + e * ni,
                                   pr.batch.inputs.begin() + (e + 1) * ni);
-      const std::vector<double> c(pr.batch.params.begin() + e * np,
-                                  pr.batch.params.begin() + (e + 1) * np);
+      std::vector<double> c(pr.batch.params.begin() + e * np,
+                            pr.batch.params.begin() + (e + 1) * np);
       refs.push_back(evaluate_jacobian(k, {x, c, pr.batch.uniforms}, 0).jacobian);
-      const std::vector<double> v = test::node_values(k, x, c, pr.batch.uniforms);
-      for (size_t l = 0; l < plan.cut_group.entries.size(); ++l)
-        at(e, aux.cut_sum(0, int(l))) =
-            entry_sum(plan.cut_group.entries[l], plan.cut_group, plan, out.tape, e, p.size, v);
-      const double s = v[size_t(plan.cuts[0])];
-      for (int j = 1; j < ni; ++j) at(e, aux.cut_gradient(0, j)) = -s * s;
-      for (size_t f = 0; f < plan.factors.size(); ++f) {
-        double prod = 1;
-        for (const jit::TapeFactor& x2 : plan.factors[f])
-          prod *= x2.inverse ? 1.0 / v[size_t(x2.node)] : v[size_t(x2.node)];
-        at(e, aux.factor(int(f))) = prod;
+      for (size_t t = 0; t < p.tapes.size(); ++t)
+        c.push_back(tape_slot(out.tape, e, p.offset[t], p.size));  // the tapes' values
+      const JacobianResult r = evaluate_jacobian(rest.kernel, {x, c, pr.batch.uniforms}, 0);
+      rests.push_back(r.jacobian);
+      for (int i = 0; i < nc; ++i) {
+        for (int li = 0; li < nl; ++li) {
+          const jit::ColumnEntry& en = plan.cut_group.entries[size_t(i * nl + li)];
+          double sum = 0;
+          for (const jit::ColumnTerm& t : en.terms)
+            sum += t.scale * (t.factor >= 0 ? r.values[size_t(nl + nc + t.factor)] : 1.0) *
+                   tape_slot(out.tape, e, plan.cut_group.slots[size_t(t.staged)], p.size);
+          at(e, aux.cut_sum(i, li)) = sum;
+        }
+        for (int j = 0; j < ni; ++j)
+          at(e, aux.cut_gradient(i, j)) = r.jacobian[size_t((nl + i) * ni + j)];
       }
+      for (int f = 0; f < aux.n_factors; ++f) at(e, aux.factor(f)) = r.values[size_t(nl + nc + f)];
     }
     std::vector<double> first(static_cast<size_t>(n * no * ni), std::nan(""));
     const cpu::CpuKernel columns(l);
@@ -148,10 +159,11 @@ TEST_CASE("the tape columns' launch writes the linear outputs' Jacobian, compone
     columns.run(args);
     double worst = 0;
     for (int64_t e = 0; e < n; ++e)
-      for (int row : plan.outputs)
+      for (int li = 0; li < nl; ++li)
         for (int j = 0; j < ni; ++j) {
-          if (row == 5 && j == 0) continue;  // its weights' own T derivative: not this launch's
-          const double got = first[static_cast<size_t>((row * ni + j) * n + e)];
+          const int row = plan.outputs[size_t(li)];
+          const double got = first[static_cast<size_t>((row * ni + j) * n + e)] +
+                             rests[size_t(e)][size_t(li * ni + j)];
           const double want = refs[size_t(e)][size_t(row * ni + j)];
           worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
         }
