@@ -45,10 +45,13 @@ double entry_sum(const jit::ColumnEntry& en, const jit::ColumnGroup& g,
   return s;
 }
 
-}  // namespace
+// The CPU backend's tapes of the test mechanism over n random elements.
+struct HostTapes {
+  test::ElementProblem problem;
+  test::HostOutputs out;
+};
 
-TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobian") {
-  const Kernel k = test::tape_kernel(true);
+HostTapes host_tapes(const Kernel& k, int64_t n, uint64_t seed) {
   jit::LoweringOptions o;
   o.mode = Mode::Jacobian;
   o.rows = 1;
@@ -56,12 +59,20 @@ TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobia
   const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
   REQUIRE(parts[0].writes_tape);
   const cpu::CpuKernel tapes(parts[0]);
-  const auto pr = test::make_problem(k, parts[0], 45, 17);
-  test::HostOutputs out;
-  tapes.run(test::host_args(pr, parts[0], out).args());
+  HostTapes h{test::make_problem(k, parts[0], n, seed), {}};
+  tapes.run(test::host_args(h.problem, parts[0], h.out).args());
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobian") {
+  const Kernel k = test::tape_kernel(true);
+  const HostTapes h = host_tapes(k, 45, 17);
+  const test::ElementProblem& pr = h.problem;
+  const test::HostOutputs& out = h.out;
 
   const jit::TapePattern p = jit::tape_pattern(k);
-  REQUIRE(p.size == parts[0].tape_size);
   const jit::TapeColumnPlan plan =
       jit::plan_tape_columns(p, jit::tape_linear_outputs(k, p), k.n_inputs(), 5);
   REQUIRE(plan.cuts.size() == 1);
@@ -101,16 +112,10 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
   // over the tapes; the columns' launch. Its entries plus the rest's Jacobian are the
   // reference evaluator's Jacobian of every linear output, component-major.
   const Kernel k = test::tape_kernel(true);
-  jit::LoweringOptions o;
-  o.mode = Mode::Jacobian;
-  o.rows = 1;
-  o.launches = 2;
-  const std::vector<jit::LoweredKernel> parts = jit::lower_launches(k, o);
-  const cpu::CpuKernel tapes(parts[0]);
   const int64_t n = 37;  // a partial tile
-  const auto pr = test::make_problem(k, parts[0], n, 19);
-  test::HostOutputs out;
-  tapes.run(test::host_args(pr, parts[0], out).args());
+  const HostTapes h = host_tapes(k, n, 19);
+  const test::ElementProblem& pr = h.problem;
+  const test::HostOutputs& out = h.out;
   const jit::TapePattern p = jit::tape_pattern(k);
   const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, p);
   const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
