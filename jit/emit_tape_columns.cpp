@@ -13,11 +13,12 @@
 
 namespace dualjit::jit {
 
-TapeColumnsAux::TapeColumnsAux(const TapeColumnPlan& plan, int inputs)
+TapeColumnsAux::TapeColumnsAux(const TapeColumnPlan& plan, int inputs, const JacobianPattern* rest)
     : n_linear(static_cast<int>(plan.outputs.size())),
       n_cuts(static_cast<int>(plan.cuts.size())),
       n_inputs(inputs),
-      n_factors(static_cast<int>(plan.factors.size())) {}
+      n_factors(static_cast<int>(plan.factors.size())),
+      n_rest(rest ? rest->row_ptr.at(static_cast<size_t>(n_linear)) : 0) {}
 
 namespace {
 
@@ -76,12 +77,18 @@ std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
   return s.empty() ? "0.0" : s;
 }
 
-// + sum over cuts of D[o][cut] d cut / dx_c, reading `ax` (the element's auxiliary slots).
-std::string cut_text(const TapeColumnsAux& aux, int linear, int column) {
+// + sum over cuts of D[o][cut] d cut / dx_c, + the rest kernel's entry where it has one,
+// reading `ax` (the element's auxiliary slots).
+std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int linear,
+                     int column) {
   std::string s;
   for (int i = 0; i < aux.n_cuts; ++i) {
     s += " + ax[" + std::to_string(aux.cut_sum(i, linear) * 32) + "] * ax[" +
          std::to_string(aux.cut_gradient(i, column) * 32) + "]";
+  }
+  if (rest) {
+    if (const int64_t k = rest->index(linear, column); k >= 0)
+      s += " + ax[" + std::to_string(aux.rest(static_cast<int>(k)) * 32) + "]";
   }
   return s;
 }
@@ -89,7 +96,8 @@ std::string cut_text(const TapeColumnsAux& aux, int linear, int column) {
 }  // namespace
 
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
-                                 int64_t tape_size, const TapeColumnsOptions& o) {
+                                 int64_t tape_size, const TapeColumnsOptions& o,
+                                 const JacobianPattern* rest) {
   if (plan.outputs.empty() || plan.groups.empty()) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': no output linear in its tapes, no tape columns to lower");
@@ -102,7 +110,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   }
   const int ni = kernel.n_inputs(), W = o.warps;
   const size_t n_linear = plan.outputs.size();
-  const TapeColumnsAux aux(plan, ni);
+  const TapeColumnsAux aux(plan, ni, rest);
   LoweredKernel out;
   out.kernel_name = kernel.name();
   out.symbol = "dj_" + identifier(kernel.name()) + "_tape_columns_g" +
@@ -163,7 +171,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           const ColumnEntry& en = grp.entries[ci * n_linear + size_t(l)];
           cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
              << "LL * n + e] = " << sum_text(en, staged, staged_factor)
-             << cut_text(aux, l, en.column) << ";\n";
+             << cut_text(aux, rest, l, en.column) << ";\n";
         }
       }
       cu << "      break;\n";
@@ -180,7 +188,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       const ColumnEntry& en = grp.entries[i];
       host << "  first[" << int64_t(en.output) * ni + en.column
            << "LL * n + e] = " << sum_text(en, slot, factor)
-           << cut_text(aux, static_cast<int>(i % n_linear), en.column) << ";\n";
+           << cut_text(aux, rest, static_cast<int>(i % n_linear), en.column) << ";\n";
     }
     host << "}\n";
   }
@@ -220,6 +228,86 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   out.launch.block_threads = 32 * W;
   out.launch.dynamic_shared_bytes = smem;
   out.launch.blocks_per_item_block = static_cast<int>(plan.groups.size());
+  return out;
+}
+
+LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
+                             const JacobianPattern& rest, int64_t tape_size) {
+  const int ni = kernel.n_inputs();
+  const TapeColumnsAux aux(plan, ni, &rest);
+  const int nl = aux.n_linear, nc = aux.n_cuts, nf = aux.n_factors;
+  if (plan.outputs.empty() || rest.n_rows != nl + nc + nf || rest.n_cols != ni || tape_size < 1) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': tape aux of " +
+                                std::to_string(nl) + " linear outputs, " + std::to_string(nc) +
+                                " cuts, " + std::to_string(nf) +
+                                " factors against a rest "
+                                "pattern of " +
+                                std::to_string(rest.n_rows) + " x " + std::to_string(rest.n_cols));
+  }
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_aux";
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  out.options.mode = Mode::Jacobian;
+  out.tape_size = tape_size;
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
+      .add({"rest_values", ArgKind::Pointer, "const double*", 1, true, "the rest kernel's values"})
+      .add({"rest_first", ArgKind::Pointer, "const double*", 1, true,
+            "the rest kernel's sparse Jacobian"})
+      .add({"aux", ArgKind::Pointer, "double*", 1, true, "the tape columns' auxiliary slots"});
+  const std::string type = "DjArgs_" + out.symbol;
+  const std::string& sym = out.symbol;
+  // One element's slots: tp, ax at its lane of the tiles; rv, rf its rest values and entries.
+  std::ostringstream body;
+  const auto rv = [nl, nc](int f) { return "rv[" + std::to_string(nl + nc + f) + "]"; };
+  for (int f = 0; f < nf; ++f) body << "  ax[" << aux.factor(f) * 32 << "] = " << rv(f) << ";\n";
+  for (int k = 0; k < aux.n_rest; ++k)
+    body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k << "];\n";
+  for (int i = 0; i < nc; ++i) {
+    for (int j = 0; j < ni; ++j) {
+      const int64_t k = rest.index(nl + i, j);
+      body << "  ax[" << aux.cut_gradient(i, j) * 32
+           << "] = " << (k >= 0 ? "rf[" + std::to_string(k) + "]" : std::string("0.0")) << ";\n";
+    }
+    for (int l = 0; l < nl; ++l) {
+      const ColumnEntry& en = plan.cut_group.entries[static_cast<size_t>(i * nl + l)];
+      const auto slot = [&plan](int st) {
+        return "tp[" + std::to_string(plan.cut_group.slots[static_cast<size_t>(st)] * 32) + "]";
+      };
+      body << "  ax[" << aux.cut_sum(i, l) * 32 << "] = " << sum_text(en, slot, rv) << ";\n";
+    }
+  }
+  const std::string args_struct = out.args.struct_text(type);
+  const std::string signature =
+      "void " + sym + "_fill(const double* tp, const double* rv, const double* rf, double* ax) {\n";
+  const std::string locate = "    const double* tp = a.tape + (e / 32) * " +
+                             std::to_string(tape_size * 32) +
+                             "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +
+                             std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
+                             "_fill(tp, a.rest_values + e * " + std::to_string(rest.n_rows) +
+                             "LL, a.rest_first + e * " + std::to_string(rest.nnz()) + "LL, ax);\n";
+  std::string host_locate = locate;
+  for (const char* field : {"a.tape", "a.aux", "a.rest_values", "a.rest_first"}) {
+    const std::string from = field, to = "a->" + from.substr(2);
+    for (size_t at = host_locate.find(from); at != std::string::npos;
+         at = host_locate.find(from, at + to.size()))
+      host_locate.replace(at, from.size(), to);
+  }
+  out.element_source = args_struct;
+  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n__device__ __forceinline__ " +
+                    signature + body.str() + "}\nextern \"C\" __global__ void " + sym + "(const " +
+                    type + " a) {\n  const long long e = (long long)blockIdx.x * 128 + " +
+                    "threadIdx.x;\n  if (e < a.n_elements) {\n" + locate + "  }\n}\n";
+  out.host_source = host_prelude() + "\n" + args_struct + "\nstatic inline " + signature +
+                    body.str() + "}\nextern \"C\" void " + sym + "_host(const " + type +
+                    "* a) {\n  for (long long e = 0; e < a->n_elements; ++e) {\n" + host_locate +
+                    "  }\n}\n";
+  out.launch.items = "n_elements";
+  out.launch.items_per_block = 128;
+  out.launch.block_threads = 128;
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "jit/jacobian_pattern.h"
 #include "jit/lowering.h"
 #include "jit/tape_column_groups.h"
 
@@ -21,14 +22,17 @@ namespace dualjit::jit {
 
 // The auxiliary array's slots: for each cut i and linear output (TapeColumnPlan::outputs'
 // index l), D[o][cut i], the sum of the output's terms over the tapes' cut components; d cut
-// i / d input c; the value of each factor product (TapeColumnPlan::factors).
+// i / d input c; the value of each factor product (TapeColumnPlan::factors); then, where the
+// rest kernel (jit/tape_rest_kernel.h) has a Jacobian pattern, its entries in the linear
+// outputs' rows, in the pattern's order (the first of its rows are the linear outputs').
 struct TapeColumnsAux {
-  int n_linear = 0, n_cuts = 0, n_inputs = 0, n_factors = 0;
-  explicit TapeColumnsAux(const TapeColumnPlan& plan, int n_inputs);
+  int n_linear = 0, n_cuts = 0, n_inputs = 0, n_factors = 0, n_rest = 0;
+  TapeColumnsAux(const TapeColumnPlan& plan, int n_inputs, const JacobianPattern* rest = nullptr);
   int cut_sum(int cut, int linear) const { return cut * n_linear + linear; }
   int cut_gradient(int cut, int input) const { return n_cuts * n_linear + cut * n_inputs + input; }
   int factor(int f) const { return n_cuts * (n_linear + n_inputs) + f; }
-  int size() const { return n_cuts * (n_linear + n_inputs) + n_factors; }
+  int rest(int k) const { return n_cuts * (n_linear + n_inputs) + n_factors + k; }
+  int size() const { return n_cuts * (n_linear + n_inputs) + n_factors + n_rest; }
 };
 
 struct TapeColumnsOptions {
@@ -37,9 +41,19 @@ struct TapeColumnsOptions {
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// component-major entries, n_outputs x n_inputs a element). Throws std::invalid_argument naming
-// the kernel when the plan has no linear output or options are out of range.
+// component-major entries, n_outputs x n_inputs a element). With `rest`, the rest kernel's
+// Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument naming the
+// kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
-                                 int64_t tape_size, const TapeColumnsOptions& options = {});
+                                 int64_t tape_size, const TapeColumnsOptions& options = {},
+                                 const JacobianPattern* rest = nullptr);
+
+// The launch that fills the auxiliary array, a thread per element: from the rest kernel's
+// values (element-major, n_outputs of it an element) and sparse Jacobian (element-major, its
+// pattern `rest`'s entries an element) the cut gradients, the factor products and the rest
+// entries; then the cuts' sums over the tapes. Arguments: n_elements, tape, rest_values,
+// rest_first, aux.
+LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
+                             const JacobianPattern& rest, int64_t tape_size);
 
 }  // namespace dualjit::jit

@@ -182,3 +182,73 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
   }
   CHECK_THROWS_AS(jit::lower_tape_columns(k, jit::TapeColumnPlan{}, p.size), std::invalid_argument);
 }
+
+TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, columns") {
+  // Every launch lowered and run by the CPU backend: the tapes'; the rest kernel's sparse
+  // Jacobian over each element's params and its tapes' values; the auxiliary array's; the
+  // columns'. The entries are the reference Jacobian of every linear output.
+  const Kernel k = test::tape_kernel(true);
+  const int64_t n = 41;
+  const HostTapes h = host_tapes(k, n, 23);
+  const jit::TapePattern p = jit::tape_pattern(k);
+  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, p);
+  const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, k.n_inputs(), 3);
+  const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, p, outs, plan);
+  jit::LoweringOptions ro;
+  ro.mode = Mode::Jacobian;
+  ro.sparse_jacobian = true;
+  const cpu::CpuKernel rest_kernel(jit::lower(rest.kernel, ro));
+  const jit::JacobianPattern& pattern = rest_kernel.lowered().first_pattern;
+  const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
+  test::ElementProblem rp = h.problem;
+  rp.params.clear();
+  for (int64_t e = 0; e < n; ++e) {
+    for (int i = 0; i < np; ++i) rp.params.push_back(h.problem.params[size_t(e * np + i)]);
+    for (size_t t = 0; t < p.tapes.size(); ++t)
+      rp.params.push_back(tape_slot(h.out.tape, e, p.offset[t], p.size));
+  }
+  test::HostOutputs rest_out;
+  rest_kernel.run(test::host_args(rp, rest_kernel.lowered(), rest_out).args());
+
+  const jit::TapeColumnsAux aux(plan, ni, &pattern);
+  CHECK(aux.n_rest == 1);  // the heat-like row's T column
+  const jit::LoweredKernel fill_l = jit::lower_tape_aux(k, plan, pattern, p.size);
+  const cpu::CpuKernel fill(fill_l);
+  const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
+  std::vector<double> ax(static_cast<size_t>(tiles * jit::kTapeTile * aux.size()), 0.0);
+  jit::ArgValues fa;
+  fa.set("n_elements", n).set("tape", h.out.tape.data());
+  fa.set("rest_values", rest_out.values.data()).set("rest_first", rest_out.first.data());
+  fa.set("aux", static_cast<const void*>(ax.data()));
+  fill.run(fa);
+
+  const jit::LoweredKernel columns_l = jit::lower_tape_columns(k, plan, p.size, {4, 0}, &pattern);
+  const cpu::CpuKernel columns(columns_l);
+  std::vector<double> first(static_cast<size_t>(n * no * ni), std::nan(""));
+  jit::ArgValues ca;
+  ca.set("n_elements", n).set("tape", h.out.tape.data()).set("aux", ax.data());
+  ca.set("first", static_cast<const void*>(first.data()));
+  columns.run(ca);
+
+  double worst = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    const std::vector<double> x(h.problem.batch.inputs.begin() + e * ni,
+                                h.problem.batch.inputs.begin() + (e + 1) * ni);
+    const std::vector<double> c(h.problem.batch.params.begin() + e * np,
+                                h.problem.batch.params.begin() + (e + 1) * np);
+    const std::vector<double> ref =
+        evaluate_jacobian(k, {x, c, h.problem.batch.uniforms}, 0).jacobian;
+    for (int row : plan.outputs)
+      for (int j = 0; j < ni; ++j) {
+        const double got = first[static_cast<size_t>((row * ni + j) * n + e)];
+        const double want = ref[size_t(row * ni + j)];
+        worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
+      }
+  }
+  CHECK(worst < 1e-12);
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l}) {
+    const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
+                                                        jit::default_compile_options(*l, "sm_90"));
+    CHECK(image.is_cubin);
+  }
+}
