@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/assembly/host_tape_columns.h"
 #include "backends/assembly/problem.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/mesh/block_csr.h"
@@ -42,8 +43,12 @@ struct ElementResults {
 class HostElementAssembly {
  public:
   // `problem` must outlive this; terms added later are seen.
-  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0)
-      : p_(problem), width_(width), rows_(rows) {}
+  // tape_columns: component-major dense element blocks of a term whose kernel keeps tapes
+  // and whose outputs are all linear in them by the tape columns' launches
+  // (backends/assembly/host_tape_columns.h) instead of the row groups.
+  explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0,
+                               bool tape_columns = false)
+      : p_(problem), width_(width), rows_(rows), tape_columns_(tape_columns) {}
 
   std::vector<double> residual(std::span<const double> state);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
@@ -78,6 +83,9 @@ class HostElementAssembly {
 
   Problem& p_;
   int width_, rows_;
+  bool tape_columns_;
+  // Per term: its tape columns' launches, or null where the term's kernel has none.
+  std::map<size_t, std::unique_ptr<HostTapeColumns>> tape_columns_of_;
   std::map<std::tuple<size_t, Mode, bool, jit::FirstStores>, std::unique_ptr<cpu::CpuKernel>>
       kernels_;
   // The tapes of kernels that keep them (jit/tape_pattern.h): written by the tape chunk before

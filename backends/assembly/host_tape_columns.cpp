@@ -1,0 +1,89 @@
+#include "backends/assembly/host_tape_columns.h"
+
+#include <algorithm>
+
+#include "backends/assembly/host_element_assembly.h"
+#include "jit/emit_tape_columns.h"
+#include "jit/tape_rest_kernel.h"
+
+namespace dualjit::assembly {
+
+std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int group_slots) {
+  const Kernel& k = *term.kernel;
+  jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
+  o.chunks = {0, 1};  // the tapes' chunk alone, when the kernel keeps tapes
+  jit::LoweredKernel tapes = jit::lower(k, o);
+  if (!tapes.writes_tape) return nullptr;
+  std::unique_ptr<HostTapeColumns> c(new HostTapeColumns);
+  c->pattern_ = jit::tape_pattern(k);
+  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, c->pattern_);
+  if (!std::all_of(outs.begin(), outs.end(), [](const auto& x) { return x.linear; }))
+    return nullptr;
+  const jit::TapeColumnPlan plan =
+      jit::plan_tape_columns(c->pattern_, outs, k.n_inputs(), group_slots);
+  const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, c->pattern_, outs, plan);
+  jit::LoweringOptions ro = element_lowering(term, Mode::Jacobian);
+  ro.sparse_jacobian = true;
+  c->tapes_ = std::make_unique<cpu::CpuKernel>(std::move(tapes));
+  c->rest_ = std::make_unique<cpu::CpuKernel>(jit::lower(rest.kernel, ro));
+  const jit::JacobianPattern& rest_pattern = c->rest_->lowered().first_pattern;
+  c->fill_ = std::make_unique<cpu::CpuKernel>(
+      jit::lower_tape_aux(k, plan, rest_pattern, c->pattern_.size));
+  c->columns_ = std::make_unique<cpu::CpuKernel>(
+      jit::lower_tape_columns(k, plan, c->pattern_.size, {}, &rest_pattern));
+  c->aux_size_ = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
+  return c;
+}
+
+std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state) const {
+  const Kernel& k = *term.kernel;
+  const int64_t ne = term.elements.size();
+  const int np = k.n_params(), nt = static_cast<int>(pattern_.tapes.size());
+  // The tapes.
+  std::vector<double> tape(static_cast<size_t>(jit::tape_doubles(pattern_.size, ne)));
+  {
+    const jit::LoweredKernel& l = tapes_->lowered();
+    std::vector<double> values(static_cast<size_t>(ne * l.plan.n_outputs)),
+        first(static_cast<size_t>(jit::stored_elements(l.options.first_stores, ne)) * l.first_size);
+    jit::ElementLaunch a = host_element_inputs(term, l, Mode::Jacobian, state, {});
+    a.values = values.data();
+    a.first = first.empty() ? nullptr : first.data();
+    a.tape = tape.data();
+    tapes_->run(a.args());
+  }
+  // The rest kernel over each element's params and its tapes' values.
+  const jit::LoweredKernel& rl = rest_->lowered();
+  std::vector<double> params;
+  params.reserve(static_cast<size_t>(ne) * static_cast<size_t>(np + nt));
+  const int64_t T = jit::kTapeTile;
+  for (int64_t e = 0; e < ne; ++e) {
+    params.insert(params.end(), term.params.begin() + e * np, term.params.begin() + (e + 1) * np);
+    for (int t = 0; t < nt; ++t)
+      params.push_back(tape[static_cast<size_t>(
+          (e / T * pattern_.size + pattern_.offset[size_t(t)]) * T + e % T)]);
+  }
+  std::vector<double> rest_values(static_cast<size_t>(ne * rl.plan.n_outputs)),
+      rest_first(static_cast<size_t>(ne) * rl.first_size);
+  {
+    jit::ElementLaunch a = host_element_inputs(term, rl, Mode::Jacobian, state, {});
+    a.params = params.empty() ? nullptr : params.data();
+    a.values = rest_values.data();
+    a.first = rest_first.empty() ? nullptr : rest_first.data();
+    rest_->run(a.args());
+  }
+  // The auxiliary array, then the columns.
+  std::vector<double> aux(static_cast<size_t>(jit::tape_doubles(aux_size_, ne)));
+  jit::ArgValues fa;
+  fa.set("n_elements", ne).set("tape", tape.data()).set("rest_values", rest_values.data());
+  fa.set("rest_first", rest_first.data()).set("aux", static_cast<const void*>(aux.data()));
+  fill_->run(fa);
+  std::vector<double> out(static_cast<size_t>(ne) * static_cast<size_t>(k.n_outputs()) *
+                          static_cast<size_t>(k.n_inputs()));
+  jit::ArgValues ca;
+  ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
+  ca.set("first", static_cast<const void*>(out.data()));
+  columns_->run(ca);
+  return out;
+}
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,36 @@
+// The dense element Jacobians of a term whose kernel keeps tapes (jit/tape_pattern.h) and whose
+// outputs are all linear in them (a mechanism's rates and heat release), component-major, by
+// the tape columns' launches (jit/emit_tape_columns.h) on the CPU backend: the tapes'; the rest
+// kernel's (jit/tape_rest_kernel.h) over each element's params and its tapes' values; the
+// auxiliary array's; the columns'. On the GPU the same launches read each tape slot once per
+// element where the row groups read it about four times (bench/RESULTS.md); here they are the
+// host's form of it, checked against the row groups.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/assembly/problem.h"
+#include "backends/cpu/cpu_kernel.h"
+#include "jit/tape_column_groups.h"
+
+namespace dualjit::assembly {
+
+class HostTapeColumns {
+ public:
+  // Null when the term's kernel keeps no tapes or has an output not linear in them.
+  // group_slots: a column group's tape slots at most (jit/tape_column_groups.h).
+  static std::unique_ptr<HostTapeColumns> make(const Term& term, int group_slots = 200);
+
+  // Every element's n_outputs x n_inputs entries, [r][c][e], at the node-major `state`.
+  std::vector<double> run(const Term& term, std::span<const double> state) const;
+
+ private:
+  HostTapeColumns() = default;
+  jit::TapePattern pattern_;
+  int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
+  std::unique_ptr<cpu::CpuKernel> tapes_, rest_, fill_, columns_;
+};
+
+}  // namespace dualjit::assembly

@@ -1,0 +1,93 @@
+// HostTapeColumns (backends/assembly/host_tape_columns.h): the component-major element blocks
+// of a mechanism's (T, Y) Jacobian by the tape columns' launches equal the row groups', and
+// HostElementAssembly takes them where asked; kernels it cannot take are left to the row groups.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "backends/assembly/host_element_assembly.h"
+#include "backends/assembly/host_tape_columns.h"
+#include "examples/kinetics/rate_law_kernels.h"
+#include "examples/kinetics/units.h"
+#include "support/test_kernels.h"
+
+using namespace dualjit;
+
+namespace {
+
+// One term over n cells, a vertex each.
+assembly::Problem cells(std::shared_ptr<const Kernel> kernel, int64_t n,
+                        std::vector<double> uniforms) {
+  assembly::Problem p(n, kernel->n_inputs());
+  assembly::Term t;
+  t.name = "cells";
+  t.kernel = std::move(kernel);
+  t.elements.name = "cells";
+  t.elements.k = 1;
+  t.elements.conn.resize(static_cast<size_t>(n));
+  std::iota(t.elements.conn.begin(), t.elements.conn.end(), 0);
+  t.uniforms = std::move(uniforms);
+  p.add_term(std::move(t));
+  return p;
+}
+
+// Largest difference over the largest magnitude, block by block ([r][c][e]: each element's).
+double worst_block_difference(const std::vector<double>& a, const std::vector<double>& b,
+                              int64_t n) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    double scale = 0, diff = 0;
+    for (size_t i = static_cast<size_t>(e); i < a.size(); i += static_cast<size_t>(n)) {
+      scale = std::max(scale, std::abs(b[i]));
+      diff = std::max(diff, std::abs(a[i] - b[i]));
+    }
+    worst = std::max(worst, diff / scale);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups'") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
+  const int64_t n = 45;
+  const int B = kernel->n_inputs();
+  assembly::Problem p = cells(kernel, n, {3 * kinetics::kOneAtm});
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> temp(800, 2500), y(0.01, 1.0);
+  std::vector<double> state(static_cast<size_t>(n * B));
+  for (int64_t e = 0; e < n; ++e) {
+    double sum = 0;
+    state[size_t(e * B)] = temp(rng);
+    for (int k = 1; k < B; ++k) sum += state[size_t(e * B + k)] = y(rng);
+    for (int k = 1; k < B; ++k) state[size_t(e * B + k)] /= sum;
+  }
+  assembly::HostElementAssembly rows(p, 0, 2), chain(p, 0, 2, true);
+  const std::vector<double> want =
+      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+  const std::unique_ptr<assembly::HostTapeColumns> c = assembly::HostTapeColumns::make(p.term(0));
+  REQUIRE(c);
+  CHECK(worst_block_difference(c->run(p.term(0), state), want, n) < 1e-12);
+  CHECK(worst_block_difference(
+            chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), want, n) <
+        1e-12);
+  // Cell-major blocks stay with the row groups, and agree.
+  const std::vector<double> cell =
+      chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
+  const size_t fs = static_cast<size_t>(B) * static_cast<size_t>(kernel->n_outputs());
+  for (size_t i = 0; i < fs; i += 7) CHECK(cell[i] == want[i * size_t(n)]);
+}
+
+TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are not taken") {
+  for (bool tapes : {true, false}) {
+    assembly::Term t;
+    t.kernel = std::make_shared<const Kernel>(test::tape_kernel(tapes));
+    t.elements.k = 1;
+    t.elements.conn = {0, 1, 2};
+    CHECK_FALSE(assembly::HostTapeColumns::make(t));  // its last row is a product of tapes
+  }
+}
