@@ -311,4 +311,50 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   return out;
 }
 
+LoweredKernel lower_tape_gather(const Kernel& kernel, const TapePattern& tapes) {
+  if (tapes.empty()) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': no tapes to gather");
+  }
+  const int np = kernel.n_params();
+  const int64_t nt = static_cast<int64_t>(tapes.tapes.size()), width = np + nt;
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_gather";
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  out.options.mode = Mode::Jacobian;
+  out.tape_size = tapes.size;
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
+      .add({"params", ArgKind::Pointer, "const double*", 1, np > 0, "per-element params"})
+      .add({"out", ArgKind::Pointer, "double*", 1, true, "the rest kernel's params"});
+  const std::string type = "DjArgs_" + out.symbol, &sym = out.symbol;
+  std::ostringstream body;
+  body << "  double* o = out + e * " << width << "LL;\n"
+       << "  for (int i = 0; i < " << np << "; ++i) o[i] = params[e * " << std::max(np, 1)
+       << "LL + i];\n";
+  for (int64_t t = 0; t < nt; ++t)
+    body << "  o[" << np + t << "] = tp[" << tapes.offset[static_cast<size_t>(t)] * 32 << "];\n";
+  const std::string signature = "void " + sym +
+                                "_one(long long e, const double* tp, const double* params, "
+                                "double* out) {\n";
+  const std::string locate = "(e / 32) * " + std::to_string(tapes.size * 32) + "LL + e % 32";
+  const std::string args_struct = out.args.struct_text(type);
+  out.element_source = args_struct;
+  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n__device__ __forceinline__ " +
+                    signature + body.str() + "}\nextern \"C\" __global__ void " + sym + "(const " +
+                    type + " a) {\n  const long long e = (long long)blockIdx.x * 128 + " +
+                    "threadIdx.x;\n  if (e < a.n_elements) " + sym + "_one(e, a.tape + " + locate +
+                    ", a.params, a.out);\n}\n";
+  out.host_source = host_prelude() + "\n" + args_struct + "\nstatic inline " + signature +
+                    body.str() + "}\nextern \"C\" void " + sym + "_host(const " + type +
+                    "* a) {\n  for (long long e = 0; e < a->n_elements; ++e) " + sym +
+                    "_one(e, a->tape + " + locate + ", a->params, a->out);\n}\n";
+  out.launch.items = "n_elements";
+  out.launch.items_per_block = 128;
+  out.launch.block_threads = 128;
+  return out;
+}
+
 }  // namespace dualjit::jit

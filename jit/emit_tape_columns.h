@@ -56,4 +56,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
                              const JacobianPattern& rest, int64_t tape_size);
 
+// The rest kernel's params (jit/tape_rest_kernel.h), a thread per element: the element's own
+// params (none when the kernel has none), then its tapes' values. Arguments: n_elements, tape,
+// params, out (element-major, n_params + tapes an element).
+LoweredKernel lower_tape_gather(const Kernel& kernel, const TapePattern& tapes);
+
 }  // namespace dualjit::jit

@@ -25,6 +25,7 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int gro
   jit::LoweringOptions ro = element_lowering(term, Mode::Jacobian);
   ro.sparse_jacobian = true;
   c->tapes_ = std::make_unique<cpu::CpuKernel>(std::move(tapes));
+  c->gather_ = std::make_unique<cpu::CpuKernel>(jit::lower_tape_gather(k, c->pattern_));
   c->rest_ = std::make_unique<cpu::CpuKernel>(jit::lower(rest.kernel, ro));
   const jit::JacobianPattern& rest_pattern = c->rest_->lowered().first_pattern;
   c->fill_ = std::make_unique<cpu::CpuKernel>(
@@ -53,14 +54,13 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   }
   // The rest kernel over each element's params and its tapes' values.
   const jit::LoweredKernel& rl = rest_->lowered();
-  std::vector<double> params;
-  params.reserve(static_cast<size_t>(ne) * static_cast<size_t>(np + nt));
-  const int64_t T = jit::kTapeTile;
-  for (int64_t e = 0; e < ne; ++e) {
-    params.insert(params.end(), term.params.begin() + e * np, term.params.begin() + (e + 1) * np);
-    for (int t = 0; t < nt; ++t)
-      params.push_back(tape[static_cast<size_t>(
-          (e / T * pattern_.size + pattern_.offset[size_t(t)]) * T + e % T)]);
+  std::vector<double> params(static_cast<size_t>(ne) * static_cast<size_t>(np + nt));
+  {
+    jit::ArgValues ga;
+    ga.set("n_elements", ne).set("tape", tape.data());
+    ga.set("params", term.params.empty() ? nullptr : term.params.data());
+    ga.set("out", static_cast<const void*>(params.data()));
+    gather_->run(ga);
   }
   std::vector<double> rest_values(static_cast<size_t>(ne * rl.plan.n_outputs)),
       rest_first(static_cast<size_t>(ne) * rl.first_size);

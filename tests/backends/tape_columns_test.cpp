@@ -207,6 +207,15 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
     for (size_t t = 0; t < p.tapes.size(); ++t)
       rp.params.push_back(tape_slot(h.out.tape, e, p.offset[t], p.size));
   }
+  {  // The gather launch makes the same params.
+    const cpu::CpuKernel gather(jit::lower_tape_gather(k, p));
+    std::vector<double> gathered(rp.params.size(), std::nan(""));
+    jit::ArgValues ga;
+    ga.set("n_elements", n).set("tape", h.out.tape.data()).set("params", h.problem.params.data());
+    ga.set("out", static_cast<const void*>(gathered.data()));
+    gather.run(ga);
+    CHECK(gathered == rp.params);
+  }
   test::HostOutputs rest_out;
   rest_kernel.run(test::host_args(rp, rest_kernel.lowered(), rest_out).args());
 
@@ -246,7 +255,8 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
       }
   }
   CHECK(worst < 1e-12);
-  for (const jit::LoweredKernel* l : {&fill_l, &columns_l}) {
+  const jit::LoweredKernel gather_l = jit::lower_tape_gather(k, p);
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &gather_l}) {
     const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
                                                         jit::default_compile_options(*l, "sm_90"));
     CHECK(image.is_cubin);
