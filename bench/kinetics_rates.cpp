@@ -28,8 +28,8 @@
 //                  [--pressure-atm P] [--fp64-peak TFLOPS] [--width W]
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
-//                  [--side-by-side 0|1] [--effort auto|full] [--outputs all|rates|sparse]
-//                  [--form FORM] [--batch N] [CELLS ...]
+//                  [--side-by-side 0|1] [--tape-columns 0|1] [--effort auto|full]
+//                  [--outputs all|rates|sparse] [--form FORM] [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -48,6 +48,8 @@
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 // --min-blocks M: blocks per SM ptxas must fit for the Jacobian's kernels (LaunchLayout::
 // min_blocks; default 0, ptxas free).
+// --tape-columns 0|1: the component-major Jacobian (Jc) by the tape columns' launches, each tape
+// slot read once a cell (AssemblerOptions::element_tape_columns; default 0).
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -307,7 +309,8 @@ int main(int argc, char** argv) {
       argc, argv, {},
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--min-blocks", "--rates-cells-per-block",
-       "--rates-min-blocks", "--side-by-side", "--effort", "--outputs", "--form", "--batch"});
+       "--rates-min-blocks", "--side-by-side", "--tape-columns", "--effort", "--outputs", "--form",
+       "--batch"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -408,6 +411,7 @@ int main(int argc, char** argv) {
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
     o.assembler.element_layout.side_by_side = args.flag("--side-by-side", "1") != "0";
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
+    o.assembler.element_tape_columns = args.flag("--tape-columns", "0") != "0";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
@@ -435,6 +439,16 @@ int main(int argc, char** argv) {
     std::vector<double> rates;
     double j_abs = 0, jc_abs = 0;
     bool transposed_equal = true;
+    double transposed_rel = 0;  // the probes' largest difference over each block's largest entry
+    const auto probe_difference = [&](const double* jc_block, const double* j_block) {
+      double scale = 0, diff = 0;
+      for (int rc = 0; rc < B * B; ++rc) {
+        scale = std::max(scale, std::abs(j_block[rc]));
+        diff = std::max(diff, std::abs(jc_block[rc] - j_block[rc]));
+        transposed_equal &= jc_block[rc] == j_block[rc];
+      }
+      if (scale > 0) transposed_rel = std::max(transposed_rel, diff / scale);
+    };
     std::vector<assembly::KernelInfo> k_rates, k_jac;  // the kernels after each output
     // A few cells' blocks, to check that the component-major output is the cell-major one
     // transposed.
@@ -520,12 +534,12 @@ int main(int argc, char** argv) {
         const double* jc = a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
         cuda::check_last("kinetics Jacobian, component-major");
         jc_abs = device_abs_sum(jc, n_jac);
-        for (size_t p = 0; p < probe.size(); ++p)
-          for (int rc = 0; rc < B * B; ++rc) {
-            double v = 0;
-            cuda::download(&v, jc + size_t(rc) * n + probe[p], sizeof(double));
-            transposed_equal &= v == probe_blocks[p * B * B + rc];
-          }
+        for (size_t p = 0; p < probe.size(); ++p) {
+          std::vector<double> block(size_t(B) * B);
+          for (int rc = 0; rc < B * B; ++rc)
+            cuda::download(&block[size_t(rc)], jc + size_t(rc) * n + probe[p], sizeof(double));
+          probe_difference(block.data(), probe_blocks.data() + p * B * B);
+        }
       }
     } else {
       // CPU (no CUDA events): the call that host-compiles or loads the kernel is timed apart,
@@ -558,9 +572,11 @@ int main(int argc, char** argv) {
             [&] { cells.jacobian(states, assembly::BlockOrder::ComponentMajor); }, 0, reps);
         j_abs = abs_sum(j.data(), n_jac);
         jc_abs = abs_sum(jc.data(), n_jac);
-        for (int64_t c : probe)
-          for (int rc = 0; rc < B * B; ++rc)
-            transposed_equal &= jc[size_t(rc) * n + c] == j[size_t(c) * B * B + rc];
+        for (int64_t c : probe) {
+          std::vector<double> block(size_t(B) * B);
+          for (int rc = 0; rc < B * B; ++rc) block[size_t(rc)] = jc[size_t(rc) * n + c];
+          probe_difference(block.data(), j.data() + size_t(c) * B * B);
+        }
       }
     }
     const std::vector<assembly::KernelInfo> kernels = a.kernels();
@@ -585,11 +601,12 @@ int main(int argc, char** argv) {
         "form=%s w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f "
         "floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
-        "Jc_abs_sum=%.17g Jc_transposed=%s sparse=%s nnz=%lld\n",
+        "Jc_abs_sum=%.17g Jc_transposed=%s Jc_rel=%.3g sparse=%s nnz=%lld\n",
         mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(),
         std::string(kinetics::rate_law_form_name(rates_form)).c_str(), w_ms, j_ms, jc_ms, floor_w,
         floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum, j_abs, jc_abs,
-        transposed_equal ? "yes" : "NO", sparse ? "yes" : "no", (long long)(n_jac / size_t(n)));
+        transposed_equal ? "yes" : "NO", transposed_rel, sparse ? "yes" : "no",
+        (long long)(n_jac / size_t(n)));
     std::fflush(stdout);
   }
   return 0;

@@ -860,6 +860,18 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
+  if (options_.tape_columns && order == BlockOrder::ComponentMajor && !sparse) {
+    auto [it, fresh] = tape_columns_.try_emplace(term);
+    if (fresh) it->second = DeviceTapeColumns::make(t, options_.layout);
+    if (it->second) {
+      const auto fs = static_cast<int64_t>(t.kernel->n_outputs()) * t.kernel->n_inputs();
+      ensure(element_blocks_, ne * fs * sizeof(double));
+      jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
+      a.n_elements = ne;
+      it->second->run(a, ptr(element_blocks_), stream);
+      return;
+    }
+  }
   const jit::FirstStores stores = block_stores(order);
   const jit::LoweredKernel& l =
       element_launches(term, Mode::Jacobian, sparse, stores)[0]->lowered();
@@ -968,12 +980,15 @@ std::vector<double> DeviceElementAssembly::element_jacobians(size_t term,
   set_state(state);
   run_element_jacobians(term, order, nullptr, sparse);
   const Term& t = problem_.term(term);
-  const int64_t n =
-      t.elements.size() *
-      static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse, block_stores(order))[0]
-                               ->lowered()
-                               .first_size);
-  return download(element_blocks_, n, "DeviceElementAssembly::element_jacobians");
+  // Dense blocks are n_outputs x n_inputs whichever launches wrote them; sparse ones the
+  // kernel's pattern.
+  const int64_t fs = sparse ? static_cast<int64_t>(element_launches(term, Mode::Jacobian, sparse,
+                                                                    block_stores(order))[0]
+                                                       ->lowered()
+                                                       .first_size)
+                            : int64_t(t.kernel->n_outputs()) * t.kernel->n_inputs();
+  return download(element_blocks_, t.elements.size() * fs,
+                  "DeviceElementAssembly::element_jacobians");
 }
 
 }  // namespace dualjit::assembly

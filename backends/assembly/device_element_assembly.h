@@ -25,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/assembly/device_tape_columns.h"
 #include "backends/assembly/element_rules.h"
 #include "backends/assembly/problem.h"
 #include "backends/assembly/strategies/in_place_strategy.h"
@@ -166,7 +167,8 @@ struct DeviceElementOptions {
   double* direction = nullptr;
   int rows = 0;  // outputs per row group of the general Jacobian's element kernels
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
-  int launches = 0;  // of the same: jit/lowering.h lower_launches
+  int launches = 0;           // of the same: jit/lowering.h lower_launches
+  bool tape_columns = false;  // AssemblerOptions::element_tape_columns
 };
 
 class DeviceElementAssembly {
@@ -323,6 +325,8 @@ class DeviceElementAssembly {
 
   Problem& problem_;
   DeviceElementOptions options_;
+  // Per term: its tape columns' launches, or null where the term's kernel has none.
+  std::map<size_t, std::unique_ptr<DeviceTapeColumns>> tape_columns_;
   size_t n_terms_;
   std::unique_ptr<cuda::SourceModule> module_;
   std::vector<TermData> terms_;

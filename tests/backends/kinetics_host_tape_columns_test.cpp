@@ -1,16 +1,20 @@
-// HostTapeColumns (backends/assembly/host_tape_columns.h): the component-major element blocks
-// of a mechanism's (T, Y) Jacobian by the tape columns' launches equal the row groups', and
-// HostElementAssembly takes them where asked; kernels it cannot take are left to the row groups.
+// HostTapeColumns and DeviceTapeColumns (backends/assembly/host_tape_columns.h,
+// device_tape_columns.h): the component-major element blocks of a mechanism's (T, Y) Jacobian
+// by the tape columns' launches equal the row groups', on the host and (the "gpu" suite) on the
+// GPU, and the assemblies take them where asked; kernels they cannot take are left to the row
+// groups.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <numeric>
 #include <random>
 
+#include "backends/assembly/device_element_assembly.h"
 #include "backends/assembly/host_element_assembly.h"
 #include "backends/assembly/host_tape_columns.h"
 #include "examples/kinetics/rate_law_kernels.h"
 #include "examples/kinetics/units.h"
+#include "support/gpu.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -49,15 +53,9 @@ double worst_block_difference(const std::vector<double>& a, const std::vector<do
   return worst;
 }
 
-}  // namespace
-
-TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups'") {
-  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
-  const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
-  const int64_t n = 45;
-  const int B = kernel->n_inputs();
-  assembly::Problem p = cells(kernel, n, {3 * kinetics::kOneAtm});
-  std::mt19937_64 rng(31);
+// n random cells of a mechanism's (T, Y): T in 800-2500 K, positive Y summing to 1.
+std::vector<double> random_cells(int64_t n, int B, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> temp(800, 2500), y(0.01, 1.0);
   std::vector<double> state(static_cast<size_t>(n * B));
   for (int64_t e = 0; e < n; ++e) {
@@ -66,6 +64,18 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     for (int k = 1; k < B; ++k) sum += state[size_t(e * B + k)] = y(rng);
     for (int k = 1; k < B; ++k) state[size_t(e * B + k)] /= sum;
   }
+  return state;
+}
+
+}  // namespace
+
+TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups'") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
+  const int64_t n = 45;
+  const int B = kernel->n_inputs();
+  assembly::Problem p = cells(kernel, n, {3 * kinetics::kOneAtm});
+  const std::vector<double> state = random_cells(n, B, 31);
   assembly::HostElementAssembly rows(p, 0, 2), chain(p, 0, 2, true);
   const std::vector<double> want =
       rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
@@ -89,5 +99,34 @@ TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are 
     t.elements.k = 1;
     t.elements.conn = {0, 1, 2};
     CHECK_FALSE(assembly::HostTapeColumns::make(t));  // its last row is a product of tapes
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE(
+      "device tape columns: GRI-3.0's and h2o2's component-major blocks equal the row groups'" *
+      test::needs_gpu()) {
+    for (const char* mechanism : {"h2o2.yaml", "gri30.yaml"}) {
+      CAPTURE(mechanism);
+      const kinetics::Mechanism m = kinetics::load_mechanism(mechanism);
+      const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
+      const int64_t n = 1000;  // a partial tile
+      const int B = kernel->n_inputs();
+      assembly::Problem p = cells(kernel, n + 7, {3 * kinetics::kOneAtm});
+      const std::vector<double> state = random_cells(n + 7, B, 37);
+      assembly::DeviceElementOptions o;
+      o.rows = 2;
+      assembly::DeviceElementAssembly rows(p, o);
+      o.tape_columns = true;
+      assembly::DeviceElementAssembly chain(p, o);
+      const std::vector<double> want =
+          rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+      const std::vector<double> got =
+          chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+      CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
+      // Cell-major stays with the row groups.
+      CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor) ==
+            rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
+    }
   }
 }

@@ -1,0 +1,42 @@
+// HostTapeColumns' launches on the GPU (backends/assembly/host_tape_columns.h): a term's
+// component-major dense element blocks, where its kernel keeps tapes and every output is linear
+// in them, by the tapes' launch, the gather of the rest kernel's params, the rest kernel's
+// sparse Jacobian, the auxiliary array's launch and the columns' launch, which reads each tape
+// slot once per element (bench/RESULTS.md: 1.19 ms for GRI-3.0's columns at 1e5 cells where
+// the row groups take 3.7).
+#pragma once
+
+#include <memory>
+
+#include "backends/assembly/problem.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "jit/element_driver.h"
+#include "jit/tape_pattern.h"
+
+namespace dualjit::assembly {
+
+class DeviceTapeColumns {
+ public:
+  // Null when the term's kernel keeps no tapes or has an output not linear in them. layout:
+  // the element kernels' (tapes' and rest kernel's) block layout.
+  static std::unique_ptr<DeviceTapeColumns> make(const Term& term,
+                                                 const jit::LaunchLayout& layout = {},
+                                                 int group_slots = 200);
+
+  // Every one of the first `inputs.n_elements` elements' n_outputs x n_inputs entries,
+  // [r][c][e], into `out` (device). `inputs`: the term's element inputs on the device (fields,
+  // connectivity, params, uniforms; outputs unset), as the element kernels take them.
+  void run(const jit::ElementLaunch& inputs, double* out, CUstream stream);
+  // The tapes' launch, whose inputs `run` takes.
+  const jit::LoweredKernel& tapes_lowered() const { return tapes_->lowered(); }
+
+ private:
+  DeviceTapeColumns() = default;
+  jit::TapePattern pattern_;
+  int aux_size_ = 0;
+  int n_params_ = 0;
+  std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_, columns_;
+  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
+};
+
+}  // namespace dualjit::assembly
