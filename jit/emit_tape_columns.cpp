@@ -29,6 +29,22 @@ std::string identifier(const std::string& s) {
   return out;
 }
 
+// A launch named `dj_<kernel>_<what>` that reads the kernel's tape of `tape_size` slots; its
+// argument table starts with n_elements and tape.
+LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t tape_size) {
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.symbol = "dj_" + identifier(kernel.name()) + "_" + what;
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  out.options.mode = Mode::Jacobian;
+  out.tape_size = tape_size;
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"});
+  return out;
+}
+
 // The linear outputs (indices into TapeColumnPlan::outputs) of each warp: the heaviest first to
 // the least loaded, by the group's terms.
 std::vector<std::vector<int>> warps_outputs(const ColumnGroup& g, size_t n_linear, int warps) {
@@ -111,19 +127,13 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   const int ni = kernel.n_inputs(), W = o.warps;
   const size_t n_linear = plan.outputs.size();
   const TapeColumnsAux aux(plan, ni, rest);
-  LoweredKernel out;
-  out.kernel_name = kernel.name();
-  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_columns_g" +
-               std::to_string(plan.groups.size()) + "_w" + std::to_string(W) +
-               (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "");
-  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
-  out.cuda_entry = out.symbol;
-  out.host_entry = out.symbol + "_host";
-  out.options.mode = Mode::Jacobian;
-  out.tape_size = tape_size;
+  LoweredKernel out =
+      tape_launch(kernel,
+                  "tape_columns_g" + std::to_string(plan.groups.size()) + "_w" + std::to_string(W) +
+                      (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : ""),
+                  tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
-  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
-      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
+  out.args
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
             "the tapes' cut sums, cut gradients and factor products"})
       .add({"first", ArgKind::Pointer, "double*", 1, true, "component-major Jacobian entries"});
@@ -244,16 +254,8 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
                                 "pattern of " +
                                 std::to_string(rest.n_rows) + " x " + std::to_string(rest.n_cols));
   }
-  LoweredKernel out;
-  out.kernel_name = kernel.name();
-  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_aux";
-  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
-  out.cuda_entry = out.symbol;
-  out.host_entry = out.symbol + "_host";
-  out.options.mode = Mode::Jacobian;
-  out.tape_size = tape_size;
-  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
-      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
+  LoweredKernel out = tape_launch(kernel, "tape_aux", tape_size);
+  out.args
       .add({"rest_values", ArgKind::Pointer, "const double*", 1, true, "the rest kernel's values"})
       .add({"rest_first", ArgKind::Pointer, "const double*", 1, true,
             "the rest kernel's sparse Jacobian"})
@@ -317,17 +319,8 @@ LoweredKernel lower_tape_gather(const Kernel& kernel, const TapePattern& tapes) 
   }
   const int np = kernel.n_params();
   const int64_t nt = static_cast<int64_t>(tapes.tapes.size()), width = np + nt;
-  LoweredKernel out;
-  out.kernel_name = kernel.name();
-  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_gather";
-  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
-  out.cuda_entry = out.symbol;
-  out.host_entry = out.symbol + "_host";
-  out.options.mode = Mode::Jacobian;
-  out.tape_size = tapes.size;
-  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
-      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"})
-      .add({"params", ArgKind::Pointer, "const double*", 1, np > 0, "per-element params"})
+  LoweredKernel out = tape_launch(kernel, "tape_gather", tapes.size);
+  out.args.add({"params", ArgKind::Pointer, "const double*", 1, np > 0, "per-element params"})
       .add({"out", ArgKind::Pointer, "double*", 1, true, "the rest kernel's params"});
   const std::string type = "DjArgs_" + out.symbol, &sym = out.symbol;
   std::ostringstream body;

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/assembly/host_element_assembly.h"
-#include "jit/emit_tape_columns.h"
-#include "jit/tape_rest_kernel.h"
+#include "backends/assembly/tape_columns_launches.h"
 
 namespace dualjit::assembly {
 namespace {
@@ -23,33 +21,17 @@ void ensure(cuda::DeviceBuffer& b, size_t bytes) {
 std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
                                                            const jit::LaunchLayout& layout,
                                                            int group_slots) {
-  const Kernel& k = *term.kernel;
-  jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
-  o.layout = layout;
-  o.chunks = {0, 1};  // the tapes' chunk alone, when the kernel keeps tapes
-  jit::LoweredKernel tapes = jit::lower(k, o);
-  if (!tapes.writes_tape) return nullptr;
+  std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, layout, group_slots);
+  if (!l) return nullptr;
   std::unique_ptr<DeviceTapeColumns> c(new DeviceTapeColumns);
-  c->pattern_ = jit::tape_pattern(k);
-  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, c->pattern_);
-  if (!std::all_of(outs.begin(), outs.end(), [](const auto& x) { return x.linear; }))
-    return nullptr;
-  const jit::TapeColumnPlan plan =
-      jit::plan_tape_columns(c->pattern_, outs, k.n_inputs(), group_slots);
-  const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, c->pattern_, outs, plan);
-  jit::LoweringOptions ro = element_lowering(term, Mode::Jacobian);
-  ro.layout = layout;
-  ro.sparse_jacobian = true;
-  c->n_params_ = k.n_params();
-  c->tapes_ = std::make_unique<cuda::CudaKernel>(std::move(tapes));
-  c->gather_ = std::make_unique<cuda::CudaKernel>(jit::lower_tape_gather(k, c->pattern_));
-  c->rest_ = std::make_unique<cuda::CudaKernel>(jit::lower(rest.kernel, ro));
-  const jit::JacobianPattern& rest_pattern = c->rest_->lowered().first_pattern;
-  c->fill_ = std::make_unique<cuda::CudaKernel>(
-      jit::lower_tape_aux(k, plan, rest_pattern, c->pattern_.size));
-  c->columns_ = std::make_unique<cuda::CudaKernel>(
-      jit::lower_tape_columns(k, plan, c->pattern_.size, {}, &rest_pattern));
-  c->aux_size_ = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
+  c->pattern_ = std::move(l->pattern);
+  c->aux_size_ = l->aux_size;
+  c->n_params_ = term.kernel->n_params();
+  c->tapes_ = std::make_unique<cuda::CudaKernel>(std::move(l->tapes));
+  c->gather_ = std::make_unique<cuda::CudaKernel>(std::move(l->gather));
+  c->rest_ = std::make_unique<cuda::CudaKernel>(std::move(l->rest));
+  c->fill_ = std::make_unique<cuda::CudaKernel>(std::move(l->fill));
+  c->columns_ = std::make_unique<cuda::CudaKernel>(std::move(l->columns));
   return c;
 }
 

@@ -1,0 +1,28 @@
+// The launches of a term's component-major element blocks by the tape columns
+// (jit/emit_tape_columns.h), lowered once for either backend: the tapes' (the kernel's tape
+// chunk alone), the gather of the rest kernel's params, the rest kernel's sparse Jacobian
+// (jit/tape_rest_kernel.h), the auxiliary array's and the columns'. Run in that order by
+// HostTapeColumns and DeviceTapeColumns.
+#pragma once
+
+#include <optional>
+
+#include "backends/assembly/problem.h"
+#include "jit/lowering.h"
+#include "jit/tape_pattern.h"
+
+namespace dualjit::assembly {
+
+struct TapeColumnsLaunches {
+  jit::TapePattern pattern;
+  int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
+  jit::LoweredKernel tapes, gather, rest, fill, columns;
+};
+
+// Empty when the term's kernel keeps no tapes or has an output not linear in them. layout: the
+// element kernels' (tapes' and rest kernel's); group_slots: a column group's tape slots at most.
+std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
+                                                         const jit::LaunchLayout& layout = {},
+                                                         int group_slots = 200);
+
+}  // namespace dualjit::assembly
