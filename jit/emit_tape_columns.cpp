@@ -144,12 +144,13 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   size_t smem = 0;
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const ColumnGroup& grp = plan.groups[g];
-    const std::vector<int> factors = group_factors(grp);
+    const std::vector<int> factors = o.stage_factors ? group_factors(grp) : std::vector<int>{};
     std::unordered_map<int, size_t> factor_at;
     for (size_t i = 0; i < factors.size(); ++i) factor_at[factors[i]] = grp.slots.size() + i;
     smem = std::max(smem, (grp.slots.size() + factors.size()) * 32 * sizeof(double));
     const std::string fn = sym + "_g" + std::to_string(g);
-    // The group's tape slots and factor products' auxiliary slots, staged by the block.
+    // The group's tape slots and (stage_factors) factor products' auxiliary slots, staged by
+    // the block.
     cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
        << "] = {";
     for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
@@ -170,7 +171,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << "  const double* S = st + lane;\n"
        << "  switch (warp) {\n";
     const auto staged = [](int s) { return "S[" + std::to_string(s * 32) + "]"; };
-    const auto staged_factor = [&factor_at](int f) {
+    const auto staged_factor = [&factor_at, &aux, &o](int f) {
+      if (!o.stage_factors) return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
       return "S[" + std::to_string(factor_at.at(f) * 32) + "]";
     };
     const std::vector<std::vector<int>> owned = warps_outputs(grp, n_linear, W);

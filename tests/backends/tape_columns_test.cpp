@@ -123,7 +123,11 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
     CAPTURE(limit);
     const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, ni, limit);
     const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, p, outs, plan);
-    const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, {4, 0});
+    jit::TapeColumnsOptions co;
+    co.warps = 4;
+    co.min_blocks = 0;
+    co.stage_factors = limit == 3;  // both ways
+    const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, co);
     const jit::TapeColumnsAux aux(plan, ni);
     const int nl = aux.n_linear, nc = aux.n_cuts;
     const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
