@@ -862,7 +862,12 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   if (options_.tape_columns && order == BlockOrder::ComponentMajor && !sparse) {
     auto [it, fresh] = tape_columns_.try_emplace(term);
-    if (fresh) it->second = DeviceTapeColumns::make(t, options_.layout);
+    if (fresh) {
+      TapeColumnsSettings settings;
+      settings.layout = options_.layout;
+      settings.effort = options_.compile_effort;
+      it->second = DeviceTapeColumns::make(t, settings);
+    }
     if (it->second) {
       const auto fs = static_cast<int64_t>(t.kernel->n_outputs()) * t.kernel->n_inputs();
       ensure(element_blocks_, ne * fs * sizeof(double));

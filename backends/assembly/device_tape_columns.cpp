@@ -1,8 +1,10 @@
 #include "backends/assembly/device_tape_columns.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
-#include "backends/assembly/tape_columns_launches.h"
+#include "jit/cuda_image.h"
 
 namespace dualjit::assembly {
 namespace {
@@ -19,19 +21,31 @@ void ensure(cuda::DeviceBuffer& b, size_t bytes) {
 }  // namespace
 
 std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
-                                                           const jit::LaunchLayout& layout,
-                                                           int group_slots) {
-  std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, layout, group_slots);
+                                                           const TapeColumnsSettings& settings) {
+  std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, settings);
   if (!l) return nullptr;
   std::unique_ptr<DeviceTapeColumns> c(new DeviceTapeColumns);
   c->pattern_ = std::move(l->pattern);
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
-  c->tapes_ = std::make_unique<cuda::CudaKernel>(std::move(l->tapes));
-  c->gather_ = std::make_unique<cuda::CudaKernel>(std::move(l->gather));
-  c->rest_ = std::make_unique<cuda::CudaKernel>(std::move(l->rest));
-  c->fill_ = std::make_unique<cuda::CudaKernel>(std::move(l->fill));
-  c->columns_ = std::make_unique<cuda::CudaKernel>(std::move(l->columns));
+  std::vector<jit::LoweredKernel> launches;
+  launches.push_back(std::move(l->tapes));
+  launches.push_back(std::move(l->gather));
+  launches.push_back(std::move(l->rest));
+  launches.push_back(std::move(l->fill));
+  launches.push_back(std::move(l->columns));
+  const std::string arch = cuda::Context::primary().device().arch();
+  const auto options_of = [&](const jit::LoweredKernel& k) {
+    return jit::default_compile_options(k, arch);
+  };
+  std::vector<jit::CudaImage> images = jit::cuda_images(launches, options_of);
+  std::unique_ptr<cuda::CudaKernel>* slots[] = {&c->tapes_, &c->gather_, &c->rest_, &c->fill_,
+                                                &c->columns_};
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const jit::CompileOptions options = options_of(launches[i]);
+    *slots[i] =
+        std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options, std::move(images[i]));
+  }
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "backends/assembly/problem.h"
+#include "backends/assembly/tape_columns_launches.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "jit/element_driver.h"
 #include "jit/tape_pattern.h"
@@ -17,11 +18,10 @@ namespace dualjit::assembly {
 
 class DeviceTapeColumns {
  public:
-  // Null when the term's kernel keeps no tapes or has an output not linear in them. layout:
-  // the element kernels' (tapes' and rest kernel's) block layout.
+  // Null when the term's kernel keeps no tapes or has an output not linear in them. The five
+  // launches compile in parallel.
   static std::unique_ptr<DeviceTapeColumns> make(const Term& term,
-                                                 const jit::LaunchLayout& layout = {},
-                                                 int group_slots = 200);
+                                                 const TapeColumnsSettings& settings = {});
 
   // Every one of the first `inputs.n_elements` elements' n_outputs x n_inputs entries,
   // [r][c][e], into `out` (device). `inputs`: the term's element inputs on the device (fields,

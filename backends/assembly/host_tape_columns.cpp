@@ -8,7 +8,9 @@
 namespace dualjit::assembly {
 
 std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int group_slots) {
-  std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, {}, group_slots);
+  TapeColumnsSettings settings;
+  settings.group_slots = group_slots;
+  std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, settings);
   if (!l) return nullptr;
   std::unique_ptr<HostTapeColumns> c(new HostTapeColumns);
   c->pattern_ = std::move(l->pattern);

@@ -9,11 +9,11 @@
 namespace dualjit::assembly {
 
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
-                                                         const jit::LaunchLayout& layout,
-                                                         int group_slots) {
+                                                         const TapeColumnsSettings& settings) {
   const Kernel& k = *term.kernel;
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
-  o.layout = layout;
+  o.layout = settings.layout;
+  o.compile_effort = settings.effort;
   o.chunks = {0, 1};  // the tapes' chunk alone, when the kernel keeps tapes
   jit::LoweredKernel tapes = jit::lower(k, o);
   if (!tapes.writes_tape) return std::nullopt;
@@ -23,10 +23,11 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   if (!std::all_of(outs.begin(), outs.end(), [](const auto& x) { return x.linear; }))
     return std::nullopt;
   const jit::TapeColumnPlan plan =
-      jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), group_slots);
+      jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), settings.group_slots);
   const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, l.pattern, outs, plan);
   jit::LoweringOptions ro = element_lowering(term, Mode::Jacobian);
-  ro.layout = layout;
+  ro.layout = settings.layout;
+  ro.compile_effort = settings.effort;
   ro.sparse_jacobian = true;
   l.tapes = std::move(tapes);
   l.gather = jit::lower_tape_gather(k, l.pattern);

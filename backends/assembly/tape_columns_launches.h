@@ -19,10 +19,17 @@ struct TapeColumnsLaunches {
   jit::LoweredKernel tapes, gather, rest, fill, columns;
 };
 
-// Empty when the term's kernel keeps no tapes or has an output not linear in them. layout: the
-// element kernels' (tapes' and rest kernel's); group_slots: a column group's tape slots at most.
+// How the launches are lowered. layout and effort: the element kernels' (the tapes' and the
+// rest kernel's; both exceed jit's large-kernel bound, so Auto compiles them with ptxas -O0,
+// GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's tape slots at most.
+struct TapeColumnsSettings {
+  jit::LaunchLayout layout;
+  jit::CompileEffort effort = jit::CompileEffort::Auto;
+  int group_slots = 200;
+};
+
+// Empty when the term's kernel keeps no tapes or has an output not linear in them.
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
-                                                         const jit::LaunchLayout& layout = {},
-                                                         int group_slots = 200);
+                                                         const TapeColumnsSettings& settings = {});
 
 }  // namespace dualjit::assembly
