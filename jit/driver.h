@@ -67,6 +67,17 @@ inline int64_t stored_elements(FirstStores s, int64_t n) {
   return s == FirstStores::Tiled ? (n + kFirstTile - 1) / kFirstTile * kFirstTile : n;
 }
 
+// Where an element's params are read (LoweringOptions::tiled_params): by default element-major,
+// param i of element e at e * n_params + i; tiled, from tiles of kFirstTile elements,
+// [tile][slot][element of the tile], `slots` a tile row, param i at slot at[i]. A kernel whose
+// params are another kernel's tape values (jit/tape_pattern.h, the same tiles) reads them in
+// place, each warp's read of a param one line.
+struct TiledParams {
+  int64_t slots = 0;
+  std::vector<int64_t> at;  // empty: element-major params
+  bool tiled() const { return !at.empty(); }
+};
+
 // What a driver's text is emitted from: the kernel's slots and sizes, and the layout.
 struct DriverSpec {
   std::string symbol;
@@ -75,6 +86,7 @@ struct DriverSpec {
   std::vector<int> slot_offset;   // first flat input of each slot
   std::vector<int> input_vertex;  // element vertex per slot
   int n_inputs = 0, n_params = 0, n_uniforms = 0, n_outputs = 0;
+  TiledParams params;  // LoweringOptions::tiled_params
   size_t first_size = 0, second_size = 0;
   bool hvp = false;
   FirstStores first_stores = FirstStores::Direct;  // LoweringOptions::first_stores

@@ -179,8 +179,16 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
     copy_slot(slot, "f", "dv");
     os << "  }\n";
   }
-  for (int i = 0; i < s.n_params; ++i) {
-    os << "  p[" << i << "] = a.params[e * " << s.n_params << " + " << i << "];\n";
+  if (s.params.tiled()) {
+    os << "  {\n    const double* pt = a.params + (e / " << kFirstTile << ") * "
+       << kFirstTile * s.params.slots << "LL + e % " << kFirstTile << ";\n";
+    for (int i = 0; i < s.n_params; ++i)
+      os << "    p[" << i << "] = pt[" << s.params.at[static_cast<size_t>(i)] * kFirstTile
+         << "];\n";
+    os << "  }\n";
+  } else {
+    for (int i = 0; i < s.n_params; ++i)
+      os << "  p[" << i << "] = a.params[e * " << s.n_params << " + " << i << "];\n";
   }
   for (int i = 0; i < s.n_uniforms; ++i) os << "  u[" << i << "] = a.uniform[" << i << "];\n";
   return os.str();

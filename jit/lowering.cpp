@@ -351,6 +351,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
                (options.sparse_jacobian ? "_sp" : "") + (pr.tapes ? "_tp" : "") +
+               (options.tiled_params.tiled() ? "_pt" : "") +
                (spec.first_stores == FirstStores::Tiled                  ? "_tf"
                 : spec.first_stores == FirstStores::Staged               ? "_sf"
                 : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
@@ -367,6 +368,20 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   spec.symbol = out.symbol;
   spec.n_chunks = static_cast<int>(plan.chunks.size());
   set_sizes(kernel, out, spec);
+  if (const TiledParams& tp = options.tiled_params; tp.tiled()) {
+    if (tp.at.size() != static_cast<size_t>(spec.n_params)) {
+      throw std::invalid_argument(out.label + ": tiled params at " + std::to_string(tp.at.size()) +
+                                  " slots for " + std::to_string(spec.n_params) + " params");
+    }
+    for (size_t i = 0; i < tp.at.size(); ++i) {
+      if (tp.at[i] < 0 || tp.at[i] >= tp.slots) {
+        throw std::invalid_argument(out.label + ": param " + std::to_string(i) + " at slot " +
+                                    std::to_string(tp.at[i]) + " of a tile row of " +
+                                    std::to_string(tp.slots));
+      }
+    }
+    spec.params = tp;
+  }
   out.input_vertex = options.input_vertex;
   if (out.input_vertex.empty()) {
     for (size_t s = 0; s < spec.slot_size.size(); ++s)

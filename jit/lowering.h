@@ -100,6 +100,9 @@ struct LoweringOptions {
   // tiled: LoweredKernel::options says which. Tiled blocks hold whole tiles; dj_untile
   // (backends/assembly/device_element_assembly.h) gives cell-major or component-major blocks.
   FirstStores first_stores = FirstStores::Direct;
+  // Where the params are read (jit/driver.h): element-major unless tiled; tiled, `at` holds a
+  // slot for each of the kernel's params.
+  TiledParams tiled_params;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
   // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.
