@@ -94,14 +94,14 @@ std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
 }
 
 // + sum over cuts of D[o][cut] d cut / dx_c, + the rest kernel's entry where it has one,
-// reading `ax` (the element's auxiliary slots).
-std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int linear,
-                     int column) {
+// reading `ax` (the element's auxiliary slots); `cut_value(i, kind, index)` spells the read of
+// cut i's sum ("sum", the linear output) or gradient ("gradient", the column).
+template <class CutValue>
+std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int linear, int column,
+                     CutValue cut_value) {
   std::string s;
-  for (int i = 0; i < aux.n_cuts; ++i) {
-    s += " + ax[" + std::to_string(aux.cut_sum(i, linear) * 32) + "] * ax[" +
-         std::to_string(aux.cut_gradient(i, column) * 32) + "]";
-  }
+  for (int i = 0; i < aux.n_cuts; ++i)
+    s += " + " + cut_value(i, "sum", linear) + " * " + cut_value(i, "gradient", column);
   if (rest) {
     if (const int64_t k = rest->index(linear, column); k >= 0)
       s += " + ax[" + std::to_string(aux.rest(static_cast<int>(k)) * 32) + "]";
@@ -124,14 +124,20 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                 std::to_string(o.min_blocks) + ", tape of " +
                                 std::to_string(tape_size) + " slots");
   }
-  const int ni = kernel.n_inputs(), W = o.warps;
+  const int ni = kernel.n_inputs(), W = o.warps, n_groups = static_cast<int>(plan.groups.size());
+  const int g0 = o.groups.first, g1 = o.groups.all() ? n_groups : o.groups.last;
+  if (g0 < 0 || g1 > n_groups || g0 >= g1) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': tape column groups [" +
+                                std::to_string(g0) + ", " + std::to_string(g1) + ") of " +
+                                std::to_string(n_groups));
+  }
   const size_t n_linear = plan.outputs.size();
   const TapeColumnsAux aux(plan, ni, rest);
-  LoweredKernel out =
-      tape_launch(kernel,
-                  "tape_columns_g" + std::to_string(plan.groups.size()) + "_w" + std::to_string(W) +
-                      (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : ""),
-                  tape_size);
+  LoweredKernel out = tape_launch(kernel,
+                                  "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) +
+                                      "_w" + std::to_string(W) +
+                                      (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : ""),
+                                  tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
   out.args
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
@@ -142,8 +148,15 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 
   std::ostringstream cu, host;
   size_t smem = 0;
-  for (size_t g = 0; g < plan.groups.size(); ++g) {
-    const ColumnGroup& grp = plan.groups[g];
+  // Read straight from the auxiliary array: the host's cut values.
+  const auto ax_cut = [&aux](int i, const std::string& kind, int index) {
+    return "ax[" +
+           std::to_string((kind == "sum" ? aux.cut_sum(i, index) : aux.cut_gradient(i, index)) *
+                          32) +
+           "]";
+  };
+  for (int g = g0; g < g1; ++g) {
+    const ColumnGroup& grp = plan.groups[static_cast<size_t>(g)];
     const std::vector<int> factors = o.stage_factors ? group_factors(grp) : std::vector<int>{};
     std::unordered_map<int, size_t> factor_at;
     for (size_t i = 0; i < factors.size(); ++i) factor_at[factors[i]] = grp.slots.size() + i;
@@ -168,8 +181,19 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << "  for (int i = warp; i < " << factors.size() << "; i += " << W << ") st[("
        << grp.slots.size() << " + i) * 32 + lane] = ax[" << fn << "_factors[i] * 32];\n"
        << "  __syncthreads();\n"
-       << "  const double* S = st + lane;\n"
-       << "  switch (warp) {\n";
+       << "  const double* S = st + lane;\n";
+    // The cuts' gradients at the group's columns in registers, read once a warp; each
+    // output's cut sums once where its warp starts it: not once an entry from L1.
+    for (int i = 0; i < aux.n_cuts; ++i) {
+      for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
+        cu << "  const double cg" << i << "_" << grp.columns[ci] << " = ax["
+           << aux.cut_gradient(i, grp.columns[ci]) * 32 << "];\n";
+      }
+    }
+    cu << "  switch (warp) {\n";
+    const auto register_cut = [](int i, const std::string& kind, int index) {
+      return (kind == "sum" ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
+    };
     const auto staged = [](int s) { return "S[" + std::to_string(s * 32) + "]"; };
     const auto staged_factor = [&factor_at, &aux, &o](int f) {
       if (!o.stage_factors) return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
@@ -179,12 +203,17 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     for (size_t w = 0; w < owned.size(); ++w) {
       cu << "    case " << w << ":\n";
       for (int l : owned[w]) {
+        cu << "      {\n";
+        for (int i = 0; i < aux.n_cuts; ++i)
+          cu << "      const double " << register_cut(i, "sum", l) << " = " << ax_cut(i, "sum", l)
+             << ";\n";
         for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
           const ColumnEntry& en = grp.entries[ci * n_linear + size_t(l)];
           cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
              << "LL * n + e] = " << sum_text(en, staged, staged_factor)
-             << cut_text(aux, rest, l, en.column) << ";\n";
+             << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
         }
+        cu << "      }\n";
       }
       cu << "      break;\n";
     }
@@ -200,7 +229,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       const ColumnEntry& en = grp.entries[i];
       host << "  first[" << int64_t(en.output) * ni + en.column
            << "LL * n + e] = " << sum_text(en, slot, factor)
-           << cut_text(aux, rest, static_cast<int>(i % n_linear), en.column) << ";\n";
+           << cut_text(aux, rest, static_cast<int>(i % n_linear), en.column, ax_cut) << ";\n";
     }
     host << "}\n";
   }
@@ -216,8 +245,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << "  switch (g) {\n";
-  for (size_t g = 0; g < plan.groups.size(); ++g) {
-    cu << "    case " << g << ": " << sym << "_g" << g
+  for (int g = g0; g < g1; ++g) {
+    cu << "    case " << g - g0 << ": " << sym << "_g" << g
        << "(tp, ax, st, a.first, n, e, e < n, lane, warp); break;\n";
   }
   cu << "  }\n}\n";
@@ -227,7 +256,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << "    const double* tp = a->tape + (e / 32) * " << tape_size * 32 << "LL + e % 32;\n"
        << "    const double* ax = a->aux + (e / 32) * " << int64_t(aux.size()) * 32
        << "LL + e % 32;\n";
-  for (size_t g = 0; g < plan.groups.size(); ++g)
+  for (int g = g0; g < g1; ++g)
     host << "    " << sym << "_g" << g << "_host(tp, ax, a->first, n, e);\n";
   host << "  }\n}\n";
 
@@ -239,7 +268,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   out.launch.items_per_block = 32;
   out.launch.block_threads = 32 * W;
   out.launch.dynamic_shared_bytes = smem;
-  out.launch.blocks_per_item_block = static_cast<int>(plan.groups.size());
+  out.launch.blocks_per_item_block = g1 - g0;
   return out;
 }
 
@@ -269,12 +298,13 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   const auto rv = [nl, nc](int f) { return "rv[" + std::to_string(nl + nc + f) + "]"; };
   for (int f = 0; f < nf; ++f) body << "  ax[" << aux.factor(f) * 32 << "] = " << rv(f) << ";\n";
   for (int k = 0; k < aux.n_rest; ++k)
-    body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k << "];\n";
+    body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
   for (int i = 0; i < nc; ++i) {
     for (int j = 0; j < ni; ++j) {
       const int64_t k = rest.index(nl + i, j);
       body << "  ax[" << aux.cut_gradient(i, j) * 32
-           << "] = " << (k >= 0 ? "rf[" + std::to_string(k) + "]" : std::string("0.0")) << ";\n";
+           << "] = " << (k >= 0 ? "rf[" + std::to_string(k * 32) + "]" : std::string("0.0"))
+           << ";\n";
     }
     for (int l = 0; l < nl; ++l) {
       const ColumnEntry& en = plan.cut_group.entries[static_cast<size_t>(i * nl + l)];
@@ -287,12 +317,12 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   const std::string args_struct = out.args.struct_text(type);
   const std::string signature =
       "void " + sym + "_fill(const double* tp, const double* rv, const double* rf, double* ax) {\n";
-  const std::string locate = "    const double* tp = a.tape + (e / 32) * " +
-                             std::to_string(tape_size * 32) +
-                             "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +
-                             std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
-                             "_fill(tp, a.rest_values + e * " + std::to_string(rest.n_rows) +
-                             "LL, a.rest_first + e * " + std::to_string(rest.nnz()) + "LL, ax);\n";
+  const std::string locate =
+      "    const double* tp = a.tape + (e / 32) * " + std::to_string(tape_size * 32) +
+      "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +
+      std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
+      "_fill(tp, a.rest_values + e * " + std::to_string(rest.n_rows) +
+      "LL, a.rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) + "LL + e % 32, ax);\n";
   std::string host_locate = locate;
   for (const char* field : {"a.tape", "a.aux", "a.rest_values", "a.rest_first"}) {
     const std::string from = field, to = "a->" + from.substr(2);
@@ -326,11 +356,14 @@ LoweredKernel lower_tape_gather(const Kernel& kernel, const TapePattern& tapes) 
       .add({"out", ArgKind::Pointer, "double*", 1, true, "the rest kernel's params"});
   const std::string type = "DjArgs_" + out.symbol, &sym = out.symbol;
   std::ostringstream body;
-  body << "  double* o = out + e * " << width << "LL;\n"
-       << "  for (int i = 0; i < " << np << "; ++i) o[i] = params[e * " << std::max(np, 1)
+  // Tiled as the tapes are: a warp's store of a param is one line.
+  body << "  double* o = out + (e / 32) * " << width * 32 << "LL + e % 32;\n"
+       << "  for (int i = 0; i < " << np << "; ++i) o[i * 32] = params[e * " << std::max(np, 1)
        << "LL + i];\n";
-  for (int64_t t = 0; t < nt; ++t)
-    body << "  o[" << np + t << "] = tp[" << tapes.offset[static_cast<size_t>(t)] * 32 << "];\n";
+  for (int64_t t = 0; t < nt; ++t) {
+    body << "  o[" << (np + t) * 32 << "] = tp[" << tapes.offset[static_cast<size_t>(t)] * 32
+         << "];\n";
+  }
   const std::string signature = "void " + sym +
                                 "_one(long long e, const double* tp, const double* params, "
                                 "double* out) {\n";

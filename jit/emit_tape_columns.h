@@ -42,6 +42,10 @@ struct TapeColumnsOptions {
   // read from the auxiliary array where used (through L1). GRI-3.0's heat release weights every
   // reaction: staged, a group's block needs 325 more slots (83 KB) and fewer blocks fit.
   bool stage_factors = false;
+  // The column groups [first, last) this launch writes (last < 0: to the end). A group whose
+  // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
+  // of its own lets the others' blocks take less shared memory and more of them fit.
+  ChunkRange groups;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
@@ -53,16 +57,17 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                  const JacobianPattern* rest = nullptr);
 
 // The launch that fills the auxiliary array, a thread per element: from the rest kernel's
-// values (element-major, n_outputs of it an element) and sparse Jacobian (element-major, its
-// pattern `rest`'s entries an element) the cut gradients, the factor products and the rest
-// entries; then the cuts' sums over the tapes. Arguments: n_elements, tape, rest_values,
+// values (element-major, n_outputs of it an element) and sparse Jacobian (tiled, FirstStores::
+// Tiled: its pattern `rest`'s entries a tile row) the cut gradients, the factor products and the
+// rest entries; then the cuts' sums over the tapes. Arguments: n_elements, tape, rest_values,
 // rest_first, aux.
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
                              const JacobianPattern& rest, int64_t tape_size);
 
-// The rest kernel's params (jit/tape_rest_kernel.h), a thread per element: the element's own
-// params (none when the kernel has none), then its tapes' values. Arguments: n_elements, tape,
-// params, out (element-major, n_params + tapes an element).
+// The rest kernel's params (jit/tape_rest_kernel.h), a thread per element, where the kernel has
+// params of its own: those, then its tapes' values, tiled as the tapes (jit/driver.h
+// TiledParams, n_params + tapes slots a tile row). A kernel without params needs no gather:
+// the rest kernel reads its tapes' values in place. Arguments: n_elements, tape, params, out.
 LoweredKernel lower_tape_gather(const Kernel& kernel, const TapePattern& tapes);
 
 }  // namespace dualjit::jit

@@ -29,18 +29,24 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
   std::vector<jit::LoweredKernel> launches;
+  std::vector<std::unique_ptr<cuda::CudaKernel>*> slots = {&c->tapes_, &c->rest_, &c->fill_};
   launches.push_back(std::move(l->tapes));
-  launches.push_back(std::move(l->gather));
   launches.push_back(std::move(l->rest));
   launches.push_back(std::move(l->fill));
-  launches.push_back(std::move(l->columns));
+  c->columns_.resize(l->columns.size());
+  for (size_t i = 0; i < l->columns.size(); ++i) {
+    launches.push_back(std::move(l->columns[i]));
+    slots.push_back(&c->columns_[i]);
+  }
+  if (l->gather) {
+    launches.push_back(std::move(*l->gather));
+    slots.push_back(&c->gather_);
+  }
   const std::string arch = cuda::Context::primary().device().arch();
   const auto options_of = [&](const jit::LoweredKernel& k) {
     return jit::default_compile_options(k, arch);
   };
   std::vector<jit::CudaImage> images = jit::cuda_images(launches, options_of);
-  std::unique_ptr<cuda::CudaKernel>* slots[] = {&c->tapes_, &c->gather_, &c->rest_, &c->fill_,
-                                                &c->columns_};
   for (size_t i = 0; i < launches.size(); ++i) {
     const jit::CompileOptions options = options_of(launches[i]);
     *slots[i] =
@@ -58,9 +64,10 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
   ensure(tape_, jit::tape_doubles(pattern_.size, ne) * sizeof(double));
   ensure(values_,
          std::max<size_t>(ne * tl.plan.n_outputs, ne * rl.plan.n_outputs) * sizeof(double));
-  ensure(params_, ne * (n_params_ + nt) * sizeof(double));
+  if (gather_) ensure(params_, jit::tape_doubles(n_params_ + nt, ne) * sizeof(double));
   ensure(rest_values_, ne * rl.plan.n_outputs * sizeof(double));
-  ensure(rest_first_, ne * rl.first_size * sizeof(double));
+  ensure(rest_first_,
+         jit::stored_elements(rl.options.first_stores, ne) * rl.first_size * sizeof(double));
   ensure(aux_, jit::tape_doubles(aux_size_, ne) * sizeof(double));
   {  // The tapes (its values and first derivatives: none; the pointers must be set).
     jit::ElementLaunch a = inputs;
@@ -69,7 +76,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
     a.tape = ptr(tape_);
     tapes_->launch(a.args(), stream);
   }
-  {
+  if (gather_) {
     jit::ArgValues g;
     g.set("n_elements", ne).set("tape", ptr(tape_)).set("params", inputs.params);
     g.set("out", static_cast<const void*>(ptr(params_)));
@@ -77,7 +84,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
   }
   {
     jit::ElementLaunch a = inputs;
-    a.params = ptr(params_);
+    a.params = gather_ ? ptr(params_) : ptr(tape_);
     a.values = ptr(rest_values_);
     a.first = ptr(rest_first_);
     rest_->launch(a.args(), stream);
@@ -91,7 +98,8 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
   jit::ArgValues b;
   b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
   b.set("first", static_cast<const void*>(out));
-  columns_->launch(b, stream);
+  for (const auto& columns : columns_)
+    columns->launch(jit::pack_launch(columns->lowered(), b), stream);
 }
 
 }  // namespace dualjit::assembly

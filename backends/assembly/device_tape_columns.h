@@ -1,12 +1,12 @@
 // HostTapeColumns' launches on the GPU (backends/assembly/host_tape_columns.h): a term's
 // component-major dense element blocks, where its kernel keeps tapes and every output is linear
-// in them, by the tapes' launch, the gather of the rest kernel's params, the rest kernel's
-// sparse Jacobian, the auxiliary array's launch and the columns' launch, which reads each tape
-// slot once per element (bench/RESULTS.md: 1.19 ms for GRI-3.0's columns at 1e5 cells where
-// the row groups take 3.7).
+// in them, by the tapes' launch, the gather of the rest kernel's params (where the kernel has
+// params), the rest kernel's sparse Jacobian, the auxiliary array's launch and the columns'
+// launch, which reads each tape slot once per element (bench/RESULTS.md).
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "backends/assembly/problem.h"
 #include "backends/assembly/tape_columns_launches.h"
@@ -35,7 +35,8 @@ class DeviceTapeColumns {
   jit::TapePattern pattern_;
   int aux_size_ = 0;
   int n_params_ = 0;
-  std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_, columns_;
+  std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
+  std::vector<std::unique_ptr<cuda::CudaKernel>> columns_;
   cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
 };
 

@@ -16,10 +16,11 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int gro
   c->pattern_ = std::move(l->pattern);
   c->aux_size_ = l->aux_size;
   c->tapes_ = std::make_unique<cpu::CpuKernel>(std::move(l->tapes));
-  c->gather_ = std::make_unique<cpu::CpuKernel>(std::move(l->gather));
+  if (l->gather) c->gather_ = std::make_unique<cpu::CpuKernel>(std::move(*l->gather));
   c->rest_ = std::make_unique<cpu::CpuKernel>(std::move(l->rest));
   c->fill_ = std::make_unique<cpu::CpuKernel>(std::move(l->fill));
-  c->columns_ = std::make_unique<cpu::CpuKernel>(std::move(l->columns));
+  for (jit::LoweredKernel& columns : l->columns)
+    c->columns_.push_back(std::make_unique<cpu::CpuKernel>(std::move(columns)));
   return c;
 }
 
@@ -39,10 +40,12 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
     a.tape = tape.data();
     tapes_->run(a.args());
   }
-  // The rest kernel over each element's params and its tapes' values.
+  // The rest kernel over each element's params and its tapes' values: gathered, tiled, where
+  // the kernel has params; else read from the tape.
   const jit::LoweredKernel& rl = rest_->lowered();
-  std::vector<double> params(static_cast<size_t>(ne) * static_cast<size_t>(np + nt));
-  {
+  std::vector<double> params;
+  if (gather_) {
+    params.resize(static_cast<size_t>(jit::tape_doubles(np + nt, ne)));
     jit::ArgValues ga;
     ga.set("n_elements", ne).set("tape", tape.data());
     ga.set("params", term.params.empty() ? nullptr : term.params.data());
@@ -50,10 +53,11 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
     gather_->run(ga);
   }
   std::vector<double> rest_values(static_cast<size_t>(ne * rl.plan.n_outputs)),
-      rest_first(static_cast<size_t>(ne) * rl.first_size);
+      rest_first(static_cast<size_t>(jit::stored_elements(rl.options.first_stores, ne)) *
+                 rl.first_size);
   {
     jit::ElementLaunch a = host_element_inputs(term, rl, Mode::Jacobian, state, {});
-    a.params = params.empty() ? nullptr : params.data();
+    a.params = gather_ ? params.data() : tape.data();
     a.values = rest_values.data();
     a.first = rest_first.empty() ? nullptr : rest_first.data();
     rest_->run(a.args());
@@ -69,7 +73,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   jit::ArgValues ca;
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
-  columns_->run(ca);
+  for (const auto& columns : columns_) columns->run(ca);
   return out;
 }
 

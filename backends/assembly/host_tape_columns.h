@@ -1,7 +1,7 @@
 // The dense element Jacobians of a term whose kernel keeps tapes (jit/tape_pattern.h) and whose
 // outputs are all linear in them (a mechanism's rates and heat release), component-major, by
-// the tape columns' launches (jit/emit_tape_columns.h) on the CPU backend: the tapes'; the
-// gather of each element's params and its tapes' values; the rest kernel's
+// the tape columns' launches (jit/emit_tape_columns.h) on the CPU backend: the tapes'; where
+// the kernel has params, the gather of them and the tapes' values; the rest kernel's
 // (jit/tape_rest_kernel.h) over them; the auxiliary array's; the columns'. On the GPU the same
 // launches read each tape slot once per element where the row groups read it about four times
 // (bench/RESULTS.md); here they are the host's form of it, checked against the row groups.
@@ -30,7 +30,8 @@ class HostTapeColumns {
   HostTapeColumns() = default;
   jit::TapePattern pattern_;
   int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
-  std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_, columns_;
+  std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
+  std::vector<std::unique_ptr<cpu::CpuKernel>> columns_;
 };
 
 }  // namespace dualjit::assembly

@@ -1,6 +1,7 @@
 #include "backends/assembly/tape_columns_launches.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "backends/assembly/host_element_assembly.h"
 #include "jit/emit_tape_columns.h"
@@ -29,12 +30,32 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   ro.layout = settings.layout;
   ro.compile_effort = settings.effort;
   ro.sparse_jacobian = true;
+  ro.first_stores = jit::FirstStores::Tiled;
+  const int np = k.n_params();
+  if (np == 0) {
+    ro.tiled_params = {l.pattern.size, l.pattern.offset};
+  } else {
+    ro.tiled_params.slots = np + static_cast<int64_t>(l.pattern.tapes.size());
+    ro.tiled_params.at.resize(static_cast<size_t>(ro.tiled_params.slots));
+    std::iota(ro.tiled_params.at.begin(), ro.tiled_params.at.end(), 0);
+    l.gather = jit::lower_tape_gather(k, l.pattern);
+  }
   l.tapes = std::move(tapes);
-  l.gather = jit::lower_tape_gather(k, l.pattern);
   l.rest = jit::lower(rest.kernel, ro);
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern.size);
-  l.columns = jit::lower_tape_columns(k, plan, l.pattern.size, {}, &rest_pattern);
+  const auto oversized = [&](size_t g) {
+    return plan.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);
+  };
+  for (size_t g = 0; g < plan.groups.size();) {
+    size_t end = g + 1;
+    if (!oversized(g))
+      while (end < plan.groups.size() && !oversized(end)) ++end;
+    jit::TapeColumnsOptions co;
+    co.groups = {static_cast<int>(g), static_cast<int>(end)};
+    l.columns.push_back(jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
+    g = end;
+  }
   l.aux_size = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
   return l;
 }

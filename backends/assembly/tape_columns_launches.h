@@ -1,8 +1,8 @@
 // The launches of a term's component-major element blocks by the tape columns
 // (jit/emit_tape_columns.h), lowered once for either backend: the tapes' (the kernel's tape
-// chunk alone), the gather of the rest kernel's params, the rest kernel's sparse Jacobian
-// (jit/tape_rest_kernel.h), the auxiliary array's and the columns'. Run in that order by
-// HostTapeColumns and DeviceTapeColumns.
+// chunk alone), where the kernel has params the gather of the rest kernel's, the rest kernel's
+// sparse Jacobian (jit/tape_rest_kernel.h; tiled, as its params), the auxiliary array's and the
+// columns'. Run in that order by HostTapeColumns and DeviceTapeColumns.
 #pragma once
 
 #include <optional>
@@ -16,7 +16,14 @@ namespace dualjit::assembly {
 struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
-  jit::LoweredKernel tapes, gather, rest, fill, columns;
+  jit::LoweredKernel tapes, rest, fill;
+  // The columns' launches, each some column groups: a group of more slots than group_slots (a
+  // column no split can make smaller) alone, so that the others' blocks need less shared
+  // memory.
+  std::vector<jit::LoweredKernel> columns;
+  // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
+  // Else none: the rest kernel reads its params, the tapes' values, from the tape.
+  std::optional<jit::LoweredKernel> gather;
 };
 
 // How the launches are lowered. layout and effort: the element kernels' (the tapes' and the

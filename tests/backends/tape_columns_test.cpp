@@ -198,30 +198,36 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, p);
   const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, k.n_inputs(), 3);
   const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, p, outs, plan);
+  const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
+  const int64_t row = np + static_cast<int64_t>(p.tapes.size());  // a tile row of params
+  REQUIRE(np > 0);
+  // The rest kernel's sparse Jacobian, tiled, over its params tiled as the tapes.
   jit::LoweringOptions ro;
   ro.mode = Mode::Jacobian;
   ro.sparse_jacobian = true;
+  ro.first_stores = jit::FirstStores::Tiled;
+  ro.tiled_params.slots = row;
+  for (int64_t i = 0; i < row; ++i) ro.tiled_params.at.push_back(i);
   const cpu::CpuKernel rest_kernel(jit::lower(rest.kernel, ro));
   const jit::JacobianPattern& pattern = rest_kernel.lowered().first_pattern;
-  const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
-  test::ElementProblem rp = h.problem;
-  rp.params.clear();
+  // The gather launch: each element's params, then its tapes' values.
+  const cpu::CpuKernel gather(jit::lower_tape_gather(k, p));
+  std::vector<double> gathered(static_cast<size_t>(jit::tape_doubles(row, n)), std::nan(""));
+  jit::ArgValues ga;
+  ga.set("n_elements", n).set("tape", h.out.tape.data()).set("params", h.problem.params.data());
+  ga.set("out", static_cast<const void*>(gathered.data()));
+  gather.run(ga);
   for (int64_t e = 0; e < n; ++e) {
-    for (int i = 0; i < np; ++i) rp.params.push_back(h.problem.params[size_t(e * np + i)]);
+    for (int i = 0; i < np; ++i)
+      CHECK(tape_slot(gathered, e, i, row) == h.problem.params[size_t(e * np + i)]);
     for (size_t t = 0; t < p.tapes.size(); ++t)
-      rp.params.push_back(tape_slot(h.out.tape, e, p.offset[t], p.size));
-  }
-  {  // The gather launch makes the same params.
-    const cpu::CpuKernel gather(jit::lower_tape_gather(k, p));
-    std::vector<double> gathered(rp.params.size(), std::nan(""));
-    jit::ArgValues ga;
-    ga.set("n_elements", n).set("tape", h.out.tape.data()).set("params", h.problem.params.data());
-    ga.set("out", static_cast<const void*>(gathered.data()));
-    gather.run(ga);
-    CHECK(gathered == rp.params);
+      CHECK(tape_slot(gathered, e, np + int64_t(t), row) ==
+            tape_slot(h.out.tape, e, p.offset[t], p.size));
   }
   test::HostOutputs rest_out;
-  rest_kernel.run(test::host_args(rp, rest_kernel.lowered(), rest_out).args());
+  jit::ElementLaunch ra = test::host_args(h.problem, rest_kernel.lowered(), rest_out);
+  ra.params = gathered.data();
+  rest_kernel.run(ra.args());
 
   const jit::TapeColumnsAux aux(plan, ni, &pattern);
   CHECK(aux.n_rest == 1);  // the heat-like row's T column
@@ -235,13 +241,23 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   fa.set("aux", static_cast<const void*>(ax.data()));
   fill.run(fa);
 
-  const jit::LoweredKernel columns_l = jit::lower_tape_columns(k, plan, p.size, {4, 0}, &pattern);
-  const cpu::CpuKernel columns(columns_l);
+  // The columns in two launches, the first group alone and the others.
+  REQUIRE(plan.groups.size() > 1);
+  jit::TapeColumnsOptions co{4, 0};
+  co.groups = {0, 1};
+  const jit::LoweredKernel columns_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
+  co.groups = {1, -1};
+  const jit::LoweredKernel others_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
+  CHECK(columns_l.symbol != others_l.symbol);
   std::vector<double> first(static_cast<size_t>(n * no * ni), std::nan(""));
   jit::ArgValues ca;
   ca.set("n_elements", n).set("tape", h.out.tape.data()).set("aux", ax.data());
   ca.set("first", static_cast<const void*>(first.data()));
-  columns.run(ca);
+  cpu::CpuKernel(columns_l).run(ca);
+  cpu::CpuKernel(others_l).run(ca);
+  for (const jit::ChunkRange bad : {jit::ChunkRange{1, 1}, jit::ChunkRange{0, 99}})
+    CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p.size, {4, 0, false, bad}, &pattern),
+                    std::invalid_argument);
 
   double worst = 0;
   for (int64_t e = 0; e < n; ++e) {
@@ -260,7 +276,7 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   }
   CHECK(worst < 1e-12);
   const jit::LoweredKernel gather_l = jit::lower_tape_gather(k, p);
-  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &gather_l}) {
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &gather_l}) {
     const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
                                                         jit::default_compile_options(*l, "sm_90"));
     CHECK(image.is_cubin);
