@@ -86,7 +86,8 @@ struct DriverSpec {
   std::vector<int> slot_offset;   // first flat input of each slot
   std::vector<int> input_vertex;  // element vertex per slot
   int n_inputs = 0, n_params = 0, n_uniforms = 0, n_outputs = 0;
-  TiledParams params;  // LoweringOptions::tiled_params
+  TiledParams params;         // LoweringOptions::tiled_params
+  bool tiled_values = false;  // LoweringOptions::tiled_values
   size_t first_size = 0, second_size = 0;
   bool hvp = false;
   FirstStores first_stores = FirstStores::Direct;  // LoweringOptions::first_stores

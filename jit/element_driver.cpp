@@ -31,7 +31,12 @@ class ElementLocalDriver : public Driver {
        << "& a, long long e, int group, int groups"
        << (staged ? ", long long e0, double* __restrict__ st" : "") << ") {\n"
        << emit_element_loads(s);
-    os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
+    if (s.tiled_values) {
+      os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
+         << "LL + e % " << kFirstTile << ";\n";
+    } else {
+      os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
+    }
     switch (s.first_stores) {
       case FirstStores::Direct:
         os << "  double* d1 = a.first + e * " << s.first_size << ";\n";

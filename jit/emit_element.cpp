@@ -315,12 +315,14 @@ void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, 
 
 // One output store statement: `val[3] = t42;` (first derivatives where `first` says).
 void append_store(std::string& out, const Store& st, std::string_view value,
-                  const FirstIndex& first) {
+                  const StoreIndex& first) {
   out += "  ";
   out += store_array(st.target);
   out += '[';
   if (st.target == Target::Tape) {
     append_int(out, int64_t{st.index} * kTapeTile);
+  } else if (st.target == Target::Value) {
+    append_int(out, int64_t{st.index} * first.value_stride);
   } else if (st.target != Target::First) {
     append_int(out, st.index);
   } else {
@@ -351,7 +353,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, const FirstIndex& first, bool tape) {
+                       bool own_function, bool outline, const StoreIndex& first, bool tape) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -384,7 +386,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, const FirstIndex& first, bool tape) {
+                       const Typing& ty, bool outline, const StoreIndex& first, bool tape) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -515,7 +517,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, FirstIndex first, bool tape) {
+                                  bool outline_specials, StoreIndex first, bool tape) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {

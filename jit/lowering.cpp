@@ -308,6 +308,12 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     out.first_pattern = pattern ? *pattern : jacobian_pattern(kernel);
   }
   DriverSpec& spec = pr.spec;
+  if (options.tiled_values && options.driver && options.driver != element_local_driver()) {
+    throw std::invalid_argument("kernel '" + kernel.name() +
+                                "': tiled values need the element-local driver, not '" +
+                                options.driver->suffix() + "'");
+  }
+  spec.tiled_values = options.tiled_values;
   if (options.first_stores != FirstStores::Direct && options.driver &&
       options.driver != element_local_driver()) {
     throw std::invalid_argument("kernel '" + kernel.name() + "': first derivatives " +
@@ -351,7 +357,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                                                    : "_df") +
                (options.single_tangents && plan.mode != Mode::Value ? "_st" : "") +
                (options.sparse_jacobian ? "_sp" : "") + (pr.tapes ? "_tp" : "") +
-               (options.tiled_params.tiled() ? "_pt" : "") +
+               (options.tiled_params.tiled() ? "_pt" : "") + (options.tiled_values ? "_tv" : "") +
                (spec.first_stores == FirstStores::Tiled                  ? "_tf"
                 : spec.first_stores == FirstStores::Staged               ? "_sf"
                 : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
@@ -453,8 +459,9 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   const LoweredKernel& out = pr.out;
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
-  FirstIndex first;
+  StoreIndex first;
   if (pr.spec.first_stores == FirstStores::Tiled) first.stride = kFirstTile;
+  if (pr.spec.tiled_values) first.value_stride = kFirstTile;
   if (is_staged(pr.spec.first_stores)) {
     first.staged = true;
     first.base = pr.spec.stage[c].lo;

@@ -103,6 +103,10 @@ struct LoweringOptions {
   // Where the params are read (jit/driver.h): element-major unless tiled; tiled, `at` holds a
   // slot for each of the kernel's params.
   TiledParams tiled_params;
+  // Element-local driver: values tiled as FirstStores::Tiled's first derivatives, [tile][output]
+  // [element of the tile], whole tiles, each warp's store of an output one line (values that a
+  // later launch reads, not the caller: the tape columns' rest kernel's).
+  bool tiled_values = false;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
   // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.

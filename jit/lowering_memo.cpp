@@ -113,6 +113,7 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, static_cast<long long>(o.tiled_params.slots));
   put(m, static_cast<long long>(o.tiled_params.at.size()));
   for (int64_t at : o.tiled_params.at) put(m, static_cast<long long>(at));
+  put(m, o.tiled_values ? 1 : 0);
   put(m, static_cast<long long>(o.companions.size()));
   for (const auto& c : o.companions) put(m, c->hash());
   // The plan as the driver adapted it: what every chunk computes and stores.

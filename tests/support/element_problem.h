@@ -84,7 +84,11 @@ struct HostOutputs {
 inline jit::ElementLaunch host_args(const ElementProblem& pr, const jit::LoweredKernel& l,
                                     HostOutputs& out) {
   const double nan = std::nan("");
-  out.values.assign(pr.n_elements * l.plan.n_outputs, nan);
+  out.values.assign(
+      (l.options.tiled_values ? jit::stored_elements(jit::FirstStores::Tiled, pr.n_elements)
+                              : pr.n_elements) *
+          l.plan.n_outputs,
+      nan);
   out.first.assign(jit::stored_elements(l.options.first_stores, pr.n_elements) * l.first_size, nan);
   out.second.assign(pr.n_elements * l.second_size, nan);
   jit::ElementLaunch a;
