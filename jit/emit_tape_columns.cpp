@@ -45,22 +45,32 @@ LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t
   return out;
 }
 
-// The linear outputs (indices into TapeColumnPlan::outputs) of each warp: the heaviest first to
-// the least loaded, by the group's terms.
-std::vector<std::vector<int>> warps_outputs(const ColumnGroup& g, size_t n_linear, int warps) {
-  std::vector<size_t> load(n_linear, 0);
-  for (size_t i = 0; i < g.entries.size(); ++i) load[i % n_linear] += g.entries[i].terms.size() + 1;
-  std::vector<int> order(n_linear);
+// The entries (indices into the group's entries, column-major over the linear outputs) of
+// each warp: the heaviest first to the least loaded, a term read from the auxiliary array (a
+// factor) weighing two; each warp's in output order. Entries, not whole outputs: GRI-3.0's
+// heat release has a term per reaction in every column, and a warp that owned its row would
+// run several times longer than the others while the block's shared memory waits.
+std::vector<std::vector<int>> warps_entries(const ColumnGroup& g, size_t n_linear, int warps) {
+  std::vector<size_t> load(g.entries.size(), 1);
+  for (size_t i = 0; i < g.entries.size(); ++i)
+    for (const ColumnTerm& t : g.entries[i].terms) load[i] += t.factor >= 0 ? 2 : 1;
+  std::vector<int> order(g.entries.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&load](int a, int b) { return load[size_t(a)] > load[size_t(b)]; });
   std::vector<std::vector<int>> owned(static_cast<size_t>(warps));
   std::vector<size_t> total(static_cast<size_t>(warps), 0);
-  for (int l : order) {
+  for (int i : order) {
     const size_t w =
         static_cast<size_t>(std::min_element(total.begin(), total.end()) - total.begin());
-    owned[w].push_back(l);
-    total[w] += load[size_t(l)];
+    owned[w].push_back(i);
+    total[w] += load[size_t(i)];
+  }
+  for (std::vector<int>& entries : owned) {
+    std::sort(entries.begin(), entries.end(), [n_linear](int a, int b) {
+      const size_t la = size_t(a) % n_linear, lb = size_t(b) % n_linear;
+      return la != lb ? la < lb : a < b;
+    });
   }
   return owned;
 }
@@ -199,23 +209,25 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       if (!o.stage_factors) return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
       return "S[" + std::to_string(factor_at.at(f) * 32) + "]";
     };
-    const std::vector<std::vector<int>> owned = warps_outputs(grp, n_linear, W);
+    const std::vector<std::vector<int>> owned = warps_entries(grp, n_linear, W);
     for (size_t w = 0; w < owned.size(); ++w) {
       cu << "    case " << w << ":\n";
-      for (int l : owned[w]) {
-        cu << "      {\n";
-        for (int i = 0; i < aux.n_cuts; ++i)
-          cu << "      const double " << register_cut(i, "sum", l) << " = " << ax_cut(i, "sum", l)
-             << ";\n";
-        for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
-          const ColumnEntry& en = grp.entries[ci * n_linear + size_t(l)];
-          cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
-             << "LL * n + e] = " << sum_text(en, staged, staged_factor)
-             << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
+      int open = -1;  // the output whose cut sums the open scope holds
+      for (int i : owned[w]) {
+        const int l = static_cast<int>(size_t(i) % n_linear);
+        if (l != open) {
+          cu << (open >= 0 ? "      }\n" : "") << "      {\n";
+          for (int c = 0; c < aux.n_cuts; ++c)
+            cu << "      const double " << register_cut(c, "sum", l) << " = " << ax_cut(c, "sum", l)
+               << ";\n";
+          open = l;
         }
-        cu << "      }\n";
+        const ColumnEntry& en = grp.entries[size_t(i)];
+        cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
+           << "LL * n + e] = " << sum_text(en, staged, staged_factor)
+           << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
       }
-      cu << "      break;\n";
+      cu << (open >= 0 ? "      }\n" : "") << "      break;\n";
     }
     cu << "  }\n}\n";
     // The host's: the same sums, read in place.
@@ -295,7 +307,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   const std::string& sym = out.symbol;
   // One element's slots: tp, ax at its lane of the tiles; rv, rf its rest values and entries.
   std::ostringstream body;
-  const auto rv = [nl, nc](int f) { return "rv[" + std::to_string(nl + nc + f) + "]"; };
+  const auto rv = [nl, nc](int f) { return "rv[" + std::to_string((nl + nc + f) * 32) + "]"; };
   for (int f = 0; f < nf; ++f) body << "  ax[" << aux.factor(f) * 32 << "] = " << rv(f) << ";\n";
   for (int k = 0; k < aux.n_rest; ++k)
     body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
@@ -321,8 +333,9 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
       "    const double* tp = a.tape + (e / 32) * " + std::to_string(tape_size * 32) +
       "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +
       std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
-      "_fill(tp, a.rest_values + e * " + std::to_string(rest.n_rows) +
-      "LL, a.rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) + "LL + e % 32, ax);\n";
+      "_fill(tp, a.rest_values + (e / 32) * " + std::to_string(int64_t{rest.n_rows} * 32) +
+      "LL + e % 32, a.rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) +
+      "LL + e % 32, ax);\n";
   std::string host_locate = locate;
   for (const char* field : {"a.tape", "a.aux", "a.rest_values", "a.rest_first"}) {
     const std::string from = field, to = "a->" + from.substr(2);

@@ -57,10 +57,10 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                  const JacobianPattern* rest = nullptr);
 
 // The launch that fills the auxiliary array, a thread per element: from the rest kernel's
-// values (element-major, n_outputs of it an element) and sparse Jacobian (tiled, FirstStores::
-// Tiled: its pattern `rest`'s entries a tile row) the cut gradients, the factor products and the
-// rest entries; then the cuts' sums over the tapes. Arguments: n_elements, tape, rest_values,
-// rest_first, aux.
+// values and sparse Jacobian, both tiled (LoweringOptions::tiled_values, FirstStores::Tiled:
+// its n_outputs and its pattern `rest`'s entries a tile row) the cut gradients, the factor
+// products and the rest entries; then the cuts' sums over the tapes. Arguments: n_elements, tape,
+// rest_values, rest_first, aux.
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
                              const JacobianPattern& rest, int64_t tape_size);
 

@@ -65,7 +65,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
   ensure(values_,
          std::max<size_t>(ne * tl.plan.n_outputs, ne * rl.plan.n_outputs) * sizeof(double));
   if (gather_) ensure(params_, jit::tape_doubles(n_params_ + nt, ne) * sizeof(double));
-  ensure(rest_values_, ne * rl.plan.n_outputs * sizeof(double));
+  ensure(rest_values_, jit::tape_doubles(rl.plan.n_outputs, ne) * sizeof(double));
   ensure(rest_first_,
          jit::stored_elements(rl.options.first_stores, ne) * rl.first_size * sizeof(double));
   ensure(aux_, jit::tape_doubles(aux_size_, ne) * sizeof(double));

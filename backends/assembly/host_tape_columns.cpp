@@ -52,7 +52,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
     ga.set("out", static_cast<const void*>(params.data()));
     gather_->run(ga);
   }
-  std::vector<double> rest_values(static_cast<size_t>(ne * rl.plan.n_outputs)),
+  std::vector<double> rest_values(static_cast<size_t>(jit::tape_doubles(rl.plan.n_outputs, ne))),
       rest_first(static_cast<size_t>(jit::stored_elements(rl.options.first_stores, ne)) *
                  rl.first_size);
   {

@@ -31,6 +31,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   ro.compile_effort = settings.effort;
   ro.sparse_jacobian = true;
   ro.first_stores = jit::FirstStores::Tiled;
+  ro.tiled_values = true;
   const int np = k.n_params();
   if (np == 0) {
     ro.tiled_params = {l.pattern.size, l.pattern.offset};

@@ -201,11 +201,12 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   const int ni = k.n_inputs(), np = k.n_params(), no = k.n_outputs();
   const int64_t row = np + static_cast<int64_t>(p.tapes.size());  // a tile row of params
   REQUIRE(np > 0);
-  // The rest kernel's sparse Jacobian, tiled, over its params tiled as the tapes.
+  // The rest kernel's values and sparse Jacobian, tiled, over its params tiled as the tapes.
   jit::LoweringOptions ro;
   ro.mode = Mode::Jacobian;
   ro.sparse_jacobian = true;
   ro.first_stores = jit::FirstStores::Tiled;
+  ro.tiled_values = true;
   ro.tiled_params.slots = row;
   for (int64_t i = 0; i < row; ++i) ro.tiled_params.at.push_back(i);
   const cpu::CpuKernel rest_kernel(jit::lower(rest.kernel, ro));
