@@ -23,4 +23,10 @@ export DUALJIT_CACHE_DIR=$PWD/build-gpu/sweep-cache
 NCU_COUNT=16 timeout 150 bash bench/ncu_kernels.sh "$out/ncu_columns.txt" "tape_|jacobian_w54" \
   ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 --tape-columns 1 100000
 grep -E " us " "$out/ncu_columns.txt"
+# What bounds the columns' own launches: throughput, registers, spills, occupancy.
+NCU_COUNT=4 NCU_SECTIONS="SpeedOfLight LaunchStats Occupancy" timeout 120 bash bench/ncu_kernels.sh \
+  "$out/ncu_detail.txt" "tape_(rest|aux|columns)" \
+  ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 --tape-columns 1 100000
+grep -E "^  dj_|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Local Memory Spill|Dynamic Shared" \
+  "$out/ncu_detail.txt" | sed 's/  */ /g' | cut -c1-110
 echo "done at $(($(date +%s) - t0)) s"
