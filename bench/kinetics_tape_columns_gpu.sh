@@ -3,7 +3,7 @@
 # element_tape_columns) verified and measured: test_backends' GPU cases of the tape columns and
 # of the CUDA backend (DUALJIT_REQUIRE_GPU=1), then bench/sweeps/kinetics_tape_columns.txt at 1e5
 # cells (rows against columns, CUDA events), then Nsight Compute's duration of each launch of
-# the columns' Jc. Logs under $OUT.
+# the columns' Jc and the sections of its own launches. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_tape_columns_gpu.sh
 set -uo pipefail
