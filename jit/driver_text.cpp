@@ -145,8 +145,16 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
                                const std::string& own_vertex) {
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
-  os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], p["
-     << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
+  // Tiled params are read where the chunks use them (ElementIndex::param_at), not copied: a
+  // kernel of hundreds (the tape columns' rest kernel) would hold them all live and spill.
+  os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], u["
+     << dim(s.n_uniforms) << "];\n";
+  if (s.params.tiled()) {
+    os << "  const double* p = a.params + (e / " << kFirstTile << ") * "
+       << kFirstTile * s.params.slots << "LL + e % " << kFirstTile << ";\n";
+  } else {
+    os << "  double p[" << dim(s.n_params) << "];\n";
+  }
   // `x[i] = <values>[c]; v[i] = <directions>[c];` for each component c of the slot.
   const auto copy_slot = [&](size_t slot, const char* values, const char* directions) {
     for (int c = 0; c < s.slot_size[slot]; ++c) {
@@ -179,14 +187,7 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
     copy_slot(slot, "f", "dv");
     os << "  }\n";
   }
-  if (s.params.tiled()) {
-    os << "  {\n    const double* pt = a.params + (e / " << kFirstTile << ") * "
-       << kFirstTile * s.params.slots << "LL + e % " << kFirstTile << ";\n";
-    for (int i = 0; i < s.n_params; ++i)
-      os << "    p[" << i << "] = pt[" << s.params.at[static_cast<size_t>(i)] * kFirstTile
-         << "];\n";
-    os << "  }\n";
-  } else {
+  if (!s.params.tiled()) {
     for (int i = 0; i < s.n_params; ++i)
       os << "  p[" << i << "] = a.params[e * " << s.n_params << " + " << i << "];\n";
   }

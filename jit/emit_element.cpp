@@ -177,7 +177,7 @@ const char* store_array(Target t) {
   return t == Target::Value ? "val" : t == Target::First ? "d1" : t == Target::Second ? "d2" : "tp";
 }
 
-void append_leaf(std::string& out, const Node& n) {
+void append_leaf(std::string& out, const Node& n, const ElementIndex& ix) {
   switch (n.op) {
     case Op::Input:
       if (n.slot == kTapeSlot) {  // tiles: a warp's load of a slot is one line
@@ -189,6 +189,12 @@ void append_leaf(std::string& out, const Node& n) {
       out += n.slot == kDirectionSlot ? "v[" : "x[";
       break;
     case Op::Param:
+      if (!ix.param_at.empty()) {  // tiles, read where used: a warp's read is one line
+        out += "p[";
+        append_int(out, ix.param_at.at(static_cast<size_t>(n.index)) * kTapeTile);
+        out += ']';
+        return;
+      }
       out += "p[";
       break;
     case Op::Uniform:
@@ -245,9 +251,9 @@ void append_value_name(std::string& out, NodeId id) {
 // through a conversion, so its arithmetic stays in float; a select's condition is read as it
 // is, and tested directly when it is a predicate.
 void append_definition(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty,
-                       bool outline) {
+                       bool outline, const ElementIndex& ix) {
   const Node& n = g.node(id);
-  if (is_leaf(n.op)) return append_leaf(out, n);
+  if (is_leaf(n.op)) return append_leaf(out, n, ix);
   const bool in_float = ty.float_arithmetic(id);
   std::string args[3];
   auto arg = [&](NodeId a, int k) -> std::string_view {
@@ -307,15 +313,15 @@ void append_declaration(std::string& out, NodeId id, const Typing& ty) {
 
 // `  const double t42 = <definition>;`
 void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, const Typing& ty,
-                      bool outline) {
+                      bool outline, const ElementIndex& ix) {
   append_declaration(out, id, ty);
-  append_definition(out, g, id, name, ty, outline);
+  append_definition(out, g, id, name, ty, outline, ix);
   out += ";\n";
 }
 
 // One output store statement: `val[3] = t42;` (first derivatives where `first` says).
 void append_store(std::string& out, const Store& st, std::string_view value,
-                  const StoreIndex& first) {
+                  const ElementIndex& first) {
   out += "  ";
   out += store_array(st.target);
   out += '[';
@@ -353,7 +359,7 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, const StoreIndex& first, bool tape) {
+                       bool own_function, bool outline, const ElementIndex& first, bool tape) {
   const Graph& g = *p.graph;
   Names name(g);
   std::string os;
@@ -367,7 +373,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
-    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline);
+    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline, first);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id), first);
@@ -386,7 +392,7 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, const StoreIndex& first, bool tape) {
+                       const Typing& ty, bool outline, const ElementIndex& first, bool tape) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -465,7 +471,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       if (an.op == Op::Const) return;
       append_declaration(os, a, ty);
       if (is_leaf(an.op)) {
-        append_leaf(os, an);
+        append_leaf(os, an, first);
       } else {
         os += "s[";
         append_int(os, slot[a]);
@@ -476,7 +482,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     for (NodeId id : seg_nodes[s]) {
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-      append_statement(os, g, id, name, ty, outline);
+      append_statement(os, g, id, name, ty, outline, first);
       local[id] = 1;
       touched.push_back(id);
       if (slot[id] >= 0) {
@@ -517,7 +523,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, StoreIndex first, bool tape) {
+                                  bool outline_specials, ElementIndex first, bool tape) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {

@@ -33,11 +33,13 @@ namespace dualjit::jit {
 // called as dj_exp, dj_log, ... (driver_text.h outlined_specials_*: out of line on the GPU),
 // so that a function of thousands of them holds one copy of each instead of one per call, and
 // 1 / x (double arithmetic) as dj_rcp.
-// first: where value o and first derivative k are stored (jit/driver.h FirstStores,
+// first: where param i is read (LoweringOptions::tiled_params: `p` is the element's tile, read
+// where used) and value o and first derivative k are stored (jit/driver.h FirstStores,
 // LoweringOptions::tiled_values).
 // tape: the function takes the element's tape pointer `tp` last (jit/tape_pattern.h), and reads
 // and writes slot k at tp[k * kTapeTile].
-struct StoreIndex {
+struct ElementIndex {
+  std::vector<int64_t> param_at;  // p[param_at[i] * kTapeTile]; empty: p[i]
   int value_stride = 1;  // val[o * value_stride] (LoweringOptions::tiled_values: kFirstTile)
   int stride = 1;        // d1[(k - base) * stride]
   int64_t base = 0;
@@ -46,7 +48,7 @@ struct StoreIndex {
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false,
-                                  StoreIndex first = {}, bool tape = false);
+                                  ElementIndex first = {}, bool tape = false);
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

@@ -375,6 +375,9 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
   spec.n_chunks = static_cast<int>(plan.chunks.size());
   set_sizes(kernel, out, spec);
   if (const TiledParams& tp = options.tiled_params; tp.tiled()) {
+    if (!options.companions.empty()) {  // their chunks read params element-major
+      throw std::invalid_argument(out.label + ": tiled params with companion kernels");
+    }
     if (tp.at.size() != static_cast<size_t>(spec.n_params)) {
       throw std::invalid_argument(out.label + ": tiled params at " + std::to_string(tp.at.size()) +
                                   " slots for " + std::to_string(spec.n_params) + " params");
@@ -459,9 +462,10 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   const LoweredKernel& out = pr.out;
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
-  StoreIndex first;
+  ElementIndex first;
   if (pr.spec.first_stores == FirstStores::Tiled) first.stride = kFirstTile;
   if (pr.spec.tiled_values) first.value_stride = kFirstTile;
+  first.param_at = pr.spec.params.at;
   if (is_staged(pr.spec.first_stores)) {
     first.staged = true;
     first.base = pr.spec.stage[c].lo;
