@@ -146,14 +146,13 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
   // Tiled params are read where the chunks use them (ElementIndex::param_at), not copied: a
-  // kernel of hundreds (the tape columns' rest kernel) would hold them all live and spill.
-  os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], u["
-     << dim(s.n_uniforms) << "];\n";
+  // kernel of hundreds (the tape columns' rest kernel) would hold them all live.
+  os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], ";
   if (s.params.tiled()) {
-    os << "  const double* p = a.params + (e / " << kFirstTile << ") * "
-       << kFirstTile * s.params.slots << "LL + e % " << kFirstTile << ";\n";
+    os << "u[" << dim(s.n_uniforms) << "];\n  const double* p = a.params + (e / " << kFirstTile
+       << ") * " << kFirstTile * s.params.slots << "LL + e % " << kFirstTile << ";\n";
   } else {
-    os << "  double p[" << dim(s.n_params) << "];\n";
+    os << "p[" << dim(s.n_params) << "], u[" << dim(s.n_uniforms) << "];\n";
   }
   // `x[i] = <values>[c]; v[i] = <directions>[c];` for each component c of the slot.
   const auto copy_slot = [&](size_t slot, const char* values, const char* directions) {
