@@ -1,0 +1,75 @@
+// What ptxas makes of each launch of the tape columns (backends/assembly/
+// tape_columns_launches.h) for a mechanism's constant-pressure derivatives' kernel, with no GPU:
+// each launch lowered as DeviceTapeColumns lowers it at full effort, compiled by NVRTC to
+// CUBIN for sm_90 at jit::default_compile_options (or ptxas -O<n> with --opt), and its
+// registers, stack frame and spills printed, with the launch's statements. A launch that spills
+// at 255 registers or that ptxas holds at 32 is what Nsight Compute then shows bound by local
+// memory (bench/RESULTS.md).
+//
+//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--opt N]   (default gri30.yaml)
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/assembly/tape_columns_launches.h"
+#include "examples/kinetics/mechanism.h"
+#include "examples/kinetics/rate_law_kernels.h"
+#include "jit/cuda_image.h"
+#include "jit/nvrtc_compiler.h"
+
+using namespace dualjit;
+
+int main(int argc, char** argv) {
+  std::string spec = "gri30.yaml";
+  int opt = -1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--mechanism" && i + 1 < argc) {
+      spec = argv[++i];
+    } else if (a == "--opt" && i + 1 < argc) {
+      opt = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--opt N]\n");
+      return 2;
+    }
+  }
+  const kinetics::Mechanism m = kinetics::load_mechanism(spec);
+  assembly::Term t;
+  t.name = "cells";
+  t.kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
+  t.elements.name = "cells";
+  t.elements.k = 1;
+  t.elements.conn = {0};
+  assembly::TapeColumnsSettings settings;
+  settings.effort = jit::CompileEffort::Full;
+  const std::optional<assembly::TapeColumnsLaunches> l =
+      assembly::tape_columns_launches(t, settings);
+  if (!l) {
+    std::fprintf(stderr, "kinetics_tape_columns_ptxas: %s: no tape columns for its kernel\n",
+                 spec.c_str());
+    return 1;
+  }
+  std::vector<const jit::LoweredKernel*> launches = {&l->tapes, &l->rest, &l->fill};
+  if (l->gather) launches.push_back(&*l->gather);
+  for (const jit::LoweredKernel& c : l->columns) launches.push_back(&c);
+  std::printf("%-86s %10s %6s %4s %8s %9s %9s %s\n", "launch", "statements", "regs", "-O",
+              "stack B", "spill st", "spill ld", "collapsed (the cache retries at -O1)");
+  for (const jit::LoweredKernel* k : launches) {
+    jit::CompileOptions o = jit::default_compile_options(*k, "sm_90");
+    if (opt >= 0) {
+      o.opt_level = opt;
+      o.extra.clear();
+    }
+    const jit::CompiledImage img = jit::nvrtc_compile(k->cuda_entry, k->cuda_source, o);
+    const jit::PtxasReport& r = img.ptxas;
+    // The emitters' own launches (aux, columns, gather) count no statements.
+    const std::string statements = k->statements ? std::to_string(k->statements) : "-";
+    std::printf("%-86s %10s %6d %4d %8d %9d %9d %s\n", k->symbol.c_str(), statements.c_str(),
+                r.registers, o.opt_level, r.stack_bytes,
+                r.spill_store_bytes + r.function_spill_store_bytes, r.spill_load_bytes,
+                jit::ptxas_collapsed(r, k->options.layout) ? "yes" : "no");
+  }
+  return 0;
+}
