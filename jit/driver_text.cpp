@@ -145,8 +145,8 @@ std::string emit_element_loads(const DriverSpec& s, const std::string& nodes,
                                const std::string& own_vertex) {
   const auto dim = [](int n) { return std::to_string(std::max(n, 1)); };
   std::ostringstream os;
-  // Tiled params are read where the chunks use them (ElementIndex::param_at), not copied: a
-  // kernel of hundreds (the tape columns' rest kernel) would hold them all live.
+  // Tiled params are read where the chunks use them (ElementIndex::param_at), not copied into a
+  // per-thread array first: the tape columns' rest kernel has 325.
   os << "  double x[" << dim(s.n_inputs) << "], v[" << dim(s.hvp ? s.n_inputs : 0) << "], ";
   if (s.params.tiled()) {
     os << "u[" << dim(s.n_uniforms) << "];\n  const double* p = a.params + (e / " << kFirstTile
