@@ -103,15 +103,20 @@ std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
   return s.empty() ? "0.0" : s;
 }
 
+// Which of a cut's auxiliary values an entry reads: D[o][cut] (indexed by the linear output)
+// or d cut / dx_c (by the column).
+enum class CutPart { Sum, Gradient };
+
 // + sum over cuts of D[o][cut] d cut / dx_c, + the rest kernel's entry where it has one,
-// reading `ax` (the element's auxiliary slots); `cut_value(i, kind, index)` spells the read of
-// cut i's sum ("sum", the linear output) or gradient ("gradient", the column).
+// reading `ax` (the element's auxiliary slots); `cut_value(i, part, index)` spells the read of
+// cut i's part.
 template <class CutValue>
 std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int linear, int column,
                      CutValue cut_value) {
   std::string s;
   for (int i = 0; i < aux.n_cuts; ++i)
-    s += " + " + cut_value(i, "sum", linear) + " * " + cut_value(i, "gradient", column);
+    s += " + " + cut_value(i, CutPart::Sum, linear) + " * " +
+         cut_value(i, CutPart::Gradient, column);
   if (rest) {
     if (const int64_t k = rest->index(linear, column); k >= 0)
       s += " + ax[" + std::to_string(aux.rest(static_cast<int>(k)) * 32) + "]";
@@ -159,11 +164,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   std::ostringstream cu, host;
   size_t smem = 0;
   // Read straight from the auxiliary array: the host's cut values.
-  const auto ax_cut = [&aux](int i, const std::string& kind, int index) {
-    return "ax[" +
-           std::to_string((kind == "sum" ? aux.cut_sum(i, index) : aux.cut_gradient(i, index)) *
-                          32) +
-           "]";
+  const auto ax_cut = [&aux](int i, CutPart part, int index) {
+    const int slot = part == CutPart::Sum ? aux.cut_sum(i, index) : aux.cut_gradient(i, index);
+    return "ax[" + std::to_string(slot * 32) + "]";
   };
   for (int g = g0; g < g1; ++g) {
     const ColumnGroup& grp = plan.groups[static_cast<size_t>(g)];
@@ -201,8 +204,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       }
     }
     cu << "  switch (warp) {\n";
-    const auto register_cut = [](int i, const std::string& kind, int index) {
-      return (kind == "sum" ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
+    const auto register_cut = [](int i, CutPart part, int index) {
+      return (part == CutPart::Sum ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
     };
     const auto staged = [](int s) { return "S[" + std::to_string(s * 32) + "]"; };
     const auto staged_factor = [&factor_at, &aux, &o](int f) {
@@ -218,8 +221,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
         if (l != open) {
           cu << (open >= 0 ? "      }\n" : "") << "      {\n";
           for (int c = 0; c < aux.n_cuts; ++c)
-            cu << "      const double " << register_cut(c, "sum", l) << " = " << ax_cut(c, "sum", l)
-               << ";\n";
+            cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
+               << ax_cut(c, CutPart::Sum, l) << ";\n";
           open = l;
         }
         const ColumnEntry& en = grp.entries[size_t(i)];
