@@ -94,7 +94,8 @@ TapeRestKernel tape_rest_kernel(const Kernel& kernel, const TapePattern& tapes,
       const TapeLinearOutput& lo = outputs[static_cast<size_t>(o)];
       Expr sum = kb.constant(0.0);
       for (const TapeTerm& t : lo.terms)
-        sum = sum + t.scale * product(t.factors) * P.at(static_cast<size_t>(t.tape));
+        if (!t.factors.empty())
+          sum = sum + t.scale * product(t.factors) * P.at(static_cast<size_t>(t.tape));
       for (const TapeFreeTerm& t : lo.rest)
         sum = sum + t.scale * product(t.factors) * copy[static_cast<size_t>(t.node)];
       out.push_back(sum);

@@ -1,14 +1,16 @@
 // What completes the Jacobian of a tape kernel's linear outputs (jit/tape_linear_outputs.h)
 // beyond the tapes' tangents that jit/emit_tape_columns.h composes: a kernel of the same slots
 // and one more param slot, "tape_values" (a tape's value each, held as data), whose outputs are
-//   for each linear output o (TapeColumnPlan::outputs): sum_t scale_t F_t(x) P_t + R_o(x),
+//   for each linear output o (TapeColumnPlan::outputs): sum_t scale_t F_t(x) P_t + R_o(x) over
+//     the terms t with factors (a term scale_t P_t moves with x only through the tape's
+//     tangent, which the columns carry: left out, it costs nothing here),
 //   for each cut c (TapeColumnPlan::cuts): c(x),
 //   for each factor product f (TapeColumnPlan::factors): f(x).
-// With P the tapes' values, the first outputs' values are the outputs' and their Jacobian is
-// the part of d out / dx that the tapes' tangents do not carry (the factors' and the rest's own
-// derivatives: the heat release's T column for a mechanism); the cuts' Jacobian rows are the
-// d cut / dx the columns' launch adds, and the factor products' values what it multiplies by.
-// The present lowering differentiates it like any kernel.
+// With P the tapes' values, the first outputs' Jacobian is the part of d out / dx that the
+// tapes' tangents do not carry (the factors' and the rest's own derivatives: the heat release's
+// T column for a mechanism); their values are the outputs' less the factor-free terms. The
+// cuts' Jacobian rows are the d cut / dx the columns' launch adds, and the factor products'
+// values what it multiplies by. The present lowering differentiates it like any kernel.
 #pragma once
 
 #include "dsl/kernel.h"

@@ -1,6 +1,7 @@
 // tape_rest_kernel (jit/tape_rest_kernel.h): its values at the tapes' values are the linear
-// outputs', the cuts' and the factor products'; its Jacobian is nonzero only where the factors
-// and rests move. That it completes the Jacobian: tests/backends/tape_columns_test.cpp.
+// outputs' less their factor-free terms, the cuts' and the factor products'; its Jacobian is
+// nonzero only where the factors and rests move. That it completes the Jacobian:
+// tests/backends/tape_columns_test.cpp.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -35,7 +36,9 @@ TEST_CASE("the tape rest kernel's values and Jacobian at random data") {
     const JacobianResult r = evaluate_jacobian(rest.kernel, {x, params, {}}, 0);
     const int ni = k.n_inputs();
     for (size_t l = 0; l < nl; ++l) {
-      const double want = v[size_t(k.outputs()[size_t(plan.outputs[l])])];
+      double want = v[size_t(k.outputs()[size_t(plan.outputs[l])])];
+      for (const TapeTerm& t : outs[size_t(plan.outputs[l])].terms)
+        if (t.factors.empty()) want -= t.scale * v[size_t(p.tapes[size_t(t.tape)])];
       CHECK(std::abs(r.values[l] - want) <= 1e-13 * std::max(1.0, std::abs(want)));
       for (int j = 0; j < ni; ++j) {
         // The species' rows have neither factors nor rests; the heat-like row's weights are
