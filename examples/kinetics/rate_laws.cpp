@@ -233,6 +233,10 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
     out.wdot.push_back(wdot[k].valid() ? wdot[k] : s.T.constant(0.0));
     if (by_species && wdot[k].valid()) add_enthalpy(builder.h_RT(k) * wdot[k]);
   }
+  // For derivatives the reactions' sum is a tape of its own: its tangent is taken once, in the
+  // tapes' launch, where the rates' tangents are at hand, so the heat release's row reads one
+  // tape instead of every reaction's, and its only tape-free factor is -RT.
+  if (enthalpy_sum.valid() && !by_species) enthalpy_sum = tape(enthalpy_sum);
   out.heat_release =
       enthalpy_sum.valid() ? -(kGasConstant * s.T) * enthalpy_sum : s.T.constant(0.0);
   return out;

@@ -1,8 +1,10 @@
 // A mechanism's derivatives' kernel (rate_law_kernels.h) is linear in its tapes, the rates of
-// progress (jit/tape_linear_outputs.h): each species' net rate with the mechanism's net
-// stoichiometric coefficients as scales, the heat release with T-dependent weights.
+// progress and the heat release's sum over them (jit/tape_linear_outputs.h): each species'
+// net rate with the mechanism's net stoichiometric coefficients as scales, the heat release
+// as -RT times its own tape.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "examples/kinetics/rate_law_kernels.h"
@@ -19,7 +21,8 @@ TEST_CASE("GRI-3.0's net rates are its stoichiometry over the rates of progress'
   const Mechanism m = load_mechanism("gri30.yaml");
   const Kernel k = production_rates_kernel(m);
   const jit::TapePattern p = jit::tape_pattern(k);
-  REQUIRE(p.tapes.size() == m.reactions.size());  // a tape per reaction, in order
+  // A tape per reaction, in order, then the heat release's sum_r (dh_r / RT) q_r.
+  REQUIRE(p.tapes.size() == m.reactions.size() + 1);
   const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(k, p);
   const size_t ns = m.species.size();
   REQUIRE(outs.size() == ns + 1);
@@ -43,11 +46,16 @@ TEST_CASE("GRI-3.0's net rates are its stoichiometry over the rates of progress'
     // A species that no reaction changes is a constant zero.
     CHECK(outs[s].rest.size() == (nu[s].empty() ? 1u : 0u));
   }
-  // The heat release, -RT sum_r (dh_r / RT) q_r: every reaction that changes the enthalpy,
-  // weighted by nodes of T.
+  // The heat release, -RT sum_r (dh_r / RT) q_r: the last tape times a node of T, whose
+  // tangent holds every direction the reactions' do.
   const jit::TapeLinearOutput& heat = outs[ns];
   REQUIRE(heat.linear);
   CHECK(heat.rest.empty());
-  CHECK(heat.terms.size() == m.reactions.size());
-  for (const jit::TapeTerm& t : heat.terms) CHECK(t.factors.size() == 2);
+  REQUIRE(heat.terms.size() == 1);
+  CHECK(heat.terms[0].tape == int(m.reactions.size()));
+  CHECK(heat.terms[0].factors.size() == 1);
+  for (size_t r = 0; r < m.reactions.size(); ++r)
+    for (const jit::TapeEntry& e : p.entries[r])
+      CHECK(std::find(p.entries.back().begin(), p.entries.back().end(), e) !=
+            p.entries.back().end());
 }
