@@ -49,7 +49,7 @@
 // --min-blocks M: blocks per SM ptxas must fit for the Jacobian's kernels (LaunchLayout::
 // min_blocks; default 0, ptxas free).
 // --tape-columns 0|1: the component-major Jacobian (Jc) by the tape columns' launches, each tape
-// slot read once a cell (AssemblerOptions::element_tape_columns; default 0).
+// slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -411,7 +411,7 @@ int main(int argc, char** argv) {
     o.assembler.element_rows = std::stoi(args.flag("--rows", "0"));
     o.assembler.element_layout.side_by_side = args.flag("--side-by-side", "1") != "0";
     o.assembler.element_launches = std::stoi(args.flag("--launches", "0"));
-    o.assembler.element_tape_columns = args.flag("--tape-columns", "0") != "0";
+    o.assembler.element_tape_columns = args.flag("--tape-columns", "1") != "0";
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());
