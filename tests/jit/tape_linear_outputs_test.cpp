@@ -79,11 +79,8 @@ TEST_CASE("the terms recompose every linear output's value at random data") {
   const TapePattern p = tape_pattern(k);
   const std::vector<TapeLinearOutput> outs = tape_linear_outputs(k, p);
   std::mt19937_64 rng(11);
-  const test::KernelData data = test::data_for(k.name());
   for (int trial = 0; trial < 5; ++trial) {
-    std::vector<double> x, c;
-    for (int i = 0; i < k.n_inputs(); ++i) x.push_back(data.input(i, rng));
-    for (int i = 0; i < k.n_params(); ++i) c.push_back(data.param(i, rng));
+    const auto [x, c] = test::random_point(k, rng);
     const std::vector<double> v = test::node_values(k, x, c);
     for (size_t o = 0; o < outs.size(); ++o) {
       if (!outs[o].linear) continue;

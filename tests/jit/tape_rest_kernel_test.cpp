@@ -26,11 +26,8 @@ TEST_CASE("the tape rest kernel's values and Jacobian at random data") {
   REQUIRE(rest.tape_values == k.n_params());
   REQUIRE(rest.kernel.n_params() == k.n_params() + int(p.tapes.size()));
   std::mt19937_64 rng(23);
-  const test::KernelData data = test::data_for(k.name());
   for (int trial = 0; trial < 4; ++trial) {
-    std::vector<double> x, c;
-    for (int i = 0; i < k.n_inputs(); ++i) x.push_back(data.input(i, rng));
-    for (int i = 0; i < k.n_params(); ++i) c.push_back(data.param(i, rng));
+    const auto [x, c] = test::random_point(k, rng);
     const std::vector<double> v = test::node_values(k, x, c);
     std::vector<double> params = c;
     for (NodeId t : p.tapes) params.push_back(v[size_t(t)]);

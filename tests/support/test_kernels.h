@@ -180,4 +180,16 @@ inline KernelData data_for(const std::string& kernel_name) {
   return {uni(-1.0, 1.0), uni(-1.0, 1.0), {0.7}};
 }
 
+// One element's random inputs and params for `k`, drawn from data_for(k.name()).
+struct ElementPoint {
+  std::vector<double> inputs, params;
+};
+inline ElementPoint random_point(const Kernel& k, std::mt19937_64& rng) {
+  const KernelData data = data_for(k.name());
+  ElementPoint pt;
+  for (int i = 0; i < k.n_inputs(); ++i) pt.inputs.push_back(data.input(i, rng));
+  for (int i = 0; i < k.n_params(); ++i) pt.params.push_back(data.param(i, rng));
+  return pt;
+}
+
 }  // namespace dualjit::test
