@@ -445,7 +445,7 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
                                     out.options.sparse_jacobian ? &out.first_pattern : nullptr,
                                     pr.tapes.get());
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
-    schedule(cp.program, *out.options.schedule);
+    schedule(cp.program, *out.options.schedule, out.options.tiled_params.tiled());
     dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
     cp.summary.ops = count_ops(cp.program);
     cp.summary.live = max_live_values(cp.program);

@@ -19,8 +19,9 @@ std::string_view schedule_name(ScheduleKind kind) {
 namespace {
 
 // Expansion creates nodes primal node by primal node, so creation order restricted to the
-// nodes a store needs is the node-major schedule.
-void schedule_node_major(ScalarProgram& program) {
+// nodes a store needs is the node-major schedule; with late_params a param is read just before
+// its first user instead.
+void schedule_node_major(ScalarProgram& program, bool late_params) {
   const Graph& g = *program.graph;
   std::vector<uint8_t> needed(g.size(), 0);
   for (const Store& s : program.stores) needed[s.node] = 1;
@@ -29,9 +30,26 @@ void schedule_node_major(ScalarProgram& program) {
     const Node& nd = g.node(static_cast<NodeId>(i));
     for (int k = 0; k < op_arity(nd.op); ++k) needed[nd.operand(k)] = 1;
   }
+  std::vector<uint8_t> stored(g.size(), 0);  // a param stored as it is has no user to wait for
+  for (const Store& s : program.stores) stored[s.node] = 1;
   program.order.clear();
   for (size_t i = 0; i < g.size(); ++i) {
-    if (needed[i]) program.order.push_back(static_cast<NodeId>(i));
+    if (!needed[i]) continue;
+    const Node& nd = g.node(static_cast<NodeId>(i));
+    if (late_params) {
+      if (nd.op == Op::Param) {
+        if (!stored[i]) continue;
+        needed[i] = 2;  // read
+      }
+      for (int k = 0; k < op_arity(nd.op); ++k) {
+        const NodeId operand = nd.operand(k);
+        if (needed[operand] == 1 && g.node(operand).op == Op::Param) {
+          needed[operand] = 2;  // read
+          program.order.push_back(operand);
+        }
+      }
+    }
+    program.order.push_back(static_cast<NodeId>(i));
   }
 }
 
@@ -41,17 +59,17 @@ ScheduleKind default_schedule(int width) {
   return width <= 3 ? ScheduleKind::NodeMajor : ScheduleKind::DepthFirst;
 }
 
-void schedule(ScalarProgram& program, ScheduleKind kind) {
+void schedule(ScalarProgram& program, ScheduleKind kind, bool late_params) {
   if (kind == ScheduleKind::LeastLive) {
     schedule(program, ScheduleKind::DepthFirst);
     const std::vector<NodeId> depth_first = program.order;
     const int live_depth_first = max_live_values(program);
-    schedule(program, ScheduleKind::NodeMajor);
+    schedule(program, ScheduleKind::NodeMajor, late_params);
     if (live_depth_first < max_live_values(program)) program.order = depth_first;
     return;
   }
   if (kind == ScheduleKind::NodeMajor) {
-    schedule_node_major(program);
+    schedule_node_major(program, late_params);
     return;
   }
 

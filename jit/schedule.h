@@ -19,7 +19,12 @@ enum class ScheduleKind {
 };
 std::string_view schedule_name(ScheduleKind kind);
 
-void schedule(ScalarProgram& program, ScheduleKind kind = ScheduleKind::DepthFirst);
+// late_params: node-major reads each param just before its first user, not where expansion
+// made it (depth-first always does): params read from memory where used (LoweringOptions::
+// tiled_params), such as the tape columns' rest kernel's tape values, each feeding a few
+// sums, are then not all live from the start.
+void schedule(ScalarProgram& program, ScheduleKind kind = ScheduleKind::DepthFirst,
+              bool late_params = false);
 
 // The documented default when no tuning record exists. Measured on the Roe flux Jacobian
 // (sm_90, ptxas, outputs stored as soon as computed): node-major keeps W <= 3 free of spills

@@ -95,3 +95,38 @@ TEST_CASE("after normalisation a negation is never the operand of arithmetic tha
     }
   }
 }
+
+TEST_CASE("node-major with late params reads each param just before its first user") {
+  // Eight params, each read by two of four sums made one after another: read where expansion
+  // made them, all eight are live from the start; read late, a few at a time. Param 7 is also
+  // an output of its own.
+  const Kernel k("late_params", [](KernelBuilder& kb) {
+    auto x = kb.input("x", 1);
+    auto p = kb.param("p", 8);
+    std::vector<Expr> out;
+    for (int s = 0; s < 4; ++s) out.push_back(x[0] * (p[2 * s] + p[(2 * s + 3) % 8]));
+    out.push_back(p[7]);
+    kb.output("y", out);
+  });
+  const DerivativePlan plan = plan_derivatives(k, Mode::Jacobian, 0);
+  ScalarProgram early = expand_derivatives(k, plan, 0), late = expand_derivatives(k, plan, 0);
+  schedule(early, ScheduleKind::NodeMajor);
+  schedule(late, ScheduleKind::NodeMajor, true);
+  CHECK(max_live_values(late) < max_live_values(early));
+  // The same nodes, each once, every operand before its user.
+  std::vector<NodeId> a = early.order, b = late.order;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  CHECK(a == b);
+  CHECK(std::adjacent_find(b.begin(), b.end()) == b.end());
+  const Graph& g = *late.graph;
+  std::vector<int> at(g.size(), -1);
+  for (size_t i = 0; i < late.order.size(); ++i) at[size_t(late.order[i])] = int(i);
+  int params = 0;
+  for (size_t i = 0; i < late.order.size(); ++i) {
+    const Node& n = g.node(late.order[i]);
+    params += n.op == Op::Param;
+    for (int o = 0; o < op_arity(n.op); ++o) CHECK(at[size_t(n.operand(o))] < int(i));
+  }
+  CHECK(params == 8);
+}
