@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <numeric>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "jit/driver_text.h"
 #include "jit/emit_element.h"
@@ -45,29 +44,34 @@ LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t
   return out;
 }
 
-// The entries (indices into the group's entries, column-major over the linear outputs) of
-// each warp: the heaviest first to the least loaded, a term read from the auxiliary array (a
-// factor) weighing two; each warp's in output order. Entries, not whole outputs: GRI-3.0's
-// heat release has a term per reaction in every column, and a warp that owned its row would
-// run several times longer than the others while the block's shared memory waits.
-std::vector<std::vector<int>> warps_entries(const ColumnGroup& g, size_t n_linear, int warps) {
-  std::vector<size_t> load(g.entries.size(), 1);
-  for (size_t i = 0; i < g.entries.size(); ++i)
-    for (const ColumnTerm& t : g.entries[i].terms) load[i] += t.factor >= 0 ? 2 : 1;
-  std::vector<int> order(g.entries.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
+// A term weighing one and each factor it reads from the auxiliary array one more.
+size_t terms_load(const std::vector<ColumnTerm>& terms) {
+  std::vector<int> factors;
+  for (const ColumnTerm& t : terms)
+    if (t.factor >= 0 && std::find(factors.begin(), factors.end(), t.factor) == factors.end())
+      factors.push_back(t.factor);
+  return terms.size() + factors.size();
+}
+
+// `entries` (indices into a group's entries, column-major over the linear outputs) spread over
+// the warps: the heaviest first to the least loaded; each warp's in output order. Entries, not
+// whole outputs: GRI-3.0's heat release has a term per reaction in every column, and a warp
+// that owned its row would run several times longer than the others while the block's shared
+// memory waits.
+std::vector<std::vector<int>> balance(std::vector<int> entries, const std::vector<size_t>& load,
+                                      size_t n_linear, int warps) {
+  std::stable_sort(entries.begin(), entries.end(),
                    [&load](int a, int b) { return load[size_t(a)] > load[size_t(b)]; });
   std::vector<std::vector<int>> owned(static_cast<size_t>(warps));
   std::vector<size_t> total(static_cast<size_t>(warps), 0);
-  for (int i : order) {
+  for (int i : entries) {
     const size_t w =
         static_cast<size_t>(std::min_element(total.begin(), total.end()) - total.begin());
     owned[w].push_back(i);
     total[w] += load[size_t(i)];
   }
-  for (std::vector<int>& entries : owned) {
-    std::sort(entries.begin(), entries.end(), [n_linear](int a, int b) {
+  for (std::vector<int>& mine : owned) {
+    std::sort(mine.begin(), mine.end(), [n_linear](int a, int b) {
       const size_t la = size_t(a) % n_linear, lb = size_t(b) % n_linear;
       return la != lb ? la < lb : a < b;
     });
@@ -75,23 +79,13 @@ std::vector<std::vector<int>> warps_entries(const ColumnGroup& g, size_t n_linea
   return owned;
 }
 
-// The factor products a group's terms use, in order of first use.
-std::vector<int> group_factors(const ColumnGroup& g) {
-  std::vector<int> used;
-  for (const ColumnEntry& e : g.entries)
-    for (const ColumnTerm& t : e.terms)
-      if (t.factor >= 0 && std::find(used.begin(), used.end(), t.factor) == used.end())
-        used.push_back(t.factor);
-  return used;
-}
-
-// An entry's sum: `operand(staged)` and `factor(f)` spell the reads.
+// An entry's sum: `operand(staged)` and `factor(f)` spell the reads. The terms without a
+// factor first, then each factor once, times its terms' sum (in order of first use): a heat
+// release summed over species weighs a species' every term by one factor.
 template <class Operand, class Factor>
-std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
-  std::string s;
-  for (const ColumnTerm& t : en.terms) {
-    std::string term = operand(t.staged);
-    if (t.factor >= 0) term = factor(t.factor) + " * " + term;
+std::string sum_text(const std::vector<ColumnTerm>& terms, Operand operand, Factor factor) {
+  const auto add = [&operand](std::string& s, const ColumnTerm& t) {
+    const std::string term = operand(t.staged);
     if (t.scale == 1.0) {
       s += s.empty() ? term : " + " + term;
     } else if (t.scale == -1.0) {
@@ -99,6 +93,21 @@ std::string sum_text(const ColumnEntry& en, Operand operand, Factor factor) {
     } else {
       s += (s.empty() ? "" : " + ") + c_literal(t.scale) + " * " + term;
     }
+  };
+  std::string s;
+  std::vector<int> factors;
+  for (const ColumnTerm& t : terms) {
+    if (t.factor < 0) {
+      add(s, t);
+    } else if (std::find(factors.begin(), factors.end(), t.factor) == factors.end()) {
+      factors.push_back(t.factor);
+    }
+  }
+  for (int f : factors) {
+    std::string inner;
+    for (const ColumnTerm& t : terms)
+      if (t.factor == f) add(inner, t);
+    s += (s.empty() ? "" : " + ") + factor(f) + " * (" + inner + ")";
   }
   return s.empty() ? "0.0" : s;
 }
@@ -170,31 +179,43 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   };
   for (int g = g0; g < g1; ++g) {
     const ColumnGroup& grp = plan.groups[static_cast<size_t>(g)];
-    const std::vector<int> factors = o.stage_factors ? group_factors(grp) : std::vector<int>{};
-    std::unordered_map<int, size_t> factor_at;
-    for (size_t i = 0; i < factors.size(); ++i) factor_at[factors[i]] = grp.slots.size() + i;
-    smem = std::max(smem, (grp.slots.size() + factors.size()) * 32 * sizeof(double));
+    const std::vector<EntryComposition> comp = compose_entries(grp);
+    // Phase 1 the entries that are not composed, each feeding the composed entries it is a
+    // part of through a register a warp; the warps' partial sums meet in shared memory beside
+    // the staged slots; phase 2 the composed entries.
+    std::vector<int> plain, composed;
+    std::vector<size_t> load(grp.entries.size(), 1);
+    for (size_t i = 0; i < grp.entries.size(); ++i) {
+      (comp[i].parts.empty() ? plain : composed).push_back(static_cast<int>(i));
+      load[i] += terms_load(comp[i].rest);
+    }
+    std::vector<std::vector<std::pair<int, const ComposedPart*>>> feeds(grp.entries.size());
+    for (int q : composed)
+      for (const ComposedPart& part : comp[size_t(q)].parts)
+        feeds[size_t(part.entry)].push_back({q, &part});
+    const std::vector<std::vector<int>> owned = balance(plain, load, n_linear, W);
+    std::map<std::pair<int, size_t>, size_t> partial_at;  // (composed entry, warp) -> slot
+    for (size_t w = 0; w < owned.size(); ++w)
+      for (int i : owned[w])
+        for (const auto& [q, part] : feeds[size_t(i)])
+          partial_at.try_emplace({q, w}, grp.slots.size() + partial_at.size());
+    for (int q : composed) load[size_t(q)] += partial_at.size();  // an upper bound, as weight
+    const std::vector<std::vector<int>> owned_composed = balance(composed, load, n_linear, W);
+    smem = std::max(smem, (grp.slots.size() + partial_at.size()) * 32 * sizeof(double));
     const std::string fn = sym + "_g" + std::to_string(g);
-    // The group's tape slots and (stage_factors) factor products' auxiliary slots, staged by
-    // the block.
+    // The group's tape slots, staged by the block.
     cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
        << "] = {";
     for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
     cu << (grp.slots.empty() ? "0" : "") << "};\n";
-    cu << "__constant__ int " << fn << "_factors[" << std::max<size_t>(factors.size(), 1)
-       << "] = {";
-    for (size_t i = 0; i < factors.size(); ++i) cu << (i ? ", " : "") << aux.factor(factors[i]);
-    cu << (factors.empty() ? "0" : "") << "};\n";
     cu << "__device__ __forceinline__ void " << fn
        << "(const double* __restrict__ tp, const double* __restrict__ ax, "
           "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
           "bool live, int lane, int warp) {\n"
        << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
        << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
-       << "  for (int i = warp; i < " << factors.size() << "; i += " << W << ") st[("
-       << grp.slots.size() << " + i) * 32 + lane] = ax[" << fn << "_factors[i] * 32];\n"
        << "  __syncthreads();\n"
-       << "  const double* S = st + lane;\n";
+       << "  double* S = st + lane;\n";
     // The cuts' gradients at the group's columns in registers, read once a warp; each
     // output's cut sums once where its warp starts it: not once an entry from L1.
     for (int i = 0; i < aux.n_cuts; ++i) {
@@ -203,48 +224,109 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
            << aux.cut_gradient(i, grp.columns[ci]) * 32 << "];\n";
       }
     }
-    cu << "  switch (warp) {\n";
     const auto register_cut = [](int i, CutPart part, int index) {
       return (part == CutPart::Sum ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
     };
-    const auto staged = [](int s) { return "S[" + std::to_string(s * 32) + "]"; };
-    const auto staged_factor = [&factor_at, &aux, &o](int f) {
-      if (!o.stage_factors) return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
-      return "S[" + std::to_string(factor_at.at(f) * 32) + "]";
+    const auto staged = [](int st) { return "S[" + std::to_string(st * 32) + "]"; };
+    const auto ax_factor = [&aux](int f) {
+      return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
     };
-    const std::vector<std::vector<int>> owned = warps_entries(grp, n_linear, W);
-    for (size_t w = 0; w < owned.size(); ++w) {
-      cu << "    case " << w << ":\n";
-      int open = -1;  // the output whose cut sums the open scope holds
-      for (int i : owned[w]) {
-        const int l = static_cast<int>(size_t(i) % n_linear);
-        if (l != open) {
-          cu << (open >= 0 ? "      }\n" : "") << "      {\n";
-          for (int c = 0; c < aux.n_cuts; ++c)
-            cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
-               << ax_cut(c, CutPart::Sum, l) << ";\n";
-          open = l;
+    // One phase: each warp's entries, an output's cut sums read where its warp starts it;
+    // `entry(w, i, l)` writes the statements of entry i (of linear output l).
+    const auto phase = [&](const std::vector<std::vector<int>>& by_warp, auto&& entry) {
+      cu << "  switch (warp) {\n";
+      for (size_t w = 0; w < by_warp.size(); ++w) {
+        if (by_warp[w].empty()) continue;
+        cu << "    case " << w << ": {\n";
+        std::vector<int> fed;  // the composed entries this warp's partials hold
+        for (int i : by_warp[w])
+          for (const auto& [q, part] : feeds[size_t(i)])
+            if (std::find(fed.begin(), fed.end(), q) == fed.end()) fed.push_back(q);
+        for (int q : fed) cu << "      double p" << q << " = 0.0;\n";
+        int open = -1;  // the output whose cut sums the open scope holds
+        for (int i : by_warp[w]) {
+          const int l = static_cast<int>(size_t(i) % n_linear);
+          if (l != open) {
+            cu << (open >= 0 ? "      }\n" : "") << "      {\n";
+            for (int c = 0; c < aux.n_cuts; ++c)
+              cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
+                 << ax_cut(c, CutPart::Sum, l) << ";\n";
+            open = l;
+          }
+          entry(w, i, l);
         }
-        const ColumnEntry& en = grp.entries[size_t(i)];
-        cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
-           << "LL * n + e] = " << sum_text(en, staged, staged_factor)
-           << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
+        cu << (open >= 0 ? "      }\n" : "");
+        for (int q : fed) cu << "      S[" << partial_at.at({q, w}) * 32 << "] = p" << q << ";\n";
+        cu << "      break;\n    }\n";
       }
-      cu << (open >= 0 ? "      }\n" : "") << "      break;\n";
+      cu << "  }\n";
+    };
+    phase(owned, [&](size_t, int i, int l) {
+      const ColumnEntry& en = grp.entries[size_t(i)];
+      const std::string store = "      if (live) first[" +
+                                std::to_string(int64_t(en.output) * ni + en.column) +
+                                "LL * n + e] = ";
+      const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
+      if (feeds[size_t(i)].empty()) {
+        cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
+        return;
+      }
+      cu << "      {\n        const double s = " << sum_text(en.terms, staged, ax_factor) << ";\n"
+         << "  " << store << "s" << cut << ";\n";
+      for (const auto& [q, part] : feeds[size_t(i)]) {
+        cu << "        p" << q << " += " << ax_factor(part->factor)
+           << (part->lambda == 1.0 ? "" : " * " + c_literal(part->lambda)) << " * s;\n";
+      }
+      cu << "      }\n";
+    });
+    if (!composed.empty()) {
+      cu << "  __syncthreads();\n";
+      phase(owned_composed, [&](size_t, int q, int l) {
+        const ColumnEntry& en = grp.entries[size_t(q)];
+        std::string sum;
+        for (const auto& [key, at] : partial_at)
+          if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
+        if (!comp[size_t(q)].rest.empty())
+          sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
+        cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
+           << "LL * n + e] = " << (sum.empty() ? "0.0" : sum)
+           << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
+      });
     }
-    cu << "  }\n}\n";
-    // The host's: the same sums, read in place.
+    cu << "}\n";
+    // The host's: the same sums, read in place, an element at a time: the composed entries
+    // after the others, from their sums.
     host << "static void " << fn << "_host(const double* tp, const double* ax, double* first, "
          << "long long n, long long e) {\n";
-    const auto slot = [&grp](int s) {
-      return "tp[" + std::to_string(grp.slots[size_t(s)] * 32) + "]";
+    const auto slot = [&grp](int st) {
+      return "tp[" + std::to_string(grp.slots[size_t(st)] * 32) + "]";
     };
-    const auto factor = [&aux](int f) { return "ax[" + std::to_string(aux.factor(f) * 32) + "]"; };
-    for (size_t i = 0; i < grp.entries.size(); ++i) {
-      const ColumnEntry& en = grp.entries[i];
-      host << "  first[" << int64_t(en.output) * ni + en.column
-           << "LL * n + e] = " << sum_text(en, slot, factor)
-           << cut_text(aux, rest, static_cast<int>(i % n_linear), en.column, ax_cut) << ";\n";
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i : pass == 0 ? plain : composed) {
+        const ColumnEntry& en = grp.entries[size_t(i)];
+        std::string sum;
+        if (pass == 0) {
+          sum = sum_text(en.terms, slot, ax_factor);
+        } else {
+          for (const ComposedPart& part : comp[size_t(i)].parts) {
+            sum += (sum.empty() ? "" : " + ") + ax_factor(part.factor) +
+                   (part.lambda == 1.0 ? "" : " * " + c_literal(part.lambda)) + " * s" +
+                   std::to_string(part.entry);
+          }
+          if (!comp[size_t(i)].rest.empty())
+            sum += " + " + sum_text(comp[size_t(i)].rest, slot, ax_factor);
+        }
+        const std::string cut =
+            cut_text(aux, rest, static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
+        const std::string at =
+            "first[" + std::to_string(int64_t(en.output) * ni + en.column) + "LL * n + e]";
+        if (!feeds[size_t(i)].empty()) {
+          host << "  const double s" << i << " = " << sum << ";\n  " << at << " = s" << i << cut
+               << ";\n";
+        } else {
+          host << "  " << at << " = " << sum << cut << ";\n";
+        }
+      }
     }
     host << "}\n";
   }
@@ -314,6 +396,10 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   for (int f = 0; f < nf; ++f) body << "  ax[" << aux.factor(f) * 32 << "] = " << rv(f) << ";\n";
   for (int k = 0; k < aux.n_rest; ++k)
     body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
+  const std::vector<EntryComposition> composition = compose_entries(plan.cut_group);
+  const auto slot = [&plan](int st) {
+    return "tp[" + std::to_string(plan.cut_group.slots[static_cast<size_t>(st)] * 32) + "]";
+  };
   for (int i = 0; i < nc; ++i) {
     for (int j = 0; j < ni; ++j) {
       const int64_t k = rest.index(nl + i, j);
@@ -321,12 +407,25 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
            << "] = " << (k >= 0 ? "rf[" + std::to_string(k * 32) + "]" : std::string("0.0"))
            << ";\n";
     }
-    for (int l = 0; l < nl; ++l) {
-      const ColumnEntry& en = plan.cut_group.entries[static_cast<size_t>(i * nl + l)];
-      const auto slot = [&plan](int st) {
-        return "tp[" + std::to_string(plan.cut_group.slots[static_cast<size_t>(st)] * 32) + "]";
-      };
-      body << "  ax[" << aux.cut_sum(i, l) * 32 << "] = " << sum_text(en, slot, rv) << ";\n";
+    // The composed sums (compose_entries) after the others, from their values.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int l = 0; l < nl; ++l) {
+        const size_t idx = static_cast<size_t>(i * nl + l);
+        const EntryComposition& c = composition[idx];
+        if (c.parts.empty() != (pass == 0)) continue;
+        std::string sum;
+        for (const ComposedPart& part : c.parts) {
+          sum += (sum.empty() ? "" : " + ") + rv(part.factor) +
+                 (part.lambda == 1.0 ? "" : " * " + c_literal(part.lambda)) + " * c" +
+                 std::to_string(part.entry);
+        }
+        const std::vector<ColumnTerm>& terms =
+            pass == 0 ? plan.cut_group.entries[idx].terms : c.rest;
+        if (pass == 0 || !terms.empty())
+          sum += (sum.empty() ? "" : " + ") + sum_text(terms, slot, rv);
+        body << "  const double c" << idx << " = " << sum << ";\n  ax[" << aux.cut_sum(i, l) * 32
+             << "] = c" << idx << ";\n";
+      }
     }
   }
   const std::string args_struct = out.args.struct_text(type);

@@ -38,10 +38,6 @@ struct TapeColumnsAux {
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs
   int min_blocks = 3;  // __launch_bounds__'s (bench/RESULTS.md: 3 blocks of 8 warps fastest)
-  // The factor products a group's terms use staged in shared memory beside its tape slots, or
-  // read from the auxiliary array where used (through L1). GRI-3.0's heat release weights every
-  // reaction: staged, a group's block needs 325 more slots (83 KB) and fewer blocks fit.
-  bool stage_factors = false;
   // The column groups [first, last) this launch writes (last < 0: to the end). A group whose
   // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
   // of its own lets the others' blocks take less shared memory and more of them fit.

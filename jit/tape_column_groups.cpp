@@ -1,5 +1,6 @@
 #include "jit/tape_column_groups.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,63 @@ ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& colum
 }
 
 }  // namespace
+
+std::vector<EntryComposition> compose_entries(const ColumnGroup& g) {
+  std::vector<EntryComposition> out(g.entries.size());
+  // The factor-free entries by column and sorted staged slots.
+  std::map<std::pair<int, std::vector<int>>, std::vector<int>> free_entries;
+  const auto slots_of = [](const std::vector<ColumnTerm>& terms) {
+    std::vector<int> s;
+    for (const ColumnTerm& t : terms) s.push_back(t.staged);
+    std::sort(s.begin(), s.end());
+    return s;
+  };
+  for (size_t i = 0; i < g.entries.size(); ++i) {
+    const ColumnEntry& e = g.entries[i];
+    if (e.terms.empty()) continue;
+    if (std::all_of(e.terms.begin(), e.terms.end(),
+                    [](const ColumnTerm& t) { return t.factor < 0; }))
+      free_entries[{e.column, slots_of(e.terms)}].push_back(static_cast<int>(i));
+  }
+  // Whether `terms` are lambda times entry j's, slot by slot; lambda from the first slot.
+  const auto scaled = [&g](const std::vector<ColumnTerm>& terms, int j, double& lambda) {
+    std::map<int, double> scale_j;
+    for (const ColumnTerm& t : g.entries[static_cast<size_t>(j)].terms)
+      scale_j[t.staged] += t.scale;
+    std::map<int, double> scale;
+    for (const ColumnTerm& t : terms) scale[t.staged] += t.scale;
+    if (scale.size() != scale_j.size() || scale_j.begin()->second == 0.0) return false;
+    lambda = scale.begin()->second / scale_j.begin()->second;
+    for (const auto& [slot, s] : scale) {
+      const auto it = scale_j.find(slot);
+      if (it == scale_j.end() || s != lambda * it->second) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < g.entries.size(); ++i) {
+    const ColumnEntry& e = g.entries[i];
+    std::map<int, std::vector<ColumnTerm>> by_factor;
+    for (const ColumnTerm& t : e.terms)
+      if (t.factor >= 0) by_factor[t.factor].push_back(t);
+    EntryComposition& c = out[i];
+    std::vector<int> covered;  // factors composed
+    for (const auto& [f, terms] : by_factor) {
+      const auto it = free_entries.find({e.column, slots_of(terms)});
+      if (it == free_entries.end()) continue;
+      for (int j : it->second) {
+        double lambda = 1.0;
+        if (!scaled(terms, j, lambda)) continue;
+        c.parts.push_back({j, f, lambda});
+        covered.push_back(f);
+        break;
+      }
+    }
+    for (const ColumnTerm& t : e.terms)
+      if (t.factor < 0 || std::find(covered.begin(), covered.end(), t.factor) == covered.end())
+        c.rest.push_back(t);
+  }
+  return out;
+}
 
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,

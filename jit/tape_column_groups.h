@@ -48,6 +48,25 @@ constexpr int cut_column(int i) {
   return -1 - i;
 }
 
+// An entry composed from others of its group and column: where the terms of one factor
+// product f are lambda times every term of a factor-free entry j (the same staged slots, each
+// scale lambda times j's), they sum to factor f * lambda * (j's sum). A mechanism's heat release
+// summed over species, -RT sum_k (h_k/RT) wdot_k, is each column's species entries weighted by
+// factors: composed, its entry costs a term per species instead of a term per species' term.
+struct ComposedPart {
+  int entry = -1;  // the factor-free entry j, an index into the group's entries
+  int factor = -1;
+  double lambda = 1.0;
+};
+struct EntryComposition {
+  std::vector<ComposedPart> parts;  // empty: the entry is not composed
+  std::vector<ColumnTerm> rest;     // its terms that no part covers
+};
+
+// One per entry of `g`, in order. A factor-free entry is never composed, so the parts' entries
+// are not either.
+std::vector<EntryComposition> compose_entries(const ColumnGroup& g);
+
 // Throws std::invalid_argument on a limit below 1 or outputs of another kernel's size.
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,

@@ -126,7 +126,6 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
     jit::TapeColumnsOptions co;
     co.warps = 4;
     co.min_blocks = 0;
-    co.stage_factors = limit == 3;  // both ways
     const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, co);
     const jit::TapeColumnsAux aux(plan, ni);
     const int nl = aux.n_linear, nc = aux.n_cuts;
@@ -257,7 +256,7 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   cpu::CpuKernel(columns_l).run(ca);
   cpu::CpuKernel(others_l).run(ca);
   for (const jit::ChunkRange bad : {jit::ChunkRange{1, 1}, jit::ChunkRange{0, 99}})
-    CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p.size, {4, 0, false, bad}, &pattern),
+    CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p.size, {4, 0, bad}, &pattern),
                     std::invalid_argument);
 
   double worst = 0;

@@ -55,3 +55,53 @@ TEST_CASE("column groups cover every linear output and input once, within their 
   CHECK_THROWS_AS(plan_tape_columns(p, outs, 6, 0), std::invalid_argument);
   CHECK_THROWS_AS(plan_tape_columns(p, outs, 3, 4), std::invalid_argument);  // inputs 3..5
 }
+
+TEST_CASE("compose_entries: a row weighting other rows by factors is their weighted sum") {
+  // Two tapes of (T, a, b); rows w0 = q0 - q1 and w1 = 2 q1, and a heat-like row
+  // h = f0(T) w0 + f1(T) w1 + g(T) q0 (the last a factor group no row equals).
+  const Kernel k("composed_rows", [](KernelBuilder& kb) {
+    auto x = kb.input("x", 3);
+    const Expr q0 = tape(x[1] * x[2] * exp(-1.0 / x[0])), q1 = tape(x[2] * x[2] * sqrt(x[0]));
+    const Expr w0 = q0 - q1, w1 = 2.0 * q1;
+    kb.output("rows", {w0, w1, log(x[0]) * w0 + (x[0] * x[0]) * w1 + sin(x[0]) * q0});
+  });
+  const TapePattern p = tape_pattern(k);
+  const std::vector<TapeLinearOutput> outs = tape_linear_outputs(k, p);
+  const TapeColumnPlan plan = plan_tape_columns(p, outs, 3, 10000);
+  REQUIRE(plan.outputs == std::vector<int>{0, 1, 2});
+  REQUIRE(plan.groups.size() == 1);
+  const ColumnGroup& g = plan.groups[0];
+  const std::vector<EntryComposition> c = compose_entries(g);
+  REQUIRE(c.size() == g.entries.size());
+  for (size_t i = 0; i < g.entries.size(); ++i) {
+    const ColumnEntry& e = g.entries[i];
+    CAPTURE(e.output);
+    CAPTURE(e.column);
+    if (e.output < 2) {  // factor-free: never composed
+      CHECK(c[i].parts.empty());
+      CHECK(c[i].rest.size() == e.terms.size());
+      continue;
+    }
+    // Column a: q0 alone, so w0's entry is q0's slot, which g's term is too (composed as
+    // well); w1's is empty. Columns T and b: both tapes, and g's term is left.
+    std::vector<int> outputs;
+    for (const ComposedPart& part : c[i].parts) {
+      const ColumnEntry& from = g.entries[size_t(part.entry)];
+      CHECK(from.column == e.column);
+      CHECK(part.lambda == 1.0);
+      outputs.push_back(from.output);
+    }
+    std::sort(outputs.begin(), outputs.end());
+    if (e.column == 1) {
+      CHECK(outputs == std::vector<int>{0, 0});
+      CHECK(c[i].rest.empty());
+      continue;
+    }
+    CHECK(outputs == std::vector<int>{0, 1});
+    REQUIRE(c[i].rest.size() == 1);
+    int64_t q0_slot = -1;
+    for (size_t j = 0; j < p.entries[0].size(); ++j)
+      if (p.entries[0][j].input == e.column) q0_slot = p.offset[0] + 1 + int64_t(j);
+    CHECK(g.slots[size_t(c[i].rest[0].staged)] == q0_slot);
+  }
+}
