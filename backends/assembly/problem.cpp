@@ -13,10 +13,11 @@ std::string term_label(const Term& t) {
 
 }  // namespace
 
-// The value kernel replaces the kernel in value-only launches, which bind the kernel's slots:
+// A value or columns kernel replaces the kernel in some launches, which bind the kernel's slots:
 // the inputs, params, uniforms and outputs must be the same, in the same order.
-void check_value_kernel_slots(const std::string& what, const Kernel& k, const Kernel& v) {
-  const std::string value = "the value kernel '" + v.name() + "'",
+void check_kernel_slots(const std::string& what, const Kernel& k, const Kernel& v,
+                        const std::string& role) {
+  const std::string value = "the " + role + " kernel '" + v.name() + "'",
                     kernel = "the kernel '" + k.name() + "'";
   for (SlotKind kind : {SlotKind::Input, SlotKind::Param, SlotKind::Uniform, SlotKind::Output}) {
     const std::vector<Slot> a = k.slots_of(kind), b = v.slots_of(kind);
@@ -47,7 +48,8 @@ size_t Problem::add_term(Term t) {
   const std::string what = term_label(t);
   if (!t.kernel) throw ProblemError(what + ": no kernel");
   const Kernel& k = *t.kernel;
-  if (t.value_kernel) check_value_kernel_slots(what, k, *t.value_kernel);
+  if (t.value_kernel) check_kernel_slots(what, k, *t.value_kernel, "value");
+  if (t.columns_kernel) check_kernel_slots(what, k, *t.columns_kernel, "columns");
   const auto inputs = k.slots_of(SlotKind::Input);
   for (const Slot& s : inputs) {
     if (s.size != block_) {

@@ -33,6 +33,11 @@ struct Term {
   // energies), with the same slots as `kernel`. A graph that is cheaper to evaluate can be
   // dearer to differentiate, so derivatives, sparsity patterns and block sizes keep `kernel`.
   std::shared_ptr<const Kernel> value_kernel;
+  // Optional: the graph of the same function that the tape columns differentiate (dense
+  // component-major element blocks, AssemblerOptions::element_tape_columns), with the same
+  // slots: one whose outputs those launches compose cheaper than the row groups would (a
+  // mechanism's heat release summed over species, examples/kinetics/rate_laws.h).
+  std::shared_ptr<const Kernel> columns_kernel;
   mesh::ElementSet elements;
   // Element vertex each active input slot is gathered from (every slot is the node field,
   // B wide); empty: slot s <- vertex s.
@@ -48,12 +53,15 @@ struct Term {
   const Kernel& kernel_for(Mode mode) const {
     return mode == Mode::Value && value_kernel ? *value_kernel : *kernel;
   }
+  // The graph the tape columns lower: columns_kernel when there is one, else kernel.
+  const Kernel& tape_columns_kernel() const { return columns_kernel ? *columns_kernel : *kernel; }
 };
 
 // Throws ProblemError, starting with `what`, naming the first input, param, uniform or output
-// slot in which `value_kernel` differs from `kernel` (name, size, or present in one only).
-void check_value_kernel_slots(const std::string& what, const Kernel& kernel,
-                              const Kernel& value_kernel);
+// slot in which `other` (a value_kernel or a columns_kernel, `role` says which: "value",
+// "columns") differs from `kernel` (name, size, or present in one only).
+void check_kernel_slots(const std::string& what, const Kernel& kernel, const Kernel& other,
+                        const std::string& role = "value");
 
 enum class BlockOrder { CellMajor, ComponentMajor };
 
@@ -62,8 +70,8 @@ class Problem {
   Problem(int64_t n_nodes, int block_size);
 
   // Validates the term against the problem (slot sizes, binding, connectivity, param sizes;
-  // a value_kernel's slots equal to the kernel's) and throws assembly::ProblemError naming the
-  // term and the first offending slot or element.
+  // a value_kernel's and a columns_kernel's slots equal to the kernel's) and throws
+  // assembly::ProblemError naming the term and the first offending slot or element.
   size_t add_term(Term term);
   const Term& term(size_t i) const { return terms_.at(i); }
   size_t n_terms() const { return terms_.size(); }

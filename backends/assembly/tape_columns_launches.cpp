@@ -11,7 +11,7 @@ namespace dualjit::assembly {
 
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
-  const Kernel& k = *term.kernel;
+  const Kernel& k = term.tape_columns_kernel();
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
   o.layout = settings.layout;
   o.compile_effort = settings.effort;

@@ -35,7 +35,8 @@ struct TapeColumnsSettings {
   int group_slots = 200;
 };
 
-// Empty when the term's kernel keeps no tapes or has an output not linear in them.
+// Of the term's tape_columns_kernel(); empty when it keeps no tapes or has an output not
+// linear in them.
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings = {});
 

@@ -57,8 +57,8 @@ class ElementProblem : public ProblemInstance {
     const Kernel& k0 = *kernel_;
     if (value_kernel_) {
       try {
-        assembly::check_value_kernel_slots("element problem of kernel '" + k0.name() + "'", k0,
-                                           *value_kernel_);
+        assembly::check_kernel_slots("element problem of kernel '" + k0.name() + "'", k0,
+                                     *value_kernel_);
       } catch (const assembly::ProblemError& e) {
         throw std::invalid_argument(e.what());
       }
