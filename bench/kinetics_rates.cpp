@@ -29,7 +29,8 @@
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--side-by-side 0|1] [--tape-columns 0|1] [--effort auto|full]
-//                  [--outputs all|rates|sparse] [--form FORM] [--batch N] [CELLS ...]
+//                  [--outputs all|rates|sparse] [--form FORM] [--columns-form FORM]
+//                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
 // --write DIR writes DIR/kinetics_<mechanism>.json (the mechanism, as the peer reads it: no
 // Cantera needed) and DIR/kinetics_<mechanism>_<CELLS>.bin (arrays file, energy_bench.h:
@@ -55,9 +56,11 @@
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
 // layout; M blocks per SM cap its registers at 65536 / (E M)), where --cells-per-block and
 // --min-blocks set the Jacobian's.
-// --form values|derivatives: the rate laws' form in the rates kernel (examples/kinetics/
+// --form values|derivatives|columns: the rate laws' form in the rates kernel (examples/kinetics/
 // rate_laws.h RateLawForm; default values; derivatives: the Jacobian's form, so that one
-// kernel serves both). The Jacobian's kernel is always in the derivatives' form; "rates per cell"
+// kernel serves both). --columns-form: the form in the kernel the tape columns differentiate
+// (ReactorCellsOptions::columns_form; default columns; derivatives: the row groups' kernel).
+// The Jacobian's kernel is always in the derivatives' form; "rates per cell"
 // and w_flops count the rates kernel that runs.
 #include <algorithm>
 #include <chrono>
@@ -310,7 +313,7 @@ int main(int argc, char** argv) {
       {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
        "--threads-per-cell", "--cells-per-block", "--min-blocks", "--rates-cells-per-block",
        "--rates-min-blocks", "--side-by-side", "--tape-columns", "--effort", "--outputs", "--form",
-       "--batch"});
+       "--columns-form", "--batch"});
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -318,11 +321,12 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(args.flag("--seed", "20261124"));
   const double pressure = std::stod(args.flag("--pressure-atm", "10")) * kinetics::kOneAtm;
   const double peak_override = std::stod(args.flag("--fp64-peak", "0"));
-  kinetics::RateLawForm rates_form;
+  kinetics::RateLawForm rates_form, columns_form;
   try {
     rates_form = kinetics::rate_law_form_named(args.flag("--form", "values"));
+    columns_form = kinetics::rate_law_form_named(args.flag("--columns-form", "columns"));
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "kinetics_rates: --form: %s\n", e.what());
+    std::fprintf(stderr, "kinetics_rates: --form, --columns-form: %s\n", e.what());
     return 1;
   }
 
@@ -403,6 +407,7 @@ int main(int argc, char** argv) {
     o.pressure = pressure;
     o.rate_law.state = rates_law.state;
     o.rates_form = rates_form;
+    o.columns_form = columns_form;
     o.assembler.backend = args.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
     // The element kernels' configuration (defaults: one chunk, one thread per cell).
     o.assembler.element_width = std::stoi(args.flag("--width", "0"));

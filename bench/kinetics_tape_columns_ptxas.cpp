@@ -6,7 +6,8 @@
 // at 255 registers or that ptxas holds at 32 is what Nsight Compute then shows bound by local
 // memory (bench/RESULTS.md).
 //
-//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--opt N]   (default gri30.yaml)
+//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N]
+//   (default gri30.yaml, the derivatives' form: rate_laws.h)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -23,22 +24,27 @@ using namespace dualjit;
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
   int opt = -1;
+  kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--mechanism" && i + 1 < argc) {
       spec = argv[++i];
+    } else if (a == "--form" && i + 1 < argc) {
+      form = kinetics::rate_law_form_named(argv[++i]);
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr,
-                   "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--opt N]\n");
+      std::fprintf(
+          stderr,
+          "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N]\n");
       return 2;
     }
   }
   const kinetics::Mechanism m = kinetics::load_mechanism(spec);
   assembly::Term t;
   t.name = "cells";
-  t.kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
+  t.kernel = std::make_shared<const Kernel>(
+      kinetics::production_rates_kernel(m, {kinetics::ReactorState::constant_pressure, form}));
   t.elements.name = "cells";
   t.elements.k = 1;
   t.elements.conn = {0};

@@ -116,7 +116,7 @@ class ReactionBuilder {
     if (r.type == ReactionType::three_body) rop = third_body_concentration(context_, index) * rop;
     // For derivatives a tape (dsl/expr.h): a Jacobian computes each rate of progress and its
     // tangent once per cell, and the species' rows, three or four a reaction, read them.
-    out.rop.push_back(form_ == RateLawForm::derivatives ? tape(rop) : rop);
+    out.rop.push_back(form_ == RateLawForm::values ? rop : tape(rop));
   }
 
  private:
@@ -188,17 +188,34 @@ class ReactionBuilder {
 }  // namespace
 
 std::string_view rate_law_form_name(RateLawForm form) {
-  return form == RateLawForm::values ? "values" : "derivatives";
+  switch (form) {
+    case RateLawForm::values:
+      return "values";
+    case RateLawForm::columns:
+      return "columns";
+    case RateLawForm::derivatives:
+      break;
+  }
+  return "derivatives";
 }
 
 RateLawForm rate_law_form_named(std::string_view name) {
-  for (RateLawForm form : {RateLawForm::derivatives, RateLawForm::values})
+  for (RateLawForm form : {RateLawForm::derivatives, RateLawForm::values, RateLawForm::columns})
     if (rate_law_form_name(form) == name) return form;
-  throw std::invalid_argument("rate-law form '" + std::string(name) + "': values or derivatives");
+  throw std::invalid_argument("rate-law form '" + std::string(name) +
+                              "': derivatives, values or columns");
 }
 
 std::string_view rate_law_form_suffix(RateLawForm form) {
-  return form == RateLawForm::values ? "_values" : "";
+  switch (form) {
+    case RateLawForm::values:
+      return "_values";
+    case RateLawForm::columns:
+      return "_columns";
+    case RateLawForm::derivatives:
+      break;
+  }
+  return "";
 }
 
 RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
@@ -210,8 +227,8 @@ RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
   // consumed soon after it is made instead of living until the end (the node-major schedule
   // follows creation order). For derivatives the heat release sums over reactions,
   // -RT sum_r dh_r/RT q_r: its derivatives then need one accumulator, not every species' sum.
-  // For values it sums over species at the end, from the finished wdot_k.
-  const bool by_species = form == RateLawForm::values;
+  // For values and columns it sums over species at the end, from the finished wdot_k.
+  const bool by_species = form != RateLawForm::derivatives;
   std::vector<Expr> wdot(ns);
   Expr enthalpy_sum;  // sum_r (dh_r / RT) q_r, or sum_k (h_k / RT) wdot_k
   const auto add_enthalpy = [&](const Expr& term) {

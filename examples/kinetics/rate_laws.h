@@ -28,8 +28,13 @@ namespace dualjit::kinetics {
 //                from the finished wdot_k, -RT sum_k (h_k/RT) wdot_k (GRI-3.0's rates: 6,868
 //                operations per cell instead of 8,119, and no h_k/RT live while the reactions
 //                run).
-enum class RateLawForm { derivatives, values };
-std::string_view rate_law_form_name(RateLawForm form);  // "derivatives", "values"
+//   columns      the derivatives' rates of progress (tapes) and 1/Kc, and the heat release summed
+//                over species as the values' is, -RT sum_k (h_k/RT) wdot_k: linear in the
+//                species' rows, so the tape columns (component-major Jacobians) compose its row
+//                from the tapes they read anyway, and the tapes' launch keeps no heat-release
+//                tangent across every reaction.
+enum class RateLawForm { derivatives, values, columns };
+std::string_view rate_law_form_name(RateLawForm form);  // "derivatives", "values", "columns"
 // The form rate_law_form_name gives `name`; throws std::invalid_argument naming it otherwise.
 RateLawForm rate_law_form_named(std::string_view name);
 // Appended to the names of kernels built in the form ("" or "_values"), so that profiles,

@@ -8,12 +8,13 @@ namespace dualjit::kinetics {
 
 namespace {
 
-// The rates' kernel when its form differs from the Jacobians' kernel's; else null.
-std::shared_ptr<const Kernel> rates_kernel_of(const Mechanism& m, const ReactorCellsOptions& o) {
-  if (o.rates_form == o.rate_law.form) return nullptr;
-  RateLawOptions rates = o.rate_law;
-  rates.form = o.rates_form;
-  return std::make_shared<const Kernel>(production_rates_kernel(m, rates));
+// The kernel of `form` when it differs from the Jacobians' kernel's; else null.
+std::shared_ptr<const Kernel> kernel_of(const Mechanism& m, const ReactorCellsOptions& o,
+                                        RateLawForm form) {
+  if (form == o.rate_law.form) return nullptr;
+  RateLawOptions law = o.rate_law;
+  law.form = form;
+  return std::make_shared<const Kernel>(production_rates_kernel(m, law));
 }
 
 }  // namespace
@@ -21,30 +22,36 @@ std::shared_ptr<const Kernel> rates_kernel_of(const Mechanism& m, const ReactorC
 ReactorCells::ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options)
     : ReactorCells(
           std::make_shared<const Kernel>(production_rates_kernel(mechanism, options.rate_law)),
-          rates_kernel_of(mechanism, options), n_cells, options) {}
+          kernel_of(mechanism, options, options.rates_form),
+          options.assembler.element_tape_columns
+              ? kernel_of(mechanism, options, options.columns_form)
+              : nullptr,
+          n_cells, options) {}
 
 ReactorCells::ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options)
-    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)), nullptr, n_cells,
+    : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)), nullptr, nullptr, n_cells,
                    std::move(options)) {}
 
 ReactorCells::ReactorCells(Kernel kernel, Kernel rates_kernel, int64_t n_cells,
                            ReactorCellsOptions options)
     : ReactorCells(std::make_shared<const Kernel>(std::move(kernel)),
-                   std::make_shared<const Kernel>(std::move(rates_kernel)), n_cells,
+                   std::make_shared<const Kernel>(std::move(rates_kernel)), nullptr, n_cells,
                    std::move(options)) {}
 
 ReactorCells::ReactorCells(std::shared_ptr<const Kernel> kernel,
-                           std::shared_ptr<const Kernel> rates_kernel, int64_t n_cells,
+                           std::shared_ptr<const Kernel> rates_kernel,
+                           std::shared_ptr<const Kernel> columns_kernel, int64_t n_cells,
                            ReactorCellsOptions options)
     : kernel_(std::move(kernel)),
       rates_kernel_(std::move(rates_kernel)),
+      columns_kernel_(std::move(columns_kernel)),
       n_cells_(n_cells),
       options_(std::move(options)) {
   rebuild();
 }
 
 ReactorCells ReactorCells::resized(int64_t n_cells) const {
-  return ReactorCells(kernel_, rates_kernel_, n_cells, options_);
+  return ReactorCells(kernel_, rates_kernel_, columns_kernel_, n_cells, options_);
 }
 
 void ReactorCells::rebuild() {
@@ -59,6 +66,7 @@ void ReactorCells::rebuild() {
   t.name = "cells";
   t.kernel = kernel_;
   t.value_kernel = rates_kernel_;
+  t.columns_kernel = columns_kernel_;
   t.elements.name = "cells";
   t.elements.k = 1;
   t.elements.conn.resize(static_cast<size_t>(n_cells_));

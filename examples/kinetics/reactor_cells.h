@@ -1,9 +1,10 @@
 // Many independent reactor cells evaluated at once: the production rates kernel
 // (rate_law_kernels.h) over an element set of single cells (k = 1), assembled by the one
-// Assembler on the CPU or the GPU. The rates and the Jacobians come from two graphs of the same
-// function by default, each the cheaper for its use (assembly::Term::value_kernel): the rate laws'
-// form for values for the rates, the one for derivatives for the Jacobians (rate_laws.h). States
-// and results are cell-major arrays:
+// Assembler on the CPU or the GPU. The rates and the Jacobians come from three graphs of the
+// same function by default, each the cheaper for its use (assembly::Term::value_kernel and
+// columns_kernel): the rate laws' form for values for the rates, the one for derivatives for
+// cell-major Jacobians, the columns' for component-major ones (rate_laws.h). States and results
+// are cell-major arrays:
 //   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
 //   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
 //   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
@@ -27,6 +28,10 @@ struct ReactorCellsOptions {
   // The rate laws' form in the kernel rates() evaluates. Different from rate_law.form: a second
   // kernel serves the rates; the same: one kernel serves both (for comparing the forms).
   RateLawForm rates_form = RateLawForm::values;
+  // The rate laws' form in the kernel the tape columns differentiate (component-major dense
+  // Jacobians, assembly::Term::columns_kernel), when the assembler's element_tape_columns is
+  // on. Different from rate_law.form: a third kernel; the same: rate_law.form's kernel.
+  RateLawForm columns_form = RateLawForm::columns;
   // The state's uniform, the same for every cell: the pressure (Pa) of constant_pressure, the
   // density (kg/m^3) of constant_volume; concentrations take none.
   double pressure = kOneAtm;
@@ -43,12 +48,12 @@ struct ReactorCellsOptions {
 
 class ReactorCells {
  public:
-  // Builds the kernels (one when the options' two forms are the same); compiles each on first
+  // Builds the kernels (one per distinct form among the options' three); compiles each on first
   // use of its output (or loads it from the cache).
   ReactorCells(const Mechanism& mechanism, int64_t n_cells, ReactorCellsOptions options = {});
   // Another kernel of the same input and uniform (options.rate_law.state's, cell_state.h),
   // such as reactor_equations.h's; rates() then returns its output. The options' rate-law forms
-  // are not used.
+  // are not used: it serves every output.
   ReactorCells(Kernel kernel, int64_t n_cells, ReactorCellsOptions options = {});
   // Two graphs of that function: rates() evaluates `rates_kernel`, the Jacobians differentiate
   // `kernel`. Throws assembly::ProblemError naming the slot where their slots differ.
@@ -62,6 +67,8 @@ class ReactorCells {
   // when there is one).
   const Kernel& kernel() const { return *kernel_; }
   const Kernel& rates_kernel() const { return rates_kernel_ ? *rates_kernel_ : *kernel_; }
+  // The kernel the tape columns differentiate (the Jacobians' when there is no third).
+  const Kernel& columns_kernel() const { return columns_kernel_ ? *columns_kernel_ : *kernel_; }
   assembly::Backend backend() const { return assembler_->backend(); }
   // The assembler, for device-memory calls (set_state, run_residual, run_element_blocks).
   assembly::Assembler& assembler() { return *assembler_; }
@@ -90,11 +97,13 @@ class ReactorCells {
 
  private:
   ReactorCells(std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Kernel> rates_kernel,
-               int64_t n_cells, ReactorCellsOptions options);
+               std::shared_ptr<const Kernel> columns_kernel, int64_t n_cells,
+               ReactorCellsOptions options);
   void rebuild();
 
   std::shared_ptr<const Kernel> kernel_;
-  std::shared_ptr<const Kernel> rates_kernel_;  // null: kernel_ serves the rates too
+  std::shared_ptr<const Kernel> rates_kernel_;    // null: kernel_ serves the rates too
+  std::shared_ptr<const Kernel> columns_kernel_;  // null: kernel_ serves the tape columns too
   int64_t n_cells_;
   ReactorCellsOptions options_;
   std::unique_ptr<assembly::Problem> problem_;

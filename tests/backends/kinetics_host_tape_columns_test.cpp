@@ -1,8 +1,8 @@
 // HostTapeColumns and DeviceTapeColumns (backends/assembly/host_tape_columns.h,
 // device_tape_columns.h): the component-major element blocks of a mechanism's (T, Y) Jacobian
 // by the tape columns' launches equal the row groups', on the host and (the "gpu" suite) on the
-// GPU, and the assemblies take them where asked; kernels they cannot take are left to the row
-// groups.
+// GPU, and the assemblies take them where asked, from the term's columns_kernel where it has
+// one; kernels they cannot take are left to the row groups.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -21,13 +21,15 @@ using namespace dualjit;
 
 namespace {
 
-// One term over n cells, a vertex each.
+// One term over n cells, a vertex each; `columns`: the term's columns_kernel.
 assembly::Problem cells(std::shared_ptr<const Kernel> kernel, int64_t n,
-                        std::vector<double> uniforms) {
+                        std::vector<double> uniforms,
+                        std::shared_ptr<const Kernel> columns = nullptr) {
   assembly::Problem p(n, kernel->n_inputs());
   assembly::Term t;
   t.name = "cells";
   t.kernel = std::move(kernel);
+  t.columns_kernel = std::move(columns);
   t.elements.name = "cells";
   t.elements.k = 1;
   t.elements.conn.resize(static_cast<size_t>(n));
@@ -67,29 +69,44 @@ std::vector<double> random_cells(int64_t n, int B, uint64_t seed) {
   return state;
 }
 
+// The rate laws' kernel in `form` (rate_laws.h), at constant pressure.
+std::shared_ptr<const Kernel> rates_kernel(const kinetics::Mechanism& m,
+                                           kinetics::RateLawForm form) {
+  return std::make_shared<const Kernel>(
+      kinetics::production_rates_kernel(m, {kinetics::ReactorState::constant_pressure, form}));
+}
+
 }  // namespace
 
+// The tape columns lower the term's columns_kernel where it has one: the columns' form, whose
+// heat release (summed over species) they compose from the species' entries.
 TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups'") {
   const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
-  const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
-  const int64_t n = 45;
-  const int B = kernel->n_inputs();
-  assembly::Problem p = cells(kernel, n, {3 * kinetics::kOneAtm});
-  const std::vector<double> state = random_cells(n, B, 31);
-  assembly::HostElementAssembly rows(p, 0, 2), chain(p, 0, 2, true);
-  const std::vector<double> want =
-      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
-  const std::unique_ptr<assembly::HostTapeColumns> c = assembly::HostTapeColumns::make(p.term(0));
-  REQUIRE(c);
-  CHECK(worst_block_difference(c->run(p.term(0), state), want, n) < 1e-12);
-  CHECK(worst_block_difference(
-            chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), want, n) <
-        1e-12);
-  // Cell-major blocks stay with the row groups, and agree.
-  const std::vector<double> cell =
-      chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
-  const size_t fs = static_cast<size_t>(B) * static_cast<size_t>(kernel->n_outputs());
-  for (size_t i = 0; i < fs; i += 7) CHECK(cell[i] == want[i * size_t(n)]);
+  for (kinetics::RateLawForm form :
+       {kinetics::RateLawForm::derivatives, kinetics::RateLawForm::columns}) {
+    CAPTURE(kinetics::rate_law_form_name(form));
+    const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+    const int64_t n = 45;
+    const int B = kernel->n_inputs();
+    assembly::Problem p =
+        cells(kernel, n, {3 * kinetics::kOneAtm},
+              form == kinetics::RateLawForm::derivatives ? nullptr : rates_kernel(m, form));
+    const std::vector<double> state = random_cells(n, B, 31);
+    assembly::HostElementAssembly rows(p, 0, 2), chain(p, 0, 2, true);
+    const std::vector<double> want =
+        rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+    const std::unique_ptr<assembly::HostTapeColumns> c = assembly::HostTapeColumns::make(p.term(0));
+    REQUIRE(c);
+    CHECK(worst_block_difference(c->run(p.term(0), state), want, n) < 1e-12);
+    CHECK(worst_block_difference(
+              chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), want, n) <
+          1e-12);
+    // Cell-major blocks stay with the row groups, and agree.
+    const std::vector<double> cell =
+        chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
+    const size_t fs = static_cast<size_t>(B) * static_cast<size_t>(kernel->n_outputs());
+    for (size_t i = 0; i < fs; i += 7) CHECK(cell[i] == want[i * size_t(n)]);
+  }
 }
 
 TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are not taken") {
@@ -107,26 +124,32 @@ TEST_SUITE("gpu") {
       "device tape columns: GRI-3.0's and h2o2's component-major blocks equal the row groups'" *
       test::needs_gpu()) {
     for (const char* mechanism : {"h2o2.yaml", "gri30.yaml"}) {
-      CAPTURE(mechanism);
-      const kinetics::Mechanism m = kinetics::load_mechanism(mechanism);
-      const auto kernel = std::make_shared<const Kernel>(kinetics::production_rates_kernel(m));
-      const int64_t n = 1000;  // a partial tile
-      const int B = kernel->n_inputs();
-      assembly::Problem p = cells(kernel, n + 7, {3 * kinetics::kOneAtm});
-      const std::vector<double> state = random_cells(n + 7, B, 37);
-      assembly::DeviceElementOptions o;
-      o.rows = 2;
-      assembly::DeviceElementAssembly rows(p, o);
-      o.tape_columns = true;
-      assembly::DeviceElementAssembly chain(p, o);
-      const std::vector<double> want =
-          rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
-      const std::vector<double> got =
-          chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
-      CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
-      // Cell-major stays with the row groups.
-      CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor) ==
-            rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
+      for (kinetics::RateLawForm form :
+           {kinetics::RateLawForm::derivatives, kinetics::RateLawForm::columns}) {
+        CAPTURE(mechanism);
+        CAPTURE(kinetics::rate_law_form_name(form));
+        const kinetics::Mechanism m = kinetics::load_mechanism(mechanism);
+        const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+        const int64_t n = 1000;  // a partial tile
+        const int B = kernel->n_inputs();
+        assembly::Problem p =
+            cells(kernel, n + 7, {3 * kinetics::kOneAtm},
+                  form == kinetics::RateLawForm::derivatives ? nullptr : rates_kernel(m, form));
+        const std::vector<double> state = random_cells(n + 7, B, 37);
+        assembly::DeviceElementOptions o;
+        o.rows = 2;
+        assembly::DeviceElementAssembly rows(p, o);
+        o.tape_columns = true;
+        assembly::DeviceElementAssembly chain(p, o);
+        const std::vector<double> want =
+            rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+        const std::vector<double> got =
+            chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+        CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
+        // Cell-major stays with the row groups.
+        CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor) ==
+              rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
+      }
     }
   }
 }

@@ -24,7 +24,8 @@ using test::KineticsReference;
 
 const char* const kMechanisms[] = {"h2o2", "gri30", "ammonia-CO-H2-Alzueta-2023", "nDodecane_Reitz",
                                    "rate_types"};
-const RateLawForm kRateLawForms[] = {RateLawForm::derivatives, RateLawForm::values};
+const RateLawForm kRateLawForms[] = {RateLawForm::derivatives, RateLawForm::values,
+                                     RateLawForm::columns};
 
 Mechanism load(const KineticsReference& ref) {
   const Mechanism m = load_mechanism(ref.mechanism, ref.phase);
@@ -217,7 +218,7 @@ TEST_SUITE("kinetics") {
     for (RateLawForm form : kRateLawForms)
       CHECK(rate_law_form_named(rate_law_form_name(form)) == form);
     CHECK_THROWS_WITH_AS(rate_law_form_named("value"),
-                         doctest::Contains("rate-law form 'value': values or derivatives"),
+                         doctest::Contains("rate-law form 'value': derivatives, values or columns"),
                          std::invalid_argument);
   }
 }
