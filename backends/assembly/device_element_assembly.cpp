@@ -362,6 +362,10 @@ std::vector<const cuda::CudaKernel*> DeviceElementAssembly::kernels() const {
     for (const auto& [key, k] : d.in_place)
       if (k.kernel) out.push_back(k.kernel.get());
   }
+  for (const auto& [term, columns] : tape_columns_) {
+    if (!columns) continue;
+    for (const cuda::CudaKernel* k : columns->kernels()) out.push_back(k);
+  }
   return out;
 }
 

@@ -55,6 +55,13 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   return c;
 }
 
+std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
+  std::vector<const cuda::CudaKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
+  if (gather_) out.push_back(gather_.get());
+  for (const auto& c : columns_) out.push_back(c.get());
+  return out;
+}
+
 void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;

@@ -29,6 +29,8 @@ class DeviceTapeColumns {
   void run(const jit::ElementLaunch& inputs, double* out, CUstream stream);
   // The tapes' launch, whose inputs `run` takes.
   const jit::LoweredKernel& tapes_lowered() const { return tapes_->lowered(); }
+  // Every launch, for reports (Assembler::kernels).
+  std::vector<const cuda::CudaKernel*> kernels() const;
 
  private:
   DeviceTapeColumns() = default;

@@ -22,6 +22,10 @@ std::vector<const cpu::CpuKernel*> HostElementAssembly::kernels() const {
   std::vector<const cpu::CpuKernel*> out;
   for (const auto& [key, k] : kernels_)
     if (k) out.push_back(k.get());
+  for (const auto& [term, columns] : tape_columns_of_) {
+    if (!columns) continue;
+    for (const cpu::CpuKernel* k : columns->kernels()) out.push_back(k);
+  }
   return out;
 }
 

@@ -24,6 +24,13 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int gro
   return c;
 }
 
+std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
+  std::vector<const cpu::CpuKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
+  if (gather_) out.push_back(gather_.get());
+  for (const auto& c : columns_) out.push_back(c.get());
+  return out;
+}
+
 std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state) const {
   const Kernel& k = *term.kernel;
   const int64_t ne = term.elements.size();

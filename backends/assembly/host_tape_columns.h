@@ -25,6 +25,8 @@ class HostTapeColumns {
 
   // Every element's n_outputs x n_inputs entries, [r][c][e], at the node-major `state`.
   std::vector<double> run(const Term& term, std::span<const double> state) const;
+  // Every launch, for reports (Assembler::kernels).
+  std::vector<const cpu::CpuKernel*> kernels() const;
 
  private:
   HostTapeColumns() = default;
