@@ -8,6 +8,7 @@
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h)
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -60,21 +61,25 @@ int main(int argc, char** argv) {
   std::vector<const jit::LoweredKernel*> launches = {&l->tapes, &l->rest, &l->fill};
   if (l->gather) launches.push_back(&*l->gather);
   for (const jit::LoweredKernel& c : l->columns) launches.push_back(&c);
-  std::printf("%-86s %10s %6s %4s %8s %9s %9s %s\n", "launch", "statements", "regs", "-O",
-              "stack B", "spill st", "spill ld", "collapsed (the cache retries at -O1)");
+  std::printf("%-86s %10s %6s %4s %8s %9s %9s %9s %s\n", "launch", "statements", "regs", "-O",
+              "stack B", "spill st", "spill ld", "compile s",
+              "collapsed (the cache retries at -O1)");
   for (const jit::LoweredKernel* k : launches) {
     jit::CompileOptions o = jit::default_compile_options(*k, "sm_90");
     if (opt >= 0) {
       o.opt_level = opt;
       o.extra.clear();
     }
+    const auto t0 = std::chrono::steady_clock::now();
     const jit::CompiledImage img = jit::nvrtc_compile(k->cuda_entry, k->cuda_source, o);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const jit::PtxasReport& r = img.ptxas;
     // The emitters' own launches (aux, columns, gather) count no statements.
     const std::string statements = k->statements ? std::to_string(k->statements) : "-";
-    std::printf("%-86s %10s %6d %4d %8d %9d %9d %s\n", k->symbol.c_str(), statements.c_str(),
+    std::printf("%-86s %10s %6d %4d %8d %9d %9d %9.1f %s\n", k->symbol.c_str(), statements.c_str(),
                 r.registers, o.opt_level, r.stack_bytes,
-                r.spill_store_bytes + r.function_spill_store_bytes, r.spill_load_bytes,
+                r.spill_store_bytes + r.function_spill_store_bytes, r.spill_load_bytes, seconds,
                 jit::ptxas_collapsed(r, k->options.layout) ? "yes" : "no");
   }
   return 0;
