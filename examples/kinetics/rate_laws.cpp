@@ -185,37 +185,36 @@ class ReactionBuilder {
   std::vector<Expr> factor_, inverse_factor_;  // species_factor's, per species
 };
 
+// Each form's name and kernel-name suffix.
+struct FormName {
+  RateLawForm form;
+  std::string_view name, suffix;
+};
+constexpr FormName kFormNames[] = {{RateLawForm::derivatives, "derivatives", ""},
+                                   {RateLawForm::values, "values", "_values"},
+                                   {RateLawForm::columns, "columns", "_columns"}};
+
+const FormName& form_name(RateLawForm form) {
+  for (const FormName& f : kFormNames)
+    if (f.form == form) return f;
+  throw std::invalid_argument("rate-law form " + std::to_string(static_cast<int>(form)));
+}
+
 }  // namespace
 
 std::string_view rate_law_form_name(RateLawForm form) {
-  switch (form) {
-    case RateLawForm::values:
-      return "values";
-    case RateLawForm::columns:
-      return "columns";
-    case RateLawForm::derivatives:
-      break;
-  }
-  return "derivatives";
+  return form_name(form).name;
 }
 
 RateLawForm rate_law_form_named(std::string_view name) {
-  for (RateLawForm form : {RateLawForm::derivatives, RateLawForm::values, RateLawForm::columns})
-    if (rate_law_form_name(form) == name) return form;
+  for (const FormName& f : kFormNames)
+    if (f.name == name) return f.form;
   throw std::invalid_argument("rate-law form '" + std::string(name) +
                               "': derivatives, values or columns");
 }
 
 std::string_view rate_law_form_suffix(RateLawForm form) {
-  switch (form) {
-    case RateLawForm::values:
-      return "_values";
-    case RateLawForm::columns:
-      return "_columns";
-    case RateLawForm::derivatives:
-      break;
-  }
-  return "";
+  return form_name(form).suffix;
 }
 
 RateLaws rate_laws(const Mechanism& m, const CellState& s, RateLawForm form) {
