@@ -28,9 +28,10 @@ grep -hE "kinetics_compile" "$out"/sweep/compile_*.log | grep -oE "symbol=[^ ]+|
 echo "swept at $(($(date +%s) - t0)) s"
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/sweep-cache
 for form in derivatives columns; do
+  echo "$form:"
   NCU_COUNT=8 timeout 100 bash bench/ncu_kernels.sh "$out/ncu_$form.txt" "tape_|jacobian_w54_t1_r1" \
     ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 --outputs all \
     --columns-form $form 100000
-  echo "$form:"; grep -E " us " "$out/ncu_$form.txt"
+  grep -E " us " "$out/ncu_$form.txt"
 done
 echo "done at $(($(date +%s) - t0)) s"
