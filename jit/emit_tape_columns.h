@@ -2,9 +2,10 @@
 // each tape slot read once per element, by the column groups of jit/tape_column_groups.h
 // (bench/RESULTS.md, "the rows from the tapes, each slot read once": 1.19 ms for GRI-3.0 at 1e5
 // cells on an H200 where the row groups take 3.7). On the GPU a block per 32 elements and
-// column group, a group's tiles consecutive in the grid: the group's tape slots and factor
-// products staged in shared memory, each warp some outputs, each entry a straight-line sum. On
-// the host the same sums element by element. Entries are stored component-major, entry (o, c)
+// column group, a group's tiles consecutive in the grid: the group's tape slots staged in
+// shared memory, each warp some entries, each a straight-line sum; entries composed from others
+// (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
+// sums. On the host the same sums element by element. Entries are stored component-major, entry (o, c)
 // of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
 // are left alone.
 //

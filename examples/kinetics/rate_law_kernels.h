@@ -18,7 +18,7 @@ namespace dualjit::kinetics {
 struct RateLawOptions {
   ReactorState state = ReactorState::constant_pressure;
   // The graph's form (rate_laws.h): values makes the cheaper graph for the rates alone,
-  // derivatives the cheaper one to differentiate.
+  // derivatives the cheaper one to differentiate in row groups, columns by the tape columns.
   RateLawForm form = RateLawForm::derivatives;
 };
 
