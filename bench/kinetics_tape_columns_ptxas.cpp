@@ -6,8 +6,10 @@
 // at 255 registers or that ptxas holds at 32 is what Nsight Compute then shows bound by local
 // memory (bench/RESULTS.md).
 //
-//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N]
-//   (default gri30.yaml, the derivatives' form: rate_laws.h)
+//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
+//   (default gri30.yaml, the derivatives' form: rate_laws.h). --sources prints each launch's
+//   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
+//   must leave alone.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +27,7 @@ using namespace dualjit;
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
   int opt = -1;
+  bool sources = false;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -32,12 +35,14 @@ int main(int argc, char** argv) {
       spec = argv[++i];
     } else if (a == "--form" && i + 1 < argc) {
       form = kinetics::rate_law_form_named(argv[++i]);
+    } else if (a == "--sources") {
+      sources = true;
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
     } else {
-      std::fprintf(
-          stderr,
-          "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N]\n");
+      std::fprintf(stderr,
+                   "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
+                   "[--opt N] [--sources]\n");
       return 2;
     }
   }
@@ -61,6 +66,13 @@ int main(int argc, char** argv) {
   std::vector<const jit::LoweredKernel*> launches = {&l->tapes, &l->rest, &l->fill};
   if (l->gather) launches.push_back(&*l->gather);
   for (const jit::LoweredKernel& c : l->columns) launches.push_back(&c);
+  if (sources) {
+    for (const jit::LoweredKernel* k : launches) {
+      std::printf("%-86s cuda %s host %s\n", k->symbol.c_str(), k->cuda_source_sha256().c_str(),
+                  k->host_source_sha256().c_str());
+    }
+    return 0;
+  }
   std::printf("%-86s %10s %6s %4s %8s %9s %9s %9s %s\n", "launch", "statements", "regs", "-O",
               "stack B", "spill st", "spill ld", "compile s",
               "collapsed (the cache retries at -O1)");
