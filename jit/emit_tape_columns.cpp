@@ -112,6 +112,22 @@ std::string sum_text(const std::vector<ColumnTerm>& terms, Operand operand, Fact
   return s.empty() ? "0.0" : s;
 }
 
+// factor * lambda * value, lambda left out where it is 1.
+std::string weighted(const std::string& factor, double lambda, const std::string& value) {
+  return factor + (lambda == 1.0 ? "" : " * " + c_literal(lambda)) + " * " + value;
+}
+
+// A composed entry's sum (compose_entries): each part's factor times lambda times its entry's
+// sum, `value(entry)`, then the terms no part covers.
+template <class Operand, class Factor, class Value>
+std::string composed_text(const EntryComposition& c, Operand operand, Factor factor, Value value) {
+  std::string s;
+  for (const ComposedPart& part : c.parts)
+    s += (s.empty() ? "" : " + ") + weighted(factor(part.factor), part.lambda, value(part.entry));
+  if (!c.rest.empty()) s += " + " + sum_text(c.rest, operand, factor);
+  return s;
+}
+
 // Which of a cut's auxiliary values an entry reads: D[o][cut] (indexed by the linear output)
 // or d cut / dx_c (by the column).
 enum class CutPart { Sum, Gradient };
@@ -274,8 +290,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       cu << "      {\n        const double s = " << sum_text(en.terms, staged, ax_factor) << ";\n"
          << "  " << store << "s" << cut << ";\n";
       for (const auto& [q, part] : feeds[size_t(i)]) {
-        cu << "        p" << q << " += " << ax_factor(part->factor)
-           << (part->lambda == 1.0 ? "" : " * " + c_literal(part->lambda)) << " * s;\n";
+        cu << "        p" << q << " += " << weighted(ax_factor(part->factor), part->lambda, "s")
+           << ";\n";
       }
       cu << "      }\n";
     });
@@ -304,18 +320,10 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     for (int pass = 0; pass < 2; ++pass) {
       for (int i : pass == 0 ? plain : composed) {
         const ColumnEntry& en = grp.entries[size_t(i)];
-        std::string sum;
-        if (pass == 0) {
-          sum = sum_text(en.terms, slot, ax_factor);
-        } else {
-          for (const ComposedPart& part : comp[size_t(i)].parts) {
-            sum += (sum.empty() ? "" : " + ") + ax_factor(part.factor) +
-                   (part.lambda == 1.0 ? "" : " * " + c_literal(part.lambda)) + " * s" +
-                   std::to_string(part.entry);
-          }
-          if (!comp[size_t(i)].rest.empty())
-            sum += " + " + sum_text(comp[size_t(i)].rest, slot, ax_factor);
-        }
+        const std::string sum = pass == 0
+                                    ? sum_text(en.terms, slot, ax_factor)
+                                    : composed_text(comp[size_t(i)], slot, ax_factor,
+                                                    [](int j) { return "s" + std::to_string(j); });
         const std::string cut =
             cut_text(aux, rest, static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
         const std::string at =
@@ -413,16 +421,9 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
         const size_t idx = static_cast<size_t>(i * nl + l);
         const EntryComposition& c = composition[idx];
         if (c.parts.empty() != (pass == 0)) continue;
-        std::string sum;
-        for (const ComposedPart& part : c.parts) {
-          sum += (sum.empty() ? "" : " + ") + rv(part.factor) +
-                 (part.lambda == 1.0 ? "" : " * " + c_literal(part.lambda)) + " * c" +
-                 std::to_string(part.entry);
-        }
-        const std::vector<ColumnTerm>& terms =
-            pass == 0 ? plan.cut_group.entries[idx].terms : c.rest;
-        if (pass == 0 || !terms.empty())
-          sum += (sum.empty() ? "" : " + ") + sum_text(terms, slot, rv);
+        const std::string sum =
+            pass == 0 ? sum_text(plan.cut_group.entries[idx].terms, slot, rv)
+                      : composed_text(c, slot, rv, [](int j) { return "c" + std::to_string(j); });
         body << "  const double c" << idx << " = " << sum << ";\n  ax[" << aux.cut_sum(i, l) * 32
              << "] = c" << idx << ";\n";
       }

@@ -19,27 +19,6 @@ TapeRestKernel tape_rest_kernel(const Kernel& kernel, const TapePattern& tapes,
   if (outputs.size() != kernel.outputs().size())
     throw fail(std::to_string(outputs.size()) + " outputs' terms for " +
                std::to_string(kernel.outputs().size()) + " outputs");
-  // The nodes the new kernel needs: the cones of the factors, the rests and the cuts.
-  std::vector<uint8_t> needed(g.size(), 0);
-  const auto need = [&needed](NodeId id) { needed[static_cast<size_t>(id)] = 1; };
-  for (int o : plan.outputs) {
-    const TapeLinearOutput& lo = outputs[static_cast<size_t>(o)];
-    for (const TapeTerm& t : lo.terms)
-      for (const TapeFactor& f : t.factors) need(f.node);
-    for (const TapeFreeTerm& t : lo.rest) {
-      need(t.node);
-      for (const TapeFactor& f : t.factors) need(f.node);
-    }
-  }
-  for (NodeId c : plan.cuts) need(c);
-  for (const std::vector<TapeFactor>& product : plan.factors)
-    for (const TapeFactor& f : product) need(f.node);
-  for (size_t i = g.size(); i-- > 0;) {
-    if (!needed[i]) continue;
-    const Node& n = g.node(static_cast<NodeId>(i));
-    if (n.op == Op::Tape) throw fail("node " + std::to_string(i) + " outside the tapes reads one");
-    for (int k = 0; k < op_arity(n.op); ++k) needed[static_cast<size_t>(n.operand(k))] = 1;
-  }
   int tape_values = 0;
   Kernel rest(kernel.name() + "_tape_rest", [&](KernelBuilder& kb) {
     std::vector<std::vector<Expr>> inputs, params;
@@ -51,9 +30,10 @@ TapeRestKernel tape_rest_kernel(const Kernel& kernel, const TapePattern& tapes,
     }
     tape_values = kernel.n_params();
     const std::vector<Expr> P = kb.param("tape_values", static_cast<int>(tapes.tapes.size()));
-    // A needed node's copy, made on first use with its operands before it (iteratively: a
-    // cone may be deep). Creation order is the node-major schedule's, so a factor's cone is
-    // made where its product is used, not all of them before the sums.
+    // A node's copy (the cones of the factors, the rests and the cuts), made on first use with
+    // its operands before it (iteratively: a cone may be deep). Creation order is the node-major
+    // schedule's, so a factor's cone is made where its product is used, not all of them before the
+    // sums.
     std::vector<Expr> copy(g.size());
     const auto make = [&](NodeId id) {
       const Node& n = g.node(id);
@@ -67,6 +47,8 @@ TapeRestKernel tape_rest_kernel(const Kernel& kernel, const TapePattern& tapes,
           return params.at(size_t(n.slot)).at(size_t(n.index));
         case Op::Uniform:
           return uniforms.at(size_t(n.slot));
+        case Op::Tape:  // factors, rests and cuts are tape-free by tape_linear_outputs
+          throw fail("node " + std::to_string(id) + " outside the tapes reads one");
         default:
           switch (op_arity(n.op)) {
             case 1:
