@@ -3,13 +3,11 @@
 #include <algorithm>
 
 #include "backends/assembly/host_element_assembly.h"
-#include "backends/assembly/tape_columns_launches.h"
 
 namespace dualjit::assembly {
 
-std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term, int group_slots) {
-  TapeColumnsSettings settings;
-  settings.group_slots = group_slots;
+std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
+                                                       const TapeColumnsSettings& settings) {
   std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, settings);
   if (!l) return nullptr;
   std::unique_ptr<HostTapeColumns> c(new HostTapeColumns);

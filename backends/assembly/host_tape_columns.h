@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/assembly/problem.h"
+#include "backends/assembly/tape_columns_launches.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "jit/tape_column_groups.h"
 
@@ -19,9 +20,10 @@ namespace dualjit::assembly {
 
 class HostTapeColumns {
  public:
-  // Null when the term's kernel keeps no tapes or has an output not linear in them.
-  // group_slots: a column group's tape slots at most (jit/tape_column_groups.h).
-  static std::unique_ptr<HostTapeColumns> make(const Term& term, int group_slots = 200);
+  // Null when the term's kernel keeps no tapes or has an output not linear in them. The
+  // settings' groups and launches as on the GPU (layout and effort do not apply here).
+  static std::unique_ptr<HostTapeColumns> make(const Term& term,
+                                               const TapeColumnsSettings& settings = {});
 
   // Every element's n_outputs x n_inputs entries, [r][c][e], at the node-major `state`.
   std::vector<double> run(const Term& term, std::span<const double> state) const;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "backends/assembly/host_element_assembly.h"
 #include "jit/emit_tape_columns.h"
@@ -12,6 +14,11 @@ namespace dualjit::assembly {
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
   const Kernel& k = term.tape_columns_kernel();
+  if (settings.group_slots < 1 || settings.launch_groups < 1) {
+    throw std::invalid_argument("kernel '" + k.name() + "': tape columns of " +
+                                std::to_string(settings.group_slots) + " slots a group, " +
+                                std::to_string(settings.launch_groups) + " groups a launch");
+  }
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
   o.layout = settings.layout;
   o.compile_effort = settings.effort;
@@ -51,7 +58,9 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   for (size_t g = 0; g < plan.groups.size();) {
     size_t end = g + 1;
     if (!oversized(g))
-      while (end < plan.groups.size() && !oversized(end)) ++end;
+      while (end < plan.groups.size() && !oversized(end) &&
+             end - g < static_cast<size_t>(settings.launch_groups))
+        ++end;
     jit::TapeColumnsOptions co;
     co.groups = {static_cast<int>(g), static_cast<int>(end)};
     l.columns.push_back(jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));

@@ -17,9 +17,9 @@ struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // The columns' launches, each some column groups: a group of more slots than group_slots (a
-  // column no split can make smaller) alone, so that the others' blocks need less shared
-  // memory.
+  // The columns' launches, each at most launch_groups column groups: a group of more slots
+  // than group_slots (a column no split can make smaller) alone, so that the others' blocks
+  // need less shared memory.
   std::vector<jit::LoweredKernel> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
@@ -28,11 +28,15 @@ struct TapeColumnsLaunches {
 
 // How the launches are lowered. layout and effort: the element kernels' (the tapes' and the
 // rest kernel's; both exceed jit's large-kernel bound, so Auto compiles them with ptxas -O0,
-// GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's tape slots at most.
+// GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's tape slots at most;
+// launch_groups: a columns' launch's groups at most. ptxas time grows faster than a launch's
+// entries, and the launches compile in parallel: GRI-3.0's nine groups in one launch took 20 s
+// (NVRTC 13, one core), twice the tapes' launch; in launches of two the largest takes 5 s.
 struct TapeColumnsSettings {
   jit::LaunchLayout layout;
   jit::CompileEffort effort = jit::CompileEffort::Auto;
   int group_slots = 200;
+  int launch_groups = 2;
 };
 
 // Of the term's tape_columns_kernel(); empty when it keeps no tapes or has an output not

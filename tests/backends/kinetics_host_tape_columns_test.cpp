@@ -6,8 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "backends/assembly/device_element_assembly.h"
 #include "backends/assembly/host_element_assembly.h"
@@ -107,6 +110,56 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     const size_t fs = static_cast<size_t>(B) * static_cast<size_t>(kernel->n_outputs());
     for (size_t i = 0; i < fs; i += 7) CHECK(cell[i] == want[i * size_t(n)]);
   }
+}
+
+// The columns' groups split into launches of at most launch_groups (so that ptxas, whose time
+// grows faster than a launch's entries, compiles them in parallel): the launches cover the
+// groups in order, and the blocks are the same however they are split.
+TEST_CASE("host tape columns: the column groups in launches of at most launch_groups") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+  const int64_t n = 37;
+  assembly::Problem p =
+      cells(kernel, n, {2 * kinetics::kOneAtm}, rates_kernel(m, kinetics::RateLawForm::columns));
+  const std::vector<double> state = random_cells(n, kernel->n_inputs(), 41);
+  assembly::HostElementAssembly rows(p, 0, 2);
+  const std::vector<double> want =
+      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+  size_t most_launches = 0;
+  for (int per_launch : {1, 2, 100}) {
+    CAPTURE(per_launch);
+    assembly::TapeColumnsSettings settings;
+    settings.group_slots = 12;
+    settings.launch_groups = per_launch;
+    const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
+    REQUIRE(c);
+    // Each columns' launch is named by its groups, tape_columns_g<first>_<end>.
+    int next = 0;
+    size_t launches = 0;
+    for (const cpu::CpuKernel* k : c->kernels()) {
+      const std::string& symbol = k->lowered().symbol;
+      const size_t at = symbol.find("tape_columns_g");
+      if (at == std::string::npos) continue;
+      int first = -1, end = -1;
+      REQUIRE(std::sscanf(symbol.c_str() + at, "tape_columns_g%d_%d", &first, &end) == 2);
+      CHECK(first == next);
+      CHECK(end > first);
+      CHECK(end - first <= per_launch);
+      next = end;
+      ++launches;
+    }
+    CHECK(next > 2);  // the groups, enough to split
+    if (per_launch == 1) {
+      CHECK(launches == size_t(next));
+      most_launches = launches;
+    } else {
+      CHECK(launches < most_launches);
+    }
+    CHECK(worst_block_difference(c->run(p.term(0), state), want, n) < 1e-12);
+  }
+  assembly::TapeColumnsSettings none;
+  none.launch_groups = 0;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
 TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are not taken") {
