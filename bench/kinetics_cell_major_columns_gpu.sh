@@ -28,12 +28,12 @@ BUILD_DIR=build-gpu SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2"
 head -60 "$out/peers/summary.txt" 2>/dev/null
 echo "peers at $(($(date +%s) - t0)) s"
 
-NCU_COUNT=18 timeout 100 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" "columns_" \
+NCU_COUNT=18 timeout 80 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" "columns_" \
   ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 "$cells"
 grep -E " us " "$out/ncu_launches.txt"
 NCU_COUNT=2 NCU_METRICS="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,\
-lts__t_sectors_op_write.sum,lts__t_requests_srcunit_tex_op_write.sum" timeout 100 \
+lts__t_sectors_op_write.sum,lts__t_requests_srcunit_tex_op_write.sum" timeout 70 \
   bash bench/ncu_kernels.sh "$out/ncu_traffic.txt" "tape_columns_g7_9" \
   ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 "$cells"
 grep -E "tape_columns_g7_9|\.sum" "$out/ncu_traffic.txt" | cut -c1-140
