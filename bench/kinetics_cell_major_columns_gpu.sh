@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# One device call: cell-major element blocks by the tape columns (their launches store tiles,
-# jit/emit_tape_columns.h TapeColumnsOptions::tiled, and one pass puts them in order), verified
-# and measured: the GPU cases of the tape columns and ReactorCells (DUALJIT_REQUIRE_GPU=1);
-# issue 16's benchmark with JAX in the same run at CELLS (bench/kinetics_peers.sh from an empty
-# cache: each output's cold compile, J and Jc, the peers); the row groups' J and Jc in the same
-# call (--tape-columns 0); Nsight Compute's duration of each launch of J and Jc, then the DRAM
-# and L2 traffic of the heaviest columns' launch for both stores. Logs under $OUT.
+# One device call: cell-major element blocks by the tape columns (jit/emit_tape_columns.h
+# TapeColumnsOptions::cell_major), verified and measured: the GPU cases of the tape columns and
+# ReactorCells (DUALJIT_REQUIRE_GPU=1); issue 16's benchmark with JAX in the same run at CELLS
+# (bench/kinetics_peers.sh from an empty cache: each output's cold compile, J and Jc, the
+# peers); Nsight Compute's duration of each launch of J and Jc, then the DRAM and L2 traffic of
+# the heaviest columns' launch in both orders. Logs under $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_cell_major_columns_gpu.sh [CELLS]
 set -uo pipefail
@@ -28,12 +27,8 @@ BUILD_DIR=build-gpu SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2"
   OUT=$out/peers timeout 240 bash bench/kinetics_peers.sh "$cells"
 head -60 "$out/peers/summary.txt" 2>/dev/null
 echo "peers at $(($(date +%s) - t0)) s"
-DUALJIT_CACHE_DIR=$PWD/build-gpu/rows-cache timeout 120 ./build-gpu/bench/kinetics_rates \
-  --effort full --rows 2 --reps 7 --tape-columns 0 "$cells" > "$out/row_groups.txt" 2>&1
-echo "row groups rc=$?: $(grep -oE "J_ms=[^ ]+|Jc_ms=[^ ]+|J_abs_sum=[^ ]+" "$out/row_groups.txt" |
-  paste -sd' ')"
 
-NCU_COUNT=19 timeout 80 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" "columns_|untile" \
+NCU_COUNT=18 timeout 80 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" "columns_" \
   ./build-gpu/bench/kinetics_rates --reps 1 --effort full --rows 2 "$cells"
 grep -E " us " "$out/ncu_launches.txt"
 NCU_COUNT=2 NCU_METRICS="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\

@@ -43,17 +43,15 @@ struct TapeColumnsOptions {
   // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
-  // The entries tiled as FirstStores::Tiled's, [tile][r][c][element of the tile] (kFirstTile
-  // elements a tile): each warp's store of an entry one line, as component-major's, for
-  // cell-major blocks, which one pass then puts in order. Stored cell-major by the lanes
-  // themselves, each store touched 32 sectors, and neighbouring groups' segments of a row
-  // shared sectors that reached memory half written: GRI-3.0's J 3x slower (bench/RESULTS.md).
-  // Else component-major, [r][c][e].
-  bool tiled = false;
+  // The entries cell-major, each element's n_outputs x n_inputs together ([e][r][c]), and the
+  // blocks tile by tile, a tile's groups next to each other in the grid: a group writes a
+  // segment of each row, and the segments of neighbouring groups share sectors that L2 then
+  // merges before they reach memory. Else component-major ([r][c][e]), group by group.
+  bool cell_major = false;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// entries, n_outputs x n_inputs a element, component-major or tiled). With `rest`, the rest
+// entries, n_outputs x n_inputs a element, component-major or cell-major). With `rest`, the rest
 // kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
 // naming the kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,

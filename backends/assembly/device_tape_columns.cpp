@@ -39,7 +39,7 @@ std::vector<std::unique_ptr<cuda::CudaKernel>> compile(std::vector<jit::LoweredK
 
 std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
                                                            const TapeColumnsSettings& settings,
-                                                           ColumnStores stores) {
+                                                           BlockOrder order) {
   std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, settings);
   if (!l) return nullptr;
   std::unique_ptr<DeviceTapeColumns> c(new DeviceTapeColumns);
@@ -52,8 +52,8 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   launches.push_back(std::move(l->fill));
   if (l->gather) launches.push_back(std::move(*l->gather));
   const size_t common = launches.size();
-  for (jit::LoweredKernel& k : l->columns.at(stores)) launches.push_back(std::move(k));
-  l->columns.erase(stores);
+  for (jit::LoweredKernel& k : l->columns.at(order)) launches.push_back(std::move(k));
+  l->columns.erase(order);
   c->uncompiled_ = std::move(l->columns);
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
   c->tapes_ = std::move(kernels[0]);
@@ -61,25 +61,25 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->fill_ = std::move(kernels[2]);
   if (common == 4) c->gather_ = std::move(kernels[3]);
   std::move(kernels.begin() + static_cast<std::ptrdiff_t>(common), kernels.end(),
-            std::back_inserter(c->columns_[stores]));
+            std::back_inserter(c->columns_[order]));
   return c;
 }
 
 std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
   std::vector<const cuda::CudaKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
-  for (const auto& [stores, columns] : columns_)
+  for (const auto& [order, columns] : columns_)
     for (const auto& k : columns) out.push_back(k.get());
   return out;
 }
 
-void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores,
+void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, BlockOrder order,
                             CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;
-  if (!columns_.contains(stores)) {
-    columns_[stores] = compile(std::move(uncompiled_.at(stores)));
-    uncompiled_.erase(stores);
+  if (!columns_.contains(order)) {
+    columns_[order] = compile(std::move(uncompiled_.at(order)));
+    uncompiled_.erase(order);
   }
   const int64_t nt = static_cast<int64_t>(pattern_.tapes.size());
   const jit::LoweredKernel& tl = tapes_->lowered();
@@ -121,7 +121,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   jit::ArgValues b;
   b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
   b.set("first", static_cast<const void*>(out));
-  for (const auto& columns : columns_.at(stores))
+  for (const auto& columns : columns_.at(order))
     columns->launch(jit::pack_launch(columns->lowered(), b), stream);
 }
 

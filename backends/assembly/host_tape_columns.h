@@ -28,8 +28,7 @@ class HostTapeColumns {
                                                const TapeColumnsSettings& settings = {});
 
   // Every element's n_outputs x n_inputs entries in `order` ([r][c][e] or [e][r][c]) at the
-  // node-major `state`: cell-major from the columns' tiles (as on the GPU), put in order here.
-  // The columns' launches for either stores are compiled on their first run.
+  // node-major `state`. An order's columns' launches are compiled on its first run.
   std::vector<double> run(const Term& term, std::span<const double> state,
                           BlockOrder order = BlockOrder::ComponentMajor);
   // Every launch, for reports (Assembler::kernels).
@@ -40,8 +39,8 @@ class HostTapeColumns {
   jit::TapePattern pattern_;
   int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
-  std::map<ColumnStores, std::vector<std::unique_ptr<cpu::CpuKernel>>> columns_;
-  std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
+  std::map<BlockOrder, std::vector<std::unique_ptr<cpu::CpuKernel>>> columns_;
+  std::map<BlockOrder, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
 };
 
 }  // namespace dualjit::assembly

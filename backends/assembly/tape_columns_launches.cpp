@@ -61,11 +61,11 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       while (end < plan.groups.size() && !oversized(end) &&
              end - g < static_cast<size_t>(settings.launch_groups))
         ++end;
-    for (ColumnStores stores : {ColumnStores::ComponentMajor, ColumnStores::Tiled}) {
+    for (BlockOrder order : {BlockOrder::ComponentMajor, BlockOrder::CellMajor}) {
       jit::TapeColumnsOptions co;
       co.groups = {static_cast<int>(g), static_cast<int>(end)};
-      co.tiled = stores == ColumnStores::Tiled;
-      l.columns[stores].push_back(
+      co.cell_major = order == BlockOrder::CellMajor;
+      l.columns[order].push_back(
           jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
     }
     g = end;
