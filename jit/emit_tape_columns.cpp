@@ -173,20 +173,12 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   }
   const size_t n_linear = plan.outputs.size();
   const TapeColumnsAux aux(plan, ni, rest);
-  LoweredKernel out = tape_launch(
-      kernel,
-      "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
-          (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
-          (o.cell_major ? "_cm" : ""),
-      tape_size);
+  LoweredKernel out = tape_launch(kernel,
+                                  "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) +
+                                      "_w" + std::to_string(W) +
+                                      (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : ""),
+                                  tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
-  // Where entry (output, column) of element e is stored.
-  const std::string block_size = std::to_string(out.first_size);
-  const auto at = [&](const ColumnEntry& en) {
-    const std::string i = std::to_string(int64_t(en.output) * ni + en.column);
-    return o.cell_major ? "first[e * " + block_size + "LL + " + i + "]"
-                        : "first[" + i + "LL * n + e]";
-  };
   out.args
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
             "the tapes' cut sums, cut gradients and factor products"})
@@ -287,7 +279,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     };
     phase(owned, [&](size_t, int i, int l) {
       const ColumnEntry& en = grp.entries[size_t(i)];
-      const std::string store = "      if (live) " + at(en) + " = ";
+      const std::string store = "      if (live) first[" +
+                                std::to_string(int64_t(en.output) * ni + en.column) +
+                                "LL * n + e] = ";
       const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
       if (feeds[size_t(i)].empty()) {
         cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
@@ -310,7 +304,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
         if (!comp[size_t(q)].rest.empty())
           sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
-        cu << "      if (live) " << at(en) << " = " << (sum.empty() ? "0.0" : sum)
+        cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
+           << "LL * n + e] = " << (sum.empty() ? "0.0" : sum)
            << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
       });
     }
@@ -331,11 +326,13 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                                     [](int j) { return "s" + std::to_string(j); });
         const std::string cut =
             cut_text(aux, rest, static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
+        const std::string at =
+            "first[" + std::to_string(int64_t(en.output) * ni + en.column) + "LL * n + e]";
         if (!feeds[size_t(i)].empty()) {
-          host << "  const double s" << i << " = " << sum << ";\n  " << at(en) << " = s" << i << cut
+          host << "  const double s" << i << " = " << sum << ";\n  " << at << " = s" << i << cut
                << ";\n";
         } else {
-          host << "  " << at(en) << " = " << sum << cut << ";\n";
+          host << "  " << at << " = " << sum << cut << ";\n";
         }
       }
     }
@@ -343,19 +340,13 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   }
   const std::string bounds =
       std::to_string(32 * W) + (o.min_blocks > 0 ? ", " + std::to_string(o.min_blocks) : "");
-  // Component-major: a group's tiles consecutive in the grid, an entry's lines in order.
-  // Cell-major: a tile's groups, whose segments of the tile's blocks share sectors.
-  const std::string launch_groups = std::to_string(g1 - g0);
-  const std::string tile_of_block = o.cell_major ? "/ " + launch_groups : "% tiles";
-  const std::string group_of_block = o.cell_major ? "% " + launch_groups : "/ tiles";
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
      << "  extern __shared__ double st[];\n"
-     << "  const long long n = a.n_elements, " << (o.cell_major ? "" : "tiles = (n + 31) / 32, ")
-     << "b = blockIdx.x;\n"
-     << "  const long long tile = b " << tile_of_block << ", e = tile * 32 + (threadIdx.x & 31);\n"
-     << "  const int g = (int)(b " << group_of_block
-     << "), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     // A group's tiles consecutive in the grid: a component-major entry's lines in order.
+     << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
+     << "  const long long tile = b % tiles, e = tile * 32 + (threadIdx.x & 31);\n"
+     << "  const int g = (int)(b / tiles), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << "  switch (g) {\n";

@@ -5,8 +5,8 @@
 // column group, a group's tiles consecutive in the grid: the group's tape slots staged in
 // shared memory, each warp some entries, each a straight-line sum; entries composed from others
 // (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
-// sums. On the host the same sums element by element. Entries are stored component-major, entry (o,
-// c) of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
+// sums. On the host the same sums element by element. Entries are stored component-major, entry (o, c)
+// of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
 // are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
@@ -43,17 +43,12 @@ struct TapeColumnsOptions {
   // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
-  // The entries cell-major, each element's n_outputs x n_inputs together ([e][r][c]), and the
-  // blocks tile by tile, a tile's groups next to each other in the grid: a group writes a
-  // segment of each row, and the segments of neighbouring groups share sectors that L2 then
-  // merges before they reach memory. Else component-major ([r][c][e]), group by group.
-  bool cell_major = false;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// entries, n_outputs x n_inputs a element, component-major or cell-major). With `rest`, the rest
-// kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
-// naming the kernel when the plan has no linear output or options are out of range.
+// component-major entries, n_outputs x n_inputs a element). With `rest`, the rest kernel's
+// Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument naming the
+// kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  int64_t tape_size, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);

@@ -864,20 +864,20 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
-  if (options_.tape_columns && !sparse) {
+  if (options_.tape_columns && order == BlockOrder::ComponentMajor && !sparse) {
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
       TapeColumnsSettings settings;
       settings.layout = options_.layout;
       settings.effort = options_.compile_effort;
-      it->second = DeviceTapeColumns::make(t, settings, order);
+      it->second = DeviceTapeColumns::make(t, settings);
     }
     if (it->second) {
       const auto fs = static_cast<int64_t>(t.kernel->n_outputs()) * t.kernel->n_inputs();
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      it->second->run(a, ptr(element_blocks_), order, stream);
+      it->second->run(a, ptr(element_blocks_), stream);
       return;
     }
   }

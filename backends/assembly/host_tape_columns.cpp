@@ -17,25 +17,19 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
   if (l->gather) c->gather_ = std::make_unique<cpu::CpuKernel>(std::move(*l->gather));
   c->rest_ = std::make_unique<cpu::CpuKernel>(std::move(l->rest));
   c->fill_ = std::make_unique<cpu::CpuKernel>(std::move(l->fill));
-  c->uncompiled_ = std::move(l->columns);
+  for (jit::LoweredKernel& columns : l->columns)
+    c->columns_.push_back(std::make_unique<cpu::CpuKernel>(std::move(columns)));
   return c;
 }
 
 std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
   std::vector<const cpu::CpuKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
-  for (const auto& [order, columns] : columns_)
-    for (const auto& k : columns) out.push_back(k.get());
+  for (const auto& c : columns_) out.push_back(c.get());
   return out;
 }
 
-std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state,
-                                         BlockOrder order) {
-  if (!columns_.contains(order)) {
-    for (jit::LoweredKernel& l : uncompiled_.at(order))
-      columns_[order].push_back(std::make_unique<cpu::CpuKernel>(std::move(l)));
-    uncompiled_.erase(order);
-  }
+std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state) const {
   const Kernel& k = *term.kernel;
   const int64_t ne = term.elements.size();
   const int np = k.n_params(), nt = static_cast<int>(pattern_.tapes.size());
@@ -84,7 +78,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   jit::ArgValues ca;
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
-  for (const auto& columns : columns_.at(order)) columns->run(ca);
+  for (const auto& columns : columns_) columns->run(ca);
   return out;
 }
 

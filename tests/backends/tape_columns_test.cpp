@@ -275,22 +275,8 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
       }
   }
   CHECK(worst < 1e-12);
-  // Cell-major, each element's block together: the same entries, in one launch of every group
-  // (a tile's groups next to each other in the grid).
-  co.groups = {0, -1};
-  co.cell_major = true;
-  const jit::LoweredKernel cell_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
-  CHECK(cell_l.symbol.ends_with("_cm"));
-  std::vector<double> cell(first.size(), std::nan(""));
-  ca.set("first", static_cast<const void*>(cell.data()));
-  cpu::CpuKernel(cell_l).run(ca);
-  const auto fs = static_cast<int64_t>(no) * ni;
-  for (int64_t e = 0; e < n; ++e)
-    for (int row : plan.outputs)
-      for (int j = 0; j < ni; ++j)
-        CHECK(cell[size_t(e * fs + row * ni + j)] == first[size_t((row * ni + j) * n + e)]);
   const jit::LoweredKernel gather_l = jit::lower_tape_gather(k, p);
-  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &cell_l, &gather_l}) {
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &gather_l}) {
     const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
                                                         jit::default_compile_options(*l, "sm_90"));
     CHECK(image.is_cubin);
