@@ -188,6 +188,26 @@ extern "C" __global__ void __launch_bounds__(256) dj_sum(DjSum a) {
   }
 }
 )";
+// Cell-major blocks from tiles (device_element_assembly.h untile_cells_blocks): block b moves
+// tile b / chunks, entries (b % chunks) * 64 onwards, through s[entry][element] (a row of 33:
+// no two lanes of a half-warp in one bank).
+const char* kUntileCellsKernel = R"(
+extern "C" __global__ void __launch_bounds__(256) dj_untile_cells(DjUntile a) {
+  __shared__ double s[64 * 33];
+  const long long chunks = (a.entries + 63) / 64, tile = blockIdx.x / chunks;
+  const long long i0 = (blockIdx.x - tile * chunks) * 64, e0 = tile * 32;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int m = a.entries - i0 < 64 ? (int)(a.entries - i0) : 64;
+  const int live = a.elements - e0 < 32 ? (int)(a.elements - e0) : 32;
+  const double* in = a.in + (tile * a.entries + i0) * 32;
+  for (int j = warp; j < m; j += 8) s[j * 33 + lane] = in[j * 32 + lane];
+  __syncthreads();
+  for (int k = threadIdx.x; k < live * 64; k += 256) {
+    const int el = k >> 6, j = k & 63;
+    if (j < m) a.out[(e0 + el) * a.entries + i0 + j] = s[j * 33 + el];
+  }
+}
+)";
 static_assert(sizeof(UntileArgs) == 5 * 8);
 static_assert(sizeof(FillArgs) == 8);
 
@@ -267,6 +287,27 @@ int64_t untile_threads(int64_t elements, int64_t entries) {
   return (elements + 3) / 4 * entries;
 }
 
+static_assert(kUntileCellsThreads == 256 && kUntileCellsEntries == 64,
+              "dj_untile_cells' block and chunk");
+
+int64_t untile_cells_blocks(int64_t elements, int64_t entries) {
+  return (elements + 31) / 32 * ((entries + kUntileCellsEntries - 1) / kUntileCellsEntries);
+}
+
+void untile_cells(const cuda::SourceModule& module, UntileArgs a, CUstream stream) {
+  const int64_t blocks = untile_cells_blocks(a.elements, a.entries);
+  if (blocks <= 0) return;
+  if (blocks > std::numeric_limits<int32_t>::max()) {
+    throw ProblemError(std::string(kUntileCellsEntry) + ": " + std::to_string(a.elements) +
+                       " elements of " + std::to_string(a.entries) +
+                       " entries: " + std::to_string(blocks) + " blocks exceed one grid");
+  }
+  a.component_major = 0;
+  void* params[] = {&a};
+  cuda::launch(module.function(kUntileCellsEntry), cuda::Dim3{static_cast<unsigned>(blocks)},
+               cuda::Dim3{static_cast<unsigned>(kUntileCellsThreads)}, 0, params, stream);
+}
+
 std::string assembly_source(AssemblyTarget target) {
   std::ostringstream os;
   if (target == AssemblyTarget::Cuda) {
@@ -277,7 +318,7 @@ std::string assembly_source(AssemblyTarget target) {
        << "#define DJ_FN static inline\n";
   }
   os << kThreadBodies;
-  if (target == AssemblyTarget::Cuda) os << kSumKernel;
+  if (target == AssemblyTarget::Cuda) os << kSumKernel << kUntileCellsKernel;
   for (const auto& [entry, args] : kEntries) {
     if (target == AssemblyTarget::Cuda) {
       os << "extern \"C\" __global__ void __launch_bounds__(" << kThreadsPerBlock << ") " << entry
@@ -892,9 +933,13 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   // The kernels store tiles, coalesced; one pass puts them in the order asked for.
   run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, stores);
-  const UntileArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_),
-                     order == BlockOrder::ComponentMajor ? 1 : 0};
-  launch(kUntileEntry, &a, untile_threads(ne, fs), stream);
+  UntileArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_),
+               order == BlockOrder::ComponentMajor ? 1 : 0};
+  if (order == BlockOrder::ComponentMajor) {
+    launch(kUntileEntry, &a, untile_threads(ne, fs), stream);
+    return;
+  }
+  untile_cells(*module_, a, stream);
 }
 
 DeviceBsr DeviceElementAssembly::hessian_bsr(mesh::Symmetry symmetry) {

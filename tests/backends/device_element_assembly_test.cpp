@@ -272,9 +272,10 @@ TEST_CASE("assembly kernels compile under NVRTC for sm_90 without a GPU") {
   jit::CompileOptions o;
   o.arch = "sm_90";
   const std::string source = assembly::assembly_source(assembly::AssemblyTarget::Cuda);
-  test::check_module_compiles("dualjit_assembly", source,
-                              {assembly::kRowsEntry, assembly::kBlocksEntry, assembly::kSumEntry,
-                               assembly::kUntileEntry, assembly::kFillEntry});
+  test::check_module_compiles(
+      "dualjit_assembly", source,
+      {assembly::kRowsEntry, assembly::kBlocksEntry, assembly::kSumEntry, assembly::kUntileEntry,
+       assembly::kUntileCellsEntry, assembly::kFillEntry});
   // Through the kernel cache: the second request is served from memory.
   jit::KernelCache cache(std::nullopt);
   const auto first = cuda::source_image("dualjit_assembly", source, o, cache);
@@ -369,6 +370,36 @@ TEST_CASE("host build of the untile kernel: every element count and entry count,
 }
 
 TEST_SUITE("gpu") {
+  TEST_CASE("the GPU's cell-major untile: element and entry counts, partial tiles and chunks" *
+            test::needs_gpu()) {
+    const cuda::SourceModule module("dualjit_assembly",
+                                    assembly::assembly_source(assembly::AssemblyTarget::Cuda));
+    for (int64_t ne : {1, 31, 32, 33, 70, 1000}) {
+      for (int64_t fs : {1, 5, 54, 64, 65, 2916}) {
+        CAPTURE(ne);
+        CAPTURE(fs);
+        std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs);
+        for (int64_t e = 0; e < ne; ++e) {
+          for (int64_t i = 0; i < fs; ++i) {
+            const double v = 1000.0 * e + i + 0.5;
+            tiles[((e / 32) * fs + i) * 32 + e % 32] = v;
+            cell[e * fs + i] = v;
+          }
+        }
+        const auto in = cuda::DeviceBuffer::from(tiles);
+        auto out = cuda::DeviceBuffer::from(std::vector<double>(cell.size() + 1, -3.0));
+        assembly::untile_cells(module,
+                               {reinterpret_cast<const double*>(in.get()), ne, fs,
+                                reinterpret_cast<double*>(out.get()), 0},
+                               nullptr);
+        std::vector<double> got = out.to_vector<double>();
+        CHECK(got.back() == -3.0);  // nothing past the blocks
+        got.pop_back();
+        CHECK(got == cell);
+      }
+    }
+  }
+
   TEST_CASE("DeviceElementAssembly equals the host Problem: energy, gradient, Hessian, HVP" *
             test::needs_gpu()) {
     Problem p = energy_problem(300, 11);

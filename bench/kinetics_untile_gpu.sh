@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One device call: the cell-major untile through shared memory (dj_untile_cells,
+# backends/assembly/device_element_assembly.h) verified and measured: its GPU case, the device
+# element assembly's and ReactorCells' (DUALJIT_REQUIRE_GPU=1); issue 16's benchmark with JAX
+# in the same run at CELLS (bench/kinetics_peers.sh, Cantera and canterax left out); Nsight
+# Compute's duration of the untile and of J's row-group launches. Logs under $OUT.
+#
+#   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_untile_gpu.sh [CELLS ...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/gpu_build.sh
+gpu_start kinetics_rates test_backends test_examples || exit 1
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1
+timeout 120 ./build-gpu/tests/test_backends -ts=gpu -tc="*untile*,DeviceElementAssembly*" \
+  > "$out/tests_backends.txt" 2>&1
+echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
+grep -E "ERROR|test cases|assertions" "$out/tests_backends.txt" | cut -c1-200 | tail -6
+timeout 150 ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*" \
+  > "$out/tests_examples.txt" 2>&1
+echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
+grep -E "ERROR|test cases|assertions" "$out/tests_examples.txt" | cut -c1-200 | tail -6
+unset DUALJIT_REQUIRE_GPU
+BUILD_DIR=build-gpu SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 \
+  OUT=$out/peers timeout 200 bash bench/kinetics_peers.sh "${@:-100000}"
+grep -vE "^\| (jacobian|rates)" "$out/peers/summary.txt" 2>/dev/null | head -30
+echo "peers at $(($(date +%s) - t0)) s"
+NCU_COUNT=3 timeout 60 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" \
+  "untile|constant_pressure_jacobian" ./build-gpu/bench/kinetics_rates --reps 1 --effort full \
+  --rows 2 --outputs all "${1:-100000}"
+grep -E " us " "$out/ncu_launches.txt"
+echo "done at $(($(date +%s) - t0)) s"
