@@ -15,7 +15,7 @@ echo "kinetics_rates rc=$? at $(($(date +%s) - t0)) s: $(grep -oE "J_ms=[^ ]+|Jc
 floor_J_ms=[^ ]+" "$out/rates.txt" | paste -sd' ')"
 grep -oE "output=jacobian kernel=[^ ]+|first_call_s=[^ ]+" "$out/rates.txt" | paste -sd' ' |
   cut -c1-400
-NCU_COUNT=6 timeout 90 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" \
+NCU_COUNT=20 timeout 120 bash bench/ncu_kernels.sh "$out/ncu_launches.txt" \
   "constant_pressure_jacobian|untile" ./build-gpu/bench/kinetics_rates --reps 1 "${1:-100000}"
 grep -E " us " "$out/ncu_launches.txt"
 echo "done at $(($(date +%s) - t0)) s"
