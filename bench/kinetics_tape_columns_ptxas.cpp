@@ -7,7 +7,8 @@
 // memory (bench/RESULTS.md).
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
-//   (default gri30.yaml, the derivatives' form: rate_laws.h). --sources prints each launch's
+//   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in both
+//   block orders, cell-major's named _cm. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone.
 #include <chrono>
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   }
   std::vector<const jit::LoweredKernel*> launches = {&l->tapes, &l->rest, &l->fill};
   if (l->gather) launches.push_back(&*l->gather);
-  for (const jit::LoweredKernel& c : l->columns) launches.push_back(&c);
+  for (const auto& [order, columns] : l->columns)
+    for (const jit::LoweredKernel& c : columns) launches.push_back(&c);
   if (sources) {
     for (const jit::LoweredKernel* k : launches) {
       std::printf("%-86s cuda %s host %s\n", k->symbol.c_str(), k->cuda_source_sha256().c_str(),

@@ -173,12 +173,22 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   }
   const size_t n_linear = plan.outputs.size();
   const TapeColumnsAux aux(plan, ni, rest);
-  LoweredKernel out = tape_launch(kernel,
-                                  "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) +
-                                      "_w" + std::to_string(W) +
-                                      (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : ""),
-                                  tape_size);
+  LoweredKernel out = tape_launch(
+      kernel,
+      "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
+          (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") + (o.tiled ? "_tl" : ""),
+      tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
+  // Where entry (output, column) of element e is stored; tiled, the device's `first` is
+  // already at the element's tile and lane.
+  const auto at = [&](const ColumnEntry& en, bool host) {
+    const int64_t i = int64_t(en.output) * ni + en.column;
+    if (!o.tiled) return "first[" + std::to_string(i) + "LL * n + e]";
+    if (!host) return "first[" + std::to_string(i * kFirstTile) + "]";
+    return "first[((e / " + std::to_string(kFirstTile) + ") * " + std::to_string(out.first_size) +
+           "LL + " + std::to_string(i) + ") * " + std::to_string(kFirstTile) + " + e % " +
+           std::to_string(kFirstTile) + "]";
+  };
   out.args
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
             "the tapes' cut sums, cut gradients and factor products"})
@@ -279,9 +289,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     };
     phase(owned, [&](size_t, int i, int l) {
       const ColumnEntry& en = grp.entries[size_t(i)];
-      const std::string store = "      if (live) first[" +
-                                std::to_string(int64_t(en.output) * ni + en.column) +
-                                "LL * n + e] = ";
+      const std::string store = "      if (live) " + at(en, false) + " = ";
       const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
       if (feeds[size_t(i)].empty()) {
         cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
@@ -304,8 +312,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
         if (!comp[size_t(q)].rest.empty())
           sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
-        cu << "      if (live) first[" << int64_t(en.output) * ni + en.column
-           << "LL * n + e] = " << (sum.empty() ? "0.0" : sum)
+        cu << "      if (live) " << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
            << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
       });
     }
@@ -326,13 +333,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                                     [](int j) { return "s" + std::to_string(j); });
         const std::string cut =
             cut_text(aux, rest, static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
-        const std::string at =
-            "first[" + std::to_string(int64_t(en.output) * ni + en.column) + "LL * n + e]";
         if (!feeds[size_t(i)].empty()) {
-          host << "  const double s" << i << " = " << sum << ";\n  " << at << " = s" << i << cut
-               << ";\n";
+          host << "  const double s" << i << " = " << sum << ";\n  " << at(en, true) << " = s" << i
+               << cut << ";\n";
         } else {
-          host << "  " << at << " = " << sum << cut << ";\n";
+          host << "  " << at(en, true) << " = " << sum << cut << ";\n";
         }
       }
     }
@@ -350,9 +355,12 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << "  switch (g) {\n";
+  const std::string first =
+      o.tiled ? "a.first + tile * " + std::to_string(out.first_size * kFirstTile) + "LL + lane"
+              : "a.first";
   for (int g = g0; g < g1; ++g) {
-    cu << "    case " << g - g0 << ": " << sym << "_g" << g
-       << "(tp, ax, st, a.first, n, e, e < n, lane, warp); break;\n";
+    cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, st, " << first
+       << ", n, e, e < n, lane, warp); break;\n";
   }
   cu << "  }\n}\n";
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"

@@ -5,8 +5,8 @@
 // column group, a group's tiles consecutive in the grid: the group's tape slots staged in
 // shared memory, each warp some entries, each a straight-line sum; entries composed from others
 // (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
-// sums. On the host the same sums element by element. Entries are stored component-major, entry (o, c)
-// of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
+// sums. On the host the same sums element by element. Entries are stored component-major, entry (o,
+// c) of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
 // are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
@@ -43,12 +43,19 @@ struct TapeColumnsOptions {
   // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
+  // The entries tiled as FirstStores::Tiled's, [tile][r][c][element of the tile] (kFirstTile
+  // elements a tile): each warp's store of an entry one line, as component-major's, for
+  // cell-major blocks, which one pass then puts in order. Stored cell-major by the lanes
+  // themselves, each store touched 32 sectors, and neighbouring groups' segments of a row
+  // shared sectors that reached memory half written: GRI-3.0's J 3x slower (bench/RESULTS.md).
+  // Else component-major, [r][c][e].
+  bool tiled = false;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// component-major entries, n_outputs x n_inputs a element). With `rest`, the rest kernel's
-// Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument naming the
-// kernel when the plan has no linear output or options are out of range.
+// entries, n_outputs x n_inputs a element, component-major or tiled). With `rest`, the rest
+// kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
+// naming the kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  int64_t tape_size, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);

@@ -905,20 +905,31 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
-  if (options_.tape_columns && order == BlockOrder::ComponentMajor && !sparse) {
+  if (options_.tape_columns && !sparse) {
+    // Component-major straight from the columns; cell-major from their tiles, coalesced, put
+    // in order by one pass (dj_untile_cells), as the tiled kernels' below.
+    const ColumnStores stores =
+        order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
       TapeColumnsSettings settings;
       settings.layout = options_.layout;
       settings.effort = options_.compile_effort;
-      it->second = DeviceTapeColumns::make(t, settings);
+      it->second = DeviceTapeColumns::make(t, settings, stores);
     }
     if (it->second) {
       const auto fs = static_cast<int64_t>(t.kernel->n_outputs()) * t.kernel->n_inputs();
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      it->second->run(a, ptr(element_blocks_), stream);
+      if (stores == ColumnStores::ComponentMajor) {
+        it->second->run(a, ptr(element_blocks_), stores, stream);
+        return;
+      }
+      cuda::DeviceBuffer& tiles = terms_[term].local.first;
+      ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
+      it->second->run(a, ptr(tiles), stores, stream);
+      untile_cells(*module_, {ptr(tiles), ne, fs, ptr(element_blocks_), 0}, stream);
       return;
     }
   }

@@ -133,9 +133,9 @@ struct UntileArgs {
 int64_t untile_threads(int64_t elements, int64_t entries);
 // dj_untile_cells, the cell-major untile on the GPU: a block of kUntileCellsThreads moves a
 // tile's elements' kUntileCellsEntries entries through shared memory, reading each entry's tile
-// row as one 256-byte line and writing each element's entries as one run. dj_untile, a thread
-// an entry of four elements, reads one sector of each line at a time: GRI-3.0's Jacobian at 1e5
-// cells (4.6 GB moved) took 2.28 ms on an H200, half the copy bandwidth (bench/RESULTS.md).
+// row as one 256-byte line and writing each element's entries as one run. GRI-3.0's Jacobian
+// at 1e5 cells (4.6 GB moved) on an H200: 1.11 ms, the copy bandwidth; dj_untile (a thread an
+// entry of four elements, one sector of each line at a time) took 2.28 (bench/RESULTS.md).
 // The host runs dj_untile's thread bodies for both orders.
 inline constexpr int kUntileCellsThreads = 256;
 inline constexpr int kUntileCellsEntries = 64;

@@ -1,6 +1,7 @@
 #include "backends/assembly/device_tape_columns.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,27 @@ void ensure(cuda::DeviceBuffer& b, size_t bytes) {
   if (b.bytes() < bytes) b = cuda::DeviceBuffer(std::max<size_t>(bytes, 8));
 }
 
+// The launches compiled in parallel (or loaded from the cache), in order.
+std::vector<std::unique_ptr<cuda::CudaKernel>> compile(std::vector<jit::LoweredKernel> launches) {
+  const std::string arch = cuda::Context::primary().device().arch();
+  const auto options_of = [&](const jit::LoweredKernel& k) {
+    return jit::default_compile_options(k, arch);
+  };
+  std::vector<jit::CudaImage> images = jit::cuda_images(launches, options_of);
+  std::vector<std::unique_ptr<cuda::CudaKernel>> out;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const jit::CompileOptions options = options_of(launches[i]);
+    out.push_back(
+        std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options, std::move(images[i])));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
-                                                           const TapeColumnsSettings& settings) {
+                                                           const TapeColumnsSettings& settings,
+                                                           ColumnStores stores) {
   std::optional<TapeColumnsLaunches> l = tape_columns_launches(term, settings);
   if (!l) return nullptr;
   std::unique_ptr<DeviceTapeColumns> c(new DeviceTapeColumns);
@@ -29,42 +47,40 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
   std::vector<jit::LoweredKernel> launches;
-  std::vector<std::unique_ptr<cuda::CudaKernel>*> slots = {&c->tapes_, &c->rest_, &c->fill_};
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
   launches.push_back(std::move(l->fill));
-  c->columns_.resize(l->columns.size());
-  for (size_t i = 0; i < l->columns.size(); ++i) {
-    launches.push_back(std::move(l->columns[i]));
-    slots.push_back(&c->columns_[i]);
-  }
-  if (l->gather) {
-    launches.push_back(std::move(*l->gather));
-    slots.push_back(&c->gather_);
-  }
-  const std::string arch = cuda::Context::primary().device().arch();
-  const auto options_of = [&](const jit::LoweredKernel& k) {
-    return jit::default_compile_options(k, arch);
-  };
-  std::vector<jit::CudaImage> images = jit::cuda_images(launches, options_of);
-  for (size_t i = 0; i < launches.size(); ++i) {
-    const jit::CompileOptions options = options_of(launches[i]);
-    *slots[i] =
-        std::make_unique<cuda::CudaKernel>(std::move(launches[i]), options, std::move(images[i]));
-  }
+  if (l->gather) launches.push_back(std::move(*l->gather));
+  const size_t common = launches.size();
+  for (jit::LoweredKernel& k : l->columns.at(stores)) launches.push_back(std::move(k));
+  l->columns.erase(stores);
+  c->uncompiled_ = std::move(l->columns);
+  std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
+  c->tapes_ = std::move(kernels[0]);
+  c->rest_ = std::move(kernels[1]);
+  c->fill_ = std::move(kernels[2]);
+  if (common == 4) c->gather_ = std::move(kernels[3]);
+  std::move(kernels.begin() + static_cast<std::ptrdiff_t>(common), kernels.end(),
+            std::back_inserter(c->columns_[stores]));
   return c;
 }
 
 std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
   std::vector<const cuda::CudaKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
-  for (const auto& c : columns_) out.push_back(c.get());
+  for (const auto& [stores, columns] : columns_)
+    for (const auto& k : columns) out.push_back(k.get());
   return out;
 }
 
-void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstream stream) {
+void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores,
+                            CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;
+  if (!columns_.contains(stores)) {
+    columns_[stores] = compile(std::move(uncompiled_.at(stores)));
+    uncompiled_.erase(stores);
+  }
   const int64_t nt = static_cast<int64_t>(pattern_.tapes.size());
   const jit::LoweredKernel& tl = tapes_->lowered();
   const jit::LoweredKernel& rl = rest_->lowered();
@@ -105,7 +121,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, CUstr
   jit::ArgValues b;
   b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
   b.set("first", static_cast<const void*>(out));
-  for (const auto& columns : columns_)
+  for (const auto& columns : columns_.at(stores))
     columns->launch(jit::pack_launch(columns->lowered(), b), stream);
 }
 

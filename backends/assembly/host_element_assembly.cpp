@@ -261,10 +261,10 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
                                                            BlockOrder order, bool sparse) {
   p_.check_values(state, "state");
   const Term& t = p_.term(term);
-  if (tape_columns_ && order == BlockOrder::ComponentMajor && !sparse) {
+  if (tape_columns_ && !sparse) {
     auto [it, fresh] = tape_columns_of_.try_emplace(term);
     if (fresh) it->second = HostTapeColumns::make(t);
-    if (it->second) return it->second->run(t, state);
+    if (it->second) return it->second->run(t, state, order);
   }
   // As on the GPU: blocks in the order asked for from the kernel's stages, else tiles put in
   // that order.

@@ -43,7 +43,7 @@ struct ElementResults {
 class HostElementAssembly {
  public:
   // `problem` must outlive this; terms added later are seen.
-  // tape_columns: component-major dense element blocks of a term whose kernel keeps tapes
+  // tape_columns: the dense element blocks (either order) of a term whose kernel keeps tapes
   // and whose outputs are all linear in them by the tape columns' launches
   // (backends/assembly/host_tape_columns.h) instead of the row groups.
   explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0,

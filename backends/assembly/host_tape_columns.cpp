@@ -17,19 +17,27 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
   if (l->gather) c->gather_ = std::make_unique<cpu::CpuKernel>(std::move(*l->gather));
   c->rest_ = std::make_unique<cpu::CpuKernel>(std::move(l->rest));
   c->fill_ = std::make_unique<cpu::CpuKernel>(std::move(l->fill));
-  for (jit::LoweredKernel& columns : l->columns)
-    c->columns_.push_back(std::make_unique<cpu::CpuKernel>(std::move(columns)));
+  c->uncompiled_ = std::move(l->columns);
   return c;
 }
 
 std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
   std::vector<const cpu::CpuKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
-  for (const auto& c : columns_) out.push_back(c.get());
+  for (const auto& [stores, columns] : columns_)
+    for (const auto& k : columns) out.push_back(k.get());
   return out;
 }
 
-std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state) const {
+std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state,
+                                         BlockOrder order) {
+  const ColumnStores stores =
+      order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
+  if (!columns_.contains(stores)) {
+    for (jit::LoweredKernel& l : uncompiled_.at(stores))
+      columns_[stores].push_back(std::make_unique<cpu::CpuKernel>(std::move(l)));
+    uncompiled_.erase(stores);
+  }
   const Kernel& k = *term.kernel;
   const int64_t ne = term.elements.size();
   const int np = k.n_params(), nt = static_cast<int>(pattern_.tapes.size());
@@ -73,13 +81,22 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   fa.set("n_elements", ne).set("tape", tape.data()).set("rest_values", rest_values.data());
   fa.set("rest_first", rest_first.data()).set("aux", static_cast<const void*>(aux.data()));
   fill_->run(fa);
-  std::vector<double> out(static_cast<size_t>(ne) * static_cast<size_t>(k.n_outputs()) *
-                          static_cast<size_t>(k.n_inputs()));
+  const int64_t fs = static_cast<int64_t>(k.n_outputs()) * k.n_inputs();
+  std::vector<double> out(static_cast<size_t>(
+      jit::stored_elements(
+          stores == ColumnStores::Tiled ? jit::FirstStores::Tiled : jit::FirstStores::Direct, ne) *
+      fs));
   jit::ArgValues ca;
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
-  for (const auto& columns : columns_) columns->run(ca);
-  return out;
+  for (const auto& columns : columns_.at(stores)) columns->run(ca);
+  if (stores == ColumnStores::ComponentMajor) return out;
+  std::vector<double> cells(static_cast<size_t>(ne * fs));
+  const int64_t T = jit::kFirstTile;
+  for (int64_t e = 0; e < ne; ++e)
+    for (int64_t i = 0; i < fs; ++i)
+      cells[size_t(e * fs + i)] = out[size_t(((e / T) * fs + i) * T + e % T)];
+  return cells;
 }
 
 }  // namespace dualjit::assembly

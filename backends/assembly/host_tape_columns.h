@@ -1,12 +1,14 @@
 // The dense element Jacobians of a term whose kernel keeps tapes (jit/tape_pattern.h) and whose
-// outputs are all linear in them (a mechanism's rates and heat release), component-major, by
-// the tape columns' launches (jit/emit_tape_columns.h) on the CPU backend: the tapes'; where
-// the kernel has params, the gather of them and the tapes' values; the rest kernel's
-// (jit/tape_rest_kernel.h) over them; the auxiliary array's; the columns'. On the GPU the same
-// launches read each tape slot once per element where the row groups read it about four times
-// (bench/RESULTS.md); here they are the host's form of it, checked against the row groups.
+// outputs are all linear in them (a mechanism's rates and heat release), component-major or
+// cell-major, by the tape columns' launches (jit/emit_tape_columns.h) on the CPU backend: the
+// tapes'; where the kernel has params, the gather of them and the tapes' values; the rest
+// kernel's (jit/tape_rest_kernel.h) over them; the auxiliary array's; the columns'. On the GPU
+// the same launches read each tape slot once per element where the row groups read it about
+// four times (bench/RESULTS.md); here they are the host's form of it, checked against the row
+// groups.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
@@ -25,8 +27,11 @@ class HostTapeColumns {
   static std::unique_ptr<HostTapeColumns> make(const Term& term,
                                                const TapeColumnsSettings& settings = {});
 
-  // Every element's n_outputs x n_inputs entries, [r][c][e], at the node-major `state`.
-  std::vector<double> run(const Term& term, std::span<const double> state) const;
+  // Every element's n_outputs x n_inputs entries in `order` ([r][c][e] or [e][r][c]) at the
+  // node-major `state`: cell-major from the columns' tiles (as on the GPU), put in order here.
+  // The columns' launches for either stores are compiled on their first run.
+  std::vector<double> run(const Term& term, std::span<const double> state,
+                          BlockOrder order = BlockOrder::ComponentMajor);
   // Every launch, for reports (Assembler::kernels).
   std::vector<const cpu::CpuKernel*> kernels() const;
 
@@ -35,7 +40,8 @@ class HostTapeColumns {
   jit::TapePattern pattern_;
   int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
-  std::vector<std::unique_ptr<cpu::CpuKernel>> columns_;
+  std::map<ColumnStores, std::vector<std::unique_ptr<cpu::CpuKernel>>> columns_;
+  std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
 };
 
 }  // namespace dualjit::assembly

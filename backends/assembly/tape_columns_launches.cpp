@@ -61,9 +61,13 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       while (end < plan.groups.size() && !oversized(end) &&
              end - g < static_cast<size_t>(settings.launch_groups))
         ++end;
-    jit::TapeColumnsOptions co;
-    co.groups = {static_cast<int>(g), static_cast<int>(end)};
-    l.columns.push_back(jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
+    for (ColumnStores stores : {ColumnStores::ComponentMajor, ColumnStores::Tiled}) {
+      jit::TapeColumnsOptions co;
+      co.groups = {static_cast<int>(g), static_cast<int>(end)};
+      co.tiled = stores == ColumnStores::Tiled;
+      l.columns[stores].push_back(
+          jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
+    }
     g = end;
   }
   l.aux_size = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();

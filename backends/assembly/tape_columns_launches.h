@@ -1,10 +1,11 @@
-// The launches of a term's component-major element blocks by the tape columns
-// (jit/emit_tape_columns.h), lowered once for either backend: the tapes' (the kernel's tape
-// chunk alone), where the kernel has params the gather of the rest kernel's, the rest kernel's
-// sparse Jacobian (jit/tape_rest_kernel.h; tiled, as its params), the auxiliary array's and the
-// columns'. Run in that order by HostTapeColumns and DeviceTapeColumns.
+// The launches of a term's dense element blocks by the tape columns (jit/emit_tape_columns.h),
+// lowered once for either backend: the tapes' (the kernel's tape chunk alone), where the kernel
+// has params the gather of the rest kernel's, the rest kernel's sparse Jacobian
+// (jit/tape_rest_kernel.h; tiled, as its params), the auxiliary array's and the columns', for
+// either stores. Run in that order by HostTapeColumns and DeviceTapeColumns.
 #pragma once
 
+#include <map>
 #include <optional>
 
 #include "backends/assembly/problem.h"
@@ -13,14 +14,19 @@
 
 namespace dualjit::assembly {
 
+// How the columns' launches store the entries: component-major, [r][c][e]; or tiled,
+// [tile][r][c][element of the tile] (jit::FirstStores::Tiled's), coalesced, for cell-major
+// blocks, which one pass then puts in order.
+enum class ColumnStores { ComponentMajor, Tiled };
+
 struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // The columns' launches, each at most launch_groups column groups: a group of more slots
-  // than group_slots (a column no split can make smaller) alone, so that the others' blocks
-  // need less shared memory.
-  std::vector<jit::LoweredKernel> columns;
+  // The columns' launches for either stores, each at most launch_groups column groups: a group
+  // of more slots than group_slots (a column no split can make smaller) alone, so that the
+  // others' blocks need less shared memory.
+  std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
   std::optional<jit::LoweredKernel> gather;

@@ -28,8 +28,8 @@ struct ReactorCellsOptions {
   // The rate laws' form in the kernel rates() evaluates. Different from rate_law.form: a second
   // kernel serves the rates; the same: one kernel serves both (for comparing the forms).
   RateLawForm rates_form = RateLawForm::values;
-  // The rate laws' form in the kernel the tape columns differentiate (component-major dense
-  // Jacobians, assembly::Term::columns_kernel), when the assembler's element_tape_columns is
+  // The rate laws' form in the kernel the tape columns differentiate (the dense Jacobians,
+  // either order, assembly::Term::columns_kernel), when the assembler's element_tape_columns is
   // on. Different from rate_law.form: a third kernel; the same: rate_law.form's kernel.
   RateLawForm columns_form = RateLawForm::columns;
   // The state's uniform, the same for every cell: the pressure (Pa) of constant_pressure, the

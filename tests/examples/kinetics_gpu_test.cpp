@@ -106,8 +106,8 @@ TEST_SUITE("gpu") {
         for (const auto& k : gpu.kernels())
           products += k.symbol.find("_values") != std::string::npos;
         CHECK(products == 1);
-        // Component-major is the cell-major array transposed, to rounding: the tape columns
-        // (AssemblerOptions::element_tape_columns) against the row groups.
+        // Component-major is the cell-major array transposed, to rounding: both by the tape
+        // columns (AssemblerOptions::element_tape_columns), each order's launches its own.
         const auto cm = gpu.jacobian(x), km = gpu.jacobian(x, assembly::BlockOrder::ComponentMajor);
         double worst = 0;
         for (int64_t c = 0; c < n; c += 397) {
@@ -166,6 +166,7 @@ TEST_SUITE("gpu") {
       const int64_t n = 1000;
       ReactorCellsOptions o;
       o.assembler.backend = assembly::Backend::Cuda;
+      o.assembler.element_tape_columns = false;  // the row groups, not the tape columns
       o.assembler.element_rows = c.rows;
       o.assembler.compile_effort = c.effort;
       ReactorCells gpu(m, n, o);

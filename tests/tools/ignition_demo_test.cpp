@@ -125,7 +125,12 @@ TEST_CASE("demo --problem ignition --T0: one case, tau and T_final against Cante
   CHECK(t.rc == 0);
   CHECK(contains(t.out, "phase ohmech (10 species, 29 reactions): " + kComposition +
                             " at 101325 Pa, constant pressure; 1 reactor, T0 1000 K, to 10 s"));
-  CHECK(contains(t.out, "kernels: 0 compiled, 2 from the disk cache"));
+  // Every kernel the first run compiled (the rates' and the Jacobian's launches) from the cache.
+  const auto compiled = json_number(j.out, "kernels_compiled");
+  REQUIRE(compiled);
+  CHECK(*compiled >= 2);
+  CHECK(contains(t.out, "kernels: 0 compiled, " + std::to_string(static_cast<int>(*compiled)) +
+                            " from the disk cache"));
   CHECK(contains(t.out, "\ntau: 0.2344"));
   CHECK(contains(t.out, "\nT_final: 2844."));
   CHECK(contains(t.out, "demo: ok\n"));
