@@ -69,10 +69,10 @@ struct AssemblerOptions {
   // Dense element blocks, either order, of a term whose kernel keeps tapes and whose outputs
   // are all linear in them (a mechanism's) by the tape columns' launches, which read each tape
   // slot once per element (backends/assembly/device_tape_columns.h, host_tape_columns.h),
-  // instead of the row groups: GRI-3.0's component-major blocks at 1e5 cells on an H200 in
-  // 3.3 ms (from the term's columns_kernel) against the row groups' 4.2 (bench/RESULTS.md).
-  // The entries equal the row groups' to rounding, not bit for bit. Other kernels keep the row
-  // groups.
+  // instead of the row groups: GRI-3.0's at 1e5 cells on an H200 (from the term's
+  // columns_kernel) component-major in 3.3 ms against the row groups' 4.2, cell-major in 4.3
+  // against 4.5, compiled in 10 s against 15-22 (bench/RESULTS.md). The entries equal the row
+  // groups' to rounding, not bit for bit. Other kernels keep the row groups.
   bool element_tape_columns = true;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
   // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
