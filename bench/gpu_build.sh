@@ -63,3 +63,15 @@ ab_rounds() {
     done
   done
 }
+
+# gpu_tests SECONDS BINARY [ARGS...]: build-gpu/tests/BINARY ARGS under a time limit with
+# DUALJIT_REQUIRE_GPU=1 (a missing GPU fails), its log in $out/tests_BINARY.txt (BINARY without
+# test_), its exit status and doctest's summary printed.
+gpu_tests() {
+  local limit=$1 binary=$2
+  shift 2
+  local log="$out/tests_${binary#test_}.txt"
+  DUALJIT_REQUIRE_GPU=1 timeout "$limit" "./build-gpu/tests/$binary" "$@" > "$log" 2>&1
+  echo "$binary rc=$? at $(($(date +%s) - t0)) s"
+  grep -E "ERROR|test cases|assertions" "$log" | cut -c1-200 | tail -6
+}

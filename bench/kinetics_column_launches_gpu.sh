@@ -13,16 +13,9 @@ cd "$(dirname "$0")/.."
 source bench/gpu_build.sh
 gpu_start kinetics_rates test_backends test_examples || exit 1
 cells=${1:-100000}
-export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1
-timeout 150 ./build-gpu/tests/test_backends -ts=gpu -tc="device tape columns*,CUDA backend*" \
-  > "$out/tests_backends.txt" 2>&1
-echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
-grep -E "ERROR|test cases|assertions" "$out/tests_backends.txt" | cut -c1-200 | tail -6
-timeout 200 ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*" \
-  > "$out/tests_examples.txt" 2>&1
-echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
-grep -E "ERROR|test cases|assertions" "$out/tests_examples.txt" | cut -c1-200 | tail -6
-unset DUALJIT_REQUIRE_GPU
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
+gpu_tests 150 test_backends -ts=gpu -tc="device tape columns*,CUDA backend*"
+gpu_tests 200 test_examples -ts=gpu -tc="*ReactorCells*"
 
 # Cold, then warm, in a cache of their own (kept off $OUT: the images are large).
 export DUALJIT_CACHE_DIR=/tmp/dualjit-cold-cache

@@ -12,11 +12,8 @@ cd "$(dirname "$0")/.."
 source bench/gpu_build.sh
 gpu_start kinetics_rates test_backends || exit 1
 cells=${1:-100000}
-DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 100 \
-  ./build-gpu/tests/test_backends -ts=gpu -tc="device tape columns*,*untile*" \
-  > "$out/tests_backends.txt" 2>&1
-echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
-grep -E "ERROR|test cases|assertions" "$out/tests_backends.txt" | cut -c1-200 | tail -6
+DUALJIT_CACHE_DIR=$PWD/build-gpu/cache \
+  gpu_tests 100 test_backends -ts=gpu -tc="device tape columns*,*untile*"
 BUILD_DIR=build-gpu SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 \
   OUT=$out/peers timeout 150 bash bench/kinetics_peers.sh "$cells"
 grep -E "^\| [0-9]|^target|^\| (rates|jacobian) " "$out/peers/summary.txt" 2>/dev/null |

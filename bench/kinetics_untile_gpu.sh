@@ -10,16 +10,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_build.sh
 gpu_start kinetics_rates test_backends test_examples || exit 1
-export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1
-timeout 120 ./build-gpu/tests/test_backends -ts=gpu -tc="*untile*,DeviceElementAssembly*" \
-  > "$out/tests_backends.txt" 2>&1
-echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
-grep -E "ERROR|test cases|assertions" "$out/tests_backends.txt" | cut -c1-200 | tail -6
-timeout 150 ./build-gpu/tests/test_examples -ts=gpu -tc="*ReactorCells*" \
-  > "$out/tests_examples.txt" 2>&1
-echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
-grep -E "ERROR|test cases|assertions" "$out/tests_examples.txt" | cut -c1-200 | tail -6
-unset DUALJIT_REQUIRE_GPU
+export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
+gpu_tests 120 test_backends -ts=gpu -tc="*untile*,DeviceElementAssembly*"
+gpu_tests 150 test_examples -ts=gpu -tc="*ReactorCells*"
 BUILD_DIR=build-gpu SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 \
   OUT=$out/peers timeout 200 bash bench/kinetics_peers.sh "${@:-100000}"
 grep -vE "^\| (jacobian|rates)" "$out/peers/summary.txt" 2>/dev/null | head -30
