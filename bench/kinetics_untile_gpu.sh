@@ -3,7 +3,9 @@
 # backends/assembly/device_element_assembly.h) verified and measured: its GPU case, the device
 # element assembly's and ReactorCells' (DUALJIT_REQUIRE_GPU=1); issue 16's benchmark with JAX
 # in the same run at CELLS (bench/kinetics_peers.sh, Cantera and canterax left out); Nsight
-# Compute's duration of the untile and of J's row-group launches. Logs under $OUT.
+# Compute's duration of the untile and of J's row-group launches (those of `148c7eb`, where J
+# came from the row groups; since, J comes from the tape columns and the untile). Logs under
+# $OUT.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_untile_gpu.sh [CELLS ...]
 set -uo pipefail
