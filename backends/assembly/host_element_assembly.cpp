@@ -272,13 +272,18 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
   Local l = run(term, Mode::Jacobian, state, {}, sparse, stores);
   const jit::LoweredKernel& lk = kernel_for(term, Mode::Jacobian, sparse, stores).lowered();
   if (jit::is_staged(lk.options.first_stores)) return std::move(l.first);
-  const int64_t ne = t.elements.size(), T = jit::kFirstTile;
-  const auto fs = static_cast<int64_t>(lk.first_size);
-  std::vector<double> out(static_cast<size_t>(ne * fs));
-  for (int64_t e = 0; e < ne; ++e) {
-    for (int64_t i = 0; i < fs; ++i) {
-      const double v = l.first[((e / T) * fs + i) * T + e % T];
-      out[order == BlockOrder::CellMajor ? e * fs + i : i * ne + e] = v;
+  return untiled(l.first, t.elements.size(), static_cast<int64_t>(lk.first_size), order);
+}
+
+std::vector<double> untiled(std::span<const double> tiles, int64_t elements, int64_t entries,
+                            BlockOrder order) {
+  const int64_t T = jit::kFirstTile;
+  std::vector<double> out(static_cast<size_t>(elements * entries));
+  for (int64_t e = 0; e < elements; ++e) {
+    for (int64_t i = 0; i < entries; ++i) {
+      const double v = tiles[static_cast<size_t>(((e / T) * entries + i) * T + e % T)];
+      out[static_cast<size_t>(order == BlockOrder::CellMajor ? e * entries + i
+                                                             : i * elements + e)] = v;
     }
   }
   return out;

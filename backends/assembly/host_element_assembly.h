@@ -40,6 +40,11 @@ struct ElementResults {
   std::vector<double> values, first, second;
 };
 
+// Element blocks stored as tiles (jit::FirstStores::Tiled: entry i of element e at
+// (e / 32 * entries + i) * 32 + e % 32) in `order`: what dj_untile does on the GPU.
+std::vector<double> untiled(std::span<const double> tiles, int64_t elements, int64_t entries,
+                            BlockOrder order);
+
 class HostElementAssembly {
  public:
   // `problem` must outlive this; terms added later are seen.

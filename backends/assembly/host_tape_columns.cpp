@@ -90,13 +90,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
   for (const auto& columns : columns_.at(stores)) columns->run(ca);
-  if (stores == ColumnStores::ComponentMajor) return out;
-  std::vector<double> cells(static_cast<size_t>(ne * fs));
-  const int64_t T = jit::kFirstTile;
-  for (int64_t e = 0; e < ne; ++e)
-    for (int64_t i = 0; i < fs; ++i)
-      cells[size_t(e * fs + i)] = out[size_t(((e / T) * fs + i) * T + e % T)];
-  return cells;
+  return stores == ColumnStores::ComponentMajor ? out : untiled(out, ne, fs, order);
 }
 
 }  // namespace dualjit::assembly
