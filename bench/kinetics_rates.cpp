@@ -49,7 +49,7 @@
 // (jit/lowering.h lower_launches; 0 automatic, 1 whole).
 // --min-blocks M: blocks per SM ptxas must fit for the Jacobian's kernels (LaunchLayout::
 // min_blocks; default 0, ptxas free).
-// --tape-columns 0|1: the component-major Jacobian (Jc) by the tape columns' launches, each tape
+// --tape-columns 0|1: the dense Jacobians (J and Jc) by the tape columns' launches, each tape
 // slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).

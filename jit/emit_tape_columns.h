@@ -6,8 +6,8 @@
 // shared memory, each warp some entries, each a straight-line sum; entries composed from others
 // (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
 // sums. On the host the same sums element by element. Entries are stored component-major, entry (o,
-// c) of element e at (o * n_inputs + c) * n_elements + e; the rows of outputs that are not linear
-// are left alone.
+// c) of element e at (o * n_inputs + c) * n_elements + e, or tiled (TapeColumnsOptions::tiled);
+// the rows of outputs that are not linear are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
 // (kTapeTile elements, slot-major in a tile), TapeColumnsAux's slots an element.

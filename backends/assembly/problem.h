@@ -34,7 +34,7 @@ struct Term {
   // dearer to differentiate, so derivatives, sparsity patterns and block sizes keep `kernel`.
   std::shared_ptr<const Kernel> value_kernel;
   // Optional: the graph of the same function that the tape columns differentiate (dense
-  // component-major element blocks, AssemblerOptions::element_tape_columns), with the same
+  // element blocks, either order, AssemblerOptions::element_tape_columns), with the same
   // slots: one whose outputs those launches compose cheaper than the row groups would (a
   // mechanism's heat release summed over species, examples/kinetics/rate_laws.h).
   std::shared_ptr<const Kernel> columns_kernel;

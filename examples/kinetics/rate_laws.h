@@ -30,7 +30,7 @@ namespace dualjit::kinetics {
 //                run).
 //   columns      the derivatives' rates of progress (tapes) and 1/Kc, and the heat release summed
 //                over species as the values' is, -RT sum_k (h_k/RT) wdot_k: linear in the
-//                species' rows, so the tape columns (component-major Jacobians) compose its row
+//                species' rows, so the tape columns (dense Jacobians, either order) compose its row
 //                from the tapes they read anyway, and the tapes' launch keeps no heat-release
 //                tangent across every reaction.
 enum class RateLawForm { derivatives, values, columns };

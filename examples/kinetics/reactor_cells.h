@@ -3,8 +3,8 @@
 // Assembler on the CPU or the GPU. The rates and the Jacobians come from three graphs of the
 // same function by default, each the cheaper for its use (assembly::Term::value_kernel and
 // columns_kernel): the rate laws' form for values for the rates, the one for derivatives for
-// cell-major Jacobians, the columns' for component-major ones (rate_laws.h). States and results
-// are cell-major arrays:
+// the sparse Jacobians (row groups; the dense ones too where the tape columns are off), the
+// columns' for the dense ones (rate_laws.h). States and results are cell-major arrays:
 //   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
 //   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
 //   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
