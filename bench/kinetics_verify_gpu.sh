@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: the kinetics kernels as the tree builds them, verified and measured with
 # their peers:
-#   1. test_backends' GPU cases of the CUDA backend and of the element blocks' assembly, and
+#   1. test_backends' GPU cases of the CUDA backend, the element blocks' assembly, the tape
+#      columns and the untile, and
 #      test_examples' GPU cases of ReactorCells and the ignition (DUALJIT_REQUIRE_GPU=1);
 #   2. bench/kinetics_peers.sh at CELLS with the JAX peer on the same states (full effort,
 #      Jacobian in rows of 2);
@@ -21,7 +22,7 @@ gpu_build "$out" kinetics_rates kinetics_ignition test_backends test_examples ||
 echo "built in $(($(date +%s) - t0)) s"
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
 DUALJIT_REQUIRE_GPU=1 timeout 150 ./build-gpu/tests/test_backends -ts=gpu \
-  -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*" \
+  -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*,device tape columns*,*untile*" \
   > "$out/tests_backends.txt" 2>&1
 echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
 grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -6
