@@ -929,7 +929,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       cuda::DeviceBuffer& tiles = terms_[term].local.first;
       ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
       it->second->run(a, ptr(tiles), stores, stream);
-      untile_cells(*module_, {ptr(tiles), ne, fs, ptr(element_blocks_), 0}, stream);
+      untile(ptr(tiles), ne, fs, order, stream);
       return;
     }
   }
@@ -944,10 +944,15 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   // The kernels store tiles, coalesced; one pass puts them in the order asked for.
   run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, stores);
-  UntileArgs a{ptr(terms_[term].local.first), ne, fs, ptr(element_blocks_),
-               order == BlockOrder::ComponentMajor ? 1 : 0};
-  if (order == BlockOrder::ComponentMajor) {
-    launch(kUntileEntry, &a, untile_threads(ne, fs), stream);
+  untile(ptr(terms_[term].local.first), ne, fs, order, stream);
+}
+
+void DeviceElementAssembly::untile(const double* tiles, int64_t elements, int64_t entries,
+                                   BlockOrder order, CUstream stream) {
+  const bool component_major = order == BlockOrder::ComponentMajor;
+  UntileArgs a{tiles, elements, entries, ptr(element_blocks_), component_major ? 1 : 0};
+  if (component_major) {
+    launch(kUntileEntry, &a, untile_threads(elements, entries), stream);
     return;
   }
   untile_cells(*module_, a, stream);

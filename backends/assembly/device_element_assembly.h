@@ -334,6 +334,9 @@ class DeviceElementAssembly {
   // Sums n values into *out in sum_groups' order; scratch holds the groups' partials.
   void reduce(const double* in, int64_t n, double* out, double* scratch, CUstream stream);
   void launch(const char* entry, const void* args, int64_t threads, CUstream stream);
+  // Tiled element blocks (jit::FirstStores::Tiled) into element_blocks_ in `order`.
+  void untile(const double* tiles, int64_t elements, int64_t entries, BlockOrder order,
+              CUstream stream);
   static void ensure(cuda::DeviceBuffer& b, size_t bytes);
 
   Problem& problem_;

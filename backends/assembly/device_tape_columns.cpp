@@ -50,7 +50,8 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
   launches.push_back(std::move(l->fill));
-  if (l->gather) launches.push_back(std::move(*l->gather));
+  const bool gathers = l->gather.has_value();
+  if (gathers) launches.push_back(std::move(*l->gather));
   const size_t common = launches.size();
   for (jit::LoweredKernel& k : l->columns.at(stores)) launches.push_back(std::move(k));
   l->columns.erase(stores);
@@ -59,7 +60,7 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->tapes_ = std::move(kernels[0]);
   c->rest_ = std::move(kernels[1]);
   c->fill_ = std::move(kernels[2]);
-  if (common == 4) c->gather_ = std::move(kernels[3]);
+  if (gathers) c->gather_ = std::move(kernels[3]);
   std::move(kernels.begin() + static_cast<std::ptrdiff_t>(common), kernels.end(),
             std::back_inserter(c->columns_[stores]));
   return c;
