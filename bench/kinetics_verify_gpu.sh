@@ -11,25 +11,17 @@
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_verify_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
+# EXAMPLES_TESTS: test_examples' doctest filter ("*ReactorCells*,*ignition*"); EXAMPLES_TIMEOUT
+# (s, 400): with an empty kernel cache both take about 330 s.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
 cells=${*:-100000 1000000}
-mkdir -p "$out"
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build "$out" kinetics_rates kinetics_ignition test_backends test_examples || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start kinetics_rates kinetics_ignition test_backends test_examples || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
-DUALJIT_REQUIRE_GPU=1 timeout 150 ./build-gpu/tests/test_backends -ts=gpu \
-  -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*,device tape columns*,*untile*" \
-  > "$out/tests_backends.txt" 2>&1
-echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
-grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -6
-DUALJIT_REQUIRE_GPU=1 timeout 200 ./build-gpu/tests/test_examples -ts=gpu \
-  -tc="*ReactorCells*,*ignition*" > "$out/tests_examples.txt" 2>&1
-echo "test_examples rc=$? at $(($(date +%s) - t0)) s"
-tail -2 "$out/tests_examples.txt"
+gpu_tests 150 test_backends -ts=gpu \
+  -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*,device tape columns*,*untile*"
+gpu_tests "${EXAMPLES_TIMEOUT:-400}" test_examples -ts=gpu -tc="${EXAMPLES_TESTS:-*ReactorCells*,*ignition*}"
 SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 BUILD_DIR=build-gpu \
   OUT=$out/peers timeout 260 bash bench/kinetics_peers.sh $cells > "$out/peers.txt" 2>&1
 echo "peers rc=$? at $(($(date +%s) - t0)) s"
