@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
       spec = argv[++i];
     } else if (a == "--form" && i + 1 < argc) {
       form = kinetics::rate_law_form_named(argv[++i]);
-    } else if (a == "--kernel" && i + 1 < argc) {
+    } else if (a == "--kernel" && i + 1 < argc &&
+               (std::string(argv[i + 1]) == "rates" || std::string(argv[i + 1]) == "reactor")) {
       reactor = std::string(argv[++i]) == "reactor";
     } else if (a == "--sources") {
       sources = true;

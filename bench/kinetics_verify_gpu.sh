@@ -21,7 +21,8 @@ gpu_start kinetics_rates kinetics_ignition test_backends test_examples || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
 gpu_tests 150 test_backends -ts=gpu \
   -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*,device tape columns*,*untile*"
-gpu_tests "${EXAMPLES_TIMEOUT:-400}" test_examples -ts=gpu -tc="${EXAMPLES_TESTS:-*ReactorCells*,*ignition*}"
+gpu_tests "${EXAMPLES_TIMEOUT:-400}" test_examples -ts=gpu \
+  -tc="${EXAMPLES_TESTS:-*ReactorCells*,*ignition*}"
 SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 BUILD_DIR=build-gpu \
   OUT=$out/peers timeout 260 bash bench/kinetics_peers.sh $cells > "$out/peers.txt" 2>&1
 echo "peers rc=$? at $(($(date +%s) - t0)) s"
