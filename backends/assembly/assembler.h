@@ -72,7 +72,8 @@ struct AssemblerOptions {
   // instead of the row groups: GRI-3.0's at 1e5 cells on an H200 (from the term's
   // columns_kernel) component-major in 3.3 ms against the row groups' 4.2, cell-major in 4.3
   // against 4.5, compiled in 10 s against 15-22 (bench/RESULTS.md). The entries equal the row
-  // groups' to rounding, not bit for bit. Other kernels keep the row groups.
+  // groups' to rounding, not bit for bit. Other kernels keep the row groups, and so do kernels
+  // whose outputs' factors make the rest Jacobian dense (tape_columns_launches.h dense_rest).
   bool element_tape_columns = true;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
   // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the

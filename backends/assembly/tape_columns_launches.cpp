@@ -11,6 +11,11 @@
 
 namespace dualjit::assembly {
 
+bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs) {
+  const int64_t entries = rest.row_ptr.at(n_linear);
+  return 2 * entries > static_cast<int64_t>(n_linear) * n_inputs;
+}
+
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
   const Kernel& k = term.tape_columns_kernel();
@@ -51,6 +56,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   l.tapes = std::move(tapes);
   l.rest = jit::lower(rest.kernel, ro);
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
+  if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;
   l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern.size);
   const auto oversized = [&](size_t g) {
     return plan.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);

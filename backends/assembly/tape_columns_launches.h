@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "backends/assembly/problem.h"
+#include "jit/jacobian_pattern.h"
 #include "jit/lowering.h"
 #include "jit/tape_pattern.h"
 
@@ -45,8 +46,18 @@ struct TapeColumnsSettings {
   int launch_groups = 2;
 };
 
-// Of the term's tape_columns_kernel(); empty when it keeps no tapes or has an output not
-// linear in them.
+// Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the
+// entries of the first n_linear rows, the linear outputs'. Each is an auxiliary slot written
+// and read again a element, and its kernel differentiates a term per tape in every column:
+// where each output is weighed by a factor of the whole state (a reactor's right-hand side,
+// W_k w_k / rho and sum_k h_k w_k / (rho c_p)), GRI-3.0's rest Jacobian is the whole block,
+// its kernel 18,179 statements spilling 111 KB, and its Jacobians took 3.8x the row groups'
+// time in a batched ignition on an H200 (bench/RESULTS.md). A mechanism's production rates
+// keep the heat release's T column alone.
+bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs);
+
+// Of the term's tape_columns_kernel(); empty when it keeps no tapes, has an output not linear
+// in them or its rest Jacobian is dense (dense_rest): the row groups serve those.
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings = {});
 

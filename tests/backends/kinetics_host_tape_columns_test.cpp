@@ -15,8 +15,11 @@
 #include "backends/assembly/device_element_assembly.h"
 #include "backends/assembly/host_element_assembly.h"
 #include "backends/assembly/host_tape_columns.h"
+#include "backends/assembly/tape_columns_launches.h"
 #include "examples/kinetics/rate_law_kernels.h"
+#include "examples/kinetics/reactor_equations.h"
 #include "examples/kinetics/units.h"
+#include "jit/tape_linear_outputs.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
 
@@ -185,6 +188,34 @@ TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are 
     t.elements.conn = {0, 1, 2};
     CHECK_FALSE(assembly::HostTapeColumns::make(t));  // its last row is a product of tapes
   }
+}
+
+TEST_CASE("dense_rest: more than half the linear rows' entries") {
+  jit::JacobianPattern rest;  // 2 linear rows of 3 inputs, then a cut's row
+  rest.row_ptr = {0, 3, 3, 6};
+  CHECK_FALSE(assembly::dense_rest(rest, 2, 3));  // half
+  rest.row_ptr = {0, 3, 4, 4};
+  CHECK(assembly::dense_rest(rest, 2, 3));
+  CHECK_FALSE(assembly::dense_rest(rest, 1, 7));
+}
+
+// A reactor's right-hand side keeps tapes and is linear in them, but weighs each output by a
+// factor of the whole state (1/rho, 1/(rho c_p)): its rest Jacobian is dense and the row groups
+// serve it; the production rates' rest is the heat release's T column.
+TEST_CASE("host tape columns: a reactor's right-hand side, its rest Jacobian dense, is not taken") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  assembly::Term t;
+  t.kernel = std::make_shared<const Kernel>(
+      kinetics::reactor_rhs_kernel(m, kinetics::ReactorState::constant_pressure));
+  t.elements.k = 1;
+  t.elements.conn = {0, 1, 2};
+  const jit::TapePattern tapes = jit::tape_pattern(*t.kernel);
+  REQUIRE_FALSE(tapes.tapes.empty());
+  for (const jit::TapeLinearOutput& o : jit::tape_linear_outputs(*t.kernel, tapes))
+    REQUIRE(o.linear);
+  CHECK_FALSE(assembly::tape_columns_launches(t));
+  t.kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+  CHECK(assembly::tape_columns_launches(t));
 }
 
 TEST_SUITE("gpu") {
