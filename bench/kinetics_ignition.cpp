@@ -13,15 +13,13 @@
 //
 //   kinetics_ignition [--mechanism FILE[:PHASE]] [--composition X] [--pressure-atm P]
 //                     [--t-range LO HI] [--rtol R] [--atol A] [--probe N] [--effort auto|full]
-//                     [--rows R] [--min-blocks M] [--tape-columns 0|1] [--method bdf|rodas4]
-//                     [--cpu] [--write DIR] [CELLS ...]
+//                     [--rows R] [--min-blocks M] [--method bdf|rodas4] [--cpu] [--write DIR]
+//                     [CELLS ...]
 //     (default gri30.yaml, 1000 10000 100000; rtol 1e-6, atol 1e-12; probe 48)
 // --effort and --rows: the kernels' NVRTC effort and the Jacobian's row groups
 // (assembly::AssemblerOptions::compile_effort, element_rows; issue 16's fastest GRI-3.0
 // kernels are --effort full --rows 2). --min-blocks: blocks per SM ptxas must fit for the
 // Jacobian's kernels (LaunchLayout::min_blocks; ReactorOdes' default unless given).
-// --tape-columns: the Jacobians from the tape columns (1) or the row groups (0)
-// (AssemblerOptions::element_tape_columns; ReactorOdes' default unless given).
 // --write DIR writes DIR/ignition_<mechanism>_<CELLS>.json, the cases and dualjit's results,
 // as the peers read them (bench/peers/ignition_cantera_cpu.py, ignition_canterax.py).
 #include <algorithm>
@@ -50,7 +48,6 @@ struct Options {
   double pressure_atm = 10, t_lo = 1000, t_hi = 1600, rtol = 1e-6, atol = 1e-12;
   int probe = 48, rows = 0, min_blocks = reactor_odes_assembler_options().element_layout.min_blocks;
   bool cpu = false, full_effort = false;
-  bool tape_columns = reactor_odes_assembler_options().element_tape_columns;
   solvers::StiffMethod method = solvers::StiffMethod::bdf;
   std::vector<int64_t> cells;
 };
@@ -93,8 +90,6 @@ Options parse(int argc, char** argv) {
       o.rows = std::atoi(value().c_str());
     else if (s == "--min-blocks")
       o.min_blocks = std::atoi(value().c_str());
-    else if (s == "--tape-columns")
-      o.tape_columns = value() != "0";
     else if (s == "--method") {
       const std::string v = value();
       if (v != "bdf" && v != "rodas4") usage(argv[0], "--method is bdf or rodas4");
@@ -150,17 +145,16 @@ int main(int argc, char** argv) {
   const std::string device = o.cpu ? "CPU" : cuda::Context::primary().device().name;
   std::printf(
       "kinetics_ignition: %s (%zu species, %zu reactions), %s at %g atm, T0 %g-%g K, "
-      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, min blocks %d, tape columns %d, %s\n",
+      "to 2 tau, %s, rtol %g, atol %g, effort %s, rows %d, min blocks %d, %s\n",
       m.file.c_str(), m.species.size(), m.reactions.size(), o.composition.c_str(), o.pressure_atm,
       o.t_lo, o.t_hi, method_name(o.method), o.rtol, o.atol, o.full_effort ? "full" : "auto",
-      o.rows, o.min_blocks, o.tape_columns ? 1 : 0, device.c_str());
+      o.rows, o.min_blocks, device.c_str());
   ReactorOdesOptions ro;
   ro.pressure = o.pressure_atm * kOneAtm;
   ro.assembler.backend = o.cpu ? assembly::Backend::Cpu : assembly::Backend::Cuda;
   if (o.full_effort) ro.assembler.compile_effort = jit::CompileEffort::Full;
   ro.assembler.element_rows = o.rows;
   ro.assembler.element_layout.min_blocks = o.min_blocks;
-  ro.assembler.element_tape_columns = o.tape_columns;
   solvers::StiffOptions so;
   so.rtol = o.rtol;
   so.atol = o.atol;

@@ -39,7 +39,6 @@ ReactorCells reactor_cells(const Mechanism& m, int64_t cells, const ReactorOdesO
 assembly::AssemblerOptions reactor_odes_assembler_options() {
   assembly::AssemblerOptions o;
   o.element_layout.min_blocks = 1;
-  o.element_tape_columns = false;
   return o;
 }
 

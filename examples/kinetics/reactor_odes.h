@@ -22,15 +22,13 @@
 namespace dualjit::kinetics {
 
 // The assembler options ReactorOdes starts from: AssemblerOptions' defaults, but the
-// Jacobians from the row groups, not the tape columns (element_tape_columns = false), and the
-// row groups' kernels ask ptxas for one block per multiprocessor (LaunchLayout::min_blocks =
-// 1). The tape columns of the right-hand side's kernel (dT/dt and dY/dt, each rate weighed by
-// factors of the state) cost GRI-3.0's batched ignition 1.32 s of Jacobians where the row
-// groups take 0.35 (H200; 2.6x on the CPU too). Left free, ptxas 13 held the reactor
-// Jacobian's heaviest row-group launches to 168 registers and two of GRI-3.0's to 32, each
-// spilling more than with the whole register file; the integrator's Jacobians, many on small
-// batches of cells, were 6% faster with it on an H200. ReactorCells keeps ptxas free: at 1e6
-// cells the lower occupancy cost its Jacobian 3.6% (bench/RESULTS.md).
+// Jacobian's element kernels ask ptxas for one block per multiprocessor (LaunchLayout::
+// min_blocks = 1). Left free, ptxas 13 held the reactor Jacobian's heaviest row-group launches
+// to 168 registers and two of GRI-3.0's to 32, each spilling more than with the whole register
+// file; the integrator's Jacobians, many on small batches of cells, were 6% faster with it on
+// an H200. ReactorCells keeps ptxas free: at 1e6 cells the lower occupancy cost its Jacobian
+// 3.6% (bench/RESULTS.md). The row groups make the Jacobians whatever element_tape_columns
+// says: the right-hand side's rest Jacobian is dense (assembly::dense_rest).
 assembly::AssemblerOptions reactor_odes_assembler_options();
 
 struct ReactorOdesOptions {
