@@ -1,15 +1,12 @@
 // What ptxas makes of each launch of the tape columns (backends/assembly/
-// tape_columns_launches.h) for a mechanism's constant-pressure derivatives' kernel (--kernel
-// reactor: the batched ignition's right-hand side, dT/dt and dY/dt, examples/kinetics/
-// reactor_equations.h), with no GPU:
+// tape_columns_launches.h) for a mechanism's constant-pressure derivatives' kernel, with no GPU:
 // each launch lowered as DeviceTapeColumns lowers it at full effort, compiled by NVRTC to
 // CUBIN for sm_90 at jit::default_compile_options (or ptxas -O<n> with --opt), and its
 // registers, stack frame and spills printed, with the launch's statements. A launch that spills
 // at 255 registers or that ptxas holds at 32 is what Nsight Compute then shows bound by local
 // memory (bench/RESULTS.md).
 //
-//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--kernel rates|reactor] [--form F]
-//                               [--opt N] [--sources]
+//   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in both
 //   block orders, cell-major's named _cm. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
@@ -23,7 +20,6 @@
 #include "backends/assembly/tape_columns_launches.h"
 #include "examples/kinetics/mechanism.h"
 #include "examples/kinetics/rate_law_kernels.h"
-#include "examples/kinetics/reactor_equations.h"
 #include "jit/cuda_image.h"
 #include "jit/nvrtc_compiler.h"
 
@@ -32,7 +28,7 @@ using namespace dualjit;
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
   int opt = -1;
-  bool sources = false, reactor = false;
+  bool sources = false;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -40,17 +36,14 @@ int main(int argc, char** argv) {
       spec = argv[++i];
     } else if (a == "--form" && i + 1 < argc) {
       form = kinetics::rate_law_form_named(argv[++i]);
-    } else if (a == "--kernel" && i + 1 < argc &&
-               (std::string(argv[i + 1]) == "rates" || std::string(argv[i + 1]) == "reactor")) {
-      reactor = std::string(argv[++i]) == "reactor";
     } else if (a == "--sources") {
       sources = true;
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
-                   "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] "
-                   "[--kernel rates|reactor] [--form F] [--opt N] [--sources]\n");
+                   "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
+                   "[--opt N] [--sources]\n");
       return 2;
     }
   }
@@ -58,9 +51,7 @@ int main(int argc, char** argv) {
   assembly::Term t;
   t.name = "cells";
   t.kernel = std::make_shared<const Kernel>(
-      reactor ? kinetics::reactor_rhs_kernel(m, kinetics::ReactorState::constant_pressure, form)
-              : kinetics::production_rates_kernel(
-                    m, {kinetics::ReactorState::constant_pressure, form}));
+      kinetics::production_rates_kernel(m, {kinetics::ReactorState::constant_pressure, form}));
   t.elements.name = "cells";
   t.elements.k = 1;
   t.elements.conn = {0};
