@@ -8,7 +8,7 @@
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in both
-//   block orders, cell-major's named _cm. --sources prints each launch's
+//   stores, the tiled ones (for cell-major blocks) named _tl. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone.
 #include <chrono>

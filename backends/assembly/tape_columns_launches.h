@@ -47,8 +47,9 @@ struct TapeColumnsSettings {
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the
-// entries of the first n_linear rows, the linear outputs'. Each is an auxiliary slot written
-// and read again a element, and its kernel differentiates a term per tape in every column:
+// entries of the first n_linear rows, the linear outputs'. Each entry is an auxiliary slot of
+// every element, written and read again, and its kernel differentiates a term per tape in
+// every column:
 // where each output is weighed by a factor of the whole state (a reactor's right-hand side,
 // W_k w_k / rho and sum_k h_k w_k / (rho c_p)), GRI-3.0's rest Jacobian is the whole block,
 // its kernel 18,179 statements spilling 111 KB, and its Jacobians took 3.8x the row groups'
