@@ -20,9 +20,9 @@ namespace dualjit::assembly {
 
 class DeviceTapeColumns {
  public:
-  // Null when the term's kernel keeps no tapes or has an output not linear in them. The
-  // launches compile in parallel, the columns' for `stores` with the others; the other
-  // stores' columns' on their first run.
+  // Null where tape_columns_launches has none (no tapes, an output not linear in them, a
+  // dense rest Jacobian). The launches compile in parallel, the columns' for `stores` with the
+  // others; the other stores' columns' on their first run.
   static std::unique_ptr<DeviceTapeColumns> make(
       const Term& term, const TapeColumnsSettings& settings = {},
       ColumnStores stores = ColumnStores::ComponentMajor);

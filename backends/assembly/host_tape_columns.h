@@ -22,8 +22,9 @@ namespace dualjit::assembly {
 
 class HostTapeColumns {
  public:
-  // Null when the term's kernel keeps no tapes or has an output not linear in them. The
-  // settings' groups and launches as on the GPU (layout and effort do not apply here).
+  // Null where tape_columns_launches has none (no tapes, an output not linear in them, a
+  // dense rest Jacobian). The settings' groups and launches as on the GPU (layout and effort
+  // do not apply here).
   static std::unique_ptr<HostTapeColumns> make(const Term& term,
                                                const TapeColumnsSettings& settings = {});
 
