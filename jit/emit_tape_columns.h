@@ -5,8 +5,7 @@
 // column group, a group's tiles consecutive in the grid: the group's tape slots staged in
 // shared memory, each warp some entries, each a straight-line sum; entries composed from others
 // (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
-// sums. On the host the same sums element by element. Entries are stored component-major, entry (o,
-// c) of element e at (o * n_inputs + c) * n_elements + e, or tiled (TapeColumnsOptions::tiled);
+// sums. On the host the same sums element by element. Entries are stored as ColumnStores says;
 // the rows of outputs that are not linear are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
@@ -36,6 +35,19 @@ struct TapeColumnsAux {
   int size() const { return n_cuts * (n_linear + n_inputs) + n_factors + n_rest; }
 };
 
+// How a columns' launch stores its entries (entry (o, c) of element e):
+// - ComponentMajor, [o][c][e];
+// - Tiled, FirstStores::Tiled's [tile][o][c][element of the tile] (kFirstTile elements a tile):
+//   each warp's store of an entry one line, as component-major's, for cell-major blocks, which
+//   one pass then puts in order. Stored cell-major by the lanes themselves, each store touched
+//   32 sectors, and neighbouring groups' segments of a row shared sectors that reached memory
+//   half written: GRI-3.0's J 3x slower (bench/RESULTS.md);
+// - CellColumns, each element's block column-major, [e][c][o]: each warp writes its outputs'
+//   run of each column for its 32 elements from shared memory; a group's runs together are
+//   whole 32-byte sectors where the groups start on them (plan_tape_columns' column_multiple).
+//   Every output must be linear.
+enum class ColumnStores { ComponentMajor, Tiled, CellColumns };
+
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs
   int min_blocks = 3;  // __launch_bounds__'s (bench/RESULTS.md: 3 blocks of 8 warps fastest)
@@ -43,19 +55,18 @@ struct TapeColumnsOptions {
   // staged slots exceed the others' (GRI-3.0's column T: a slot of every reaction) in a launch
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
-  // The entries tiled as FirstStores::Tiled's, [tile][r][c][element of the tile] (kFirstTile
-  // elements a tile): each warp's store of an entry one line, as component-major's, for
-  // cell-major blocks, which one pass then puts in order. Stored cell-major by the lanes
-  // themselves, each store touched 32 sectors, and neighbouring groups' segments of a row
-  // shared sectors that reached memory half written: GRI-3.0's J 3x slower (bench/RESULTS.md).
-  // Else component-major, [r][c][e].
-  bool tiled = false;
+  ColumnStores stores = ColumnStores::ComponentMajor;
+  // CellColumns: the columns whose entries composed from other warps' (compose_entries) wait
+  // at one barrier (shared memory: their parts' partial sums, a double each per warp; at 2,
+  // GRI-3.0's blocks keep three a multiprocessor).
+  int phase_columns = 2;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// entries, n_outputs x n_inputs a element, component-major or tiled). With `rest`, the rest
+// entries, n_outputs x n_inputs a element, as options.stores says). With `rest`, the rest
 // kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
-// naming the kernel when the plan has no linear output or options are out of range.
+// naming the kernel when the plan has no linear output, options are out of range, or cell
+// columns are asked of a plan without every output.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  int64_t tape_size, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);

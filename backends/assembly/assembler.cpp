@@ -286,7 +286,21 @@ const double* Assembler::run_element_blocks(size_t term, BlockOrder order, CUstr
   return e.element_jacobians_device();
 }
 
+namespace {
+
+// Sparse blocks are an element's pattern values, in CSR order: no columns to lead with.
+void check_sparse_order(BlockOrder order, const char* call) {
+  if (order == BlockOrder::CellMajorColumns) {
+    throw ProblemError(std::string("Assembler::") + call +
+                       ": sparse element blocks are CellMajor or ComponentMajor "
+                       "(CellMajorColumns is for dense blocks)");
+  }
+}
+
+}  // namespace
+
 const double* Assembler::run_element_sparse_blocks(size_t term, BlockOrder order, CUstream stream) {
+  check_sparse_order(order, "run_element_sparse_blocks");
   Cuda& c = cuda("run_element_sparse_blocks");
   DeviceElementAssembly& e = element_on(problem_, options_, c.element, c.state, c.direction);
   e.run_element_jacobians(term, order, stream, /*sparse=*/true);
@@ -511,6 +525,7 @@ std::vector<double> Assembler::element_blocks(size_t term, std::span<const doubl
 
 std::vector<double> Assembler::element_sparse_blocks(size_t term, std::span<const double> state,
                                                      BlockOrder order) {
+  check_sparse_order(order, "element_sparse_blocks");
   return element_jacobians(term, state, order, true, "element_sparse_blocks");
 }
 

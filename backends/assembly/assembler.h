@@ -171,12 +171,12 @@ class Assembler {
   EnergyGradientHessian energy_gradient_hessian(std::span<const double> state,
                                                 mesh::Symmetry symmetry = mesh::Symmetry::General);
   // Dense Jacobian of each element of one vector term (n_out x n_in): [e][r][c] cell-major,
-  // [r][c][e] component-major.
+  // [e][c][r] cell-major columns, [r][c][e] component-major (problem.h BlockOrder).
   std::vector<double> element_blocks(size_t term, std::span<const double> state,
                                      BlockOrder order = BlockOrder::CellMajor);
   // The same with only the entries that are not structural zeros (a rate law's dw/dC): per
   // element the nnz values of element_pattern(term), in its CSR order; [e][k] cell-major,
-  // [k][e] component-major.
+  // [k][e] component-major (CellMajorColumns throws ProblemError).
   std::vector<double> element_sparse_blocks(size_t term, std::span<const double> state,
                                             BlockOrder order = BlockOrder::CellMajor);
   // CSR over the term's n_out x n_in, from its kernel's graph (jit/jacobian_pattern.h).

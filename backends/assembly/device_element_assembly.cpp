@@ -60,6 +60,7 @@ struct DjUntile {
   long long entries;
   double* out;
   long long component_major;
+  long long column_rows;
 };
 struct DjFill {
   double* out;
@@ -100,6 +101,7 @@ DJ_FN void dj_gather_blocks_at(const DjGatherBlocks& a, long long t) {
 // Each thread moves entry i of elements 4q .. 4q + 3, one 32-byte sector of the tiles. Cell-major:
 // t = q * entries + i, a warp's lanes consecutive entries, so each of the four stores is
 // coalesced; component-major: t = i * quads + q, the lanes' sectors one after another.
+// Column-major blocks (column_rows > 0): entry i = r * cols + c at c * column_rows + r.
 DJ_FN void dj_untile_at(const DjUntile& a, long long t) {
   const long long quads = (a.elements + 3) / 4;
   long long q, i;
@@ -116,7 +118,9 @@ DJ_FN void dj_untile_at(const DjUntile& a, long long t) {
     double* out = a.out + i * a.elements + e0;
     for (long long k = 0; k < n; ++k) out[k] = in[k];
   } else {
-    double* out = a.out + e0 * a.entries + i;
+    const long long cols = a.column_rows > 0 ? a.entries / a.column_rows : 0;
+    const long long at = a.column_rows > 0 ? (i % cols) * a.column_rows + i / cols : i;
+    double* out = a.out + e0 * a.entries + at;
     for (long long k = 0; k < n; ++k) out[k * a.entries] = in[k];
   }
 }
@@ -189,8 +193,9 @@ extern "C" __global__ void __launch_bounds__(256) dj_sum(DjSum a) {
 }
 )";
 // Cell-major blocks from tiles (device_element_assembly.h untile_cells_blocks): block b moves
-// tile b / chunks, entries (b % chunks) * 64 onwards, through s[entry][element] (a row of 33:
-// no two lanes of a half-warp in one bank).
+// tile b / chunks, a block's positions (b % chunks) * 64 onwards, through s[entry][element] (a
+// row of 33: no two lanes of a half-warp in one bank). Column-major blocks (column_rows > 0):
+// position p = c * column_rows + r holds tile entry r * cols + c, each still one line.
 const char* kUntileCellsKernel = R"(
 extern "C" __global__ void __launch_bounds__(256) dj_untile_cells(DjUntile a) {
   __shared__ double s[64 * 33];
@@ -199,8 +204,12 @@ extern "C" __global__ void __launch_bounds__(256) dj_untile_cells(DjUntile a) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int m = a.entries - i0 < 64 ? (int)(a.entries - i0) : 64;
   const int live = a.elements - e0 < 32 ? (int)(a.elements - e0) : 32;
-  const double* in = a.in + (tile * a.entries + i0) * 32;
-  for (int j = warp; j < m; j += 8) s[j * 33 + lane] = in[j * 32 + lane];
+  const double* in = a.in + tile * a.entries * 32;
+  const long long rows = a.column_rows, cols = rows > 0 ? a.entries / rows : 0;
+  for (int j = warp; j < m; j += 8) {
+    const long long p = i0 + j, i = rows > 0 ? (p % rows) * cols + p / rows : p;
+    s[j * 33 + lane] = in[i * 32 + lane];
+  }
   __syncthreads();
   for (int k = threadIdx.x; k < live * 64; k += 256) {
     const int el = k >> 6, j = k & 63;
@@ -208,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(256) dj_untile_cells(DjUntile a) {
   }
 }
 )";
-static_assert(sizeof(UntileArgs) == 5 * 8);
+static_assert(sizeof(UntileArgs) == 6 * 8);
 static_assert(sizeof(FillArgs) == 8);
 
 template <class T>
@@ -906,10 +915,9 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   if (options_.tape_columns && !sparse) {
-    // Component-major straight from the columns; cell-major from their tiles, coalesced, put
-    // in order by one pass (dj_untile_cells), as the tiled kernels' below.
-    const ColumnStores stores =
-        order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
+    // Component-major and cell-major columns straight from the columns; cell-major from their
+    // tiles, coalesced, put in order by one pass (dj_untile_cells), as the tiled kernels' below.
+    const ColumnStores stores = column_stores(order);
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
       TapeColumnsSettings settings;
@@ -922,14 +930,14 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      if (stores == ColumnStores::ComponentMajor) {
+      if (stores != ColumnStores::Tiled) {
         it->second->run(a, ptr(element_blocks_), stores, stream);
         return;
       }
       cuda::DeviceBuffer& tiles = terms_[term].local.first;
       ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
       it->second->run(a, ptr(tiles), stores, stream);
-      untile(ptr(tiles), ne, fs, order, stream);
+      untile(ptr(tiles), ne, fs, order, t.kernel->n_outputs(), stream);
       return;
     }
   }
@@ -944,13 +952,18 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   }
   // The kernels store tiles, coalesced; one pass puts them in the order asked for.
   run_element(term, Mode::Jacobian, stream, nullptr, sparse, ne, stores);
-  untile(ptr(terms_[term].local.first), ne, fs, order, stream);
+  untile(ptr(terms_[term].local.first), ne, fs, order, sparse ? 1 : t.kernel->n_outputs(), stream);
 }
 
 void DeviceElementAssembly::untile(const double* tiles, int64_t elements, int64_t entries,
-                                   BlockOrder order, CUstream stream) {
+                                   BlockOrder order, int column_rows, CUstream stream) {
   const bool component_major = order == BlockOrder::ComponentMajor;
-  UntileArgs a{tiles, elements, entries, ptr(element_blocks_), component_major ? 1 : 0};
+  UntileArgs a{tiles,
+               elements,
+               entries,
+               ptr(element_blocks_),
+               component_major ? 1 : 0,
+               order == BlockOrder::CellMajorColumns ? column_rows : 0};
   if (component_major) {
     launch(kUntileEntry, &a, untile_threads(elements, entries), stream);
     return;

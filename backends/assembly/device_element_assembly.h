@@ -121,13 +121,16 @@ struct SumArgs {
   uint32_t* done;  // groups finished; zero before and after each launch
 };
 // Tiled element blocks (jit::FirstStores::Tiled: in[(e / 32 * entries + i) * 32 +
-// e % 32]) to out[e * entries + i] (cell-major) or out[i * elements + e] (component-major).
+// e % 32]) to out[e * entries + i] (cell-major) or out[i * elements + e] (component-major);
+// cell-major with column_rows > 0, each block column-major: entry i = r * cols + c of element
+// e to out[e * entries + c * column_rows + r] (BlockOrder::CellMajorColumns).
 struct UntileArgs {
   const double* in;
   int64_t elements;
   int64_t entries;
   double* out;
   int64_t component_major;  // 0 or 1
+  int64_t column_rows = 0;
 };
 // Threads of one untile launch: each moves one entry of four elements.
 int64_t untile_threads(int64_t elements, int64_t entries);
@@ -334,9 +337,10 @@ class DeviceElementAssembly {
   // Sums n values into *out in sum_groups' order; scratch holds the groups' partials.
   void reduce(const double* in, int64_t n, double* out, double* scratch, CUstream stream);
   void launch(const char* entry, const void* args, int64_t threads, CUstream stream);
-  // Tiled element blocks (jit::FirstStores::Tiled) into element_blocks_ in `order`.
+  // Tiled element blocks (jit::FirstStores::Tiled) into element_blocks_ in `order`; blocks
+  // of column_rows rows (CellMajorColumns needs them).
   void untile(const double* tiles, int64_t elements, int64_t entries, BlockOrder order,
-              CUstream stream);
+              int column_rows, CUstream stream);
   static void ensure(cuda::DeviceBuffer& b, size_t bytes);
 
   Problem& problem_;

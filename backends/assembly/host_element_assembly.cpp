@@ -53,8 +53,15 @@ jit::LoweringOptions element_lowering(const Term& t, Mode mode, int width, int r
 }
 
 jit::FirstStores block_stores(BlockOrder order) {
-  return order == BlockOrder::CellMajor ? jit::FirstStores::Staged
-                                        : jit::FirstStores::StagedComponentMajor;
+  switch (order) {
+    case BlockOrder::CellMajor:
+      return jit::FirstStores::Staged;
+    case BlockOrder::ComponentMajor:
+      return jit::FirstStores::StagedComponentMajor;
+    case BlockOrder::CellMajorColumns:
+      break;
+  }
+  return jit::FirstStores::Tiled;  // column-major blocks: the untile transposes them
 }
 
 ElementResults HostElementAssembly::element_results(size_t term, Mode mode,
@@ -272,18 +279,23 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
   Local l = run(term, Mode::Jacobian, state, {}, sparse, stores);
   const jit::LoweredKernel& lk = kernel_for(term, Mode::Jacobian, sparse, stores).lowered();
   if (jit::is_staged(lk.options.first_stores)) return std::move(l.first);
-  return untiled(l.first, t.elements.size(), static_cast<int64_t>(lk.first_size), order);
+  return untiled(l.first, t.elements.size(), static_cast<int64_t>(lk.first_size), order,
+                 sparse ? 1 : t.kernel->n_outputs());
 }
 
 std::vector<double> untiled(std::span<const double> tiles, int64_t elements, int64_t entries,
-                            BlockOrder order) {
+                            BlockOrder order, int n_out) {
+  if (n_out < 1 || entries % n_out != 0) {
+    throw ProblemError("untiled: blocks of " + std::to_string(entries) + " entries in " +
+                       std::to_string(n_out) + " rows");
+  }
+  const int n_in = static_cast<int>(entries / n_out);
   const int64_t T = jit::kFirstTile;
   std::vector<double> out(static_cast<size_t>(elements * entries));
   for (int64_t e = 0; e < elements; ++e) {
     for (int64_t i = 0; i < entries; ++i) {
-      const double v = tiles[static_cast<size_t>(((e / T) * entries + i) * T + e % T)];
-      out[static_cast<size_t>(order == BlockOrder::CellMajor ? e * entries + i
-                                                             : i * elements + e)] = v;
+      out[static_cast<size_t>(block_offset(order, e, i, elements, n_out, n_in))] =
+          tiles[static_cast<size_t>(((e / T) * entries + i) * T + e % T)];
     }
   }
   return out;

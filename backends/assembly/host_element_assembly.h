@@ -41,9 +41,10 @@ struct ElementResults {
 };
 
 // Element blocks stored as tiles (jit::FirstStores::Tiled: entry i of element e at
-// (e / 32 * entries + i) * 32 + e % 32) in `order`: what dj_untile does on the GPU.
+// (e / 32 * entries + i) * 32 + e % 32) in `order`: what dj_untile does on the GPU. Blocks of
+// n_out rows (entries / n_out columns); CellMajorColumns needs them.
 std::vector<double> untiled(std::span<const double> tiles, int64_t elements, int64_t entries,
-                            BlockOrder order);
+                            BlockOrder order, int n_out = 1);
 
 class HostElementAssembly {
  public:

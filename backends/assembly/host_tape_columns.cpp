@@ -31,8 +31,7 @@ std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
 
 std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state,
                                          BlockOrder order) {
-  const ColumnStores stores =
-      order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
+  const ColumnStores stores = column_stores(order);
   if (!columns_.contains(stores)) {
     for (jit::LoweredKernel& l : uncompiled_.at(stores))
       columns_[stores].push_back(std::make_unique<cpu::CpuKernel>(std::move(l)));
@@ -90,7 +89,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
   for (const auto& columns : columns_.at(stores)) columns->run(ca);
-  return stores == ColumnStores::ComponentMajor ? out : untiled(out, ne, fs, order);
+  return stores == ColumnStores::Tiled ? untiled(out, ne, fs, order, k.n_outputs()) : out;
 }
 
 }  // namespace dualjit::assembly

@@ -151,4 +151,17 @@ const mesh::BlockPattern& Problem::off_pattern() {
   return *off_pattern_;
 }
 
+int64_t block_offset(BlockOrder order, int64_t e, int64_t i, int64_t elements, int n_out,
+                     int n_in) {
+  switch (order) {
+    case BlockOrder::CellMajor:
+      return e * n_out * n_in + i;
+    case BlockOrder::ComponentMajor:
+      return i * elements + e;
+    case BlockOrder::CellMajorColumns:
+      return e * n_out * n_in + (i % n_in) * n_out + i / n_in;
+  }
+  return -1;
+}
+
 }  // namespace dualjit::assembly

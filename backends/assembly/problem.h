@@ -63,7 +63,15 @@ struct Term {
 void check_kernel_slots(const std::string& what, const Kernel& kernel, const Kernel& other,
                         const std::string& role = "value");
 
-enum class BlockOrder { CellMajor, ComponentMajor };
+// How a batch of dense n_out x n_in element blocks is stored: CellMajor, [e][r][c], each
+// element's block row-major; CellMajorColumns, [e][c][r], each block column-major, as cuBLAS's
+// and LAPACK's batched factorizations take them (and the order the tape columns write whole
+// runs in: jit::ColumnStores::CellColumns); ComponentMajor, [r][c][e]. Sparse blocks (an
+// element's pattern values) are CellMajor or ComponentMajor.
+enum class BlockOrder { CellMajor, ComponentMajor, CellMajorColumns };
+
+// Where entry i (r * n_in + c) of element e of `elements` lies in `order`.
+int64_t block_offset(BlockOrder order, int64_t e, int64_t i, int64_t elements, int n_out, int n_in);
 
 class Problem {
  public:

@@ -108,8 +108,12 @@ TEST_CASE("Assembler (CPU): residual, split and general Jacobian, element blocks
   }
   assembly::Assembler a(p, test::on_cpu());
   CHECK(max_rel(a.jacobian(q).values, ref.jacobian(q).values) < 1e-14);
-  for (auto order : {assembly::BlockOrder::CellMajor, assembly::BlockOrder::ComponentMajor})
+  for (auto order : {assembly::BlockOrder::CellMajor, assembly::BlockOrder::ComponentMajor,
+                     assembly::BlockOrder::CellMajorColumns})
     CHECK(max_rel(a.element_blocks(0, q, order), ref.element_jacobians(0, q, order)) < 1e-14);
+  // Sparse blocks are pattern values in CSR order: no column-major form.
+  CHECK_THROWS_WITH_AS(a.element_sparse_blocks(0, q, assembly::BlockOrder::CellMajorColumns),
+                       doctest::Contains("element_sparse_blocks"), assembly::ProblemError);
 }
 
 TEST_CASE("Assembler: misuse names the call") {

@@ -187,6 +187,17 @@ TEST_CASE("energy equals the sum of element energies; dense element blocks in bo
   CHECK(columns.element_jacobians(0, qb, assembly::BlockOrder::CellMajor) == major);
   const auto tiled_comp = columns.element_jacobians(0, qb, assembly::BlockOrder::ComponentMajor);
   CHECK(tiled_comp == big_comp);
+  // Cell-major columns, each block column-major, from tiles too.
+  const auto big_columns =
+      test::serial(big).element_jacobians(0, qb, assembly::BlockOrder::CellMajorColumns);
+  const int no = big.term(0).kernel->n_outputs(), ni = big.term(0).kernel->n_inputs();
+  REQUIRE(big_columns.size() == major.size());
+  REQUIRE(no * ni == 50);
+  for (int e = 0; e < 70; ++e)
+    for (int r = 0; r < no; ++r)
+      for (int c = 0; c < ni; ++c)
+        CHECK(big_columns[e * 50 + c * no + r] == major[e * 50 + r * ni + c]);
+  CHECK(columns.element_jacobians(0, qb, assembly::BlockOrder::CellMajorColumns) == big_columns);
   REQUIRE(!columns.kernels().empty());
   for (const cpu::CpuKernel* k : columns.kernels())
     CHECK(k->lowered().options.first_stores == jit::FirstStores::Tiled);

@@ -116,12 +116,13 @@ class HostFusedAssembly {
     return assembly::ordered_sum(totals);
   }
 
-  // Element blocks from tiles (jit::FirstStores::Tiled), cell- or component-major.
+  // Element blocks from tiles (jit::FirstStores::Tiled), cell- or component-major; cell-major
+  // with column_rows > 0, each block column-major.
   std::vector<double> untile(const std::vector<double>& tiles, int64_t elements, int64_t entries,
-                             bool component_major) const {
+                             bool component_major, int64_t column_rows = 0) const {
     std::vector<double> out(static_cast<size_t>(elements * entries), -1.0);
-    const assembly::UntileArgs a{tiles.data(), elements, entries, out.data(),
-                                 component_major ? 1 : 0};
+    const assembly::UntileArgs a{
+        tiles.data(), elements, entries, out.data(), component_major ? 1 : 0, column_rows};
     untile_(&a, static_cast<long long>(assembly::untile_threads(elements, entries)));
     return out;
   }
@@ -354,17 +355,21 @@ TEST_CASE("host build of the untile kernel: every element count and entry count,
     for (int64_t fs : {1, 5, 54}) {
       CAPTURE(ne);
       CAPTURE(fs);
-      std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs), comp(ne * fs);
+      const int64_t rows = fs == 54 ? 6 : fs, cols = fs / rows;  // column-major blocks of rows
+      std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs), comp(ne * fs),
+          columns(ne * fs);
       for (int64_t e = 0; e < ne; ++e) {
         for (int64_t i = 0; i < fs; ++i) {
           const double v = 1000.0 * e + i + 0.5;
           tiles[((e / 32) * fs + i) * 32 + e % 32] = v;
           cell[e * fs + i] = v;
           comp[i * ne + e] = v;
+          columns[e * fs + (i % cols) * rows + i / cols] = v;
         }
       }
       CHECK(k.untile(tiles, ne, fs, false) == cell);
       CHECK(k.untile(tiles, ne, fs, true) == comp);
+      CHECK(k.untile(tiles, ne, fs, false, rows) == columns);
     }
   }
 }
@@ -376,26 +381,31 @@ TEST_SUITE("gpu") {
                                     assembly::assembly_source(assembly::AssemblyTarget::Cuda));
     for (int64_t ne : {1, 31, 32, 33, 70, 1000}) {
       for (int64_t fs : {1, 5, 54, 64, 65, 2916}) {
-        CAPTURE(ne);
-        CAPTURE(fs);
-        std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs);
-        for (int64_t e = 0; e < ne; ++e) {
-          for (int64_t i = 0; i < fs; ++i) {
-            const double v = 1000.0 * e + i + 0.5;
-            tiles[((e / 32) * fs + i) * 32 + e % 32] = v;
-            cell[e * fs + i] = v;
+        // Row-major blocks, then column-major ones of `rows` rows (54 x 54 for 2,916).
+        const int64_t rows = fs == 2916 ? 54 : fs == 64 ? 8 : fs, cols = fs / rows;
+        for (int64_t column_rows : {int64_t{0}, rows}) {
+          CAPTURE(ne);
+          CAPTURE(fs);
+          CAPTURE(column_rows);
+          std::vector<double> tiles((ne + 31) / 32 * 32 * fs, -2.0), cell(ne * fs);
+          for (int64_t e = 0; e < ne; ++e) {
+            for (int64_t i = 0; i < fs; ++i) {
+              const double v = 1000.0 * e + i + 0.5;
+              tiles[((e / 32) * fs + i) * 32 + e % 32] = v;
+              cell[e * fs + (column_rows ? (i % cols) * rows + i / cols : i)] = v;
+            }
           }
+          const auto in = cuda::DeviceBuffer::from(tiles);
+          auto out = cuda::DeviceBuffer::from(std::vector<double>(cell.size() + 1, -3.0));
+          assembly::untile_cells(module,
+                                 {reinterpret_cast<const double*>(in.get()), ne, fs,
+                                  reinterpret_cast<double*>(out.get()), 0, column_rows},
+                                 nullptr);
+          std::vector<double> got = out.to_vector<double>();
+          CHECK(got.back() == -3.0);  // nothing past the blocks
+          got.pop_back();
+          CHECK(got == cell);
         }
-        const auto in = cuda::DeviceBuffer::from(tiles);
-        auto out = cuda::DeviceBuffer::from(std::vector<double>(cell.size() + 1, -3.0));
-        assembly::untile_cells(module,
-                               {reinterpret_cast<const double*>(in.get()), ne, fs,
-                                reinterpret_cast<double*>(out.get()), 0},
-                               nullptr);
-        std::vector<double> got = out.to_vector<double>();
-        CHECK(got.back() == -3.0);  // nothing past the blocks
-        got.pop_back();
-        CHECK(got == cell);
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@
 #include "examples/kinetics/rate_law_kernels.h"
 #include "examples/kinetics/reactor_equations.h"
 #include "examples/kinetics/units.h"
+#include "jit/nvrtc_compiler.h"
+#include "jit/tape_column_groups.h"
 #include "jit/tape_linear_outputs.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
@@ -67,6 +70,16 @@ std::vector<double> component_major(const std::vector<double>& cell_major, int64
   std::vector<double> out(cell_major.size());
   for (size_t e = 0; e < static_cast<size_t>(n); ++e)
     for (size_t i = 0; i < fs; ++i) out[i * size_t(n) + e] = cell_major[e * fs + i];
+  return out;
+}
+
+// Cell-major columns' blocks ([e][c][r], n_out rows) in cell-major order ([e][r][c]).
+std::vector<double> rows_of(const std::vector<double>& columns, int64_t n, int n_out) {
+  const size_t fs = columns.size() / static_cast<size_t>(n), no = size_t(n_out), ni = fs / no;
+  std::vector<double> out(columns.size());
+  for (size_t e = 0; e < static_cast<size_t>(n); ++e)
+    for (size_t r = 0; r < no; ++r)
+      for (size_t c = 0; c < ni; ++c) out[e * fs + r * ni + c] = columns[e * fs + c * no + r];
   return out;
 }
 
@@ -123,6 +136,50 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     CHECK(worst_block_difference(
               component_major(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n),
               want, n) == 0);
+    // Cell-major columns (each block column-major) by the columns' launches that write them
+    // whole, the assembly's, and the row groups' (tiles, transposed by the untile).
+    const int no = kernel->n_outputs();
+    const std::vector<double> columns =
+        c->run(p.term(0), state, assembly::BlockOrder::CellMajorColumns);
+    CHECK(worst_block_difference(component_major(rows_of(columns, n, no), n), want, n) < 1e-12);
+    CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns) == columns);
+    CHECK(rows_of(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns), n,
+                  no) == rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
+  }
+}
+
+// Cell-major columns' groups start where a column's run starts a 32-byte sector (h2o2's 11
+// outputs: every fourth column), so that no two groups' launches write one sector.
+TEST_CASE("tape column groups start at multiples of column_multiple") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+  const jit::TapePattern p = jit::tape_pattern(*kernel);
+  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(*kernel, p);
+  const int ni = kernel->n_inputs();
+  for (int multiple : {1, 2, 4}) {
+    CAPTURE(multiple);
+    const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, ni, 12, multiple);
+    int next = 0;
+    for (const jit::ColumnGroup& g : plan.groups) {
+      CHECK(g.columns.front() == next);
+      CHECK(g.columns.front() % multiple == 0);
+      next = g.columns.back() + 1;
+    }
+    CHECK(next == ni);
+    CHECK(plan.groups.size() > 2);
+  }
+  CHECK_THROWS_AS(jit::plan_tape_columns(p, outs, ni, 12, 0), std::invalid_argument);
+  // The launches of cell-major columns compile under NVRTC (no GPU needed) and say so.
+  assembly::Term t;
+  t.kernel = kernel;
+  t.elements.k = 1;
+  t.elements.conn = {0};
+  const std::optional<assembly::TapeColumnsLaunches> l = assembly::tape_columns_launches(t);
+  REQUIRE(l);
+  for (const jit::LoweredKernel& k : l->columns.at(assembly::ColumnStores::CellColumns)) {
+    CHECK(k.symbol.ends_with("_cc2"));
+    CHECK(jit::nvrtc_compile(k.cuda_entry, k.cuda_source, jit::default_compile_options(k, "sm_90"))
+              .is_cubin);
   }
 }
 
@@ -245,11 +302,23 @@ TEST_SUITE("gpu") {
         const std::vector<double> got =
             chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
         CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
-        // Cell-major blocks by the columns' launches of that order.
+        // Cell-major blocks by the columns' launches of that order, and cell-major columns
+        // (column-major blocks) by theirs, against the row groups'.
+        const std::vector<double> cell =
+            chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
+        CHECK(worst_block_difference(component_major(cell, n + 7), want, n + 7) < 1e-12);
+        const int no = kernel->n_outputs();
+        const std::vector<double> columns =
+            chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns);
+        CHECK(worst_block_difference(component_major(rows_of(columns, n + 7, no), n + 7), want,
+                                     n + 7) < 1e-12);
+        // The row groups' tiles, transposed by dj_untile_cells.
         CHECK(worst_block_difference(
-                  component_major(
-                      chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n + 7),
-                  want, n + 7) < 1e-12);
+                  component_major(rows_of(rows.element_jacobians(
+                                              0, state, assembly::BlockOrder::CellMajorColumns),
+                                          n + 7, no),
+                                  n + 7),
+                  want, n + 7) < 1e-13);
       }
     }
   }
