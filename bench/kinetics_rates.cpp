@@ -3,7 +3,8 @@
 // (T uniform in 1000-2500 K, Y_k uniform positive and normalised, a fixed seed; p uniform, 10 atm
 // by default): the production rates (run_residual: wdot_k then the heat release rate q, ns + 1
 // per cell) and the dense per-cell Jacobian d(wdot, q)/d(T, Y) ((ns + 1)^2 per cell,
-// run_element_blocks, cell-major and component-major), timed on the GPU through
+// run_element_blocks: J cell-major, Jcol cell-major with column-major blocks, Jc
+// component-major), timed on the GPU through
 // assembly::Assembler with its default strategies, state already on the device, CUDA events after
 // warm-up, medians. Floors:
 //   bytes: the state read once and the outputs written once, at the device-to-device copy
@@ -440,11 +441,19 @@ int main(int argc, char** argv) {
     const size_t per_cell = sparse ? size_t(cells.jacobian_pattern().nnz()) : size_t(B) * B;
     const size_t n_jac = size_t(n) * per_cell;
 
-    double w_ms = 0, j_ms = 0, jc_ms = 0, w_first = 0, j_first = 0, jc_first = 0;
+    double w_ms = 0, j_ms = 0, jc_ms = 0, jcol_ms = 0, w_first = 0, j_first = 0, jc_first = 0,
+           jcol_first = 0;
     std::vector<double> rates;
-    double j_abs = 0, jc_abs = 0;
+    double j_abs = 0, jc_abs = 0, jcol_abs = 0;
     bool transposed_equal = true;
     double transposed_rel = 0;  // the probes' largest difference over each block's largest entry
+    // Column-major blocks (Jcol's) row-major.
+    const auto rows_of = [B](const double* col_block) {
+      std::vector<double> out(size_t(B) * B);
+      for (int r = 0; r < B; ++r)
+        for (int c = 0; c < B; ++c) out[size_t(r * B + c)] = col_block[c * B + r];
+      return out;
+    };
     const auto probe_difference = [&](const double* jc_block, const double* j_block) {
       double scale = 0, diff = 0;
       for (int rc = 0; rc < B * B; ++rc) {
@@ -454,9 +463,9 @@ int main(int argc, char** argv) {
       }
       if (scale > 0) transposed_rel = std::max(transposed_rel, diff / scale);
     };
-    std::vector<assembly::KernelInfo> k_rates, k_jac;  // the kernels after each output
-    // A few cells' blocks, to check that the component-major output is the cell-major one
-    // transposed.
+    std::vector<assembly::KernelInfo> k_rates, k_jac, k_jc;  // the kernels after each output
+    // A few cells' blocks, to check that the component-major output and the column-major
+    // blocks are the cell-major one transposed (Jc_transposed, Jc_rel: both).
     const std::vector<int64_t> probe = {0, n / 3, n - 1};
     std::vector<double> probe_blocks;
     if (!args.cpu) {
@@ -500,10 +509,17 @@ int main(int argc, char** argv) {
         a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor);
         cuda::check_last("kinetics Jacobian, component-major");
         jc_first = seconds_since(t1);
+        k_jc = a.kernels();
         j_ms = bench::median_ms([&] { a.run_element_blocks(0, assembly::BlockOrder::CellMajor); },
                                 args.reps);
         jc_ms = bench::median_ms(
             [&] { a.run_element_blocks(0, assembly::BlockOrder::ComponentMajor); }, args.reps);
+        t1 = std::chrono::steady_clock::now();
+        a.run_element_blocks(0, assembly::BlockOrder::CellMajorColumns);
+        cuda::check_last("kinetics Jacobian, cell-major columns");
+        jcol_first = seconds_since(t1);
+        jcol_ms = bench::median_ms(
+            [&] { a.run_element_blocks(0, assembly::BlockOrder::CellMajorColumns); }, args.reps);
       }
       if (sparse) {
         t1 = std::chrono::steady_clock::now();
@@ -545,6 +561,15 @@ int main(int argc, char** argv) {
             cuda::download(&block[size_t(rc)], jc + size_t(rc) * n + probe[p], sizeof(double));
           probe_difference(block.data(), probe_blocks.data() + p * B * B);
         }
+        const double* jcol = a.run_element_blocks(0, assembly::BlockOrder::CellMajorColumns);
+        cuda::check_last("kinetics Jacobian, cell-major columns");
+        jcol_abs = device_abs_sum(jcol, n_jac);
+        for (size_t p = 0; p < probe.size(); ++p) {
+          std::vector<double> block(size_t(B) * B);
+          cuda::download(block.data(), jcol + size_t(probe[p]) * B * B,
+                         size_t(B) * B * sizeof(double));
+          probe_difference(rows_of(block.data()).data(), probe_blocks.data() + p * B * B);
+        }
       }
     } else {
       // CPU (no CUDA events): the call that host-compiles or loads the kernel is timed apart,
@@ -572,24 +597,35 @@ int main(int argc, char** argv) {
         t1 = std::chrono::steady_clock::now();
         std::vector<double> jc = cells.jacobian(states, assembly::BlockOrder::ComponentMajor);
         jc_first = seconds_since(t1);
+        k_jc = a.kernels();
         j_ms = tuning::median_wall_ms([&] { cells.jacobian(states); }, 0, reps);
         jc_ms = tuning::median_wall_ms(
             [&] { cells.jacobian(states, assembly::BlockOrder::ComponentMajor); }, 0, reps);
+        t1 = std::chrono::steady_clock::now();
+        std::vector<double> jcol = cells.jacobian(states, assembly::BlockOrder::CellMajorColumns);
+        jcol_first = seconds_since(t1);
+        jcol_ms = tuning::median_wall_ms(
+            [&] { cells.jacobian(states, assembly::BlockOrder::CellMajorColumns); }, 0, reps);
         j_abs = abs_sum(j.data(), n_jac);
         jc_abs = abs_sum(jc.data(), n_jac);
+        jcol_abs = abs_sum(jcol.data(), n_jac);
         for (int64_t c : probe) {
           std::vector<double> block(size_t(B) * B);
           for (int rc = 0; rc < B * B; ++rc) block[size_t(rc)] = jc[size_t(rc) * n + c];
           probe_difference(block.data(), j.data() + size_t(c) * B * B);
+          probe_difference(rows_of(jcol.data() + size_t(c) * B * B).data(),
+                           j.data() + size_t(c) * B * B);
         }
       }
     }
     const std::vector<assembly::KernelInfo> kernels = a.kernels();
+    if (k_jc.empty()) k_jc = k_jac;
     if (first) {
       std::printf("kernel graph built in %.2f s\n", graph_s);
       print_kernels(k_rates, "rates", w_first, mech);
       print_kernels(added(k_jac, k_rates), "jacobian", j_first, mech);
-      print_kernels(added(kernels, k_jac), "jacobian-component-major", jc_first, mech);
+      print_kernels(added(k_jc, k_jac), "jacobian-component-major", jc_first, mech);
+      print_kernels(added(kernels, k_jc), "jacobian-cell-major-columns", jcol_first, mech);
       first = false;
     }
     int w_flops = 0;
@@ -606,12 +642,13 @@ int main(int argc, char** argv) {
         "form=%s w_ms=%.4f J_ms=%.4f Jc_ms=%.4f floor_w_ms=%.4f floor_w_arith_ms=%.4f "
         "floor_J_ms=%.4f "
         "w_flops=%d wdot_sum=%.17g wdot_abs_sum=%.17g q_sum=%.17g J_abs_sum=%.17g "
-        "Jc_abs_sum=%.17g Jc_transposed=%s Jc_rel=%.3g sparse=%s nnz=%lld\n",
+        "Jc_abs_sum=%.17g Jc_transposed=%s Jc_rel=%.3g sparse=%s nnz=%lld Jcol_ms=%.4f "
+        "Jcol_abs_sum=%.17g\n",
         mech.c_str(), args.cpu ? "cpu" : "cuda", (long long)n, ns, m.reactions.size(),
         std::string(kinetics::rate_law_form_name(rates_form)).c_str(), w_ms, j_ms, jc_ms, floor_w,
         floor_w_arith, floor_j, w_flops, cs.wdot_sum, cs.wdot_abs_sum, cs.q_sum, j_abs, jc_abs,
         transposed_equal ? "yes" : "NO", transposed_rel, sparse ? "yes" : "no",
-        (long long)(n_jac / size_t(n)));
+        (long long)(n_jac / size_t(n)), jcol_ms, jcol_abs);
     std::fflush(stdout);
   }
   return 0;

@@ -2,13 +2,15 @@
 // tape_columns_launches.h) for a mechanism's constant-pressure derivatives' kernel, with no GPU:
 // each launch lowered as DeviceTapeColumns lowers it at full effort, compiled by NVRTC to
 // CUBIN for sm_90 at jit::default_compile_options (or ptxas -O<n> with --opt), and its
-// registers, stack frame and spills printed, with the launch's statements. A launch that spills
-// at 255 registers or that ptxas holds at 32 is what Nsight Compute then shows bound by local
-// memory (bench/RESULTS.md).
+// registers, stack frame, spills and dynamic shared memory printed, with the launch's
+// statements. A launch that spills at 255 registers or that ptxas holds at 32 is what Nsight
+// Compute then shows bound by local memory (bench/RESULTS.md).
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
-//   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in both
-//   stores, the tiled ones (for cell-major blocks) named _tl. --sources prints each launch's
+//                               [--only TEXT]
+//   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
+//   stores, the tiled ones (for cell-major blocks) named _tl, the cell-major columns' _cc<P>;
+//   --only: the launches whose symbol holds TEXT. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone.
 #include <chrono>
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
   int opt = -1;
   bool sources = false;
+  std::string only;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -38,12 +41,14 @@ int main(int argc, char** argv) {
       form = kinetics::rate_law_form_named(argv[++i]);
     } else if (a == "--sources") {
       sources = true;
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
-                   "[--opt N] [--sources]\n");
+                   "[--opt N] [--sources] [--only TEXT]\n");
       return 2;
     }
   }
@@ -77,10 +82,11 @@ int main(int argc, char** argv) {
   }
   std::printf("%s: tape of %lld slots, %d auxiliary slots an element\n", t.kernel->name().c_str(),
               static_cast<long long>(l->pattern.size), l->aux_size);
-  std::printf("%-86s %10s %6s %4s %8s %9s %9s %9s %s\n", "launch", "statements", "regs", "-O",
-              "stack B", "spill st", "spill ld", "compile s",
+  std::printf("%-86s %10s %6s %4s %8s %9s %9s %9s %8s %s\n", "launch", "statements", "regs", "-O",
+              "stack B", "spill st", "spill ld", "compile s", "shared B",
               "collapsed (the cache retries at -O1)");
   for (const jit::LoweredKernel* k : launches) {
+    if (k->symbol.find(only) == std::string::npos) continue;
     jit::CompileOptions o = jit::default_compile_options(*k, "sm_90");
     if (opt >= 0) {
       o.opt_level = opt;
@@ -93,9 +99,10 @@ int main(int argc, char** argv) {
     const jit::PtxasReport& r = img.ptxas;
     // The emitters' own launches (aux, columns, gather) count no statements.
     const std::string statements = k->statements ? std::to_string(k->statements) : "-";
-    std::printf("%-86s %10s %6d %4d %8d %9d %9d %9.1f %s\n", k->symbol.c_str(), statements.c_str(),
-                r.registers, o.opt_level, r.stack_bytes,
+    std::printf("%-86s %10s %6d %4d %8d %9d %9d %9.1f %8zu %s\n", k->symbol.c_str(),
+                statements.c_str(), r.registers, o.opt_level, r.stack_bytes,
                 r.spill_store_bytes + r.function_spill_store_bytes, r.spill_load_bytes, seconds,
+                static_cast<size_t>(k->launch.dynamic_shared_bytes),
                 jit::ptxas_collapsed(r, k->options.layout) ? "yes" : "no");
   }
   return 0;

@@ -107,8 +107,8 @@ def main():
               + " | ".join(f"{x:.1e}" for x in diffs) + " |")
     print("(d wdot: |difference of sum wdot| / sum |wdot|; the others relative; "
           "/ floor: over the higher of the two floors)")
-    # The Jacobian's targets for both layouts: cell-major J (the row groups) and component-major
-    # Jc (the tape columns), JAX's being cell-major.
+    # The Jacobian's targets for its layouts: cell-major J, component-major Jc and cell-major
+    # Jcol with column-major blocks (cuBLAS's batched LU's), JAX's being cell-major.
     for cells, what, r, target in (("100000", "J / byte floor", lambda d, j: ratio(
             num(d, "J_ms"), num(d, "floor_J_ms")), "<= 3"), ("100000", "JAX J / dualjit J",
             lambda d, j: ratio(num(j, "J_ms"), num(d, "J_ms")), ">= 30"),
@@ -116,6 +116,10 @@ def main():
                                                              num(d, "floor_J_ms")), "<= 3"),
             ("100000", "JAX J / dualjit Jc",
              lambda d, j: ratio(num(j, "J_ms"), num(d, "Jc_ms")), ">= 30"),
+            ("100000", "Jcol / byte floor", lambda d, j: ratio(num(d, "Jcol_ms"),
+                                                               num(d, "floor_J_ms")), "<= 3"),
+            ("100000", "JAX J / dualjit Jcol",
+             lambda d, j: ratio(num(j, "J_ms"), num(d, "Jcol_ms")), ">= 30"),
             ("1000000", "JAX rates / dualjit rates",
              lambda d, j: ratio(num(j, "w_ms"), num(d, "w_ms")), ">= 8")):
         if cells in dj:
