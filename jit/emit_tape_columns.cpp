@@ -149,204 +149,6 @@ std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int
   return s;
 }
 
-// A group's device function for ColumnStores::CellColumns. The block stages the group's tape
-// slots; each warp owns a run of outputs (balanced by their terms) and, column by column, sums
-// its outputs' entries into shared memory of its own (an entry's 32 elements 33 doubles
-// apart: the write below reads along entries without bank conflicts), then writes each
-// element's run of them, [column][output] in the element's column-major block, with no barrier
-// but the warp's: the other warps' runs of the column meet its partial sectors in L2. A warp
-// holds its outputs' cut sums in registers throughout. Entries that compose_entries composes
-// from other warps' take their parts' partial sums through shared memory, `phase_columns`
-// columns at a time, after a block barrier, each stored by its lane. The function's shared
-// memory in bytes goes to `smem`.
-std::string cell_columns_group(const std::string& fn, const ColumnGroup& grp,
-                               const TapeColumnsAux& aux, const JacobianPattern* rest, int no,
-                               int64_t first_size, int W, int phase_columns, size_t& smem) {
-  const int nl = aux.n_linear, nc = static_cast<int>(grp.columns.size());
-  for (int ci = 1; ci < nc; ++ci) {
-    if (grp.columns[size_t(ci)] != grp.columns[size_t(ci - 1)] + 1)
-      throw std::invalid_argument(fn +
-                                  ": cell-major column stores need a group's columns in a run");
-  }
-  const std::vector<EntryComposition> comp = compose_entries(grp);
-  const auto entry_at = [&](int ci, int l) { return size_t(ci) * size_t(nl) + size_t(l); };
-  // Runs of outputs to warps, as even as counts go: a run's staging is shared memory of the
-  // warp's, and the longest sets every warp's (runs balanced by terms made GRI-3.0's blocks
-  // 79-94 KB, two a multiprocessor, where 71 KB fit three).
-  const int run = (nl + W - 1) / W;
-  std::vector<int> first_output;  // warp w's outputs: [first_output[w], first_output[w + 1])
-  for (int l = 0; l < nl; l += run) first_output.push_back(l);
-  first_output.push_back(nl);
-  const int warps = static_cast<int>(first_output.size()) - 1;
-  int R = 1;
-  for (int w = 0; w < warps; ++w)
-    R = std::max(R, first_output[size_t(w) + 1] - first_output[size_t(w)]);
-  const auto owner = [&](int l) {
-    return static_cast<int>(std::upper_bound(first_output.begin(), first_output.end(), l) -
-                            first_output.begin()) -
-           1;
-  };
-  // Composed entries whose parts are all the owner's own outputs compose in registers; the
-  // others (deferred) from partial sums in shared memory.
-  std::vector<char> deferred(grp.entries.size(), 0);
-  for (size_t i = 0; i < grp.entries.size(); ++i)
-    for (const ComposedPart& part : comp[i].parts)
-      if (owner(static_cast<int>(size_t(part.entry) % size_t(nl))) !=
-          owner(static_cast<int>(i % size_t(nl))))
-        deferred[i] = 1;
-  // The phases' partial slots: (composed entry, warp) -> slot, renumbered each phase; one phase
-  // where nothing is deferred.
-  const bool defers = std::find(deferred.begin(), deferred.end(), 1) != deferred.end();
-  const int P = defers ? std::max(1, phase_columns) : std::max(1, nc);
-  size_t most_partials = 0;
-  std::vector<std::map<std::pair<size_t, int>, size_t>> partial_at(size_t((nc + P - 1) / P));
-  for (int p0 = 0, ph = 0; p0 < nc; p0 += P, ++ph) {
-    for (int ci = p0; ci < std::min(nc, p0 + P); ++ci)
-      for (int l = 0; l < nl; ++l) {
-        const size_t i = entry_at(ci, l);
-        if (!deferred[i]) continue;
-        for (const ComposedPart& part : comp[i].parts)
-          partial_at[size_t(ph)].try_emplace({i, owner(int(size_t(part.entry) % size_t(nl)))},
-                                             partial_at[size_t(ph)].size());
-      }
-    most_partials = std::max(most_partials, partial_at[size_t(ph)].size());
-  }
-  const size_t partials_at = grp.slots.size() * 32, stage_at = partials_at + most_partials * 32;
-  smem = (stage_at + size_t(warps) * size_t(R) * 33) * sizeof(double);
-  const std::string FS = std::to_string(first_size) + "LL";
-
-  std::ostringstream cu;
-  cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
-     << "] = {";
-  for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
-  cu << (grp.slots.empty() ? "0" : "") << "};\n";
-  cu << "__device__ __forceinline__ void " << fn
-     << "(const double* __restrict__ tp, const double* __restrict__ ax, "
-        "double* __restrict__ st, double* __restrict__ first, long long n, long long tile, "
-        "int lane, int warp) {\n"
-     << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
-     << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
-     << "  const double* S = st + lane;\n"
-     << "  double* P = st + " << partials_at << " + lane;\n"
-     << "  double* G = st + " << stage_at << " + warp * " << R * 33 << ";\n"
-     << "  const long long e = tile * 32 + lane;\n";
-  for (int i = 0; i < aux.n_cuts; ++i)
-    for (int c : grp.columns)
-      cu << "  const double cg" << i << "_" << c << " = ax[" << aux.cut_gradient(i, c) * 32
-         << "];\n";
-  cu << "  __syncthreads();\n";
-  const auto staged = [](int st) { return "S[" + std::to_string(st * 32) + "]"; };
-  const auto ax_factor = [&aux](int f) { return "ax[" + std::to_string(aux.factor(f) * 32) + "]"; };
-  const auto cut_read = [](int i, CutPart part, int index) {
-    return (part == CutPart::Sum ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
-  };
-  for (int p0 = 0, ph = 0; p0 < nc; p0 += P, ++ph) {
-    const int p1 = std::min(nc, p0 + P);
-    const std::map<std::pair<size_t, int>, size_t>& slots_of = partial_at[size_t(ph)];
-    cu << "  switch (warp) {\n";
-    for (int w = 0; w < warps; ++w) {
-      const int o0 = first_output[size_t(w)], o1 = first_output[size_t(w) + 1], k = o1 - o0;
-      cu << "    case " << w << ": {\n";
-      for (int i = 0; i < aux.n_cuts; ++i)
-        for (int l = o0; l < o1; ++l)
-          cu << "      const double cs" << i << "_" << l << " = ax[" << aux.cut_sum(i, l) * 32
-             << "];\n";
-      for (const auto& [key, slot] : slots_of)
-        if (key.second == w) cu << "      double p" << key.first << " = 0.0;\n";
-      for (int ci = p0; ci < p1; ++ci) {
-        const int c = grp.columns[size_t(ci)];
-        // The entries that are not composed in registers first: those feed them.
-        std::vector<int> order;
-        for (int pass = 0; pass < 2; ++pass)
-          for (int l = o0; l < o1; ++l) {
-            const size_t i = entry_at(ci, l);
-            if ((!comp[i].parts.empty() && !deferred[i]) == (pass == 1)) order.push_back(l);
-          }
-        for (int l : order) {
-          const size_t i = entry_at(ci, l);
-          const ColumnEntry& en = grp.entries[i];
-          const std::string g = "      G[" + std::to_string((l - o0) * 33) + " + lane] = ";
-          const std::string cut = cut_text(aux, rest, l, c, cut_read);
-          if (deferred[i]) {
-            cu << g << "0.0;\n";  // stored after the phase's barrier
-          } else if (!comp[i].parts.empty()) {
-            cu << g
-               << composed_text(comp[i], staged, ax_factor,
-                                [](int j) { return "s" + std::to_string(j); })
-               << cut << ";\n";
-          } else {
-            // Its sum feeds the composed entries that take it as a part.
-            std::vector<std::pair<size_t, const ComposedPart*>> feeds;
-            for (int l2 = 0; l2 < nl; ++l2) {
-              const size_t q = entry_at(ci, l2);
-              for (const ComposedPart& part : comp[q].parts)
-                if (size_t(part.entry) == i) feeds.push_back({q, &part});
-            }
-            if (feeds.empty()) {
-              cu << g << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
-              continue;
-            }
-            cu << "      const double s" << i << " = " << sum_text(en.terms, staged, ax_factor)
-               << ";\n"
-               << g << "s" << i << cut << ";\n";
-            for (const auto& [q, part] : feeds)
-              if (deferred[q])
-                cu << "      p" << q << " += "
-                   << weighted(ax_factor(part->factor), part->lambda, "s" + std::to_string(i))
-                   << ";\n";
-          }
-        }
-        cu << "      __syncwarp();\n"
-           << "      for (int f = lane; f < " << 32 * k << "; f += 32) {\n"
-           << "        const int m = f / " << k << ", j = f - m * " << k << ";\n"
-           << "        const long long c = tile * 32 + m;\n"
-           << "        if (c < n) first[c * " << FS << " + " << int64_t(c) * no + o0
-           << " + j] = G[j * 33 + m];\n"
-           << "      }\n"
-           << "      __syncwarp();\n";
-      }
-      for (const auto& [key, slot] : slots_of)
-        if (key.second == w) cu << "      P[" << slot * 32 << "] = p" << key.first << ";\n";
-      cu << "      break;\n    }\n";
-    }
-    cu << "  }\n";
-    if (slots_of.empty()) continue;
-    // The deferred composed entries, spread over the warps, each lane storing its element's.
-    std::vector<size_t> owned_deferred;
-    for (int ci = p0; ci < p1; ++ci)
-      for (int l = 0; l < nl; ++l)
-        if (deferred[entry_at(ci, l)]) owned_deferred.push_back(entry_at(ci, l));
-    cu << "  __syncthreads();\n  switch (warp) {\n";
-    for (int w = 0; w < W; ++w) {
-      std::ostringstream body;
-      for (size_t d = size_t(w); d < owned_deferred.size(); d += size_t(W)) {
-        const size_t q = owned_deferred[d];
-        const int l = static_cast<int>(q % size_t(nl)), c = grp.columns[q / size_t(nl)];
-        std::string sum;
-        for (const auto& [key, slot] : slots_of)
-          if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(slot));
-        if (!comp[q].rest.empty()) sum += " + " + sum_text(comp[q].rest, staged, ax_factor);
-        std::string cut;
-        for (int i = 0; i < aux.n_cuts; ++i)
-          cut += " + ax[" + std::to_string(aux.cut_sum(i, l) * 32) + "] * cg" + std::to_string(i) +
-                 "_" + std::to_string(c);
-        if (rest) {
-          if (const int64_t r = rest->index(l, c); r >= 0)
-            cut += " + ax[" + std::to_string(aux.rest(static_cast<int>(r)) * 32) + "]";
-        }
-        body << "      if (e < n) first[e * " << FS << " + " << int64_t(c) * no + l
-             << "] = " << (sum.empty() ? "0.0" : sum) << cut << ";\n";
-      }
-      if (!body.str().empty())
-        cu << "    case " << w << ": {\n" << body.str() << "      break;\n    }\n";
-    }
-    cu << "  }\n";
-    if (p1 < nc) cu << "  __syncthreads();\n";
-  }
-  cu << "}\n";
-  return cu.str();
-}
-
 }  // namespace
 
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
@@ -356,19 +158,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': no output linear in its tapes, no tape columns to lower");
   }
-  if (o.warps < 1 || o.warps > 32 || o.min_blocks < 0 || tape_size < 1 || o.phase_columns < 1) {
+  if (o.warps < 1 || o.warps > 32 || o.min_blocks < 0 || tape_size < 1) {
     throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns of " +
                                 std::to_string(o.warps) + " warps, min blocks " +
                                 std::to_string(o.min_blocks) + ", tape of " +
-                                std::to_string(tape_size) + " slots, " +
-                                std::to_string(o.phase_columns) + " columns a phase");
-  }
-  const bool cells = o.stores == ColumnStores::CellColumns;
-  if (cells && plan.outputs.size() != static_cast<size_t>(kernel.n_outputs())) {
-    throw std::invalid_argument("kernel '" + kernel.name() + "': cell-major column stores need " +
-                                "every output linear in the tapes; " +
-                                std::to_string(plan.outputs.size()) + " of " +
-                                std::to_string(kernel.n_outputs()) + " are");
+                                std::to_string(tape_size) + " slots");
   }
   const int ni = kernel.n_inputs(), W = o.warps, n_groups = static_cast<int>(plan.groups.size());
   const int g0 = o.groups.first, g1 = o.groups.all() ? n_groups : o.groups.last;
@@ -383,19 +177,13 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       kernel,
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
-          (o.stores == ColumnStores::Tiled ? "_tl" : "") +
-          (cells ? "_cc" + std::to_string(o.phase_columns) : ""),
+          (o.stores == ColumnStores::Tiled ? "_tl" : ""),
       tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
-  const int no = kernel.n_outputs();
   // Where entry (output, column) of element e is stored; tiled, the device's `first` is
-  // already at the element's tile and lane. (The device's cell columns stage, below.)
+  // already at the element's tile and lane.
   const auto at = [&](const ColumnEntry& en, bool host) {
     const int64_t i = int64_t(en.output) * ni + en.column;
-    if (cells) {
-      return "first[e * " + std::to_string(out.first_size) + "LL + " +
-             std::to_string(int64_t(en.column) * no + en.output) + "]";
-    }
     if (o.stores == ColumnStores::ComponentMajor)
       return "first[" + std::to_string(i) + "LL * n + e]";
     if (!host) return "first[" + std::to_string(i * kFirstTile) + "]";
@@ -441,104 +229,96 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           partial_at.try_emplace({q, w}, grp.slots.size() + partial_at.size());
     for (int q : composed) load[size_t(q)] += partial_at.size();  // an upper bound, as weight
     const std::vector<std::vector<int>> owned_composed = balance(composed, load, n_linear, W);
+    smem = std::max(smem, (grp.slots.size() + partial_at.size()) * 32 * sizeof(double));
     const std::string fn = sym + "_g" + std::to_string(g);
+    // The group's tape slots, staged by the block.
+    cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
+       << "] = {";
+    for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
+    cu << (grp.slots.empty() ? "0" : "") << "};\n";
+    cu << "__device__ __forceinline__ void " << fn
+       << "(const double* __restrict__ tp, const double* __restrict__ ax, "
+          "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
+          "bool live, int lane, int warp) {\n"
+       << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
+       << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
+       << "  __syncthreads();\n"
+       << "  double* S = st + lane;\n";
+    // The cuts' gradients at the group's columns in registers, read once a warp; each
+    // output's cut sums once where its warp starts it: not once an entry from L1.
+    for (int i = 0; i < aux.n_cuts; ++i) {
+      for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
+        cu << "  const double cg" << i << "_" << grp.columns[ci] << " = ax["
+           << aux.cut_gradient(i, grp.columns[ci]) * 32 << "];\n";
+      }
+    }
+    const auto register_cut = [](int i, CutPart part, int index) {
+      return (part == CutPart::Sum ? "cs" : "cg") + std::to_string(i) + "_" + std::to_string(index);
+    };
+    const auto staged = [](int st) { return "S[" + std::to_string(st * 32) + "]"; };
     const auto ax_factor = [&aux](int f) {
       return "ax[" + std::to_string(aux.factor(f) * 32) + "]";
     };
-    if (cells) {
-      size_t bytes = 0;
-      cu << cell_columns_group(fn, grp, aux, rest, no, int64_t(out.first_size), W, o.phase_columns,
-                               bytes);
-      smem = std::max(smem, bytes);
-    } else {
-      smem = std::max(smem, (grp.slots.size() + partial_at.size()) * 32 * sizeof(double));
-      // The group's tape slots, staged by the block.
-      cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
-         << "] = {";
-      for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
-      cu << (grp.slots.empty() ? "0" : "") << "};\n";
-      cu << "__device__ __forceinline__ void " << fn
-         << "(const double* __restrict__ tp, const double* __restrict__ ax, "
-            "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
-            "bool live, int lane, int warp) {\n"
-         << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
-         << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
-         << "  __syncthreads();\n"
-         << "  double* S = st + lane;\n";
-      // The cuts' gradients at the group's columns in registers, read once a warp; each
-      // output's cut sums once where its warp starts it: not once an entry from L1.
-      for (int i = 0; i < aux.n_cuts; ++i) {
-        for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
-          cu << "  const double cg" << i << "_" << grp.columns[ci] << " = ax["
-             << aux.cut_gradient(i, grp.columns[ci]) * 32 << "];\n";
-        }
-      }
-      const auto register_cut = [](int i, CutPart part, int index) {
-        return (part == CutPart::Sum ? "cs" : "cg") + std::to_string(i) + "_" +
-               std::to_string(index);
-      };
-      const auto staged = [](int st) { return "S[" + std::to_string(st * 32) + "]"; };
-      // One phase: each warp's entries, an output's cut sums read where its warp starts it;
-      // `entry(w, i, l)` writes the statements of entry i (of linear output l).
-      const auto phase = [&](const std::vector<std::vector<int>>& by_warp, auto&& entry) {
-        cu << "  switch (warp) {\n";
-        for (size_t w = 0; w < by_warp.size(); ++w) {
-          if (by_warp[w].empty()) continue;
-          cu << "    case " << w << ": {\n";
-          std::vector<int> fed;  // the composed entries this warp's partials hold
-          for (int i : by_warp[w])
-            for (const auto& [q, part] : feeds[size_t(i)])
-              if (std::find(fed.begin(), fed.end(), q) == fed.end()) fed.push_back(q);
-          for (int q : fed) cu << "      double p" << q << " = 0.0;\n";
-          int open = -1;  // the output whose cut sums the open scope holds
-          for (int i : by_warp[w]) {
-            const int l = static_cast<int>(size_t(i) % n_linear);
-            if (l != open) {
-              cu << (open >= 0 ? "      }\n" : "") << "      {\n";
-              for (int c = 0; c < aux.n_cuts; ++c)
-                cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
-                   << ax_cut(c, CutPart::Sum, l) << ";\n";
-              open = l;
-            }
-            entry(w, i, l);
+    // One phase: each warp's entries, an output's cut sums read where its warp starts it;
+    // `entry(w, i, l)` writes the statements of entry i (of linear output l).
+    const auto phase = [&](const std::vector<std::vector<int>>& by_warp, auto&& entry) {
+      cu << "  switch (warp) {\n";
+      for (size_t w = 0; w < by_warp.size(); ++w) {
+        if (by_warp[w].empty()) continue;
+        cu << "    case " << w << ": {\n";
+        std::vector<int> fed;  // the composed entries this warp's partials hold
+        for (int i : by_warp[w])
+          for (const auto& [q, part] : feeds[size_t(i)])
+            if (std::find(fed.begin(), fed.end(), q) == fed.end()) fed.push_back(q);
+        for (int q : fed) cu << "      double p" << q << " = 0.0;\n";
+        int open = -1;  // the output whose cut sums the open scope holds
+        for (int i : by_warp[w]) {
+          const int l = static_cast<int>(size_t(i) % n_linear);
+          if (l != open) {
+            cu << (open >= 0 ? "      }\n" : "") << "      {\n";
+            for (int c = 0; c < aux.n_cuts; ++c)
+              cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
+                 << ax_cut(c, CutPart::Sum, l) << ";\n";
+            open = l;
           }
-          cu << (open >= 0 ? "      }\n" : "");
-          for (int q : fed) cu << "      S[" << partial_at.at({q, w}) * 32 << "] = p" << q << ";\n";
-          cu << "      break;\n    }\n";
+          entry(w, i, l);
         }
-        cu << "  }\n";
-      };
-      phase(owned, [&](size_t, int i, int l) {
-        const ColumnEntry& en = grp.entries[size_t(i)];
-        const std::string store = "      if (live) " + at(en, false) + " = ";
-        const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
-        if (feeds[size_t(i)].empty()) {
-          cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
-          return;
-        }
-        cu << "      {\n        const double s = " << sum_text(en.terms, staged, ax_factor) << ";\n"
-           << "  " << store << "s" << cut << ";\n";
-        for (const auto& [q, part] : feeds[size_t(i)]) {
-          cu << "        p" << q << " += " << weighted(ax_factor(part->factor), part->lambda, "s")
-             << ";\n";
-        }
-        cu << "      }\n";
-      });
-      if (!composed.empty()) {
-        cu << "  __syncthreads();\n";
-        phase(owned_composed, [&](size_t, int q, int l) {
-          const ColumnEntry& en = grp.entries[size_t(q)];
-          std::string sum;
-          for (const auto& [key, at] : partial_at)
-            if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
-          if (!comp[size_t(q)].rest.empty())
-            sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
-          cu << "      if (live) " << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
-             << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
-        });
+        cu << (open >= 0 ? "      }\n" : "");
+        for (int q : fed) cu << "      S[" << partial_at.at({q, w}) * 32 << "] = p" << q << ";\n";
+        cu << "      break;\n    }\n";
       }
-      cu << "}\n";
+      cu << "  }\n";
+    };
+    phase(owned, [&](size_t, int i, int l) {
+      const ColumnEntry& en = grp.entries[size_t(i)];
+      const std::string store = "      if (live) " + at(en, false) + " = ";
+      const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
+      if (feeds[size_t(i)].empty()) {
+        cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
+        return;
+      }
+      cu << "      {\n        const double s = " << sum_text(en.terms, staged, ax_factor) << ";\n"
+         << "  " << store << "s" << cut << ";\n";
+      for (const auto& [q, part] : feeds[size_t(i)]) {
+        cu << "        p" << q << " += " << weighted(ax_factor(part->factor), part->lambda, "s")
+           << ";\n";
+      }
+      cu << "      }\n";
+    });
+    if (!composed.empty()) {
+      cu << "  __syncthreads();\n";
+      phase(owned_composed, [&](size_t, int q, int l) {
+        const ColumnEntry& en = grp.entries[size_t(q)];
+        std::string sum;
+        for (const auto& [key, at] : partial_at)
+          if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
+        if (!comp[size_t(q)].rest.empty())
+          sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
+        cu << "      if (live) " << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
+           << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
+      });
     }
+    cu << "}\n";
     // The host's: the same sums, read in place, an element at a time: the composed entries
     // after the others, from their sums.
     host << "static void " << fn << "_host(const double* tp, const double* ax, double* first, "
@@ -583,7 +363,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           : "a.first";
   for (int g = g0; g < g1; ++g) {
     cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, st, " << first
-       << (cells ? ", n, tile, lane, warp" : ", n, e, e < n, lane, warp") << "); break;\n";
+       << ", n, e, e < n, lane, warp); break;\n";
   }
   cu << "  }\n}\n";
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"

@@ -38,15 +38,15 @@ struct TapeColumnsAux {
 // How a columns' launch stores its entries (entry (o, c) of element e):
 // - ComponentMajor, [o][c][e];
 // - Tiled, FirstStores::Tiled's [tile][o][c][element of the tile] (kFirstTile elements a tile):
-//   each warp's store of an entry one line, as component-major's, for cell-major blocks, which
-//   one pass then puts in order. Stored cell-major by the lanes themselves, each store touched
-//   32 sectors, and neighbouring groups' segments of a row shared sectors that reached memory
-//   half written: GRI-3.0's J 3x slower (bench/RESULTS.md);
-// - CellColumns, each element's block column-major, [e][c][o]: each warp writes its outputs'
-//   run of each column for its 32 elements from shared memory; a group's runs together are
-//   whole 32-byte sectors where the groups start on them (plan_tape_columns' column_multiple).
-//   Every output must be linear.
-enum class ColumnStores { ComponentMajor, Tiled, CellColumns };
+//   each warp's store of an entry one line, as component-major's, for cell-major blocks (either
+//   order within a block), which one pass then puts in order. Cell-major stores from the
+//   columns themselves lost to that pass: each lane storing its element's entries touched 32
+//   sectors a store, and neighbouring groups' segments of a row shared sectors that reached
+//   memory half written (GRI-3.0's J 3x slower); column-major blocks, each warp writing its
+//   outputs' 56-byte run of a column from shared memory, groups starting on sectors, ran at
+//   32-48% of DRAM's bandwidth where tiles run at 60-77% (the columns' launches 2.6 ms against
+//   1.3, more than the pass saved: bench/RESULTS.md).
+enum class ColumnStores { ComponentMajor, Tiled };
 
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs
@@ -56,17 +56,12 @@ struct TapeColumnsOptions {
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
   ColumnStores stores = ColumnStores::ComponentMajor;
-  // CellColumns: the columns whose entries composed from other warps' (compose_entries) wait
-  // at one barrier (shared memory: their parts' partial sums, a double each per warp; at 2,
-  // GRI-3.0's blocks keep three a multiprocessor).
-  int phase_columns = 2;
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
 // entries, n_outputs x n_inputs a element, as options.stores says). With `rest`, the rest
 // kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
-// naming the kernel when the plan has no linear output, options are out of range, or cell
-// columns are asked of a plan without every output.
+// naming the kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  int64_t tape_size, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);

@@ -67,13 +67,9 @@ struct EntryComposition {
 // are not either.
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g);
 
-// A group starts at a column that is a multiple of column_multiple (a group passes
-// max_group_slots rather than start elsewhere): where a cell-major, column-major block's
-// columns are not a whole number of 32-byte sectors, groups starting on one write whole
-// sectors (ColumnStores::CellColumns). Throws std::invalid_argument on a limit or multiple
-// below 1 or outputs of another kernel's size.
+// Throws std::invalid_argument on a limit below 1 or outputs of another kernel's size.
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,
-                                 int max_group_slots, int column_multiple = 1);
+                                 int max_group_slots);
 
 }  // namespace dualjit::jit

@@ -30,7 +30,7 @@ class HostTapeColumns {
 
   // Every element's n_outputs x n_inputs entries in `order` at the node-major `state`:
   // cell-major from the columns' tiles (as on the GPU), put in order here. The columns'
-  // launches for each stores are compiled on their first run.
+  // launches for either stores are compiled on their first run.
   std::vector<double> run(const Term& term, std::span<const double> state,
                           BlockOrder order = BlockOrder::ComponentMajor);
   // Every launch, for reports (Assembler::kernels).

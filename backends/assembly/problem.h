@@ -65,8 +65,7 @@ void check_kernel_slots(const std::string& what, const Kernel& kernel, const Ker
 
 // How a batch of dense n_out x n_in element blocks is stored: CellMajor, [e][r][c], each
 // element's block row-major; CellMajorColumns, [e][c][r], each block column-major, as cuBLAS's
-// and LAPACK's batched factorizations take them (and the order the tape columns write whole
-// runs in: jit::ColumnStores::CellColumns); ComponentMajor, [r][c][e]. Sparse blocks (an
+// and LAPACK's batched factorizations take them; ComponentMajor, [r][c][e]. Sparse blocks (an
 // element's pattern values) are CellMajor or ComponentMajor.
 enum class BlockOrder { CellMajor, ComponentMajor, CellMajorColumns };
 

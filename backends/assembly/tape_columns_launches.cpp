@@ -12,15 +12,7 @@
 namespace dualjit::assembly {
 
 ColumnStores column_stores(BlockOrder order) {
-  switch (order) {
-    case BlockOrder::ComponentMajor:
-      return ColumnStores::ComponentMajor;
-    case BlockOrder::CellMajorColumns:
-      return ColumnStores::CellColumns;
-    case BlockOrder::CellMajor:
-      break;
-  }
-  return ColumnStores::Tiled;
+  return order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
 }
 
 bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs) {
@@ -31,11 +23,10 @@ bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs)
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
   const Kernel& k = term.tape_columns_kernel();
-  if (settings.group_slots < 1 || settings.launch_groups < 1 || settings.phase_columns < 1) {
+  if (settings.group_slots < 1 || settings.launch_groups < 1) {
     throw std::invalid_argument("kernel '" + k.name() + "': tape columns of " +
                                 std::to_string(settings.group_slots) + " slots a group, " +
-                                std::to_string(settings.launch_groups) + " groups a launch, " +
-                                std::to_string(settings.phase_columns) + " columns a phase");
+                                std::to_string(settings.launch_groups) + " groups a launch");
   }
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
   o.layout = settings.layout;
@@ -71,32 +62,23 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;
   l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern.size);
-  // Cell-major columns' groups start where a column's entries (n_outputs doubles) start a
-  // sector: any two groups' runs then share none. The rest, aux and cut group do not depend
-  // on the groups.
-  const int sector = 32 / static_cast<int>(sizeof(double));
-  const jit::TapeColumnPlan sector_plan =
-      jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), settings.group_slots,
-                             sector / std::gcd(k.n_outputs(), sector));
-  for (ColumnStores stores :
-       {ColumnStores::ComponentMajor, ColumnStores::Tiled, ColumnStores::CellColumns}) {
-    const jit::TapeColumnPlan& p = stores == ColumnStores::CellColumns ? sector_plan : plan;
-    const auto oversized = [&](size_t g) {
-      return p.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);
-    };
-    for (size_t g = 0; g < p.groups.size();) {
-      size_t end = g + 1;
-      if (!oversized(g))
-        while (end < p.groups.size() && !oversized(end) &&
-               end - g < static_cast<size_t>(settings.launch_groups))
-          ++end;
+  const auto oversized = [&](size_t g) {
+    return plan.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);
+  };
+  for (size_t g = 0; g < plan.groups.size();) {
+    size_t end = g + 1;
+    if (!oversized(g))
+      while (end < plan.groups.size() && !oversized(end) &&
+             end - g < static_cast<size_t>(settings.launch_groups))
+        ++end;
+    for (ColumnStores stores : {ColumnStores::ComponentMajor, ColumnStores::Tiled}) {
       jit::TapeColumnsOptions co;
       co.groups = {static_cast<int>(g), static_cast<int>(end)};
       co.stores = stores;
-      co.phase_columns = settings.phase_columns;
-      l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern.size, co, &rest_pattern));
-      g = end;
+      l.columns[stores].push_back(
+          jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
     }
+    g = end;
   }
   l.aux_size = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
   return l;

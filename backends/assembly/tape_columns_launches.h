@@ -19,19 +19,17 @@ namespace dualjit::assembly {
 // How the columns' launches store the entries (jit/emit_tape_columns.h).
 using ColumnStores = jit::ColumnStores;
 
-// The stores that make blocks in `order`: component-major and cell-major columns directly;
-// cell-major (row-major blocks, whose column groups' runs are not whole rows) as tiles that
-// one pass then puts in order.
+// The stores that make blocks in `order`: component-major directly; cell-major, either order
+// within a block, as tiles that one pass then puts in order (jit::ColumnStores says why).
 ColumnStores column_stores(BlockOrder order);
 
 struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // The columns' launches for each stores, each at most launch_groups column groups: a group
+  // The columns' launches for either stores, each at most launch_groups column groups: a group
   // of more slots than group_slots (a column no split can make smaller) alone, so that the
-  // others' blocks need less shared memory. For cell-major columns the groups start on a
-  // 32-byte sector of the element's block.
+  // others' blocks need less shared memory.
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
@@ -49,7 +47,6 @@ struct TapeColumnsSettings {
   jit::CompileEffort effort = jit::CompileEffort::Auto;
   int group_slots = 200;
   int launch_groups = 2;
-  int phase_columns = 2;  // cell-major columns': jit::TapeColumnsOptions::phase_columns
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
-#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -20,8 +19,6 @@
 #include "examples/kinetics/rate_law_kernels.h"
 #include "examples/kinetics/reactor_equations.h"
 #include "examples/kinetics/units.h"
-#include "jit/nvrtc_compiler.h"
-#include "jit/tape_column_groups.h"
 #include "jit/tape_linear_outputs.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
@@ -136,56 +133,18 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     CHECK(worst_block_difference(
               component_major(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n),
               want, n) == 0);
-    // Cell-major columns (each block column-major) by the columns' launches that write them
-    // whole, the assembly's, and the row groups' (tiles, transposed by the untile).
+    // Cell-major columns (each block column-major) from the columns' tiles, the assembly's,
+    // and the row groups' (tiles, transposed by the untile).
     const int no = kernel->n_outputs();
     const std::vector<double> columns =
         c->run(p.term(0), state, assembly::BlockOrder::CellMajorColumns);
-    CHECK(worst_block_difference(component_major(rows_of(columns, n, no), n), want, n) < 1e-12);
+    CHECK(rows_of(columns, n, no) == cell);  // the same tiles, transposed
     CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns) == columns);
     CHECK(rows_of(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns), n,
                   no) == rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
   }
 }
 
-// Cell-major columns' groups start where a column's run starts a 32-byte sector (h2o2's 11
-// outputs: every fourth column), so that no two groups' launches write one sector.
-TEST_CASE("tape column groups start at multiples of column_multiple") {
-  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
-  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
-  const jit::TapePattern p = jit::tape_pattern(*kernel);
-  const std::vector<jit::TapeLinearOutput> outs = jit::tape_linear_outputs(*kernel, p);
-  const int ni = kernel->n_inputs();
-  for (int multiple : {1, 2, 4}) {
-    CAPTURE(multiple);
-    const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, ni, 12, multiple);
-    int next = 0;
-    for (const jit::ColumnGroup& g : plan.groups) {
-      CHECK(g.columns.front() == next);
-      CHECK(g.columns.front() % multiple == 0);
-      next = g.columns.back() + 1;
-    }
-    CHECK(next == ni);
-    CHECK(plan.groups.size() > 2);
-  }
-  CHECK_THROWS_AS(jit::plan_tape_columns(p, outs, ni, 12, 0), std::invalid_argument);
-  // The launches of cell-major columns compile under NVRTC (no GPU needed) and say so.
-  assembly::Term t;
-  t.kernel = kernel;
-  t.elements.k = 1;
-  t.elements.conn = {0};
-  const std::optional<assembly::TapeColumnsLaunches> l = assembly::tape_columns_launches(t);
-  REQUIRE(l);
-  for (const jit::LoweredKernel& k : l->columns.at(assembly::ColumnStores::CellColumns)) {
-    CHECK(k.symbol.ends_with("_cc2"));
-    CHECK(jit::nvrtc_compile(k.cuda_entry, k.cuda_source, jit::default_compile_options(k, "sm_90"))
-              .is_cubin);
-  }
-}
-
-// The columns' groups split into launches of at most launch_groups (so that ptxas, whose time
-// grows faster than a launch's entries, compiles them in parallel): the launches cover the
-// groups in order, and the blocks are the same however they are split.
 TEST_CASE("host tape columns: the column groups in launches of at most launch_groups") {
   const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
   const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
@@ -302,16 +261,15 @@ TEST_SUITE("gpu") {
         const std::vector<double> got =
             chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
         CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
-        // Cell-major blocks by the columns' launches of that order, and cell-major columns
-        // (column-major blocks) by theirs, against the row groups'.
+        // Cell-major blocks from the columns' tiles, rows or columns (column-major blocks) as the
+        // untile puts them.
         const std::vector<double> cell =
             chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
         CHECK(worst_block_difference(component_major(cell, n + 7), want, n + 7) < 1e-12);
         const int no = kernel->n_outputs();
         const std::vector<double> columns =
             chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns);
-        CHECK(worst_block_difference(component_major(rows_of(columns, n + 7, no), n + 7), want,
-                                     n + 7) < 1e-12);
+        CHECK(rows_of(columns, n + 7, no) == cell);  // the same tiles, transposed
         // The row groups' tiles, transposed by dj_untile_cells.
         CHECK(worst_block_difference(
                   component_major(rows_of(rows.element_jacobians(

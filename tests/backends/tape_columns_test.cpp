@@ -184,18 +184,6 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
     CHECK(image.is_cubin);
   }
   CHECK_THROWS_AS(jit::lower_tape_columns(k, jit::TapeColumnPlan{}, p.size), std::invalid_argument);
-  // Cell-major columns write each element's column runs whole: row 6, not linear, would be a
-  // hole in them.
-  jit::TapeColumnsOptions cells;
-  cells.stores = jit::ColumnStores::CellColumns;
-  CHECK_THROWS_AS(
-      jit::lower_tape_columns(k, jit::plan_tape_columns(p, outs, k.n_inputs(), 100), p.size, cells),
-      std::invalid_argument);
-  cells.stores = jit::ColumnStores::ComponentMajor;
-  cells.phase_columns = 0;
-  CHECK_THROWS_AS(
-      jit::lower_tape_columns(k, jit::plan_tape_columns(p, outs, k.n_inputs(), 100), p.size, cells),
-      std::invalid_argument);
 }
 
 TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, columns") {
