@@ -8,7 +8,9 @@
 //   states  n_cells x (ns + 1): T, then Y_k (or C_k, by the rate law's ReactorState)
 //   rates   n_cells x (ns + 1): wdot_k (kmol/m^3/s), then the heat release rate (W/m^3)
 //   jacobian n_cells blocks of (ns + 1) x (ns + 1), d rates / d state, cell-major
-//            ([cell][row][column]) or component-major ([row][column][cell], for batched LU)
+//            ([cell][row][column]), cell-major columns ([cell][column][row], each block
+//            column-major, as cuBLAS's batched LU takes it) or component-major
+//            ([row][column][cell])
 #pragma once
 
 #include <cstdint>

@@ -62,6 +62,7 @@ std::pair<double, double> check_jacobian(const Mechanism& m, ReactorCells& cells
   REQUIRE(fd_cells.n_cells() == 4 * B);
   const auto J = cells.jacobian(x);
   const auto Jt = cells.jacobian(x, assembly::BlockOrder::ComponentMajor);
+  const auto Jcol = cells.jacobian(x, assembly::BlockOrder::CellMajorColumns);
   double worst_fd = 0, worst_ref = 0;
   for (int64_t c = 0; c < n; ++c) {
     CAPTURE(c);
@@ -93,9 +94,11 @@ std::pair<double, double> check_jacobian(const Mechanism& m, ReactorCells& cells
             (8 * (value(j, 0, r) - value(j, 1, r)) - (value(j, 2, r) - value(j, 3, r))) /
             (12 * step[j]);
         const double scale = r < B - 1 ? scale_w : scale_q;
-        // Both orders come from the tape columns (AssemblerOptions::element_tape_columns),
-        // each from launches of its own: equal to rounding.
+        // The orders come from the tape columns (AssemblerOptions::element_tape_columns),
+        // component-major from launches of its own: equal to rounding; column-major blocks
+        // (each cell's transposed) from the cell-major ones' tiles.
         CHECK(std::abs(Jt[(r * B + j) * n + c] - jac) <= 1e-13 * scale);
+        CHECK(std::abs(Jcol[(c * B + j) * B + r] - jac) <= 1e-13 * scale);
         CHECK(std::abs(jac - fd) <= 1e-6 * scale);
         CHECK(std::abs(jac - ref.jacobian[r * B + j]) <= 1e-12 * scale);
         worst_fd = std::max(worst_fd, std::abs(jac - fd) / scale);
