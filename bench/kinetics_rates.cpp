@@ -4,9 +4,8 @@
 // by default): the production rates (run_residual: wdot_k then the heat release rate q, ns + 1
 // per cell) and the dense per-cell Jacobian d(wdot, q)/d(T, Y) ((ns + 1)^2 per cell,
 // run_element_blocks: J cell-major, Jcol cell-major with column-major blocks, Jc
-// component-major), timed on the GPU through
-// assembly::Assembler with its default strategies, state already on the device, CUDA events after
-// warm-up, medians. Floors:
+// component-major), timed on the GPU through assembly::Assembler with its default strategies,
+// state already on the device, CUDA events after warm-up, medians. Floors:
 //   bytes: the state read once and the outputs written once, at the device-to-device copy
 //     bandwidth measured in the same run (energy_bench.h);
 //   arithmetic (rates): the rates kernel's flops per cell (KernelInfo::flops, jit/op_counts.h: an
