@@ -145,6 +145,9 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
   }
 }
 
+// The columns' groups split into launches of at most launch_groups (so that ptxas, whose time
+// grows faster than a launch's entries, compiles them in parallel): the launches cover the
+// groups in order, and the blocks are the same however they are split.
 TEST_CASE("host tape columns: the column groups in launches of at most launch_groups") {
   const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
   const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
