@@ -42,9 +42,10 @@ struct ElementResults {
 
 // Element blocks stored as tiles (jit::FirstStores::Tiled: entry i of element e at
 // (e / 32 * entries + i) * 32 + e % 32) in `order`: what dj_untile does on the GPU. Blocks of
-// n_out rows (entries / n_out columns); CellMajorColumns needs them.
+// n_out rows (entries / n_out columns; sparse blocks' pattern values: 1), which
+// CellMajorColumns transposes by: no default, which would leave its blocks row-major.
 std::vector<double> untiled(std::span<const double> tiles, int64_t elements, int64_t entries,
-                            BlockOrder order, int n_out = 1);
+                            BlockOrder order, int n_out);
 
 class HostElementAssembly {
  public:
