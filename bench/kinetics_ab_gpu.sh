@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: a change to the kinetics kernels against OLD_TREE (the tree before it, e.g.
 # `git archive REV` unpacked in .dev/old and carried):
-#   1. test_backends' GPU cases of the CUDA backend (DUALJIT_REQUIRE_GPU=1);
+#   1. test_backends' GPU cases (DUALJIT_REQUIRE_GPU=1): TESTS, a doctest filter (default
+#      "CUDA backend*");
 #   2. GRI-3.0's rates and (T, Y) Jacobian (full effort, rows of 2) at CELLS, each tree twice,
 #      alternating.
 # Logs under $OUT. The ignition in both trees: bench/ignition_ab_gpu.sh; the peers and the GPU
@@ -18,10 +19,11 @@ source bench/gpu_build.sh
 t0=$(date +%s)
 gpu_build_both "$out" "$old" kinetics_rates && gpu_build "$out" test_backends || exit 1
 echo "built in $(($(date +%s) - t0)) s"
-DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 120 \
-  ./build-gpu/tests/test_backends -ts=gpu -tc="CUDA backend*" > "$out/tests_backends.txt" 2>&1
+DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 170 \
+  ./build-gpu/tests/test_backends -ts=gpu -tc="${TESTS:-CUDA backend*}" > "$out/tests_backends.txt" 2>&1
 echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
 grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -8
-ab_rounds "$out" "$old" rates 'cells|w_ms|J_ms|floor_J_ms|wdot_sum|J_abs_sum' kinetics_rates \
+ab_rounds "$out" "$old" rates 'cells|w_ms|J_ms|Jc_ms|Jcol_ms|floor_J_ms|J_abs_sum|Jc_transposed' \
+  kinetics_rates \
   --effort full --rows 2 --reps 7 $cells
 echo "timed at $(($(date +%s) - t0)) s"
