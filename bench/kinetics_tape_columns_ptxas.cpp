@@ -9,7 +9,7 @@
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
 //                               [--only TEXT]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
-//   stores, the cell-major ones named _cm (before the last, _tl: tiles); --only: the launches whose
+//   stores, the tiled ones (for cell-major blocks) named _tl; --only: the launches whose
 //   symbol holds TEXT. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone.

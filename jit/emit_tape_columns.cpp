@@ -177,9 +177,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       kernel,
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
-          (o.stores == ColumnStores::Tiled       ? "_tl"
-           : o.stores == ColumnStores::CellMajor ? "_cm"
-                                                 : ""),
+          (o.stores == ColumnStores::Tiled ? "_tl" : ""),
       tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
   // Where entry (output, column) of element e is stored; tiled, the device's `first` is
@@ -197,12 +195,6 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
             "the tapes' cut sums, cut gradients and factor products"})
       .add({"first", ArgKind::Pointer, "double*", 1, true, "component-major Jacobian entries"});
-  const bool cells = o.stores == ColumnStores::CellMajor;
-  if (cells) {
-    out.args.add({"blocks", ArgKind::Pointer, "double*", 1, true, "cell-major Jacobian blocks"})
-        .add({"done", ArgKind::Pointer, "unsigned int*", 1, true, "a counter a tile, zero"})
-        .add({"column_rows", ArgKind::Int64, "", 1, false, "rows of column-major blocks"});
-  }
   const std::string type = "DjArgs_" + out.symbol;
   const std::string& sym = out.symbol;
 
@@ -244,16 +236,12 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << "] = {";
     for (size_t i = 0; i < grp.slots.size(); ++i) cu << (i ? ", " : "") << grp.slots[i];
     cu << (grp.slots.empty() ? "0" : "") << "};\n";
-    // Cell-major launches hold every group: not inlined, each compiles on its own. Their tape,
-    // read once, is loaded evict-first, to leave L2 to the tiles.
-    cu << (cells ? "__device__ __noinline__ void " : "__device__ __forceinline__ void ") << fn
+    cu << "__device__ __forceinline__ void " << fn
        << "(const double* __restrict__ tp, const double* __restrict__ ax, "
           "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
           "bool live, int lane, int warp) {\n"
        << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
-       << ") st[i * 32 + lane] = "
-       << (cells ? "__ldcs(tp + " + fn + "_slots[i] * 32)" : "tp[" + fn + "_slots[i] * 32]")
-       << ";\n"
+       << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
        << "  __syncthreads();\n"
        << "  double* S = st + lane;\n";
     // The cuts' gradients at the group's columns in registers, read once a warp; each
@@ -357,96 +345,27 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     }
     host << "}\n";
   }
-  const int64_t fs = static_cast<int64_t>(out.first_size), ng = g1 - g0;
-  // Cell-major: a tile's entries moved through shared memory `chunk` at a time (as many as the
-  // groups' staging leaves room for, a row of 33 a position: no two lanes of a half-warp in
-  // one bank), each entry's tile row one line, each cell's run of a chunk one run of stores.
-  // One block moves a whole tile: each warp's loads of a chunk are issued together (a load
-  // waited for before the next put GRI-3.0's cell-major J at 5.2 ms where the separate pass
-  // gave 4.3 on an H200: bench/RESULTS.md).
-  const int64_t row_bytes = 33 * sizeof(double);
-  const int64_t chunk =
-      std::clamp<int64_t>(int64_t(smem) / row_bytes / (2 * W) * (2 * W), 2 * W, 24 * W);
-  if (cells) {
-    smem = std::max<size_t>(smem, size_t(chunk * row_bytes));
-    const std::string F = std::to_string(fs), C = std::to_string(chunk),
-                      U = std::to_string(chunk / W), WS = std::to_string(W);
-    cu << "__device__ __noinline__ void " << sym
-       << "_cells(const double* __restrict__ in, double* __restrict__ out, long long e0, "
-          "int live, int rows, double* s) {\n"
-       << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-       << "  const int cols = rows > 0 ? " << F << " / rows : 1;\n"
-       << "  for (int i0 = 0; i0 < " << F << "; i0 += " << C << ") {\n"
-       << "    const int m = " << F << " - i0 < " << C << " ? " << F << " - i0 : " << C << ";\n"
-       << "    double v[" << U
-       << "];\n"
-       // Column-major: position p = c * rows + r holds tile entry r * cols + c.
-       << "#pragma unroll\n"
-       << "    for (int u = 0; u < " << U << "; ++u) {\n"
-       << "      const int p = i0 + warp + u * " << WS << ";\n"
-       << "      const int i = rows > 0 ? (p % rows) * cols + p / rows : p;\n"
-       << "      if (warp + u * " << WS << " < m) v[u] = __ldcg(in + i * 32 + lane);\n"
-       << "    }\n"
-       << "#pragma unroll\n"
-       << "    for (int u = 0; u < " << U << "; ++u)\n"
-       << "      if (warp + u * " << WS << " < m) s[(warp + u * " << WS
-       << ") * 33 + lane] = v[u];\n"
-       << "    __syncthreads();\n"
-       << "    for (int k = threadIdx.x; k < live * " << C << "; k += " << 32 * W << ") {\n"
-       << "      const int el = k / " << C << ", j = k - el * " << C << ";\n"
-       << "      if (j < m) __stcs(out + (e0 + el) * " << F << "LL + i0 + j, s[j * 33 + el]);\n"
-       << "    }\n"
-       << "    __syncthreads();\n"
-       << "  }\n"
-       // The tile is read: its lines leave L2 without being written back.
-       << "  const size_t at = __cvta_generic_to_global(in);\n"
-       << "  for (int b = threadIdx.x; b < " << 2 * fs << "; b += " << 32 * W << ")\n"
-       << "    asm volatile(\"discard.global.L2 [%0], 128;\" :: \"l\"(at + (size_t)b * 128) : "
-          "\"memory\");\n"
-       << "}\n";
-  }
   const std::string bounds =
       std::to_string(32 * W) + (o.min_blocks > 0 ? ", " + std::to_string(o.min_blocks) : "");
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
      << "  extern __shared__ double st[];\n"
-     << "  const long long n = a.n_elements, b = blockIdx.x;\n";
-  if (cells) {  // A tile's groups together, its tiles' lines in L2 when its last block runs.
-    cu << "  const long long tile = b / " << ng << ";\n  const int g = (int)(b - tile * " << ng
-       << ");\n";
-  } else {  // A group's tiles consecutive in the grid: a component-major entry's lines in order.
-    cu << "  const long long tiles = (n + 31) / 32, tile = b % tiles;\n"
-       << "  const int g = (int)(b / tiles);\n";
-  }
-  cu << "  const long long e = tile * 32 + (threadIdx.x & 31);\n"
-     << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     // A group's tiles consecutive in the grid: a component-major entry's lines in order.
+     << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
+     << "  const long long tile = b % tiles, e = tile * 32 + (threadIdx.x & 31);\n"
+     << "  const int g = (int)(b / tiles), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << "  switch (g) {\n";
   const std::string first =
-      o.stores != ColumnStores::ComponentMajor
+      o.stores == ColumnStores::Tiled
           ? "a.first + tile * " + std::to_string(out.first_size * kFirstTile) + "LL + lane"
           : "a.first";
   for (int g = g0; g < g1; ++g) {
     cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, st, " << first
        << ", n, e, e < n, lane, warp); break;\n";
   }
-  cu << "  }\n";
-  if (cells) {
-    // The last of the tile's blocks (every thread's stores fenced before the count) moves it.
-    cu << "  __shared__ int last;\n"
-       << "  __threadfence();\n"
-       << "  __syncthreads();\n"
-       << "  if (threadIdx.x == 0) last = atomicAdd(a.done + tile, 1u) == " << ng - 1 << "u;\n"
-       << "  __syncthreads();\n"
-       << "  if (!last) return;\n"
-       << "  __threadfence();\n"
-       << "  if (threadIdx.x == 0) a.done[tile] = 0u;\n"
-       << "  const long long live = n - tile * 32 < 32 ? n - tile * 32 : 32;\n"
-       << "  " << sym << "_cells(a.first + tile * " << fs * kFirstTile
-       << "LL, a.blocks, tile * 32, (int)live, (int)a.column_rows, st);\n";
-  }
-  cu << "}\n";
+  cu << "  }\n}\n";
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "  for (long long e = 0; e < n; ++e) {\n"
@@ -455,17 +374,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << "LL + e % 32;\n";
   for (int g = g0; g < g1; ++g)
     host << "    " << sym << "_g" << g << "_host(tp, ax, a->first, n, e);\n";
-  host << "  }\n";
-  if (cells) {  // every element's block from its tile
-    host << "  const long long rows = a->column_rows, cols = rows > 0 ? " << fs << " / rows : 0;\n"
-         << "  for (long long e = 0; e < n; ++e) {\n"
-         << "    const double* t = a->first + (e / 32) * " << fs * kFirstTile << "LL + e % 32;\n"
-         << "    for (long long p = 0; p < " << fs << "; ++p)\n"
-         << "      a->blocks[e * " << fs
-         << "LL + p] = t[(rows > 0 ? (p % rows) * cols + p / rows : p) * 32];\n"
-         << "  }\n";
-  }
-  host << "}\n";
+  host << "  }\n}\n";
 
   const std::string args_struct = out.args.struct_text(type);
   out.element_source = args_struct;

@@ -46,15 +46,7 @@ struct TapeColumnsAux {
 //   outputs' 56-byte run of a column from shared memory, groups starting on sectors, ran at
 //   32-48% of DRAM's bandwidth where tiles run at 60-77% (the columns' launches 2.6 ms against
 //   1.3, more than the pass saved: bench/RESULTS.md).
-// - CellMajor, Tiled's tiles, and the last of a tile's blocks in the launch (a counter a tile,
-//   `done`, zero before the launch, which that block resets) moves the whole tile into
-//   cell-major blocks, `blocks`, row-major or, where `column_rows` > 0, column-major of that
-//   many rows, while its lines are still in L2, then discards them (discard.global.L2: no
-//   write-back). The tiles' trip through DRAM is what the separate pass cost. The grid runs a
-//   tile's groups together; the launch must be the kernel's last columns' launch (earlier ones
-//   store Tiled), and its group functions are not inlined, so that one launch of many groups
-//   compiles in the time of its groups. On the host, the tiles, then every element's blocks.
-enum class ColumnStores { ComponentMajor, Tiled, CellMajor };
+enum class ColumnStores { ComponentMajor, Tiled };
 
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs
@@ -67,9 +59,8 @@ struct TapeColumnsOptions {
 };
 
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
-// entries, n_outputs x n_inputs a element, as options.stores says); CellMajor stores add
-// blocks, done (an unsigned int a tile of kFirstTile elements) and column_rows. With `rest`, the
-// rest kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
+// entries, n_outputs x n_inputs a element, as options.stores says). With `rest`, the rest
+// kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
 // naming the kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  int64_t tape_size, const TapeColumnsOptions& options = {},

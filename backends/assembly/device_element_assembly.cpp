@@ -923,8 +923,9 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   if (options_.tape_columns && !sparse) {
-    // Component-major straight from the columns; cell-major (either order within a block) by
-    // their last launch from their tiles, each while it is in L2 (jit::ColumnStores).
+    // Component-major straight from the columns; cell-major (either order within a block) from
+    // their tiles, coalesced, put in order by one pass (dj_untile_cells), as the tiled kernels'
+    // below.
     const ColumnStores stores = column_stores(order);
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
@@ -938,7 +939,14 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      it->second->run(a, ptr(element_blocks_), order, stream);
+      if (stores == ColumnStores::ComponentMajor) {
+        it->second->run(a, ptr(element_blocks_), stores, stream);
+        return;
+      }
+      cuda::DeviceBuffer& tiles = terms_[term].local.first;
+      ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
+      it->second->run(a, ptr(tiles), stores, stream);
+      untile(ptr(tiles), ne, fs, order, t.kernel->n_outputs(), stream);
       return;
     }
   }

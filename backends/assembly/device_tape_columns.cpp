@@ -46,8 +46,6 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->pattern_ = std::move(l->pattern);
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
-  c->n_outputs_ = term.kernel->n_outputs();
-  c->n_inputs_ = term.kernel->n_inputs();
   std::vector<jit::LoweredKernel> launches;
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
@@ -76,11 +74,10 @@ std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
   return out;
 }
 
-void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, BlockOrder order,
+void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores,
                             CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;
-  const ColumnStores stores = column_stores(order);
   if (!columns_.contains(stores)) {
     columns_[stores] = compile(std::move(uncompiled_.at(stores)));
     uncompiled_.erase(stores);
@@ -124,26 +121,9 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Block
   }
   jit::ArgValues b;
   b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
-  if (stores == ColumnStores::ComponentMajor) {
-    b.set("first", static_cast<const void*>(out));
-    for (const auto& columns : columns_.at(stores))
-      columns->launch(jit::pack_launch(columns->lowered(), b), stream);
-    return;
-  }
-  const int64_t fs = int64_t{n_outputs_} * n_inputs_;
-  const int64_t tiles = (ne + jit::kFirstTile - 1) / jit::kFirstTile;
-  ensure(tiles_, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
-  ensure(done_, tiles * sizeof(unsigned));
-  done_.fill_bytes_async(0, stream, tiles * sizeof(unsigned));
-  b.set("first", static_cast<const void*>(ptr(tiles_)));
-  jit::ArgValues cells = b;
-  cells.set("blocks", static_cast<const void*>(out));
-  cells.set("done", static_cast<const void*>(ptr(done_)));
-  cells.set("column_rows", int64_t{order == BlockOrder::CellMajorColumns ? n_outputs_ : 0});
-  for (const auto& columns : columns_.at(stores)) {
-    const bool last = columns->lowered().args.find("blocks") != nullptr;
-    columns->launch(jit::pack_launch(columns->lowered(), last ? cells : b), stream);
-  }
+  b.set("first", static_cast<const void*>(out));
+  for (const auto& columns : columns_.at(stores))
+    columns->launch(jit::pack_launch(columns->lowered(), b), stream);
 }
 
 }  // namespace dualjit::assembly

@@ -1,9 +1,9 @@
 // HostTapeColumns' launches on the GPU (backends/assembly/host_tape_columns.h): a term's dense
-// element blocks, component-major or cell-major (either order within a block), where its kernel
-// keeps tapes and every output is linear in them, by the tapes' launch, the gather of the rest
-// kernel's params (where the kernel has params), the rest kernel's sparse Jacobian, the auxiliary
-// array's launch and the columns' launches, which read each tape slot once per element
-// (bench/RESULTS.md).
+// element blocks, component-major or tiled (for cell-major blocks, which the caller puts in
+// order), where its kernel keeps tapes and every output is linear in them, by the tapes' launch,
+// the gather of the rest kernel's params (where the kernel has params), the rest kernel's sparse
+// Jacobian, the auxiliary array's launch and the columns' launches, which read each tape slot once
+// per element (bench/RESULTS.md).
 #pragma once
 
 #include <map>
@@ -27,10 +27,11 @@ class DeviceTapeColumns {
       const Term& term, const TapeColumnsSettings& settings = {},
       ColumnStores stores = ColumnStores::ComponentMajor);
 
-  // Every one of the first `inputs.n_elements` elements' n_outputs x n_inputs entries in
-  // `order` into `out` (device). `inputs`: the term's element inputs on the device (fields,
-  // connectivity, params, uniforms; outputs unset), as the element kernels take them.
-  void run(const jit::ElementLaunch& inputs, double* out, BlockOrder order, CUstream stream);
+  // Every one of the first `inputs.n_elements` elements' n_outputs x n_inputs entries, stored
+  // as `stores` says, into `out` (device; tiled: whole tiles). `inputs`: the term's element
+  // inputs on the device (fields, connectivity, params, uniforms; outputs unset), as the
+  // element kernels take them.
+  void run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores, CUstream stream);
   // The tapes' launch, whose inputs `run` takes.
   const jit::LoweredKernel& tapes_lowered() const { return tapes_->lowered(); }
   // Every launch, for reports (Assembler::kernels).
@@ -40,12 +41,11 @@ class DeviceTapeColumns {
   DeviceTapeColumns() = default;
   jit::TapePattern pattern_;
   int aux_size_ = 0;
-  int n_params_ = 0, n_outputs_ = 0, n_inputs_ = 0;
+  int n_params_ = 0;
   std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
   std::map<ColumnStores, std::vector<std::unique_ptr<cuda::CudaKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
-  // tiles_, done_: the cell-major launches' tiles and a counter a tile.
-  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_, tiles_, done_;
+  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
 };
 
 }  // namespace dualjit::assembly

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "backends/assembly/host_element_assembly.h"
-#include "jit/driver.h"
 
 namespace dualjit::assembly {
 
@@ -82,29 +81,15 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   fa.set("rest_first", rest_first.data()).set("aux", static_cast<const void*>(aux.data()));
   fill_->run(fa);
   const int64_t fs = static_cast<int64_t>(k.n_outputs()) * k.n_inputs();
-  std::vector<double> out(static_cast<size_t>(ne * fs));
-  if (stores == ColumnStores::ComponentMajor) {
-    jit::ArgValues ca;
-    ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
-    ca.set("first", static_cast<const void*>(out.data()));
-    for (const auto& columns : columns_.at(stores)) columns->run(ca);
-    return out;
-  }
-  std::vector<double> tiles(
-      static_cast<size_t>(jit::stored_elements(jit::FirstStores::Tiled, ne) * fs));
-  std::vector<unsigned> done(static_cast<size_t>((ne + jit::kFirstTile - 1) / jit::kFirstTile));
-  for (const auto& columns : columns_.at(stores)) {
-    jit::ArgValues ca;
-    ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
-    ca.set("first", static_cast<const void*>(tiles.data()));
-    if (columns->lowered().args.find("blocks")) {
-      ca.set("blocks", static_cast<const void*>(out.data()));
-      ca.set("done", static_cast<const void*>(done.data()));
-      ca.set("column_rows", int64_t{order == BlockOrder::CellMajorColumns ? k.n_outputs() : 0});
-    }
-    columns->run(ca);
-  }
-  return out;
+  std::vector<double> out(static_cast<size_t>(
+      jit::stored_elements(
+          stores == ColumnStores::Tiled ? jit::FirstStores::Tiled : jit::FirstStores::Direct, ne) *
+      fs));
+  jit::ArgValues ca;
+  ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
+  ca.set("first", static_cast<const void*>(out.data()));
+  for (const auto& columns : columns_.at(stores)) columns->run(ca);
+  return stores == ColumnStores::ComponentMajor ? out : untiled(out, ne, fs, order, k.n_outputs());
 }
 
 }  // namespace dualjit::assembly

@@ -29,7 +29,7 @@ class HostTapeColumns {
                                                const TapeColumnsSettings& settings = {});
 
   // Every element's n_outputs x n_inputs entries in `order` at the node-major `state`:
-  // cell-major by the last columns' launch from the tiles, as on the GPU. The columns'
+  // cell-major from the columns' tiles (as on the GPU), put in order here. The columns'
   // launches for either stores are compiled on their first run.
   std::vector<double> run(const Term& term, std::span<const double> state,
                           BlockOrder order = BlockOrder::ComponentMajor);

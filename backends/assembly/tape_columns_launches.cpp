@@ -12,8 +12,7 @@
 namespace dualjit::assembly {
 
 ColumnStores column_stores(BlockOrder order) {
-  return order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor
-                                             : ColumnStores::CellMajor;
+  return order == BlockOrder::ComponentMajor ? ColumnStores::ComponentMajor : ColumnStores::Tiled;
 }
 
 bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs) {
@@ -66,34 +65,21 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   const auto oversized = [&](size_t g) {
     return plan.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);
   };
-  const auto lower_columns = [&](size_t first, size_t end, ColumnStores stores, ColumnStores into) {
-    jit::TapeColumnsOptions co;
-    co.groups = {static_cast<int>(first), static_cast<int>(end)};
-    co.stores = stores;
-    l.columns[into].push_back(jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
-  };
-  // Groups [first, end) in launches of at most launch_groups, an oversized group alone.
-  const auto split = [&](size_t first, size_t end, ColumnStores stores, ColumnStores into) {
-    for (size_t g = first; g < end;) {
-      size_t last = g + 1;
-      if (!oversized(g))
-        while (last < end && !oversized(last) &&
-               last - g < static_cast<size_t>(settings.launch_groups))
-          ++last;
-      lower_columns(g, last, stores, into);
-      g = last;
+  for (size_t g = 0; g < plan.groups.size();) {
+    size_t end = g + 1;
+    if (!oversized(g))
+      while (end < plan.groups.size() && !oversized(end) &&
+             end - g < static_cast<size_t>(settings.launch_groups))
+        ++end;
+    for (ColumnStores stores : {ColumnStores::ComponentMajor, ColumnStores::Tiled}) {
+      jit::TapeColumnsOptions co;
+      co.groups = {static_cast<int>(g), static_cast<int>(end)};
+      co.stores = stores;
+      l.columns[stores].push_back(
+          jit::lower_tape_columns(k, plan, l.pattern.size, co, &rest_pattern));
     }
-  };
-  const size_t n_groups = plan.groups.size();
-  split(0, n_groups, ColumnStores::ComponentMajor, ColumnStores::ComponentMajor);
-  // Cell-major: one last launch of the groups after the last oversized one, which stores the
-  // blocks; the groups before it stored as tiles, which that launch's blocks read.
-  size_t cells_from = 0;
-  for (size_t g = 0; g < n_groups; ++g)
-    if (oversized(g)) cells_from = g + 1;
-  cells_from = std::min(cells_from, n_groups - 1);
-  split(0, cells_from, ColumnStores::Tiled, ColumnStores::CellMajor);
-  lower_columns(cells_from, n_groups, ColumnStores::CellMajor, ColumnStores::CellMajor);
+    g = end;
+  }
   l.aux_size = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
   return l;
 }

@@ -20,19 +20,16 @@ namespace dualjit::assembly {
 using ColumnStores = jit::ColumnStores;
 
 // The stores that make blocks in `order`: component-major directly; cell-major, either order
-// within a block, by the last launch from the tiles, each tile while it is in L2
-// (jit::ColumnStores says why).
+// within a block, as tiles that one pass then puts in order (jit::ColumnStores says why).
 ColumnStores column_stores(BlockOrder order);
 
 struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // The columns' launches for either stores (ComponentMajor, CellMajor), each at most
-  // launch_groups column groups: a group of more slots than group_slots (a column no split can
-  // make smaller) alone, so that the others' blocks need less shared memory. CellMajor's last
-  // launch holds every group after the last such group and stores the blocks; the launches
-  // before it store tiles (jit::ColumnStores::Tiled).
+  // The columns' launches for either stores, each at most launch_groups column groups: a group
+  // of more slots than group_slots (a column no split can make smaller) alone, so that the
+  // others' blocks need less shared memory.
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
@@ -42,10 +39,9 @@ struct TapeColumnsLaunches {
 // How the launches are lowered. layout and effort: the element kernels' (the tapes' and the
 // rest kernel's; both exceed jit's large-kernel bound, so Auto compiles them with ptxas -O0,
 // GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's tape slots at most;
-// launch_groups: a component-major columns' launch's groups at most. ptxas time grows faster
-// than a launch's entries, and the launches compile in parallel: GRI-3.0's nine groups in one
-// launch took 20 s (NVRTC 13, one core), twice the tapes' launch; in launches of two the
-// largest takes 5 s. The cell-major launch's groups, not inlined, compile each on its own.
+// launch_groups: a columns' launch's groups at most. ptxas time grows faster than a launch's
+// entries, and the launches compile in parallel: GRI-3.0's nine groups in one launch took 20 s
+// (NVRTC 13, one core), twice the tapes' launch; in launches of two the largest takes 5 s.
 struct TapeColumnsSettings {
   jit::LaunchLayout layout;
   jit::CompileEffort effort = jit::CompileEffort::Auto;

@@ -6,7 +6,6 @@
 // the present machinery keeps).
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/cpu_kernel.h"
@@ -293,29 +292,8 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
         const int64_t i = row * ni + j;
         CHECK(tiled[size_t(((e / T) * fs + i) * T + e % T)] == first[size_t(i * n + e)]);
       }
-  // Cell-major, each block row-major or column-major: the tiles, then every element's block
-  // from them (on the GPU the last of a tile's blocks moves it).
-  co.stores = jit::ColumnStores::CellMajor;
-  const jit::LoweredKernel cells_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
-  CHECK(cells_l.symbol.ends_with("_cm"));
-  for (int rows : {0, no}) {
-    CAPTURE(rows);
-    std::vector<double> blocks(static_cast<size_t>(n * fs), std::nan(""));
-    std::vector<unsigned> done(static_cast<size_t>((n + T - 1) / T), 0u);
-    std::fill(tiled.begin(), tiled.end(), std::nan(""));
-    ca.set("blocks", static_cast<const void*>(blocks.data()));
-    ca.set("done", static_cast<const void*>(done.data())).set("column_rows", int64_t{rows});
-    cpu::CpuKernel(cells_l).run(ca);
-    for (int64_t e = 0; e < n; ++e)
-      for (int row : plan.outputs)
-        for (int j = 0; j < ni; ++j) {
-          const int64_t at = rows > 0 ? j * no + row : row * ni + j;
-          CHECK(blocks[size_t(e * fs + at)] == first[size_t((row * ni + j) * n + e)]);
-        }
-  }
   const jit::LoweredKernel gather_l = jit::lower_tape_gather(k, p);
-  for (const jit::LoweredKernel* l :
-       {&fill_l, &columns_l, &others_l, &tiled_l, &cells_l, &gather_l}) {
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &tiled_l, &gather_l}) {
     const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
                                                         jit::default_compile_options(*l, "sm_90"));
     CHECK(image.is_cubin);
