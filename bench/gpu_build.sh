@@ -44,6 +44,17 @@ gpu_build_both() {
   gpu_build "$out" "$@" && (cd "$old" && gpu_build "$out/old" "$@")
 }
 
+# gpu_start_both TARGET...: gpu_start for the scripts that compare this tree with the tree
+# OLD_TREE names (which must be set), as `old`: the targets built in both (gpu_build_both).
+gpu_start_both() {
+  out=$(realpath -m "${OUT:-gpu-out}")
+  old=${OLD_TREE:?OLD_TREE names the tree to compare with}
+  mkdir -p "$out"
+  t0=$(date +%s)
+  gpu_build_both "$out" "$old" "$@" || return 1
+  echo "built in $(($(date +%s) - t0)) s"
+}
+
 # ab_rounds OUT_DIR OLD_TREE TAG FIELDS PROGRAM [ARGS...]: build-gpu/bench/PROGRAM ARGS in
 # OLD_TREE and in this tree, each twice, alternating, each tree with its own kernel cache; logs
 # in OUT_DIR/TAG_{old,new}_ROUND.txt, and per run the RESULT lines' fields whose names match the

@@ -7,13 +7,9 @@
 #     (default 100000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
 cells=${1:-100000}
-old=${OLD_TREE:?OLD_TREE names the tree to compare with}
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build_both "$out" "$old" kinetics_ignition || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start_both kinetics_ignition || exit 1
 ab_rounds "$out" "$old" ignition 'seconds|reactors_per_s|steps_mean|jacobian_s|stage_s|rhs_s' \
   kinetics_ignition --method bdf --effort full --rows 2 "$cells"
 echo "done at $(($(date +%s) - t0)) s"

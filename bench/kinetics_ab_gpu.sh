@@ -12,13 +12,9 @@
 #     (default 100000 1000000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
 cells=${*:-100000 1000000}
-old=${OLD_TREE:?OLD_TREE names the tree to compare with}
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build_both "$out" "$old" kinetics_rates && gpu_build "$out" test_backends || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start_both kinetics_rates && gpu_build "$out" test_backends || exit 1
 DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 170 \
   ./build-gpu/tests/test_backends -ts=gpu -tc="${TESTS:-CUDA backend*}" > "$out/tests_backends.txt" 2>&1
 echo "test_backends rc=$? at $(($(date +%s) - t0)) s"

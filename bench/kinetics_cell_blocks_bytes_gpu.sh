@@ -8,13 +8,9 @@
 #   YAML_CPP_ROOT=$PWD/.yaml OLD_TREE=.dev/old OUT=$OUT bash bench/kinetics_cell_blocks_bytes_gpu.sh [CELLS]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
 cells=${1:-100000}
-old=${OLD_TREE:?OLD_TREE names the tree to compare with}
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build_both "$out" "$old" kinetics_rates || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start_both kinetics_rates || exit 1
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
 metrics+=,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors.sum

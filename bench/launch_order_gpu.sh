@@ -10,13 +10,9 @@
 #     (default 100000)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${OUT:-gpu-out}")
 cells=${1:-100000}
-old=${OLD_TREE:?OLD_TREE names the tree to compare with}
 source bench/gpu_build.sh
-t0=$(date +%s)
-gpu_build_both "$out" "$old" kinetics_rates && gpu_build "$out" test_examples || exit 1
-echo "built in $(($(date +%s) - t0)) s"
+gpu_start_both kinetics_rates && gpu_build "$out" test_examples || exit 1
 ab_rounds "$out" "$old" rates 'w_ms|J_ms|Jc_ms|floor_J_ms' kinetics_rates --effort full --rows 2 \
   --reps 7 "$cells"
 echo "timed at $(($(date +%s) - t0)) s"
