@@ -172,18 +172,41 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                 std::to_string(n_groups));
   }
   const size_t n_linear = plan.outputs.size();
+  const int no = kernel.n_outputs();
+  const bool cell_columns = o.stores == ColumnStores::CellColumns;
+  if (cell_columns && n_linear != static_cast<size_t>(no)) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns storing cell-major " +
+                                "columns need every output linear (" + std::to_string(n_linear) +
+                                " of " + std::to_string(no) + ")");
+  }
+  // CellColumns: each element's run of a group's columns in shared memory ahead of the staged
+  // slots, `stride` doubles apart (odd: a warp's stores of one entry for its 32 elements meet
+  // no bank twice).
+  size_t run_max = 0;
+  for (int g = g0; g < g1; ++g)
+    run_max = std::max(run_max, plan.groups[static_cast<size_t>(g)].columns.size() * size_t(no));
+  const size_t stride = run_max | 1, runs = cell_columns ? 32 * stride : 0;
   const TapeColumnsAux aux(plan, ni, rest);
   LoweredKernel out = tape_launch(
       kernel,
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
-          (o.stores == ColumnStores::Tiled ? "_tl" : ""),
+          (o.stores == ColumnStores::Tiled ? "_tl"
+           : cell_columns                  ? "_cc"
+                                           : ""),
       tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
   // Where entry (output, column) of element e is stored; tiled, the device's `first` is
   // already at the element's tile and lane.
+  int64_t group_c0 = 0;  // the group's first column, where its run starts
   const auto at = [&](const ColumnEntry& en, bool host) {
     const int64_t i = int64_t(en.output) * ni + en.column;
+    if (cell_columns) {
+      if (host)
+        return "first[e * " + std::to_string(out.first_size) + "LL + " +
+               std::to_string(int64_t(en.column) * no + en.output) + "]";
+      return "O[" + std::to_string((en.column - group_c0) * no + en.output) + "]";
+    }
     if (o.stores == ColumnStores::ComponentMajor)
       return "first[" + std::to_string(i) + "LL * n + e]";
     if (!host) return "first[" + std::to_string(i * kFirstTile) + "]";
@@ -229,7 +252,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           partial_at.try_emplace({q, w}, grp.slots.size() + partial_at.size());
     for (int q : composed) load[size_t(q)] += partial_at.size();  // an upper bound, as weight
     const std::vector<std::vector<int>> owned_composed = balance(composed, load, n_linear, W);
-    smem = std::max(smem, (grp.slots.size() + partial_at.size()) * 32 * sizeof(double));
+    smem = std::max(smem, (runs + (grp.slots.size() + partial_at.size()) * 32) * sizeof(double));
     const std::string fn = sym + "_g" + std::to_string(g);
     // The group's tape slots, staged by the block.
     cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
@@ -244,6 +267,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
        << "  __syncthreads();\n"
        << "  double* S = st + lane;\n";
+    // The element's run: O[(column - c0) * outputs + output].
+    const int64_t c0 = group_c0 = grp.columns.front(), run = int64_t(grp.columns.size()) * no;
+    if (cell_columns) cu << "  double* O = st - " << runs << " + lane * " << stride << ";\n";
     // The cuts' gradients at the group's columns in registers, read once a warp; each
     // output's cut sums once where its warp starts it: not once an entry from L1.
     for (int i = 0; i < aux.n_cuts; ++i) {
@@ -289,9 +315,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       }
       cu << "  }\n";
     };
+    // Shared memory takes every lane's entries; the copy below stores the live elements'.
+    const std::string guard = cell_columns ? "      " : "      if (live) ";
     phase(owned, [&](size_t, int i, int l) {
       const ColumnEntry& en = grp.entries[size_t(i)];
-      const std::string store = "      if (live) " + at(en, false) + " = ";
+      const std::string store = guard + at(en, false) + " = ";
       const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
       if (feeds[size_t(i)].empty()) {
         cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
@@ -314,9 +342,21 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           if (key.first == q) sum += (sum.empty() ? "" : " + ") + staged(static_cast<int>(at));
         if (!comp[size_t(q)].rest.empty())
           sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
-        cu << "      if (live) " << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
+        cu << guard << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
            << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
       });
+    }
+    if (cell_columns) {
+      // The block's runs, a warp an element at a time: each store 32 consecutive entries.
+      cu << "  __syncthreads();\n"
+         << "  {\n"
+         << "    const long long e0 = e - lane, left = n - e0;\n"
+         << "    const double* R = st - " << runs << ";\n"
+         << "    double* out = first + e0 * " << out.first_size << "LL + " << c0 * no << ";\n"
+         << "    for (int c = warp; c < 32 && c < left; c += " << W << ")\n"
+         << "      for (int k = lane; k < " << run << "; k += 32) out[c * " << out.first_size
+         << "LL + k] = R[c * " << stride << " + k];\n"
+         << "  }\n";
     }
     cu << "}\n";
     // The host's: the same sums, read in place, an element at a time: the composed entries
@@ -356,13 +396,15 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
      << "  const int g = (int)(b / tiles), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
+     << (cell_columns ? "  double* slots = st + " + std::to_string(runs) + ";\n"
+                      : "  double* slots = st;\n")
      << "  switch (g) {\n";
   const std::string first =
       o.stores == ColumnStores::Tiled
           ? "a.first + tile * " + std::to_string(out.first_size * kFirstTile) + "LL + lane"
           : "a.first";
   for (int g = g0; g < g1; ++g) {
-    cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, st, " << first
+    cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, slots, " << first
        << ", n, e, e < n, lane, warp); break;\n";
   }
   cu << "  }\n}\n";

@@ -38,15 +38,19 @@ struct TapeColumnsAux {
 // How a columns' launch stores its entries (entry (o, c) of element e):
 // - ComponentMajor, [o][c][e];
 // - Tiled, FirstStores::Tiled's [tile][o][c][element of the tile] (kFirstTile elements a tile):
-//   each warp's store of an entry one line, as component-major's, for cell-major blocks (either
-//   order within a block), which one pass then puts in order. Cell-major stores from the
-//   columns themselves lost to that pass: each lane storing its element's entries touched 32
-//   sectors a store, and neighbouring groups' segments of a row shared sectors that reached
-//   memory half written (GRI-3.0's J 3x slower); column-major blocks, each warp writing its
-//   outputs' 56-byte run of a column from shared memory, groups starting on sectors, ran at
-//   32-48% of DRAM's bandwidth where tiles run at 60-77% (the columns' launches 2.6 ms against
-//   1.3, more than the pass saved: bench/RESULTS.md).
-enum class ColumnStores { ComponentMajor, Tiled };
+//   each warp's store of an entry one line, as component-major's, for cell-major row-major
+//   blocks, which one pass then puts in order. Row-major stores from the columns themselves
+//   lost to that pass: each lane storing its element's entries touched 32 sectors a store, and
+//   neighbouring groups' segments of a row shared sectors that reached memory half written
+//   (GRI-3.0's J 3x slower: bench/RESULTS.md);
+// - CellColumns, [e][c][o], cell-major column-major blocks (BlockOrder::CellMajorColumns): a
+//   group's columns are one run of each element's block, so the block's warps put the entries
+//   in shared memory, element by element, and after a barrier copy the 32 runs out, each store
+//   256 consecutive bytes of one run. Every output must be linear (the run is whole). Earlier
+//   column-major stores, each warp writing its outputs' 56-byte run of a column from shared
+//   memory with two warp barriers a column, ran at 32-48% of DRAM's bandwidth where tiles run
+//   at 60-77% (bench/RESULTS.md).
+enum class ColumnStores { ComponentMajor, Tiled, CellColumns };
 
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs

@@ -98,11 +98,12 @@ std::vector<EntryComposition> compose_entries(const ColumnGroup& g) {
 
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,
-                                 int max_group_slots) {
-  if (max_group_slots < 1 || n_inputs < 0) {
+                                 int max_group_slots, int group_columns) {
+  if (max_group_slots < 1 || n_inputs < 0 || group_columns < 0) {
     throw std::invalid_argument("tape column groups: a group's slots at most " +
                                 std::to_string(max_group_slots) + ", inputs " +
-                                std::to_string(n_inputs) + " (at least 1 and 0)");
+                                std::to_string(n_inputs) + ", columns aligned to " +
+                                std::to_string(group_columns) + " (at least 1, 0 and 0)");
   }
   TapeColumnPlan plan;
   for (size_t o = 0; o < outputs.size(); ++o)
@@ -148,7 +149,8 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
     }
   }
   // The inputs' columns in order, a group closed before the slots it stages would pass the
-  // limit (a column that alone passes it is a group alone).
+  // limit (a column that alone passes it is a group alone) or, with group_columns, before a
+  // multiple of it.
   std::vector<int> columns, index;
   size_t slots = 0;
   const auto close = [&] {
@@ -161,7 +163,9 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
     std::unordered_map<int64_t, bool> distinct;
     for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)])
       for (const RawTerm& t : terms) distinct[t.slot] = true;
-    if (slots + distinct.size() > static_cast<size_t>(max_group_slots)) close();
+    if (slots + distinct.size() > static_cast<size_t>(max_group_slots) ||
+        (group_columns > 0 && c % group_columns == 0))
+      close();
     columns.push_back(c);
     index.push_back(c);
     slots += distinct.size();

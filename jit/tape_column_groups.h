@@ -67,9 +67,14 @@ struct EntryComposition {
 // are not either.
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g);
 
-// Throws std::invalid_argument on a limit below 1 or outputs of another kernel's size.
+// group_columns > 0: besides the slot limit, a group never spans a multiple of group_columns
+// (each such column starts a group), so that groups of an even count start on even columns:
+// in a cell's column-major block, a group's entries are then a run whose ends fall on 32-byte
+// sectors wherever a column is an odd number of 8-byte entries (ColumnStores::CellColumns).
+// Throws std::invalid_argument on a limit below 1, group_columns below 0 or outputs of another
+// kernel's size.
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,
-                                 int max_group_slots);
+                                 int max_group_slots, int group_columns = 0);
 
 }  // namespace dualjit::jit

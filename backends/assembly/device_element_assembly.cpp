@@ -923,7 +923,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   if (options_.tape_columns && !sparse) {
-    // Component-major straight from the columns; cell-major (either order within a block) from
+    // Component-major and cell-major columns straight from the columns; cell-major rows from
     // their tiles, coalesced, put in order by one pass (dj_untile_cells), as the tiled kernels'
     // below.
     const ColumnStores stores = column_stores(order);
@@ -939,7 +939,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      if (stores == ColumnStores::ComponentMajor) {
+      if (stores != ColumnStores::Tiled) {
         it->second->run(a, ptr(element_blocks_), stores, stream);
         return;
       }

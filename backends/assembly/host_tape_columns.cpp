@@ -89,7 +89,7 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
   ca.set("first", static_cast<const void*>(out.data()));
   for (const auto& columns : columns_.at(stores)) columns->run(ca);
-  return stores == ColumnStores::ComponentMajor ? out : untiled(out, ne, fs, order, k.n_outputs());
+  return stores == ColumnStores::Tiled ? untiled(out, ne, fs, order, k.n_outputs()) : out;
 }
 
 }  // namespace dualjit::assembly

@@ -19,17 +19,18 @@ namespace dualjit::assembly {
 // How the columns' launches store the entries (jit/emit_tape_columns.h).
 using ColumnStores = jit::ColumnStores;
 
-// The stores that make blocks in `order`: component-major directly; cell-major, either order
-// within a block, as tiles that one pass then puts in order (jit::ColumnStores says why).
+// The stores that make blocks in `order`: component-major and cell-major columns directly;
+// cell-major rows as tiles that one pass then puts in order (jit::ColumnStores says why).
 ColumnStores column_stores(BlockOrder order);
 
 struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // The columns' launches for either stores, each at most launch_groups column groups: a group
-  // of more slots than group_slots (a column no split can make smaller) alone, so that the
-  // others' blocks need less shared memory.
+  // The columns' launches for each stores, each at most launch_groups column groups
+  // (cell_launch_groups for CellColumns, whose plan groups columns as jit::ColumnStores needs):
+  // a group of more slots than group_slots (a column no split can make smaller) alone, so that
+  // the others' blocks need less shared memory.
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
@@ -47,6 +48,12 @@ struct TapeColumnsSettings {
   jit::CompileEffort effort = jit::CompileEffort::Auto;
   int group_slots = 200;
   int launch_groups = 2;
+  // ColumnStores::CellColumns: a block's staged runs (32 elements' runs of its group's columns)
+  // at most these bytes, and a launch's groups at most cell_launch_groups. Its groups are
+  // smaller than the others' (two columns for GRI-3.0) so that runs and slots leave room for
+  // three blocks a multiprocessor.
+  int cell_run_bytes = 28 * 1024;
+  int cell_launch_groups = 6;
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the

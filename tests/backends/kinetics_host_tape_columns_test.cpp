@@ -19,6 +19,7 @@
 #include "examples/kinetics/rate_law_kernels.h"
 #include "examples/kinetics/reactor_equations.h"
 #include "examples/kinetics/units.h"
+#include "jit/nvrtc_compiler.h"
 #include "jit/tape_linear_outputs.h"
 #include "support/gpu.h"
 #include "support/test_kernels.h"
@@ -133,12 +134,13 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     CHECK(worst_block_difference(
               component_major(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n),
               want, n) == 0);
-    // Cell-major columns (each block column-major) from the columns' tiles, the assembly's,
-    // and the row groups' (tiles, transposed by the untile).
+    // Cell-major columns (each block column-major) stored by the columns' launches of that
+    // order (groups of their own: the same sums), the assembly's, and the row groups' (tiles,
+    // transposed by the untile).
     const int no = kernel->n_outputs();
     const std::vector<double> columns =
         c->run(p.term(0), state, assembly::BlockOrder::CellMajorColumns);
-    CHECK(rows_of(columns, n, no) == cell);  // the same tiles, transposed
+    CHECK(rows_of(columns, n, no) == cell);
     CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns) == columns);
     CHECK(rows_of(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns), n,
                   no) == rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor));
@@ -196,6 +198,49 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   }
   assembly::TapeColumnsSettings none;
   none.launch_groups = 0;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+}
+
+// Cell-major columns: groups of as many columns as put a run on 32-byte sectors (h2o2's 11
+// outputs: 88 bytes a column, so fours), as many fours as cell_run_bytes holds; the blocks are
+// the same for any of them, and the CUDA form compiles (NVRTC needs no GPU).
+TEST_CASE("host tape columns: cell-major columns stored by runs of aligned column groups") {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+  const int64_t n = 45;  // a partial tile
+  assembly::Problem p =
+      cells(kernel, n, {2 * kinetics::kOneAtm}, rates_kernel(m, kinetics::RateLawForm::columns));
+  const std::vector<double> state = random_cells(n, kernel->n_inputs(), 43);
+  assembly::HostElementAssembly rows(p, 0, 2);
+  const std::vector<double> want =
+      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+  const int no = kernel->n_outputs();
+  REQUIRE(no == 11);
+  for (int run_bytes : {1, 28 * 1024}) {
+    CAPTURE(run_bytes);
+    assembly::TapeColumnsSettings settings;
+    settings.cell_run_bytes = run_bytes;
+    settings.cell_launch_groups = 2;
+    const std::optional<assembly::TapeColumnsLaunches> l =
+        assembly::tape_columns_launches(p.term(0), settings);
+    REQUIRE(l);
+    const std::vector<jit::LoweredKernel>& launches = l->columns.at(jit::ColumnStores::CellColumns);
+    // 11 columns: groups of 4, 4, 3 in launches of two groups; of 8 and 3 in one.
+    CHECK(launches.size() == (run_bytes == 1 ? 2 : 1));
+    for (const jit::LoweredKernel& k : launches) {
+      CHECK(k.symbol.ends_with("_cc"));
+      CHECK(
+          jit::nvrtc_compile(k.cuda_entry, k.cuda_source, jit::default_compile_options(k, "sm_90"))
+              .is_cubin);
+    }
+    const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
+    REQUIRE(c);
+    const std::vector<double> columns =
+        c->run(p.term(0), state, assembly::BlockOrder::CellMajorColumns);
+    CHECK(worst_block_difference(component_major(rows_of(columns, n, no), n), want, n) < 1e-12);
+  }
+  assembly::TapeColumnsSettings none;
+  none.cell_launch_groups = 0;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
@@ -264,15 +309,19 @@ TEST_SUITE("gpu") {
         const std::vector<double> got =
             chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
         CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
-        // Cell-major blocks from the columns' tiles, rows or columns (column-major blocks) as the
-        // untile puts them.
+        // Cell-major blocks: rows from the columns' tiles as the untile puts them; columns
+        // (column-major blocks) stored by the columns' launches themselves, the same sums in
+        // other launches (ptxas may contract them otherwise).
         const std::vector<double> cell =
             chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor);
         CHECK(worst_block_difference(component_major(cell, n + 7), want, n + 7) < 1e-12);
         const int no = kernel->n_outputs();
         const std::vector<double> columns =
             chain.element_jacobians(0, state, assembly::BlockOrder::CellMajorColumns);
-        CHECK(rows_of(columns, n + 7, no) == cell);  // the same tiles, transposed
+        CHECK(worst_block_difference(component_major(rows_of(columns, n + 7, no), n + 7), want,
+                                     n + 7) < 1e-12);
+        CHECK(worst_block_difference(component_major(rows_of(columns, n + 7, no), n + 7),
+                                     component_major(cell, n + 7), n + 7) < 1e-14);
         // The row groups' tiles, transposed by dj_untile_cells.
         CHECK(worst_block_difference(
                   component_major(rows_of(rows.element_jacobians(

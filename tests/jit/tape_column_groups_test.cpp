@@ -52,6 +52,23 @@ TEST_CASE("column groups cover every linear output and input once, within their 
   const TapeColumnPlan small = plan_tape_columns(p, outs, 6, 4);
   CHECK(small.groups[0].columns == std::vector<int>{0});
   CHECK(small.groups[0].slots.size() == p.tapes.size());
+  // Aligned groups: none spans a multiple of group_columns; with room for every slot, each is
+  // one aligned stretch.
+  for (int align : {2, 4}) {
+    for (int limit : {4, 10000}) {
+      CAPTURE(align);
+      CAPTURE(limit);
+      const TapeColumnPlan aligned = plan_tape_columns(p, outs, 6, limit, align);
+      std::vector<int> columns;
+      for (const ColumnGroup& g : aligned.groups) {
+        CHECK(g.columns.front() / align == g.columns.back() / align);
+        columns.insert(columns.end(), g.columns.begin(), g.columns.end());
+      }
+      CHECK(columns == std::vector<int>{0, 1, 2, 3, 4, 5});
+      if (limit == 10000) CHECK(aligned.groups.size() == size_t((6 + align - 1) / align));
+    }
+  }
+  CHECK_THROWS_AS(plan_tape_columns(p, outs, 6, 4, -1), std::invalid_argument);
   CHECK_THROWS_AS(plan_tape_columns(p, outs, 6, 0), std::invalid_argument);
   CHECK_THROWS_AS(plan_tape_columns(p, outs, 3, 4), std::invalid_argument);  // inputs 3..5
 }
