@@ -19,7 +19,7 @@ DUALJIT_CACHE_DIR=$PWD/build-gpu/cache DUALJIT_REQUIRE_GPU=1 timeout 170 \
   ./build-gpu/tests/test_backends -ts=gpu -tc="${TESTS:-CUDA backend*}" > "$out/tests_backends.txt" 2>&1
 echo "test_backends rc=$? at $(($(date +%s) - t0)) s"
 grep -E "differ|against|test cases" "$out/tests_backends.txt" | cut -c1-200 | tail -8
-ab_rounds "$out" "$old" rates 'cells|w_ms|J_ms|Jc_ms|Jcol_ms|floor_J_ms|J_abs_sum|Jc_transposed' \
+ab_rounds "$out" "$old" rates 'cells|w_ms|J_ms|Jc_ms|Jcol_ms|floor_J_ms|J_abs_sum|Jc_transposed|Jc_rel' \
   kinetics_rates \
   --effort full --rows 2 --reps 7 $cells
 echo "timed at $(($(date +%s) - t0)) s"

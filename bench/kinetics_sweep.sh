@@ -30,6 +30,6 @@ while IFS='|' read -r name envs flags; do
   name=$(echo $name)
   [[ -z $name || $name == \#* ]] && continue
   run "$name" "$envs" "$flags" "$cells" 7 > "$out/time_$name.log" 2>&1
-  echo "$name: $(grep -E '^RESULT kinetics_dualjit' "$out/time_$name.log" | grep -oE '(w_ms|J_ms|Jc_ms|J_abs_sum)=[^ ]+' | tr '\n' ' ')"
+  echo "$name: $(grep -E '^RESULT kinetics_dualjit' "$out/time_$name.log" | grep -oE '(w_ms|J_ms|Jc_ms|Jcol_ms|J_abs_sum|Jc_rel)=[^ ]+' | tr '\n' ' ')"
   echo "   $(grep -E '^RESULT kinetics_compile' "$out/time_$name.log" | grep -oE '(output|registers|spill_bytes|flops)=[^ ]+' | tr '\n' ' ')"
 done < "$configs"

@@ -228,7 +228,8 @@ DeviceElementAssembly& element_on(Problem& p, const AssemblerOptions& o,
         p, DeviceElementOptions{o.element_width, o.element_layout, o.vector_strategy,
                                 o.matrix_strategy, o.hessian_projection, dptr<double>(state),
                                 dptr<double>(direction), o.element_rows, o.compile_effort,
-                                o.element_launches, o.element_tape_columns});
+                                o.element_launches, o.element_tape_columns,
+                                o.element_tape_column_settings});
   }
   return *slot;
 }
@@ -396,7 +397,8 @@ HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
                                   std::unique_ptr<HostElementAssembly>& slot) {
   if (!slot) {
     slot = std::make_unique<HostElementAssembly>(p, o.element_width, o.element_rows,
-                                                 o.element_tape_columns);
+                                                 o.element_tape_columns,
+                                                 o.element_tape_column_settings);
   }
   return *slot;
 }

@@ -75,6 +75,9 @@ struct AssemblerOptions {
   // groups' to rounding, not bit for bit. Other kernels keep the row groups, and so do kernels
   // whose outputs' factors make the rest Jacobian dense (tape_columns_launches.h dense_rest).
   bool element_tape_columns = true;
+  // Their column groups and launches (TapeColumnsSettings; layout and effort are
+  // element_layout and compile_effort).
+  TapeColumnsSettings element_tape_column_settings;
   // How the element terms' node vectors (gradient, H v) and block matrices (Hessian, general
   // Jacobian) are summed (element_rules.h). The defaults are the fastest for each kind on the
   // spring grid on an H100 (bench/RESULTS.md), and both give bit-identical repeats. The

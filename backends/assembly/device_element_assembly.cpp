@@ -929,7 +929,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
     const ColumnStores stores = column_stores(order);
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
-      TapeColumnsSettings settings;
+      TapeColumnsSettings settings = options_.tape_column_settings;
       settings.layout = options_.layout;
       settings.effort = options_.compile_effort;
       it->second = DeviceTapeColumns::make(t, settings, stores);

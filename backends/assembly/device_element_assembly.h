@@ -185,6 +185,8 @@ struct DeviceElementOptions {
   jit::CompileEffort compile_effort = jit::CompileEffort::Auto;  // of the element-local kernels
   int launches = 0;           // of the same: jit/lowering.h lower_launches
   bool tape_columns = false;  // AssemblerOptions::element_tape_columns
+  // Their groups and launches (layout and effort are the element kernels' above).
+  TapeColumnsSettings tape_column_settings;
 };
 
 class DeviceElementAssembly {

@@ -270,7 +270,7 @@ std::vector<double> HostElementAssembly::element_jacobians(size_t term,
   const Term& t = p_.term(term);
   if (tape_columns_ && !sparse) {
     auto [it, fresh] = tape_columns_of_.try_emplace(term);
-    if (fresh) it->second = HostTapeColumns::make(t);
+    if (fresh) it->second = HostTapeColumns::make(t, tape_column_settings_);
     if (it->second) return it->second->run(t, state, order);
   }
   // As on the GPU: blocks in the order asked for from the kernel's stages, else tiles put in

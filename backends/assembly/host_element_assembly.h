@@ -54,8 +54,13 @@ class HostElementAssembly {
   // and whose outputs are all linear in them by the tape columns' launches
   // (backends/assembly/host_tape_columns.h) instead of the row groups.
   explicit HostElementAssembly(Problem& problem, int width = 0, int rows = 0,
-                               bool tape_columns = false)
-      : p_(problem), width_(width), rows_(rows), tape_columns_(tape_columns) {}
+                               bool tape_columns = false,
+                               TapeColumnsSettings tape_column_settings = {})
+      : p_(problem),
+        width_(width),
+        rows_(rows),
+        tape_columns_(tape_columns),
+        tape_column_settings_(tape_column_settings) {}
 
   std::vector<double> residual(std::span<const double> state);
   mesh::BlockCsr<double> jacobian(std::span<const double> state);
@@ -91,6 +96,7 @@ class HostElementAssembly {
   Problem& p_;
   int width_, rows_;
   bool tape_columns_;
+  TapeColumnsSettings tape_column_settings_;
   // Per term: its tape columns' launches, or null where the term's kernel has none.
   std::map<size_t, std::unique_ptr<HostTapeColumns>> tape_columns_of_;
   std::map<std::tuple<size_t, Mode, bool, jit::FirstStores>, std::unique_ptr<cpu::CpuKernel>>

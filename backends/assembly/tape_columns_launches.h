@@ -54,6 +54,7 @@ struct TapeColumnsSettings {
   // three blocks a multiprocessor.
   int cell_run_bytes = 28 * 1024;
   int cell_launch_groups = 6;
+  int min_blocks = 3;  // the columns' launches' (jit::TapeColumnsOptions)
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the
