@@ -180,12 +180,21 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                 " of " + std::to_string(no) + ")");
   }
   // CellColumns: each element's run of a group's columns in shared memory ahead of the staged
-  // slots, `stride` doubles apart (odd: a warp's stores of one entry for its 32 elements meet
-  // no bank twice).
+  // slots, `stride` doubles apart. On sm_90 a run whose ends and addresses are 16-byte aligned
+  // (an even number of entries a block, each group's first entry and run even: `bulk`) goes
+  // out as one bulk copy (cp.async.bulk), so the stride is even, 2 mod 4 (a warp's stores of
+  // one entry meet each bank at most twice); otherwise the block's warps copy the runs and the
+  // stride is odd (no bank twice).
+  const int64_t fs = int64_t(no) * ni;
+  bool bulk = cell_columns && fs % 2 == 0;
   size_t run_max = 0;
-  for (int g = g0; g < g1; ++g)
-    run_max = std::max(run_max, plan.groups[static_cast<size_t>(g)].columns.size() * size_t(no));
-  const size_t stride = run_max | 1, runs = cell_columns ? 32 * stride : 0;
+  for (int g = g0; g < g1; ++g) {
+    const std::vector<int>& cs = plan.groups[static_cast<size_t>(g)].columns;
+    run_max = std::max(run_max, cs.size() * size_t(no));
+    bulk = bulk && (int64_t(cs.front()) * no) % 2 == 0 && (int64_t(cs.size()) * no) % 2 == 0;
+  }
+  const size_t stride = bulk ? run_max + (run_max % 4 == 0 ? 2 : 0) : run_max | 1;
+  const size_t runs = cell_columns ? 32 * stride : 0;
   const TapeColumnsAux aux(plan, ni, rest);
   LoweredKernel out = tape_launch(
       kernel,
@@ -347,16 +356,36 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       });
     }
     if (cell_columns) {
-      // The block's runs, a warp an element at a time: each store 32 consecutive entries.
-      cu << "  __syncthreads();\n"
-         << "  {\n"
+      // The block's runs: a bulk copy each, issued by the first warp, which waits until they
+      // have read shared memory (the block's exit frees it); else a warp an element at a time,
+      // each store 32 consecutive entries.
+      const std::string copy =
+          "    for (int c = warp; c < 32 && c < left; c += " + std::to_string(W) +
+          ")\n      for (int k = lane; k < " + std::to_string(run) + "; k += 32) out[c * " +
+          std::to_string(fs) + "LL + k] = R[c * " + std::to_string(stride) + " + k];\n";
+      cu << "  {\n"
          << "    const long long e0 = e - lane, left = n - e0;\n"
          << "    const double* R = st - " << runs << ";\n"
-         << "    double* out = first + e0 * " << out.first_size << "LL + " << c0 * no << ";\n"
-         << "    for (int c = warp; c < 32 && c < left; c += " << W << ")\n"
-         << "      for (int k = lane; k < " << run << "; k += 32) out[c * " << out.first_size
-         << "LL + k] = R[c * " << stride << " + k];\n"
-         << "  }\n";
+         << "    double* out = first + e0 * " << fs << "LL + " << c0 * no << ";\n";
+      if (bulk) {
+        cu << "#if __CUDA_ARCH__ >= 900\n"
+           << "    asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+           << "    __syncthreads();\n"
+           << "    if (warp == 0 && lane < left) {\n"
+           << "      const unsigned src = (unsigned)__cvta_generic_to_shared(R + lane * " << stride
+           << ");\n"
+           << "      asm volatile(\"cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], "
+           << run * 8 << ";\" :: \"l\"(out + lane * " << fs << "LL), \"r\"(src) : \"memory\");\n"
+           << "      asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n"
+           << "      asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n"
+           << "    }\n"
+           << "#else\n"
+           << "    __syncthreads();\n"
+           << copy << "#endif\n";
+      } else {
+        cu << "    __syncthreads();\n" << copy;
+      }
+      cu << "  }\n";
     }
     cu << "}\n";
     // The host's: the same sums, read in place, an element at a time: the composed entries
@@ -389,7 +418,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       std::to_string(32 * W) + (o.min_blocks > 0 ? ", " + std::to_string(o.min_blocks) : "");
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
-     << "  extern __shared__ double st[];\n"
+     << "  extern __shared__ __align__(16) double st[];\n"
      // A group's tiles consecutive in the grid: a component-major entry's lines in order.
      << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
      << "  const long long tile = b % tiles, e = tile * 32 + (threadIdx.x & 31);\n"
