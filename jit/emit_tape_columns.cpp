@@ -419,10 +419,15 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
      << "  extern __shared__ __align__(16) double st[];\n"
-     // A group's tiles consecutive in the grid: a component-major entry's lines in order.
      << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
-     << "  const long long tile = b % tiles, e = tile * 32 + (threadIdx.x & 31);\n"
-     << "  const int g = (int)(b / tiles), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     // A group's tiles consecutive in the grid, a component-major entry's lines in order; for
+     // cell-major columns a tile's groups, its elements' runs side by side.
+     << (cell_columns ? "  const long long tile = b / " + std::to_string(g1 - g0) +
+                            ", e = tile * 32 + (threadIdx.x & 31);\n  const int g = (int)(b % " +
+                            std::to_string(g1 - g0) + ")"
+                      : std::string("  const long long tile = b % tiles, e = tile * 32 + "
+                                    "(threadIdx.x & 31);\n  const int g = (int)(b / tiles)"))
+     << ", lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << (cell_columns ? "  double* slots = st + " + std::to_string(runs) + ";\n"
