@@ -29,7 +29,8 @@
 //                  [--rows R] [--launches L] [--threads-per-cell T] [--cells-per-block E]
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--side-by-side 0|1] [--tape-columns 0|1] [--cell-run-bytes B]
-//                  [--cell-launch-groups G] [--columns-min-blocks M] [--effort auto|full]
+//                  [--cell-launch-groups G] [--cell-min-blocks M] [--columns-min-blocks M]
+//                  [--effort auto|full]
 //                  [--outputs all|rates|sparse] [--form FORM] [--columns-form FORM]
 //                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
@@ -52,10 +53,10 @@
 // min_blocks; default 0, ptxas free).
 // --tape-columns 0|1: the dense Jacobians (J and Jc) by the tape columns' launches, each tape
 // slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
-// --cell-run-bytes B, --cell-launch-groups G, --columns-min-blocks M: the tape columns' settings
-// (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups, min_blocks; defaults
-// 28672, 6, 3): Jcol's groups' staged runs, its launches' groups, every columns' launch's
-// blocks a multiprocessor.
+// --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M: the
+// tape columns' settings (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups,
+// cell_min_blocks, min_blocks; defaults 28672, 6, 4, 3): Jcol's groups' staged runs, its
+// launches' groups and blocks a multiprocessor, the other columns' launches' blocks.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -313,13 +314,30 @@ void print_kernels(const std::vector<assembly::KernelInfo>& list, const char* ou
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::Args args = bench::parse_args(
-      argc, argv, {},
-      {"--mechanism", "--seed", "--pressure-atm", "--fp64-peak", "--width", "--rows", "--launches",
-       "--threads-per-cell", "--cells-per-block", "--min-blocks", "--rates-cells-per-block",
-       "--rates-min-blocks", "--side-by-side", "--tape-columns", "--effort", "--outputs", "--form",
-       "--columns-form", "--batch", "--cell-run-bytes", "--cell-launch-groups",
-       "--columns-min-blocks"});
+  const std::vector<std::string> flags = {"--mechanism",
+                                          "--seed",
+                                          "--pressure-atm",
+                                          "--fp64-peak",
+                                          "--width",
+                                          "--rows",
+                                          "--launches",
+                                          "--threads-per-cell",
+                                          "--cells-per-block",
+                                          "--min-blocks",
+                                          "--rates-cells-per-block",
+                                          "--rates-min-blocks",
+                                          "--side-by-side",
+                                          "--tape-columns",
+                                          "--effort",
+                                          "--outputs",
+                                          "--form",
+                                          "--columns-form",
+                                          "--batch",
+                                          "--cell-run-bytes",
+                                          "--cell-launch-groups",
+                                          "--cell-min-blocks",
+                                          "--columns-min-blocks"};
+  bench::Args args = bench::parse_args(argc, argv, {}, flags);
   if (args.sizes.empty())
     args.sizes =
         args.cpu ? std::vector<int64_t>{1000} : std::vector<int64_t>{10000, 100000, 1000000};
@@ -427,6 +445,8 @@ int main(int argc, char** argv) {
     tc.cell_run_bytes = std::stoi(args.flag("--cell-run-bytes", std::to_string(tc.cell_run_bytes)));
     tc.cell_launch_groups =
         std::stoi(args.flag("--cell-launch-groups", std::to_string(tc.cell_launch_groups)));
+    tc.cell_min_blocks =
+        std::stoi(args.flag("--cell-min-blocks", std::to_string(tc.cell_min_blocks)));
     tc.min_blocks = std::stoi(args.flag("--columns-min-blocks", std::to_string(tc.min_blocks)));
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {

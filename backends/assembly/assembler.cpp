@@ -396,9 +396,8 @@ namespace {
 HostElementAssembly& host_element(Problem& p, const AssemblerOptions& o,
                                   std::unique_ptr<HostElementAssembly>& slot) {
   if (!slot) {
-    slot = std::make_unique<HostElementAssembly>(p, o.element_width, o.element_rows,
-                                                 o.element_tape_columns,
-                                                 o.element_tape_column_settings);
+    slot = std::make_unique<HostElementAssembly>(
+        p, o.element_width, o.element_rows, o.element_tape_columns, o.element_tape_column_settings);
   }
   return *slot;
 }

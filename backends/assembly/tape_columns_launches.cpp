@@ -32,13 +32,13 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
   const Kernel& k = term.tape_columns_kernel();
   if (settings.group_slots < 1 || settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
-      settings.cell_run_bytes < 1 || settings.min_blocks < 0) {
+      settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
         " slots a group, " + std::to_string(settings.launch_groups) + " groups a launch, " +
         std::to_string(settings.cell_launch_groups) + " a cell-major columns' launch, runs of " +
-        std::to_string(settings.cell_run_bytes) + " bytes, " +
-        std::to_string(settings.min_blocks) + " blocks a multiprocessor");
+        std::to_string(settings.cell_run_bytes) + " bytes, " + std::to_string(settings.min_blocks) +
+        " and " + std::to_string(settings.cell_min_blocks) + " blocks a multiprocessor");
   }
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
   o.layout = settings.layout;
@@ -90,7 +90,8 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
         jit::TapeColumnsOptions co;
         co.groups = {static_cast<int>(g), static_cast<int>(end)};
         co.stores = s;
-        co.min_blocks = settings.min_blocks;
+        co.min_blocks =
+            s == ColumnStores::CellColumns ? settings.cell_min_blocks : settings.min_blocks;
         l.columns[s].push_back(jit::lower_tape_columns(k, p, l.pattern.size, co, &rest_pattern));
       }
       g = end;

@@ -49,12 +49,15 @@ struct TapeColumnsSettings {
   int group_slots = 200;
   int launch_groups = 2;
   // ColumnStores::CellColumns: a block's staged runs (32 elements' runs of its group's columns)
-  // at most these bytes, and a launch's groups at most cell_launch_groups. Its groups are
-  // smaller than the others' (two columns for GRI-3.0) so that runs and slots leave room for
-  // three blocks a multiprocessor.
+  // at most these bytes, a launch's groups at most cell_launch_groups, and its blocks a
+  // multiprocessor. Its groups are smaller than the others' (two columns for GRI-3.0) so that
+  // runs and slots leave room for three or four blocks a multiprocessor. GRI-3.0's Jcol at 1e5
+  // cells on an H200: 3.46 ms at 3 blocks, 3.38 at 4 (64 registers), where the other columns'
+  // launches lose at 4; launches of 3, 14 or 27 groups 3.53, 3.99, 4.57 (bench/RESULTS.md).
   int cell_run_bytes = 28 * 1024;
   int cell_launch_groups = 6;
-  int min_blocks = 3;  // the columns' launches' (jit::TapeColumnsOptions)
+  int cell_min_blocks = 4;
+  int min_blocks = 3;  // the other columns' launches' (jit::TapeColumnsOptions)
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the
