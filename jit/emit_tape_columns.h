@@ -2,10 +2,10 @@
 // each tape slot read once per element, by the column groups of jit/tape_column_groups.h
 // (bench/RESULTS.md, "the rows from the tapes, each slot read once": 1.19 ms for GRI-3.0 at 1e5
 // cells on an H200 where the row groups take 3.7). On the GPU a block per 32 elements and
-// column group, a group's tiles consecutive in the grid: the group's tape slots staged in
-// shared memory, each warp some entries, each a straight-line sum; entries composed from others
-// (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial
-// sums. On the host the same sums element by element. Entries are stored as ColumnStores says;
+// column group, a group's tiles consecutive in the grid (ColumnStores::CellColumns: a tile's
+// groups): the group's tape slots staged in shared memory, each warp some entries, each a
+// straight-line sum; entries composed from others (jit/tape_column_groups.h compose_entries)
+// after a second barrier, from the warps' partial sums. On the host the same sums element by element. Entries are stored as ColumnStores says;
 // the rows of outputs that are not linear are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
@@ -45,8 +45,11 @@ struct TapeColumnsAux {
 //   (GRI-3.0's J 3x slower: bench/RESULTS.md);
 // - CellColumns, [e][c][o], cell-major column-major blocks (BlockOrder::CellMajorColumns): a
 //   group's columns are one run of each element's block, so the block's warps put the entries
-//   in shared memory, element by element, and after a barrier copy the 32 runs out, each store
-//   256 consecutive bytes of one run. Every output must be linear (the run is whole). Earlier
+//   in shared memory, element by element, and after a barrier the 32 runs go out as bulk
+//   copies (cp.async.bulk, sm_90, where 16-byte aligned) or the warps copy them, each store
+//   256 consecutive bytes of one run; a tile's groups are side by side in the grid, so that
+//   each element's block is written in long runs at once (GRI-3.0's launches 0.3 ms faster
+//   than a group's tiles together). Every output must be linear (the run is whole). Earlier
 //   column-major stores, each warp writing its outputs' 56-byte run of a column from shared
 //   memory with two warp barriers a column, ran at 32-48% of DRAM's bandwidth where tiles run
 //   at 60-77% (bench/RESULTS.md).
