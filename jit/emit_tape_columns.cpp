@@ -190,6 +190,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   size_t run_max = 0;
   for (int g = g0; g < g1; ++g) {
     const std::vector<int>& cs = plan.groups[static_cast<size_t>(g)].columns;
+    if (cell_columns && cs.back() - cs.front() + 1 != static_cast<int>(cs.size())) {
+      throw std::invalid_argument("kernel '" + kernel.name() + "': tape column group " +
+                                  std::to_string(g) +
+                                  " is not consecutive columns, no run of a cell-major block");
+    }
     run_max = std::max(run_max, cs.size() * size_t(no));
     bulk = bulk && (int64_t(cs.front()) * no) % 2 == 0 && (int64_t(cs.size()) * no) % 2 == 0;
   }
@@ -212,7 +217,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     const int64_t i = int64_t(en.output) * ni + en.column;
     if (cell_columns) {
       if (host)
-        return "first[e * " + std::to_string(out.first_size) + "LL + " +
+        return "first[e * " + std::to_string(fs) + "LL + " +
                std::to_string(int64_t(en.column) * no + en.output) + "]";
       return "O[" + std::to_string((en.column - group_c0) * no + en.output) + "]";
     }
@@ -419,14 +424,15 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
      << "  extern __shared__ __align__(16) double st[];\n"
-     << "  const long long n = a.n_elements, tiles = (n + 31) / 32, b = blockIdx.x;\n"
+     << "  const long long n = a.n_elements, b = blockIdx.x;\n"
      // A group's tiles consecutive in the grid, a component-major entry's lines in order; for
      // cell-major columns a tile's groups, its elements' runs side by side.
      << (cell_columns ? "  const long long tile = b / " + std::to_string(g1 - g0) +
                             ", e = tile * 32 + (threadIdx.x & 31);\n  const int g = (int)(b % " +
                             std::to_string(g1 - g0) + ")"
-                      : std::string("  const long long tile = b % tiles, e = tile * 32 + "
-                                    "(threadIdx.x & 31);\n  const int g = (int)(b / tiles)"))
+                      : std::string("  const long long tiles = (n + 31) / 32, tile = b % tiles, "
+                                    "e = tile * 32 + (threadIdx.x & 31);\n"
+                                    "  const int g = (int)(b / tiles)"))
      << ", lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
