@@ -102,6 +102,24 @@ std::shared_ptr<const Kernel> rates_kernel(const kinetics::Mechanism& m,
       kinetics::production_rates_kernel(m, {kinetics::ReactorState::constant_pressure, form}));
 }
 
+// h2o2's cells at 2 atm with the columns' form for the tape columns, random states, and the
+// row groups' component-major blocks to hold their blocks against.
+struct H2o2Cells {
+  assembly::Problem problem;
+  std::vector<double> state, want;
+};
+H2o2Cells h2o2_cells(int64_t n, uint64_t seed) {
+  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
+  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
+  H2o2Cells c{
+      cells(kernel, n, {2 * kinetics::kOneAtm}, rates_kernel(m, kinetics::RateLawForm::columns)),
+      random_cells(n, kernel->n_inputs(), seed),
+      {}};
+  assembly::HostElementAssembly rows(c.problem, 0, 2);
+  c.want = rows.element_jacobians(0, c.state, assembly::BlockOrder::ComponentMajor);
+  return c;
+}
+
 }  // namespace
 
 // The tape columns lower the term's columns_kernel where it has one: the columns' form, whose
@@ -151,15 +169,10 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
 // grows faster than a launch's entries, compiles them in parallel): the launches cover the
 // groups in order, and the blocks are the same however they are split.
 TEST_CASE("host tape columns: the column groups in launches of at most launch_groups") {
-  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
-  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
   const int64_t n = 37;
-  assembly::Problem p =
-      cells(kernel, n, {2 * kinetics::kOneAtm}, rates_kernel(m, kinetics::RateLawForm::columns));
-  const std::vector<double> state = random_cells(n, kernel->n_inputs(), 41);
-  assembly::HostElementAssembly rows(p, 0, 2);
-  const std::vector<double> want =
-      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
+  const H2o2Cells h = h2o2_cells(n, 41);
+  const assembly::Problem& p = h.problem;
+  const std::vector<double>&state = h.state, &want = h.want;
   size_t most_launches = 0;
   for (int per_launch : {1, 2, 100}) {
     CAPTURE(per_launch);
@@ -205,16 +218,11 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
 // outputs: 88 bytes a column, so fours), as many fours as cell_run_bytes holds; the blocks are
 // the same for any of them, and the CUDA form compiles (NVRTC needs no GPU).
 TEST_CASE("host tape columns: cell-major columns stored by runs of aligned column groups") {
-  const kinetics::Mechanism m = kinetics::load_mechanism("h2o2.yaml");
-  const auto kernel = rates_kernel(m, kinetics::RateLawForm::derivatives);
   const int64_t n = 45;  // a partial tile
-  assembly::Problem p =
-      cells(kernel, n, {2 * kinetics::kOneAtm}, rates_kernel(m, kinetics::RateLawForm::columns));
-  const std::vector<double> state = random_cells(n, kernel->n_inputs(), 43);
-  assembly::HostElementAssembly rows(p, 0, 2);
-  const std::vector<double> want =
-      rows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
-  const int no = kernel->n_outputs();
+  const H2o2Cells h = h2o2_cells(n, 43);
+  const assembly::Problem& p = h.problem;
+  const std::vector<double>&state = h.state, &want = h.want;
+  const int no = p.term(0).kernel->n_outputs();
   REQUIRE(no == 11);
   for (int run_bytes : {1, 28 * 1024}) {
     CAPTURE(run_bytes);
