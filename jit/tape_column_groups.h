@@ -68,9 +68,10 @@ struct EntryComposition {
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g);
 
 // group_columns > 0: besides the slot limit, a group never spans a multiple of group_columns
-// (each such column starts a group), so that groups of an even count start on even columns:
-// in a cell's column-major block, a group's entries are then a run whose ends fall on 32-byte
-// sectors wherever a column is an odd number of 8-byte entries (ColumnStores::CellColumns).
+// (each such column starts a group). In a cell's column-major block a group's entries are one
+// run (ColumnStores::CellColumns); with group_columns = 32 / gcd(8 n_outputs, 32) (pairs for
+// GRI-3.0's 54 outputs, fours for h2o2's 11) such a group's run starts and ends on 32-byte
+// sectors.
 // Throws std::invalid_argument on a limit below 1, group_columns below 0 or outputs of another
 // kernel's size.
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
