@@ -30,6 +30,7 @@
 //                  [--min-blocks M] [--rates-cells-per-block E] [--rates-min-blocks M]
 //                  [--side-by-side 0|1] [--tape-columns 0|1] [--cell-run-bytes B]
 //                  [--cell-launch-groups G] [--cell-min-blocks M] [--columns-min-blocks M]
+//                  [--column-group-slots S]
 //                  [--effort auto|full]
 //                  [--outputs all|rates|sparse] [--form FORM] [--columns-form FORM]
 //                  [--batch N] [CELLS ...]
@@ -53,10 +54,11 @@
 // min_blocks; default 0, ptxas free).
 // --tape-columns 0|1: the dense Jacobians (J and Jc) by the tape columns' launches, each tape
 // slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
-// --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M: the
-// tape columns' settings (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups,
-// cell_min_blocks, min_blocks; defaults 28672, 6, 4, 3): Jcol's groups' staged runs, its
-// launches' groups and blocks a multiprocessor, the other columns' launches' blocks.
+// --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M,
+// --column-group-slots S: the tape columns' settings (assembly::TapeColumnsSettings
+// cell_run_bytes, cell_launch_groups, cell_min_blocks, min_blocks, group_slots; defaults 28672,
+// 6, 4, 3, 200): Jcol's groups' staged runs, its launches' groups and blocks a multiprocessor,
+// the other columns' launches' blocks, every group's staged values at most.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -336,7 +338,8 @@ int main(int argc, char** argv) {
                                           "--cell-run-bytes",
                                           "--cell-launch-groups",
                                           "--cell-min-blocks",
-                                          "--columns-min-blocks"};
+                                          "--columns-min-blocks",
+                                          "--column-group-slots"};
   bench::Args args = bench::parse_args(argc, argv, {}, flags);
   if (args.sizes.empty())
     args.sizes =
@@ -448,6 +451,7 @@ int main(int argc, char** argv) {
     tc.cell_min_blocks =
         std::stoi(args.flag("--cell-min-blocks", std::to_string(tc.cell_min_blocks)));
     tc.min_blocks = std::stoi(args.flag("--columns-min-blocks", std::to_string(tc.min_blocks)));
+    tc.group_slots = std::stoi(args.flag("--column-group-slots", std::to_string(tc.group_slots)));
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());

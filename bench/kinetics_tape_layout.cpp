@@ -8,7 +8,8 @@
 //
 // OUT_FILE, text: "species NS reactions NR inputs NI slots S", a line "weights W_1 .. W_NS"
 // (kg/kmol), then a line per reaction r: "r OFFSET NC c_1 .. c_NC NNU k_1 nu_1 .. k_NNU nu_NNU",
-// c_i the column of the i-th component (an input index, or NI for the cut). Tapes made from the
+// c_i the column of the i-th stored component (an input index, or NI for the cut; a factored
+// tape's derived components, jit/tape_pattern.h, are not listed). Tapes made from the
 // reactions' (the heat release's) follow theirs and are left out; S counts them.
 #include <cstdio>
 #include <map>
@@ -78,6 +79,14 @@ int main(int argc, char** argv) {
     std::fprintf(f, "\n");
   }
   std::fclose(f);
-  std::printf("%s: %zu species, %zu reactions, %lld tape slots a cell -> %s\n", m.file.c_str(), ns,
-              nr, static_cast<long long>(p.size), out.c_str());
+  size_t factored = 0, derived = 0;
+  for (const jit::TapeHead& h : p.heads) {
+    factored += h.factored();
+    derived += h.derived.size();
+  }
+  std::printf(
+      "%s: %zu species, %zu reactions, %lld tape slots a cell (%zu of %zu tapes factored, "
+      "%zu components derived from %zu leaves) -> %s\n",
+      m.file.c_str(), ns, nr, static_cast<long long>(p.size), factored, p.tapes.size(), derived,
+      p.leaves.size(), out.c_str());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -112,6 +113,41 @@ std::string sum_text(const std::vector<ColumnTerm>& terms, Operand operand, Fact
   return s.empty() ? "0.0" : s;
 }
 
+// A factored tape's head (jit/tape_head.h) as statements, a temporary a value.
+struct HeadText {
+  using Value = std::string;
+  std::ostringstream& os;
+  std::string indent;
+  std::function<std::string(int)> read;  // a leaf's value
+  int n = 0;
+  std::string let(const std::string& expr) {
+    const std::string v = "h" + std::to_string(n++);
+    os << indent << "const double " << v << " = " << expr << ";\n";
+    return v;
+  }
+  std::string leaf(int i) { return read(i); }
+  std::string constant(double c) { return c_literal(c); }
+  std::string add(const std::string& a, const std::string& b) { return let(a + " + " + b); }
+  std::string sub(const std::string& a, const std::string& b) { return let(a + " - " + b); }
+  std::string mul(const std::string& a, const std::string& b) { return let(a + " * " + b); }
+  std::string div(const std::string& a, const std::string& b) { return let(a + " / " + b); }
+  std::string neg(const std::string& a) { return let("-" + a); }
+};
+
+// `target = d;` for derived component d, in a scope of its own; `read(leaf)` spells a leaf.
+std::string derived_text(const TapePattern& tapes, const DerivedSlot& d,
+                         const std::function<std::string(int)>& read, const std::string& indent,
+                         const std::string& target) {
+  const TapeHead& h = tapes.heads.at(static_cast<size_t>(d.tape));
+  std::ostringstream os;
+  os << indent << "{\n";
+  HeadText text{os, indent + "  ", read};
+  const std::string v =
+      head_derivative(h, h.derived.at(static_cast<size_t>(d.component)).leaf, text);
+  os << indent << "  " << target << " = " << v << ";\n" << indent << "}\n";
+  return os.str();
+}
+
 // factor * lambda * value, lambda left out where it is 1.
 std::string weighted(const std::string& factor, double lambda, const std::string& value) {
   return factor + (lambda == 1.0 ? "" : " * " + c_literal(lambda)) + " * " + value;
@@ -152,8 +188,9 @@ std::string cut_text(const TapeColumnsAux& aux, const JacobianPattern* rest, int
 }  // namespace
 
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
-                                 int64_t tape_size, const TapeColumnsOptions& o,
+                                 const TapePattern& tapes, const TapeColumnsOptions& o,
                                  const JacobianPattern* rest) {
+  const int64_t tape_size = tapes.size;
   if (plan.outputs.empty() || plan.groups.empty()) {
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': no output linear in its tapes, no tape columns to lower");
@@ -263,10 +300,10 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     for (size_t w = 0; w < owned.size(); ++w)
       for (int i : owned[w])
         for (const auto& [q, part] : feeds[size_t(i)])
-          partial_at.try_emplace({q, w}, grp.slots.size() + partial_at.size());
+          partial_at.try_emplace({q, w}, grp.staged() + partial_at.size());
     for (int q : composed) load[size_t(q)] += partial_at.size();  // an upper bound, as weight
     const std::vector<std::vector<int>> owned_composed = balance(composed, load, n_linear, W);
-    smem = std::max(smem, (runs + (grp.slots.size() + partial_at.size()) * 32) * sizeof(double));
+    smem = std::max(smem, (runs + (grp.staged() + partial_at.size()) * 32) * sizeof(double));
     const std::string fn = sym + "_g" + std::to_string(g);
     // The group's tape slots, staged by the block.
     cu << "__constant__ long long " << fn << "_slots[" << std::max<size_t>(grp.slots.size(), 1)
@@ -281,6 +318,25 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
        << "  __syncthreads();\n"
        << "  double* S = st + lane;\n";
+    // The derived components from the staged leaves, spread over the warps.
+    const auto staged_leaf = [&](int leaf) {
+      const int at = grp.staged_slot(tapes.leaf_slot(leaf));
+      if (at < 0) throw std::logic_error("kernel '" + kernel.name() + "': a leaf not staged");
+      return "S[" + std::to_string(at * 32) + "]";
+    };
+    if (!grp.derived.empty()) {
+      std::vector<std::string> by_warp(static_cast<size_t>(W));
+      for (size_t k = 0; k < grp.derived.size(); ++k) {
+        by_warp[k % size_t(W)] +=
+            derived_text(tapes, grp.derived[k], staged_leaf, "      ",
+                         "S[" + std::to_string((grp.slots.size() + k) * 32) + "]");
+      }
+      cu << "  switch (warp) {\n";
+      for (int w = 0; w < W; ++w)
+        if (!by_warp[size_t(w)].empty())
+          cu << "    case " << w << ":\n" << by_warp[size_t(w)] << "      break;\n";
+      cu << "  }\n  __syncthreads();\n";
+    }
     // The element's run: O[(column - c0) * outputs + output].
     const int64_t c0 = group_c0 = grp.columns.front(), run = int64_t(grp.columns.size()) * no;
     if (cell_columns) cu << "  double* O = st - " << runs << " + lane * " << stride << ";\n";
@@ -397,7 +453,16 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     // after the others, from their sums.
     host << "static void " << fn << "_host(const double* tp, const double* ax, double* first, "
          << "long long n, long long e) {\n";
+    const auto tape_leaf = [&tapes](int leaf) {
+      return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
+    };
+    for (size_t k = 0; k < grp.derived.size(); ++k) {
+      host << "  double d" << k << ";\n"
+           << derived_text(tapes, grp.derived[k], tape_leaf, "  ", "d" + std::to_string(k));
+    }
     const auto slot = [&grp](int st) {
+      if (size_t(st) >= grp.slots.size())
+        return "d" + std::to_string(size_t(st) - grp.slots.size());
       return "tp[" + std::to_string(grp.slots[size_t(st)] * 32) + "]";
     };
     for (int pass = 0; pass < 2; ++pass) {
@@ -471,7 +536,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 }
 
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
-                             const JacobianPattern& rest, int64_t tape_size) {
+                             const JacobianPattern& rest, const TapePattern& tapes) {
+  const int64_t tape_size = tapes.size;
   const int ni = kernel.n_inputs();
   const TapeColumnsAux aux(plan, ni, &rest);
   const int nl = aux.n_linear, nc = aux.n_cuts, nf = aux.n_factors;
@@ -498,8 +564,17 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   for (int k = 0; k < aux.n_rest; ++k)
     body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
   const std::vector<EntryComposition> composition = compose_entries(plan.cut_group);
-  const auto slot = [&plan](int st) {
-    return "tp[" + std::to_string(plan.cut_group.slots[static_cast<size_t>(st)] * 32) + "]";
+  const ColumnGroup& cg = plan.cut_group;
+  const auto tape_leaf = [&tapes](int leaf) {
+    return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
+  };
+  for (size_t k = 0; k < cg.derived.size(); ++k) {
+    body << "  double d" << k << ";\n"
+         << derived_text(tapes, cg.derived[k], tape_leaf, "  ", "d" + std::to_string(k));
+  }
+  const auto slot = [&cg](int st) {
+    if (size_t(st) >= cg.slots.size()) return "d" + std::to_string(size_t(st) - cg.slots.size());
+    return "tp[" + std::to_string(cg.slots[static_cast<size_t>(st)] * 32) + "]";
   };
   for (int i = 0; i < nc; ++i) {
     for (int j = 0; j < ni; ++j) {

@@ -5,8 +5,9 @@
 // column group, a group's tiles consecutive in the grid (ColumnStores::CellColumns: a tile's
 // groups): the group's tape slots staged in shared memory, each warp some entries, each a
 // straight-line sum; entries composed from others (jit/tape_column_groups.h compose_entries)
-// after a second barrier, from the warps' partial sums. On the host the same sums element by element. Entries are stored as ColumnStores says;
-// the rows of outputs that are not linear are left alone.
+// after a second barrier, from the warps' partial sums. On the host the same sums element by
+// element. Entries are stored as ColumnStores says; the rows of outputs that are not linear are
+// left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
 // (kTapeTile elements, slot-major in a tile), TapeColumnsAux's slots an element.
@@ -65,12 +66,14 @@ struct TapeColumnsOptions {
   ColumnStores stores = ColumnStores::ComponentMajor;
 };
 
+// Derived components (ColumnGroup::derived) are computed from the staged leaves after the
+// group's slots are, before the entries read them.
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
 // entries, n_outputs x n_inputs a element, as options.stores says). With `rest`, the rest
 // kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument
 // naming the kernel when the plan has no linear output or options are out of range.
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
-                                 int64_t tape_size, const TapeColumnsOptions& options = {},
+                                 const TapePattern& tapes, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);
 
 // The launch that fills the auxiliary array, a thread per element: from the rest kernel's
@@ -79,7 +82,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 // products and the rest entries; then the cuts' sums over the tapes. Arguments: n_elements, tape,
 // rest_values, rest_first, aux.
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
-                             const JacobianPattern& rest, int64_t tape_size);
+                             const JacobianPattern& rest, const TapePattern& tapes);
 
 // The rest kernel's params (jit/tape_rest_kernel.h), a thread per element, where the kernel has
 // params of its own: those, then its tapes' values, tiled as the tapes (jit/driver.h

@@ -181,8 +181,11 @@ class Expander {
       if (!mark[i]) continue;
       const Node& nd = g.node(static_cast<NodeId>(i));
       if (tapes && nd.op == Op::Tape) {
-        for (const TapeEntry& e : tapes->entries[tapes->index_of(static_cast<NodeId>(i))])
+        const int t = tapes->index_of(static_cast<NodeId>(i));
+        for (const TapeEntry& e : tapes->entries[static_cast<size_t>(t)])
           if (e.input < 0) mark[e.cut] = 1;
+        for (const TapeDerived& d : tapes->heads[static_cast<size_t>(t)].derived)
+          if (d.direction.input < 0) mark[d.direction.cut] = 1;
         continue;
       }
       for (int k = 0; k < op_arity(nd.op); ++k) mark[nd.operand(k)] = 1;
@@ -204,8 +207,9 @@ class Expander {
     return c < 0 ? -1 : static_cast<int>(nreal_) + c;
   }
 
-  // The tape chunk's stores: each tape's value and its components, zeros where expansion
-  // found none. A component the pattern lacks would be lost: a logic error.
+  // The tape chunk's stores: each tape's value and its stored components, zeros where
+  // expansion found none, then the leaves' values. A component the pattern neither stores nor
+  // derives would be lost: a logic error.
   void store_tapes(ScalarProgram& prog) {
     for (size_t t = 0; t < tapes_->tapes.size(); ++t) {
       const Taylor& x = nodes_[tapes_->tapes[t]];
@@ -219,6 +223,10 @@ class Expander {
         found += c != kNoNode;
         add_store(prog, Target::Tape, static_cast<size_t>(off + 1 + static_cast<int64_t>(j)), c);
       }
+      for (const TapeDerived& dv : tapes_->heads[t].derived) {
+        const int d = tape_direction(dv.direction);
+        found += d >= 0 && !x.t.empty() && x.t.at(static_cast<size_t>(d)) != kNoNode;
+      }
       if (!x.t.empty() && found != x.t.nz.size()) {
         throw std::logic_error("kernel '" + kernel_.name() + "': tape node %" +
                                std::to_string(tapes_->tapes[t]) + " has " +
@@ -226,7 +234,27 @@ class Expander {
                                " tangent components, its pattern holds " + std::to_string(found));
       }
     }
+    for (size_t i = 0; i < tapes_->leaves.size(); ++i) {
+      add_store(prog, Target::Tape, static_cast<size_t>(tapes_->leaf_slot(static_cast<int>(i))),
+                nodes_[tapes_->leaves[i]].v);
+    }
   }
+
+  // A factored tape's head (jit/tape_head.h) as nodes over the tape's leaf slots.
+  struct HeadNodes {
+    using Value = NodeId;
+    Graph& g;
+    const TapePattern& p;
+    NodeId leaf(int i) const {
+      return g.leaf(Op::Input, kTapeSlot, static_cast<int>(p.leaf_slot(i)));
+    }
+    NodeId constant(double c) const { return g.constant(c); }
+    NodeId add(NodeId a, NodeId b) const { return g.make(Op::Add, a, b); }
+    NodeId sub(NodeId a, NodeId b) const { return g.make(Op::Sub, a, b); }
+    NodeId mul(NodeId a, NodeId b) const { return g.make(Op::Mul, a, b); }
+    NodeId div(NodeId a, NodeId b) const { return g.make(Op::Div, a, b); }
+    NodeId neg(NodeId a) const { return g.make(Op::Neg, a); }
+  };
 
   // A tape read back: its value and components are leaves of the tape slot.
   Taylor read_tape() {
@@ -239,6 +267,13 @@ class Expander {
       const int d = tape_direction(entries[j]);
       if (d < 0) continue;
       r.t.nz.emplace_back(d, g_->leaf(Op::Input, kTapeSlot, static_cast<int>(off + 1 + j)));
+    }
+    // The derived components, from the leaves' values through the head.
+    const TapeHead& head = tapes_->heads[static_cast<size_t>(t)];
+    HeadNodes algebra{*g_, *tapes_};
+    for (const TapeDerived& dv : head.derived) {
+      const int d = tape_direction(dv.direction);
+      if (d >= 0) r.t.nz.emplace_back(d, head_derivative(head, dv.leaf, algebra));
     }
     std::sort(r.t.nz.begin(), r.t.nz.end());
     r.t.present = !r.t.nz.empty();

@@ -9,24 +9,46 @@
 namespace dualjit::jit {
 namespace {
 
-// An entry's terms before staging: tape slot, scale, factor product.
+// An entry's terms before staging: a tape slot (derived.tape < 0) or a derived component,
+// scale, factor product.
 struct RawTerm {
   int64_t slot;
+  DerivedSlot derived;
   double scale;
   int factor;
 };
 
-ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& column_index,
+// The leaves a derived component reads.
+std::vector<int> derived_leaves(const TapePattern& tapes, const DerivedSlot& d) {
+  const TapeHead& h = tapes.heads[static_cast<size_t>(d.tape)];
+  return derivative_leaves(h, h.derived[static_cast<size_t>(d.component)].leaf);
+}
+
+ColumnGroup stage(const TapePattern& tapes, const std::vector<int>& columns,
+                  const std::vector<int>& column_index,
                   const std::vector<std::vector<std::vector<RawTerm>>>& raw,
                   const std::vector<int>& outputs) {
   ColumnGroup g;
   g.columns = columns;
   std::unordered_map<int64_t, int> staged;
+  std::map<std::pair<int, int>, int> derived;
+  std::vector<std::vector<std::pair<size_t, size_t>>> derived_terms;  // (entry, term) to renumber
   for (size_t ci = 0; ci < columns.size(); ++ci) {
     const auto& by_output = raw[static_cast<size_t>(column_index[ci])];
     for (size_t oi = 0; oi < outputs.size(); ++oi) {
       ColumnEntry e{outputs[oi], columns[ci], {}};
       for (const RawTerm& t : by_output[oi]) {
+        if (t.derived.tape >= 0) {
+          const auto [it, fresh] = derived.try_emplace({t.derived.tape, t.derived.component},
+                                                       static_cast<int>(g.derived.size()));
+          if (fresh) {
+            g.derived.push_back(t.derived);
+            derived_terms.emplace_back();
+          }
+          derived_terms[size_t(it->second)].push_back({g.entries.size(), e.terms.size()});
+          e.terms.push_back({it->second, t.scale, t.factor});
+          continue;
+        }
         const auto [it, fresh] = staged.try_emplace(t.slot, static_cast<int>(g.slots.size()));
         if (fresh) g.slots.push_back(t.slot);
         e.terms.push_back({it->second, t.scale, t.factor});
@@ -34,10 +56,26 @@ ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& colum
       g.entries.push_back(std::move(e));
     }
   }
+  // The derived components' leaves join the slots; the derived are staged after them all.
+  for (const DerivedSlot& d : g.derived) {
+    for (int leaf : derived_leaves(tapes, d)) {
+      const int64_t slot = tapes.leaf_slot(leaf);
+      if (staged.try_emplace(slot, static_cast<int>(g.slots.size())).second)
+        g.slots.push_back(slot);
+    }
+  }
+  for (size_t k = 0; k < derived_terms.size(); ++k)
+    for (const auto& [entry, term] : derived_terms[k])
+      g.entries[entry].terms[term].staged = static_cast<int>(g.slots.size() + k);
   return g;
 }
 
 }  // namespace
+
+int ColumnGroup::staged_slot(int64_t slot) const {
+  const auto it = std::find(slots.begin(), slots.end(), slot);
+  return it == slots.end() ? -1 : static_cast<int>(it - slots.begin());
+}
 
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g) {
   std::vector<EntryComposition> out(g.entries.size());
@@ -109,10 +147,14 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
   for (size_t o = 0; o < outputs.size(); ++o)
     if (outputs[o].linear) plan.outputs.push_back(static_cast<int>(o));
   std::map<NodeId, int> cut_index;
-  for (const std::vector<TapeEntry>& entries : tapes.entries)
-    for (const TapeEntry& e : entries)
-      if (e.input < 0 && cut_index.try_emplace(e.cut, static_cast<int>(plan.cuts.size())).second)
-        plan.cuts.push_back(e.cut);
+  const auto add_cut = [&](const TapeEntry& e) {
+    if (e.input < 0 && cut_index.try_emplace(e.cut, static_cast<int>(plan.cuts.size())).second)
+      plan.cuts.push_back(e.cut);
+  };
+  for (size_t t = 0; t < tapes.tapes.size(); ++t) {
+    for (const TapeEntry& e : tapes.entries[t]) add_cut(e);
+    for (const TapeDerived& d : tapes.heads[t].derived) add_cut(d.direction);
+  }
   // raw[column][linear output]: inputs' columns first, then the cuts'.
   const size_t n_columns = static_cast<size_t>(n_inputs) + plan.cuts.size();
   std::vector<std::vector<std::vector<RawTerm>>> raw(
@@ -133,9 +175,7 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
         factor = it->second;
       }
       const auto tape = static_cast<size_t>(t.tape);
-      const std::vector<TapeEntry>& components = tapes.entries[tape];
-      for (size_t i = 0; i < components.size(); ++i) {
-        const TapeEntry& e = components[i];
+      const auto column_of = [&](const TapeEntry& e) {
         const size_t column = e.input >= 0 ? static_cast<size_t>(e.input)
                                            : static_cast<size_t>(n_inputs + cut_index.at(e.cut));
         if (column >= n_columns) {
@@ -143,8 +183,17 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                       " has a component of input " + std::to_string(e.input) +
                                       " of " + std::to_string(n_inputs));
         }
-        raw[column][oi].push_back(
-            {tapes.offset[tape] + 1 + static_cast<int64_t>(i), t.scale, factor});
+        return column;
+      };
+      const std::vector<TapeEntry>& components = tapes.entries[tape];
+      for (size_t i = 0; i < components.size(); ++i) {
+        raw[column_of(components[i])][oi].push_back(
+            {tapes.offset[tape] + 1 + static_cast<int64_t>(i), {}, t.scale, factor});
+      }
+      const std::vector<TapeDerived>& derived = tapes.heads[tape].derived;
+      for (size_t i = 0; i < derived.size(); ++i) {
+        raw[column_of(derived[i].direction)][oi].push_back(
+            {-1, {t.tape, static_cast<int>(i)}, t.scale, factor});
       }
     }
   }
@@ -154,15 +203,25 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
   std::vector<int> columns, index;
   size_t slots = 0;
   const auto close = [&] {
-    if (!columns.empty()) plan.groups.push_back(stage(columns, index, raw, plan.outputs));
+    if (!columns.empty()) plan.groups.push_back(stage(tapes, columns, index, raw, plan.outputs));
     columns.clear();
     index.clear();
     slots = 0;
   };
   for (int c = 0; c < n_inputs; ++c) {
-    std::unordered_map<int64_t, bool> distinct;
-    for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)])
-      for (const RawTerm& t : terms) distinct[t.slot] = true;
+    // What the column stages: its components, derived ones and their leaves.
+    std::map<std::pair<int64_t, int>, bool> distinct;
+    for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)]) {
+      for (const RawTerm& t : terms) {
+        if (t.derived.tape < 0) {
+          distinct[{t.slot, -1}] = true;
+          continue;
+        }
+        distinct[{-1 - t.derived.tape, t.derived.component}] = true;
+        for (int leaf : derived_leaves(tapes, t.derived))
+          distinct[{tapes.leaf_slot(leaf), -1}] = true;
+      }
+    }
     if (slots + distinct.size() > static_cast<size_t>(max_group_slots) ||
         (group_columns > 0 && c % group_columns == 0))
       close();
@@ -176,7 +235,7 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
     cut_columns.push_back(cut_column(static_cast<int>(i)));
     cut_raw.push_back(n_inputs + static_cast<int>(i));
   }
-  plan.cut_group = stage(cut_columns, cut_raw, raw, plan.outputs);
+  plan.cut_group = stage(tapes, cut_columns, cut_raw, raw, plan.outputs);
   return plan;
 }
 

@@ -73,12 +73,12 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   l.rest = jit::lower(rest.kernel, ro);
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;
-  l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern.size);
+  l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern);
   // The columns' launches of `p`'s groups for `stores`, at most `per_launch` groups each.
   const auto launches = [&](const jit::TapeColumnPlan& p, std::vector<ColumnStores> stores,
                             int per_launch) {
     const auto oversized = [&](size_t g) {
-      return p.groups[g].slots.size() > static_cast<size_t>(settings.group_slots);
+      return p.groups[g].staged() > static_cast<size_t>(settings.group_slots);
     };
     for (size_t g = 0; g < p.groups.size();) {
       size_t end = g + 1;
@@ -92,7 +92,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
         co.stores = s;
         co.min_blocks =
             s == ColumnStores::CellColumns ? settings.cell_min_blocks : settings.min_blocks;
-        l.columns[s].push_back(jit::lower_tape_columns(k, p, l.pattern.size, co, &rest_pattern));
+        l.columns[s].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
       }
       g = end;
     }

@@ -39,7 +39,9 @@ struct TapeColumnsLaunches {
 
 // How the launches are lowered. layout and effort: the element kernels' (the tapes' and the
 // rest kernel's; both exceed jit's large-kernel bound, so Auto compiles them with ptxas -O0,
-// GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's tape slots at most;
+// GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's staged values at
+// most (jit::ColumnGroup::staged: tape slots, among them the leaves of factored tapes, and the
+// components derived from them);
 // launch_groups: a columns' launch's groups at most. ptxas time grows faster than a launch's
 // entries, and the launches compile in parallel: GRI-3.0's nine groups in one launch took 20 s
 // (NVRTC 13, one core), twice the tapes' launch; in launches of two the largest takes 5 s.

@@ -177,7 +177,7 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   for (int per_launch : {1, 2, 100}) {
     CAPTURE(per_launch);
     assembly::TapeColumnsSettings settings;
-    settings.group_slots = 12;
+    settings.group_slots = 60;  // h2o2's columns in 9 groups
     settings.launch_groups = per_launch;
     const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
     REQUIRE(c);
@@ -229,6 +229,7 @@ TEST_CASE("host tape columns: cell-major columns stored by runs of aligned colum
     assembly::TapeColumnsSettings settings;
     settings.cell_run_bytes = run_bytes;
     settings.cell_launch_groups = 2;
+    settings.group_slots = 1000;  // the runs alone make the groups
     const std::optional<assembly::TapeColumnsLaunches> l =
         assembly::tape_columns_launches(p.term(0), settings);
     REQUIRE(l);

@@ -30,17 +30,43 @@ double tape_slot(const std::vector<double>& tape, int64_t e, int64_t slot, int64
   return tape[static_cast<size_t>((e / t * size + slot) * t + e % t)];
 }
 
+// A factored tape's head (jit/tape_head.h) over element e's leaves.
+struct HeadValues {
+  using Value = double;
+  const jit::TapePattern& p;
+  const std::vector<double>& tape;
+  int64_t e;
+  double leaf(int i) const { return tape_slot(tape, e, p.leaf_slot(i), p.size); }
+  double constant(double c) const { return c; }
+  double add(double a, double b) const { return a + b; }
+  double sub(double a, double b) const { return a - b; }
+  double mul(double a, double b) const { return a * b; }
+  double div(double a, double b) const { return a / b; }
+  double neg(double a) const { return -a; }
+};
+
+// What a group stages at index `staged` for element e: a tape slot, or a derived component
+// from the leaves.
+double staged_value(const jit::ColumnGroup& g, const jit::TapePattern& p,
+                    const std::vector<double>& tape, int64_t e, int staged) {
+  if (size_t(staged) < g.slots.size()) return tape_slot(tape, e, g.slots[size_t(staged)], p.size);
+  const jit::DerivedSlot& d = g.derived.at(size_t(staged) - g.slots.size());
+  const jit::TapeHead& h = p.heads[size_t(d.tape)];
+  HeadValues values{p, tape, e};
+  return jit::head_derivative(h, h.derived[size_t(d.component)].leaf, values);
+}
+
 // An entry's sum: its terms over element e's tape and factor products.
 double entry_sum(const jit::ColumnEntry& en, const jit::ColumnGroup& g,
                  const jit::TapeColumnPlan& plan, const std::vector<double>& tape, int64_t e,
-                 int64_t size, const std::vector<double>& v) {
+                 const jit::TapePattern& p, const std::vector<double>& v) {
   double s = 0;
   for (const jit::ColumnTerm& t : en.terms) {
     double f = 1;
     if (t.factor >= 0)
       for (const jit::TapeFactor& x : plan.factors[size_t(t.factor)])
         f *= x.inverse ? 1.0 / v[size_t(x.node)] : v[size_t(x.node)];
-    s += t.scale * f * tape_slot(tape, e, g.slots[size_t(t.staged)], size);
+    s += t.scale * f * staged_value(g, p, tape, e, t.staged);
   }
   return s;
 }
@@ -90,13 +116,13 @@ TEST_CASE("the column plan's sums over the tapes are the linear outputs' Jacobia
     const double s = v[size_t(plan.cuts[0])];
     std::vector<double> cut_sum(size_t(k.n_outputs()));
     for (const jit::ColumnEntry& en : plan.cut_group.entries)
-      cut_sum[size_t(en.output)] = entry_sum(en, plan.cut_group, plan, out.tape, e, p.size, v);
+      cut_sum[size_t(en.output)] = entry_sum(en, plan.cut_group, plan, out.tape, e, p, v);
     for (const jit::ColumnGroup& g : plan.groups)
       for (const jit::ColumnEntry& en : g.entries) {
         if (en.output == 5 && en.column == 0) continue;  // moved by its weights' own T derivative
         const double ds = en.column == 0 ? 0.0 : -s * s;
         const double got =
-            entry_sum(en, g, plan, out.tape, e, p.size, v) + cut_sum[size_t(en.output)] * ds;
+            entry_sum(en, g, plan, out.tape, e, p, v) + cut_sum[size_t(en.output)] * ds;
         const double want = ref.jacobian[size_t(en.output * ni + en.column)];
         worst = std::max(worst, std::abs(got - want) / std::max(1.0, std::abs(want)));
         ++checked;
@@ -126,7 +152,7 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
     jit::TapeColumnsOptions co;
     co.warps = 4;
     co.min_blocks = 0;
-    const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p.size, co);
+    const jit::LoweredKernel l = jit::lower_tape_columns(k, plan, p, co);
     const jit::TapeColumnsAux aux(plan, ni);
     const int nl = aux.n_linear, nc = aux.n_cuts;
     const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
@@ -151,7 +177,7 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
           double sum = 0;
           for (const jit::ColumnTerm& t : en.terms)
             sum += t.scale * (t.factor >= 0 ? r.values[size_t(nl + nc + t.factor)] : 1.0) *
-                   tape_slot(out.tape, e, plan.cut_group.slots[size_t(t.staged)], p.size);
+                   staged_value(plan.cut_group, p, out.tape, e, t.staged);
           at(e, aux.cut_sum(i, li)) = sum;
         }
         for (int j = 0; j < ni; ++j)
@@ -183,7 +209,7 @@ TEST_CASE("the tape columns' launch and the rest kernel's Jacobian make the line
         jit::nvrtc_compile(l.cuda_entry, l.cuda_source, jit::default_compile_options(l, "sm_90"));
     CHECK(image.is_cubin);
   }
-  CHECK_THROWS_AS(jit::lower_tape_columns(k, jit::TapeColumnPlan{}, p.size), std::invalid_argument);
+  CHECK_THROWS_AS(jit::lower_tape_columns(k, jit::TapeColumnPlan{}, p), std::invalid_argument);
 }
 
 TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, columns") {
@@ -231,7 +257,7 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
 
   const jit::TapeColumnsAux aux(plan, ni, &pattern);
   CHECK(aux.n_rest == 1);  // the heat-like row's T column
-  const jit::LoweredKernel fill_l = jit::lower_tape_aux(k, plan, pattern, p.size);
+  const jit::LoweredKernel fill_l = jit::lower_tape_aux(k, plan, pattern, p);
   const cpu::CpuKernel fill(fill_l);
   const int64_t tiles = (n + jit::kTapeTile - 1) / jit::kTapeTile;
   std::vector<double> ax(static_cast<size_t>(tiles * jit::kTapeTile * aux.size()), 0.0);
@@ -245,9 +271,9 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   REQUIRE(plan.groups.size() > 1);
   jit::TapeColumnsOptions co{4, 0};
   co.groups = {0, 1};
-  const jit::LoweredKernel columns_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
+  const jit::LoweredKernel columns_l = jit::lower_tape_columns(k, plan, p, co, &pattern);
   co.groups = {1, -1};
-  const jit::LoweredKernel others_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
+  const jit::LoweredKernel others_l = jit::lower_tape_columns(k, plan, p, co, &pattern);
   CHECK(columns_l.symbol != others_l.symbol);
   std::vector<double> first(static_cast<size_t>(n * no * ni), std::nan(""));
   jit::ArgValues ca;
@@ -256,7 +282,7 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   cpu::CpuKernel(columns_l).run(ca);
   cpu::CpuKernel(others_l).run(ca);
   for (const jit::ChunkRange bad : {jit::ChunkRange{1, 1}, jit::ChunkRange{0, 99}})
-    CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p.size, {4, 0, bad}, &pattern),
+    CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p, {4, 0, bad}, &pattern),
                     std::invalid_argument);
 
   double worst = 0;
@@ -279,7 +305,7 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   // launch of every group.
   co.groups = {0, -1};
   co.stores = jit::ColumnStores::Tiled;
-  const jit::LoweredKernel tiled_l = jit::lower_tape_columns(k, plan, p.size, co, &pattern);
+  const jit::LoweredKernel tiled_l = jit::lower_tape_columns(k, plan, p, co, &pattern);
   CHECK(tiled_l.symbol.ends_with("_tl"));
   const auto fs = static_cast<int64_t>(no) * ni, T = int64_t(jit::kFirstTile);
   std::vector<double> tiled(

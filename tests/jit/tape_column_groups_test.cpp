@@ -26,19 +26,28 @@ TEST_CASE("column groups cover every linear output and input once, within their 
     std::vector<int> columns;
     for (const ColumnGroup& g : plan.groups) {
       columns.insert(columns.end(), g.columns.begin(), g.columns.end());
-      CHECK((g.slots.size() <= size_t(limit) || g.columns.size() == 1));
+      CHECK((g.staged() <= size_t(limit) || g.columns.size() == 1));
       CHECK(std::set<int64_t>(g.slots.begin(), g.slots.end()).size() == g.slots.size());
       REQUIRE(g.entries.size() == g.columns.size() * plan.outputs.size());
-      std::vector<int> used(g.slots.size(), 0);
+      std::vector<int> used(g.staged(), 0);
       for (size_t i = 0; i < g.entries.size(); ++i) {
         const ColumnEntry& e = g.entries[i];
         CHECK(e.column == g.columns[i / plan.outputs.size()]);  // column-major
         CHECK(e.output == plan.outputs[i % plan.outputs.size()]);
         for (const ColumnTerm& t : e.terms) {
           REQUIRE(t.staged >= 0);
-          REQUIRE(size_t(t.staged) < g.slots.size());
+          REQUIRE(size_t(t.staged) < g.staged());
           ++used[size_t(t.staged)];
           CHECK(t.factor < int(plan.factors.size()));
+        }
+      }
+      // A derived component's leaves are staged among the slots.
+      for (const DerivedSlot& d : g.derived) {
+        const TapeHead& h = p.heads[size_t(d.tape)];
+        for (int leaf : derivative_leaves(h, h.derived[size_t(d.component)].leaf)) {
+          const int at = g.staged_slot(p.leaf_slot(leaf));
+          REQUIRE(at >= 0);
+          ++used[size_t(at)];
         }
       }
       CHECK(std::count(used.begin(), used.end(), 0) == 0);  // nothing staged in vain
@@ -83,6 +92,9 @@ TEST_CASE("compose_entries: a row weighting other rows by factors is their weigh
     kb.output("rows", {w0, w1, log(x[0]) * w0 + (x[0] * x[0]) * w1 + sin(x[0]) * q0});
   });
   const TapePattern p = tape_pattern(k);
+  REQUIRE(p.heads[0].factored());
+  REQUIRE(p.entries[0].size() == 1);
+  CHECK_FALSE(p.heads[1].factored());  // b alone derived, through a leaf sqrt(T): not worth it
   const std::vector<TapeLinearOutput> outs = tape_linear_outputs(k, p);
   const TapeColumnPlan plan = plan_tape_columns(p, outs, 3, 10000);
   REQUIRE(plan.outputs == std::vector<int>{0, 1, 2});
@@ -116,9 +128,15 @@ TEST_CASE("compose_entries: a row weighting other rows by factors is their weigh
     }
     CHECK(outputs == std::vector<int>{0, 1});
     REQUIRE(c[i].rest.size() == 1);
-    int64_t q0_slot = -1;
-    for (size_t j = 0; j < p.entries[0].size(); ++j)
-      if (p.entries[0][j].input == e.column) q0_slot = p.offset[0] + 1 + int64_t(j);
-    CHECK(g.slots[size_t(c[i].rest[0].staged)] == q0_slot);
+    // q0 = a b exp(-1/T) is factored: its T component stored, a's and b's derived.
+    const int staged = c[i].rest[0].staged;
+    if (e.column == 0) {
+      CHECK(g.slots[size_t(staged)] == p.offset[0] + 1);
+    } else {
+      REQUIRE(size_t(staged) >= g.slots.size());
+      const DerivedSlot& d = g.derived[size_t(staged) - g.slots.size()];
+      CHECK(d.tape == 0);
+      CHECK(p.heads[0].derived[size_t(d.component)].direction.input == e.column);
+    }
   }
 }

@@ -5,10 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 #include "jit/cuda_image.h"
 #include "jit/element_driver.h"
 #include "jit/lowering.h"
+#include "support/node_values.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -18,25 +21,97 @@ TEST_CASE("a tape's components: the inputs and the cuts its operand is computed 
   const Kernel k = test::tape_kernel(true);
   const TapePattern p = tape_pattern(k);
   REQUIRE(p.tapes.size() == 8);  // seven reactions and the tape of a tape
-  // Reaction 0 reads species 0 and 1 and makes 2: T, y1, y2, y3 and the density cut.
+  REQUIRE(p.heads.size() == 8);
+  // Reaction 0, kf c0 c1 - kr c2 with c_k = s y_(k+1), reads T, y1, y2, y3 and the density
+  // cut; a polynomial in the y's and the cut, so it stores T's component alone and derives
+  // the others from its head's leaves: kf, kr, s, y1, y2, y3.
   const std::vector<TapeEntry>& r0 = p.entries[0];
-  REQUIRE(r0.size() == 5);
-  for (int i = 0; i < 4; ++i) CHECK(r0[i].input == i);
-  CHECK(r0[4].input == -1);
-  CHECK(k.graph().node(r0[4].cut).op == Op::Cut);
-  // The tape of a tape: through q_0 (T, y1..y3, the cut), x2 and c4 (y5): no tape direction.
+  REQUIRE(r0.size() == 1);
+  CHECK(r0[0].input == 0);
+  const TapeHead& h0 = p.heads[0];
+  REQUIRE(h0.factored());
+  REQUIRE(h0.derived.size() == 4);
+  for (int i = 0; i < 3; ++i) CHECK(h0.derived[size_t(i)].direction.input == i + 1);
+  CHECK(h0.derived[3].direction.input == -1);
+  CHECK(k.graph().node(h0.derived[3].direction.cut).op == Op::Cut);
+  for (const TapeDerived& d : h0.derived) {
+    const NodeId leaf = p.leaves.at(size_t(d.leaf));
+    CHECK(k.graph().node(leaf).op == (d.direction.input >= 0 ? Op::Input : Op::Cut));
+  }
+  // The tape of a tape, through q_0's own tangent, x2 and c4 (y5): only y5 could be derived,
+  // through three leaves' values: stored whole, every component.
   const std::vector<TapeEntry>& r7 = p.entries[7];
+  CHECK_FALSE(p.heads[7].factored());
   CHECK(r7.size() == 6);
   CHECK(std::none_of(r7.begin(), r7.end(), [](const TapeEntry& e) { return e.input == 4; }));
-  // Each tape's value, then its components.
+  // Each tape's value, then its stored components; then the leaves.
   int64_t at = 0;
   for (size_t t = 0; t < p.tapes.size(); ++t) {
     CHECK(p.offset[t] == at);
     at += 1 + static_cast<int64_t>(p.entries[t].size());
   }
-  CHECK(p.size == at);
+  CHECK(p.leaf_offset == at);
+  CHECK(p.size == at + static_cast<int64_t>(p.leaves.size()));
   CHECK(tape_doubles(p, 33) == 64 * p.size);  // whole tiles
   CHECK(tape_pattern(test::tape_kernel(false)).empty());
+}
+
+// head_derivative over doubles: the leaves' values from the graph's.
+struct HeadValues {
+  using Value = double;
+  const TapePattern& p;
+  const std::vector<double>& v;  // per node
+  double leaf(int i) const { return v[size_t(p.leaves[size_t(i)])]; }
+  double constant(double c) const { return c; }
+  double add(double a, double b) const { return a + b; }
+  double sub(double a, double b) const { return a - b; }
+  double mul(double a, double b) const { return a * b; }
+  double div(double a, double b) const { return a / b; }
+  double neg(double a) const { return -a; }
+};
+
+TEST_CASE("a factored tape's derived components are its operand's partials") {
+  // With s = 1 / (y1 + .. + y5) the cut, d q / d y_k = (partial at fixed s) + (d q / d s)
+  // (-s^2): both derived, against central differences of q's value, at random states.
+  const Kernel k = test::tape_kernel(true);
+  const TapePattern p = tape_pattern(k);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> y(0.1, 1.0), T(900.0, 1500.0), c(0.5, 2.0);
+  double worst = 0;
+  int checked = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<double> x{T(rng), y(rng), y(rng), y(rng), y(rng), y(rng)};
+    const std::vector<double> coef{c(rng), c(rng)};
+    const std::vector<double> v = test::node_values(k, x, coef, {});
+    double sum = 0;
+    for (int i = 1; i <= 5; ++i) sum += x[size_t(i)];
+    const double s = 1.0 / sum;
+    for (size_t t = 0; t < p.tapes.size(); ++t) {
+      const TapeHead& h = p.heads[t];
+      if (!h.factored()) continue;
+      HeadValues values{p, v};
+      double d_cut = 0;
+      for (const TapeDerived& d : h.derived)
+        if (d.direction.input < 0) d_cut = head_derivative(h, d.leaf, values);
+      for (const TapeDerived& d : h.derived) {
+        if (d.direction.input < 0) continue;
+        const int i = d.direction.input;
+        const double step = 1e-6 * x[size_t(i)];
+        std::vector<double> up = x, down = x;
+        up[size_t(i)] += step;
+        down[size_t(i)] -= step;
+        const NodeId q = k.graph().node(p.tapes[t]).a;
+        const double fd = (test::node_values(k, up, coef, {})[size_t(q)] -
+                           test::node_values(k, down, coef, {})[size_t(q)]) /
+                          (2 * step);
+        const double got = head_derivative(h, d.leaf, values) + d_cut * (-s * s);
+        worst = std::max(worst, std::abs(got - fd) / std::max(1e-3, std::abs(fd)));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 5 * 7 * 3);
+  CHECK(worst < 1e-7);
 }
 
 TEST_CASE("tapes are kept by first-order Jacobians of the element-local driver alone") {
