@@ -7,13 +7,14 @@
 // Compute then shows bound by local memory (bench/RESULTS.md).
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
-//                               [--only TEXT]
+//                               [--only TEXT] [--write DIR]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
 //   stores, the tiled ones (for cell-major blocks) named _tl; --only: the launches whose
 //   symbol holds TEXT. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
-//   must leave alone.
+//   must leave alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
 #include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
   int opt = -1;
   bool sources = false;
-  std::string only;
+  std::string only, write;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -43,12 +44,14 @@ int main(int argc, char** argv) {
       sources = true;
     } else if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
+    } else if (a == "--write" && i + 1 < argc) {
+      write = argv[++i];
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
-                   "[--opt N] [--sources] [--only TEXT]\n");
+                   "[--opt N] [--sources] [--only TEXT] [--write DIR]\n");
       return 2;
     }
   }
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
               "collapsed (the cache retries at -O1)");
   for (const jit::LoweredKernel* k : launches) {
     if (k->symbol.find(only) == std::string::npos) continue;
+    if (!write.empty()) std::ofstream(write + "/" + k->symbol + ".cu") << k->cuda_source;
     jit::CompileOptions o = jit::default_compile_options(*k, "sm_90");
     if (opt >= 0) {
       o.opt_level = opt;

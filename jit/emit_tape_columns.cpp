@@ -315,28 +315,28 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           "double* __restrict__ st, double* __restrict__ first, long long n, long long e, "
           "bool live, int lane, int warp) {\n"
        << "  for (int i = warp; i < " << grp.slots.size() << "; i += " << W
-       << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n"
-       << "  __syncthreads();\n"
-       << "  double* S = st + lane;\n";
-    // The derived components from the staged leaves, spread over the warps.
-    const auto staged_leaf = [&](int leaf) {
-      const int at = grp.staged_slot(tapes.leaf_slot(leaf));
-      if (at < 0) throw std::logic_error("kernel '" + kernel.name() + "': a leaf not staged");
-      return "S[" + std::to_string(at * 32) + "]";
-    };
+       << ") st[i * 32 + lane] = tp[" << fn << "_slots[i] * 32];\n";
+    // The derived components from their leaves in the tape (each element's leaves a few lines
+    // that the group's warps read again from L1: staged, they tripled the shared memory a
+    // block takes and cut the blocks a multiprocessor holds), spread over the warps.
     if (!grp.derived.empty()) {
+      const auto tape_leaf = [&tapes](int leaf) {
+        return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
+      };
       std::vector<std::string> by_warp(static_cast<size_t>(W));
       for (size_t k = 0; k < grp.derived.size(); ++k) {
         by_warp[k % size_t(W)] +=
-            derived_text(tapes, grp.derived[k], staged_leaf, "      ",
-                         "S[" + std::to_string((grp.slots.size() + k) * 32) + "]");
+            derived_text(tapes, grp.derived[k], tape_leaf, "      ",
+                         "st[" + std::to_string((grp.slots.size() + k) * 32) + " + lane]");
       }
       cu << "  switch (warp) {\n";
       for (int w = 0; w < W; ++w)
         if (!by_warp[size_t(w)].empty())
           cu << "    case " << w << ":\n" << by_warp[size_t(w)] << "      break;\n";
-      cu << "  }\n  __syncthreads();\n";
+      cu << "  }\n";
     }
+    cu << "  __syncthreads();\n"
+       << "  double* S = st + lane;\n";
     // The element's run: O[(column - c0) * outputs + output].
     const int64_t c0 = group_c0 = grp.columns.front(), run = int64_t(grp.columns.size()) * no;
     if (cell_columns) cu << "  double* O = st - " << runs << " + lane * " << stride << ";\n";
@@ -568,14 +568,38 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   const auto tape_leaf = [&tapes](int leaf) {
     return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
   };
-  for (size_t k = 0; k < cg.derived.size(); ++k) {
-    body << "  double d" << k << ";\n"
-         << derived_text(tapes, cg.derived[k], tape_leaf, "  ", "d" + std::to_string(k));
-  }
   const auto slot = [&cg](int st) {
-    if (size_t(st) >= cg.slots.size()) return "d" + std::to_string(size_t(st) - cg.slots.size());
     return "tp[" + std::to_string(cg.slots[static_cast<size_t>(st)] * 32) + "]";
   };
+  // The cuts' sums over the tapes. Each plain entry, and each composed entry's terms that no
+  // part covers, is an accumulator: its stored slots' terms first, then each derived component
+  // computed once and added to every sum that reads it (computed first, some three hundred of
+  // them for GRI-3.0 were live at once and spilled). The composed sums (compose_entries) last,
+  // from the others'.
+  std::vector<std::vector<std::pair<size_t, const ColumnTerm*>>> uses(cg.derived.size());
+  for (size_t idx = 0; idx < cg.entries.size(); ++idx) {
+    const EntryComposition& c = composition[idx];
+    std::vector<ColumnTerm> stored;
+    for (const ColumnTerm& t : c.parts.empty() ? cg.entries[idx].terms : c.rest) {
+      if (size_t(t.staged) < cg.slots.size()) {
+        stored.push_back(t);
+      } else {
+        uses[size_t(t.staged) - cg.slots.size()].push_back({idx, &t});
+      }
+    }
+    body << "  double c" << idx << " = " << sum_text(stored, slot, rv) << ";\n";
+  }
+  for (size_t k = 0; k < cg.derived.size(); ++k) {
+    body << "  {\n    double d;\n" << derived_text(tapes, cg.derived[k], tape_leaf, "    ", "d");
+    for (const auto& [idx, t] : uses[k]) {
+      const bool minus = t->scale < 0;
+      const double scale = minus ? -t->scale : t->scale;
+      body << "    c" << idx << (minus ? " -= " : " += ")
+           << (t->factor >= 0 ? rv(t->factor) + " * " : "")
+           << (scale == 1.0 ? "d" : c_literal(scale) + " * d") << ";\n";
+    }
+    body << "  }\n";
+  }
   for (int i = 0; i < nc; ++i) {
     for (int j = 0; j < ni; ++j) {
       const int64_t k = rest.index(nl + i, j);
@@ -583,23 +607,26 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
            << "] = " << (k >= 0 ? "rf[" + std::to_string(k * 32) + "]" : std::string("0.0"))
            << ";\n";
     }
-    // The composed sums (compose_entries) after the others, from their values.
     for (int pass = 0; pass < 2; ++pass) {
       for (int l = 0; l < nl; ++l) {
         const size_t idx = static_cast<size_t>(i * nl + l);
         const EntryComposition& c = composition[idx];
         if (c.parts.empty() != (pass == 0)) continue;
-        const std::string sum =
-            pass == 0 ? sum_text(plan.cut_group.entries[idx].terms, slot, rv)
-                      : composed_text(c, slot, rv, [](int j) { return "c" + std::to_string(j); });
-        body << "  const double c" << idx << " = " << sum << ";\n  ax[" << aux.cut_sum(i, l) * 32
-             << "] = c" << idx << ";\n";
+        if (pass == 1) {
+          std::string sum;
+          for (const ComposedPart& part : c.parts)
+            sum += weighted(rv(part.factor), part.lambda, "c" + std::to_string(part.entry)) + " + ";
+          body << "  c" << idx << " = " << sum << "c" << idx << ";\n";
+        }
+        body << "  ax[" << aux.cut_sum(i, l) * 32 << "] = c" << idx << ";\n";
       }
     }
   }
   const std::string args_struct = out.args.struct_text(type);
   const std::string signature =
-      "void " + sym + "_fill(const double* tp, const double* rv, const double* rf, double* ax) {\n";
+      "void " + sym +
+      "_fill(const double* __restrict__ tp, const double* __restrict__ rv, "
+      "const double* __restrict__ rf, double* __restrict__ ax) {\n";
   const std::string locate =
       "    const double* tp = a.tape + (e / 32) * " + std::to_string(tape_size * 32) +
       "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +

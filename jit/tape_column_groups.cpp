@@ -18,12 +18,6 @@ struct RawTerm {
   int factor;
 };
 
-// The leaves a derived component reads.
-std::vector<int> derived_leaves(const TapePattern& tapes, const DerivedSlot& d) {
-  const TapeHead& h = tapes.heads[static_cast<size_t>(d.tape)];
-  return derivative_leaves(h, h.derived[static_cast<size_t>(d.component)].leaf);
-}
-
 ColumnGroup stage(const TapePattern& tapes, const std::vector<int>& columns,
                   const std::vector<int>& column_index,
                   const std::vector<std::vector<std::vector<RawTerm>>>& raw,
@@ -56,14 +50,7 @@ ColumnGroup stage(const TapePattern& tapes, const std::vector<int>& columns,
       g.entries.push_back(std::move(e));
     }
   }
-  // The derived components' leaves join the slots; the derived are staged after them all.
-  for (const DerivedSlot& d : g.derived) {
-    for (int leaf : derived_leaves(tapes, d)) {
-      const int64_t slot = tapes.leaf_slot(leaf);
-      if (staged.try_emplace(slot, static_cast<int>(g.slots.size())).second)
-        g.slots.push_back(slot);
-    }
-  }
+  // The derived are staged after the slots.
   for (size_t k = 0; k < derived_terms.size(); ++k)
     for (const auto& [entry, term] : derived_terms[k])
       g.entries[entry].terms[term].staged = static_cast<int>(g.slots.size() + k);
@@ -71,11 +58,6 @@ ColumnGroup stage(const TapePattern& tapes, const std::vector<int>& columns,
 }
 
 }  // namespace
-
-int ColumnGroup::staged_slot(int64_t slot) const {
-  const auto it = std::find(slots.begin(), slots.end(), slot);
-  return it == slots.end() ? -1 : static_cast<int>(it - slots.begin());
-}
 
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g) {
   std::vector<EntryComposition> out(g.entries.size());
@@ -209,19 +191,13 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
     slots = 0;
   };
   for (int c = 0; c < n_inputs; ++c) {
-    // What the column stages: its components, derived ones and their leaves.
+    // What the column stages: its components, stored or derived.
     std::map<std::pair<int64_t, int>, bool> distinct;
-    for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)]) {
-      for (const RawTerm& t : terms) {
-        if (t.derived.tape < 0) {
-          distinct[{t.slot, -1}] = true;
-          continue;
-        }
-        distinct[{-1 - t.derived.tape, t.derived.component}] = true;
-        for (int leaf : derived_leaves(tapes, t.derived))
-          distinct[{tapes.leaf_slot(leaf), -1}] = true;
-      }
-    }
+    for (const std::vector<RawTerm>& terms : raw[static_cast<size_t>(c)])
+      for (const RawTerm& t : terms)
+        distinct[t.derived.tape < 0
+                     ? std::pair<int64_t, int>{t.slot, -1}
+                     : std::pair<int64_t, int>{-1 - t.derived.tape, t.derived.component}] = true;
     if (slots + distinct.size() > static_cast<size_t>(max_group_slots) ||
         (group_columns > 0 && c % group_columns == 0))
       close();

@@ -36,16 +36,15 @@ struct DerivedSlot {
   bool operator==(const DerivedSlot&) const = default;
 };
 
-// A group stages its tape slots (ColumnTerm::staged below slots.size()), then the derived
-// components its terms read (staged from slots.size() on), from leaves among its slots.
+// A group stages the tape slots of its stored components (ColumnTerm::staged below
+// slots.size()), then the derived components its terms read (from slots.size() on), each from
+// its tape's leaves.
 struct ColumnGroup {
   std::vector<int> columns;
-  std::vector<int64_t> slots;  // tape slots the group reads, each once: components, then leaves
+  std::vector<int64_t> slots;  // tape slots the group reads, each once, in order of first use
   std::vector<DerivedSlot> derived;
   std::vector<ColumnEntry> entries;  // column-major: every linear output of a column together
   size_t staged() const { return slots.size() + derived.size(); }
-  // The staged index of tape slot `slot`, -1 where the group does not read it.
-  int staged_slot(int64_t slot) const;
 };
 
 struct TapeColumnPlan {
