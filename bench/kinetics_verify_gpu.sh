@@ -11,17 +11,20 @@
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/kinetics_verify_gpu.sh [CELLS ...]
 #     (default 100000 1000000)
-# EXAMPLES_TESTS: test_examples' doctest filter ("*ReactorCells*,*ignition*"; "none": not run);
-# EXAMPLES_TIMEOUT (s, 400): with an empty kernel cache both take about 330 s. IGNITION=0: no
-# ignition.
+# BACKENDS_TESTS: test_backends' doctest filter (default above). EXAMPLES_TESTS: test_examples'
+# ("*ReactorCells*,*ignition*"; "none": not run, nor built); EXAMPLES_TIMEOUT (s, 400): with an
+# empty kernel cache both take about 330 s. IGNITION=0: no ignition (nor its build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cells=${*:-100000 1000000}
 source bench/gpu_build.sh
-gpu_start kinetics_rates kinetics_ignition test_backends test_examples || exit 1
+targets=(kinetics_rates test_backends)
+[[ ${EXAMPLES_TESTS:-} == none ]] || targets+=(test_examples)
+[[ ${IGNITION:-1} == 0 ]] || targets+=(kinetics_ignition)
+gpu_start "${targets[@]}" || exit 1
 export DUALJIT_CACHE_DIR=$PWD/build-gpu/cache
-gpu_tests 150 test_backends -ts=gpu \
-  -tc="CUDA backend*,DeviceElementAssembly*,Assembler (GPU)*,device tape columns*,*untile*"
+gpu_tests 150 test_backends -ts=gpu -tc="${BACKENDS_TESTS:-CUDA backend*,DeviceElementAssembly*,\
+Assembler (GPU)*,device tape columns*,*untile*}"
 [[ ${EXAMPLES_TESTS:-} == none ]] ||
   gpu_tests "${EXAMPLES_TIMEOUT:-400}" test_examples -ts=gpu \
     -tc="${EXAMPLES_TESTS:-*ReactorCells*,*ignition*}"

@@ -55,9 +55,11 @@ struct TapeColumnsSettings {
   // multiprocessor. Its groups are smaller than the others' (two columns for GRI-3.0) so that
   // runs and slots leave room for three or four blocks a multiprocessor. GRI-3.0's Jcol at 1e5
   // cells on an H200: 3.46 ms at 3 blocks, 3.38 at 4 (64 registers), where the other columns'
-  // launches lose at 4; launches of 3, 14 or 27 groups 3.53, 3.99, 4.57 (bench/RESULTS.md).
+  // launches lose at 4. A launch runs its groups side by side, each group's code at once: with
+  // factored tapes' derived components in it, launches of 1, 2, 3 and 6 groups took 3.45, 3.21,
+  // 3.19 and 3.84 ms, the last missing the instruction cache (bench/RESULTS.md).
   int cell_run_bytes = 28 * 1024;
-  int cell_launch_groups = 6;
+  int cell_launch_groups = 3;
   int cell_min_blocks = 4;
   int min_blocks = 3;  // the other columns' launches' (jit::TapeColumnsOptions)
 };
