@@ -326,10 +326,10 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       const auto tape_leaf = [&tapes](int leaf) {
         return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
       };
-      // A warp's in one scope, what they share computed once: GRI-3.0's column of H derives
-      // 121 components, whose code, six groups' side by side in a cell-major launch, missed
-      // the instruction cache (Nsight Compute: 64 of 87 cycles a warp's instruction waiting
-      // to be fetched).
+      // A warp's in one scope, each expression they share (a concentration, a product of
+      // them) once. GRI-3.0's column of H derives 121 components: six groups' code side by
+      // side in a cell-major launch missed the instruction cache (bench/RESULTS.md; fewer
+      // groups a launch mended it, TapeColumnsSettings::cell_launch_groups).
       cu << "  switch (warp) {\n";
       for (int w = 0; w < W && size_t(w) < grp.derived.size(); ++w) {
         std::ostringstream os;

@@ -66,8 +66,8 @@ struct TapeColumnsOptions {
   ColumnStores stores = ColumnStores::ComponentMajor;
 };
 
-// Derived components (ColumnGroup::derived) are computed from the staged leaves after the
-// group's slots are, before the entries read them.
+// Derived components (ColumnGroup::derived) are computed from their leaves in the tape while
+// the group's slots are staged, before the barrier the entries wait for.
 // Arguments: n_elements, tape (the kernel's tapes, TapePattern slots), aux, first (the
 // entries, n_outputs x n_inputs a element, as options.stores says). With `rest`, the rest
 // kernel's Jacobian pattern, each entry adds its auxiliary slot. Throws std::invalid_argument

@@ -18,8 +18,7 @@ struct RawTerm {
   int factor;
 };
 
-ColumnGroup stage(const TapePattern& tapes, const std::vector<int>& columns,
-                  const std::vector<int>& column_index,
+ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& column_index,
                   const std::vector<std::vector<std::vector<RawTerm>>>& raw,
                   const std::vector<int>& outputs) {
   ColumnGroup g;
@@ -185,7 +184,7 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
   std::vector<int> columns, index;
   size_t slots = 0;
   const auto close = [&] {
-    if (!columns.empty()) plan.groups.push_back(stage(tapes, columns, index, raw, plan.outputs));
+    if (!columns.empty()) plan.groups.push_back(stage(columns, index, raw, plan.outputs));
     columns.clear();
     index.clear();
     slots = 0;
@@ -211,7 +210,7 @@ TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
     cut_columns.push_back(cut_column(static_cast<int>(i)));
     cut_raw.push_back(n_inputs + static_cast<int>(i));
   }
-  plan.cut_group = stage(tapes, cut_columns, cut_raw, raw, plan.outputs);
+  plan.cut_group = stage(cut_columns, cut_raw, raw, plan.outputs);
   return plan;
 }
 

@@ -2,10 +2,11 @@
 // from its tapes with each tape slot read once per element (bench/RESULTS.md, "the rows from
 // the tapes, each slot read once"): the entries
 //   D[o][c] = sum over o's terms (scale * factor product * d tape / d direction c)
-// by column groups. Columns are the kernel's inputs, grouped in order until a group's tape
-// slots would pass a limit (a launch's block stages them in shared memory), and the cut
-// directions the tapes carry, one group of their own (the first launch's: every input's entry
-// then adds D[o][cut] * d cut / d x).
+// by column groups. Columns are the kernel's inputs, grouped in order until what a group
+// stages, its tape slots and the components it derives from factored tapes' leaves
+// (jit/tape_pattern.h), would pass a limit (a launch's block stages them in shared memory), and
+// the cut directions the tapes carry, one group of their own (the first launch's: every input's
+// entry then adds D[o][cut] * d cut / d x).
 #pragma once
 
 #include <cstdint>
