@@ -17,6 +17,7 @@
 #include "jit/tape_column_groups.h"
 #include "jit/tape_rest_kernel.h"
 #include "support/element_problem.h"
+#include "support/head_values.h"
 #include "support/node_values.h"
 #include "support/test_kernels.h"
 
@@ -30,30 +31,15 @@ double tape_slot(const std::vector<double>& tape, int64_t e, int64_t slot, int64
   return tape[static_cast<size_t>((e / t * size + slot) * t + e % t)];
 }
 
-// A factored tape's head (jit/tape_head.h) over element e's leaves.
-struct HeadValues {
-  using Value = double;
-  const jit::TapePattern& p;
-  const std::vector<double>& tape;
-  int64_t e;
-  double leaf(int i) const { return tape_slot(tape, e, p.leaf_slot(i), p.size); }
-  double constant(double c) const { return c; }
-  double add(double a, double b) const { return a + b; }
-  double sub(double a, double b) const { return a - b; }
-  double mul(double a, double b) const { return a * b; }
-  double div(double a, double b) const { return a / b; }
-  double neg(double a) const { return -a; }
-};
-
 // What a group stages at index `staged` for element e: a tape slot, or a derived component
 // from the leaves.
 double staged_value(const jit::ColumnGroup& g, const jit::TapePattern& p,
                     const std::vector<double>& tape, int64_t e, int staged) {
   if (size_t(staged) < g.slots.size()) return tape_slot(tape, e, g.slots[size_t(staged)], p.size);
   const jit::DerivedSlot& d = g.derived.at(size_t(staged) - g.slots.size());
-  const jit::TapeHead& h = p.heads[size_t(d.tape)];
-  HeadValues values{p, tape, e};
-  return jit::head_derivative(h, h.derived[size_t(d.component)].leaf, values);
+  return test::derived_value(p.heads[size_t(d.tape)], d.component, [&](int leaf) {
+    return tape_slot(tape, e, p.leaf_slot(leaf), p.size);
+  });
 }
 
 // An entry's sum: its terms over element e's tape and factor products.

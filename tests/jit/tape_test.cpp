@@ -11,6 +11,7 @@
 #include "jit/cuda_image.h"
 #include "jit/element_driver.h"
 #include "jit/lowering.h"
+#include "support/head_values.h"
 #include "support/node_values.h"
 #include "support/test_kernels.h"
 
@@ -56,20 +57,6 @@ TEST_CASE("a tape's components: the inputs and the cuts its operand is computed 
   CHECK(tape_pattern(test::tape_kernel(false)).empty());
 }
 
-// head_derivative over doubles: the leaves' values from the graph's.
-struct HeadValues {
-  using Value = double;
-  const TapePattern& p;
-  const std::vector<double>& v;  // per node
-  double leaf(int i) const { return v[size_t(p.leaves[size_t(i)])]; }
-  double constant(double c) const { return c; }
-  double add(double a, double b) const { return a + b; }
-  double sub(double a, double b) const { return a - b; }
-  double mul(double a, double b) const { return a * b; }
-  double div(double a, double b) const { return a / b; }
-  double neg(double a) const { return -a; }
-};
-
 TEST_CASE("a factored tape's derived components are its operand's partials") {
   // With s = 1 / (y1 + .. + y5) the cut, d q / d y_k = (partial at fixed s) + (d q / d s)
   // (-s^2): both derived, against central differences of q's value, at random states.
@@ -89,11 +76,15 @@ TEST_CASE("a factored tape's derived components are its operand's partials") {
     for (size_t t = 0; t < p.tapes.size(); ++t) {
       const TapeHead& h = p.heads[t];
       if (!h.factored()) continue;
-      HeadValues values{p, v};
+      const auto derived = [&](size_t component) {
+        return test::derived_value(h, int(component),
+                                   [&](int leaf) { return v[size_t(p.leaves[size_t(leaf)])]; });
+      };
       double d_cut = 0;
-      for (const TapeDerived& d : h.derived)
-        if (d.direction.input < 0) d_cut = head_derivative(h, d.leaf, values);
-      for (const TapeDerived& d : h.derived) {
+      for (size_t j = 0; j < h.derived.size(); ++j)
+        if (h.derived[j].direction.input < 0) d_cut = derived(j);
+      for (size_t j = 0; j < h.derived.size(); ++j) {
+        const TapeDerived& d = h.derived[j];
         if (d.direction.input < 0) continue;
         const int i = d.direction.input;
         const double step = 1e-6 * x[size_t(i)];
@@ -104,7 +95,7 @@ TEST_CASE("a factored tape's derived components are its operand's partials") {
         const double fd = (test::node_values(k, up, coef, {})[size_t(q)] -
                            test::node_values(k, down, coef, {})[size_t(q)]) /
                           (2 * step);
-        const double got = head_derivative(h, d.leaf, values) + d_cut * (-s * s);
+        const double got = derived(j) + d_cut * (-s * s);
         worst = std::max(worst, std::abs(got - fd) / std::max(1e-3, std::abs(fd)));
         ++checked;
       }
