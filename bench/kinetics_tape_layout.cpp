@@ -4,7 +4,9 @@
 // value's slot, then one slot per tangent component, an input or the density cut) and the
 // mechanism's net stoichiometric coefficients.
 //
-//   kinetics_tape_layout [--mechanism FILE[:PHASE]] OUT_FILE   (default gri30.yaml)
+//   kinetics_tape_layout [--mechanism FILE[:PHASE]] [--form F] OUT_FILE
+//     (default gri30.yaml, the derivatives' form: rate_laws.h; stdout: the tape's slots, factored
+//     and unfactored)
 //
 // OUT_FILE, text: "species NS reactions NR inputs NI slots S", a line "weights W_1 .. W_NS"
 // (kg/kmol), then a line per reaction r: "r OFFSET NC c_1 .. c_NC NNU k_1 nu_1 .. k_NNU nu_NNU",
@@ -23,19 +25,24 @@ using namespace dualjit;
 
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml", out;
+  kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--mechanism" && i + 1 < argc)
       spec = argv[++i];
+    else if (a == "--form" && i + 1 < argc)
+      form = kinetics::rate_law_form_named(argv[++i]);
     else
       out = a;
   }
   if (out.empty()) {
-    std::fprintf(stderr, "usage: kinetics_tape_layout [--mechanism FILE[:PHASE]] OUT_FILE\n");
+    std::fprintf(stderr,
+                 "usage: kinetics_tape_layout [--mechanism FILE[:PHASE]] [--form F] OUT_FILE\n");
     return 2;
   }
   const kinetics::Mechanism m = kinetics::load_mechanism(spec);
-  const Kernel kernel = kinetics::production_rates_kernel(m);
+  const Kernel kernel =
+      kinetics::production_rates_kernel(m, {kinetics::ReactorState::constant_pressure, form});
   const jit::TapePattern p = jit::tape_pattern(kernel);
   const size_t ns = m.species.size(), nr = m.reactions.size();
   const int inputs = static_cast<int>(ns + 1);
@@ -79,14 +86,17 @@ int main(int argc, char** argv) {
     std::fprintf(f, "\n");
   }
   std::fclose(f);
+  // Unfactored, each tape would store its derived components too, and no leaf.
   size_t factored = 0, derived = 0;
   for (const jit::TapeHead& h : p.heads) {
     factored += h.factored();
     derived += h.derived.size();
   }
+  const long long whole = static_cast<long long>(p.leaf_offset) + static_cast<long long>(derived);
   std::printf(
-      "%s: %zu species, %zu reactions, %lld tape slots a cell (%zu of %zu tapes factored, "
-      "%zu components derived from %zu leaves) -> %s\n",
-      m.file.c_str(), ns, nr, static_cast<long long>(p.size), factored, p.tapes.size(), derived,
-      p.leaves.size(), out.c_str());
+      "%s (%s form): %zu species, %zu reactions, %lld tape slots a cell, %lld unfactored "
+      "(%zu of %zu tapes factored, %zu components derived from %zu leaves) -> %s\n",
+      m.file.c_str(), std::string(kinetics::rate_law_form_name(form)).c_str(), ns, nr,
+      static_cast<long long>(p.size), whole, factored, p.tapes.size(), derived, p.leaves.size(),
+      out.c_str());
 }

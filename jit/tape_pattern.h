@@ -12,7 +12,7 @@
 // its readers from the head, the polynomial's ops over leaf values the tape chunk stores once
 // per element (a mechanism's rate of progress k_f prod C^a - k_r prod C^b, C a cut times an
 // input: k_f, k_r and the inputs' and the cut's values instead of a component per species;
-// GRI-3.0's tape 1,475 values a cell instead of 2,486, bench/RESULTS.md). Derived by products
+// GRI-3.0's tape 1,531 values a cell instead of 2,486, bench/RESULTS.md). Derived by products
 // of the other factors, never by dividing the operand by one, so a zero concentration is exact.
 // A tape is factored where its derived directions outnumber its leaves that are not theirs (a
 // falloff rate, whose k reads every concentration through M, and a tape of tapes stay whole).
