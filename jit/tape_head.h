@@ -2,7 +2,6 @@
 // the leaves whose values the tape chunk stores, and the derivative a reader takes through them.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -150,26 +149,6 @@ typename Algebra::Value head_derivative(const TapeHead& h, int wrt, Algebra& A) 
   const D& last = d.back();
   if (last.zero) return A.constant(0.0);
   return materialize(last);
-}
-
-// The leaves head_derivative(h, wrt, ...) reads, each once, in order of first read.
-inline std::vector<int> derivative_leaves(const TapeHead& h, int wrt) {
-  struct Reads {
-    using Value = int;
-    std::vector<int> leaves;
-    int leaf(int i) {
-      if (std::find(leaves.begin(), leaves.end(), i) == leaves.end()) leaves.push_back(i);
-      return 0;
-    }
-    int constant(double) { return 0; }
-    int add(int, int) { return 0; }
-    int sub(int, int) { return 0; }
-    int mul(int, int) { return 0; }
-    int div(int, int) { return 0; }
-    int neg(int) { return 0; }
-  } reads;
-  head_derivative(h, wrt, reads);
-  return reads.leaves;
 }
 
 }  // namespace dualjit::jit
