@@ -37,7 +37,8 @@ bool meets(const Keys& a, const Keys& b) {
 // still node ids; empty where x is not factored.
 struct Factoring {
   TapeHead head;
-  Keys derived;  // the derived directions' keys
+  Keys derived;                 // the derived directions' keys, ascending
+  std::vector<NodeId> at_leaf;  // each one's input or cut node, a leaf of the head
 };
 
 Factoring factor(const Graph& g, NodeId x, const std::vector<Keys>& deps) {
@@ -72,18 +73,22 @@ Factoring factor(const Graph& g, NodeId x, const std::vector<Keys>& deps) {
   std::sort(direction_leaves.begin(), direction_leaves.end());
   direction_leaves.erase(std::unique(direction_leaves.begin(), direction_leaves.end()),
                          direction_leaves.end());
-  Keys derived;
+  std::vector<std::pair<int32_t, NodeId>> by_key;
   for (NodeId id : direction_leaves) {
     const int32_t k = deps[static_cast<size_t>(id)].front();
-    if (!opaque.count(k)) derived.push_back(k);
+    if (!opaque.count(k)) by_key.push_back({k, id});
   }
-  std::sort(derived.begin(), derived.end());
-  if (derived.empty() || std::adjacent_find(derived.begin(), derived.end()) != derived.end())
-    return {};
+  std::sort(by_key.begin(), by_key.end());
+  Factoring f;
+  for (const auto& [k, id] : by_key) {
+    if (!f.derived.empty() && f.derived.back() == k) return {};
+    f.derived.push_back(k);
+    f.at_leaf.push_back(id);
+  }
+  if (f.derived.empty()) return {};
+  const Keys& derived = f.derived;
   // The head: the region's nodes that depend on a derived direction, operands first; every
   // other operand a leaf (a constant inline).
-  Factoring f;
-  f.derived = derived;
   std::unordered_map<NodeId, int> op_of;
   std::vector<std::pair<NodeId, bool>> walk{{x, false}};
   size_t value_leaves = 0;
@@ -106,10 +111,7 @@ Factoring factor(const Graph& g, NodeId x, const std::vector<Keys>& deps) {
       } else {
         op.kind = HeadOp::Kind::Leaf;
         op.leaf = static_cast<int>(id);  // a node id until the pattern numbers its leaves
-        const bool derived_leaf =
-            direction_leaf(id) &&
-            std::binary_search(derived.begin(), derived.end(), deps[size_t(id)].front());
-        value_leaves += !derived_leaf;
+        value_leaves += std::find(f.at_leaf.begin(), f.at_leaf.end(), id) == f.at_leaf.end();
       }
     } else if (!expanded) {
       walk.back().second = true;
@@ -194,22 +196,8 @@ TapePattern tape_pattern(const Kernel& kernel) {
       if (fresh) p.leaves.push_back(id);
       op.leaf = it->second;
     }
-    for (int32_t key : f.derived) {
-      // The derived direction's leaf: the input or cut node whose key it is.
-      const TapeEntry dir = entry(key);
-      int leaf = -1;
-      for (const HeadOp& op : f.head.ops) {
-        if (op.kind != HeadOp::Kind::Leaf) continue;
-        const NodeId id = p.leaves[static_cast<size_t>(op.leaf)];
-        const Node& nd = g.node(id);
-        if ((nd.op == Op::Input || nd.op == Op::Cut) && deps[size_t(id)].size() == 1 &&
-            deps[size_t(id)].front() == key) {
-          leaf = op.leaf;
-          break;
-        }
-      }
-      f.head.derived.push_back({dir, leaf});
-    }
+    for (size_t i = 0; i < f.derived.size(); ++i)
+      f.head.derived.push_back({entry(f.derived[i]), leaf_of.at(f.at_leaf[i])});
     p.heads.push_back(std::move(f.head));
     p.size += 1 + static_cast<int64_t>(e.size());
   }
