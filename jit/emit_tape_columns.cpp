@@ -137,6 +137,11 @@ struct HeadText {
   std::string neg(const std::string& a) { return let("-" + a); }
 };
 
+// A leaf's value in the tape, for the element whose lane `tp` is at.
+std::function<std::string(int)> tape_leaf(const TapePattern& tapes) {
+  return [&tapes](int leaf) { return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]"; };
+}
+
 // `target = d;` for derived component d, in a scope of its own; `read(leaf)` spells a leaf.
 std::string derived_text(const TapePattern& tapes, const DerivedSlot& d,
                          const std::function<std::string(int)>& read, const std::string& indent,
@@ -323,9 +328,6 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     // that the group's warps read again from L1: staged, they tripled the shared memory a
     // block takes and cut the blocks a multiprocessor holds), spread over the warps.
     if (!grp.derived.empty()) {
-      const auto tape_leaf = [&tapes](int leaf) {
-        return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
-      };
       // A warp's in one scope, each expression they share (a concentration, a product of
       // them) once. GRI-3.0's column of H derives 121 components: six groups' code side by
       // side in a cell-major launch missed the instruction cache (bench/RESULTS.md; fewer
@@ -333,7 +335,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       cu << "  switch (warp) {\n";
       for (int w = 0; w < W && size_t(w) < grp.derived.size(); ++w) {
         std::ostringstream os;
-        HeadText text{os, "      ", tape_leaf};
+        HeadText text{os, "      ", tape_leaf(tapes)};
         for (size_t k = size_t(w); k < grp.derived.size(); k += size_t(W)) {
           const TapeHead& h = tapes.heads[size_t(grp.derived[k].tape)];
           const std::string v =
@@ -462,12 +464,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     // after the others, from their sums.
     host << "static void " << fn << "_host(const double* tp, const double* ax, double* first, "
          << "long long n, long long e) {\n";
-    const auto tape_leaf = [&tapes](int leaf) {
-      return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
-    };
     for (size_t k = 0; k < grp.derived.size(); ++k) {
       host << "  double d" << k << ";\n"
-           << derived_text(tapes, grp.derived[k], tape_leaf, "  ", "d" + std::to_string(k));
+           << derived_text(tapes, grp.derived[k], tape_leaf(tapes), "  ", "d" + std::to_string(k));
     }
     const auto slot = [&grp](int st) {
       if (size_t(st) >= grp.slots.size())
@@ -574,9 +573,6 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
     body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
   const std::vector<EntryComposition> composition = compose_entries(plan.cut_group);
   const ColumnGroup& cg = plan.cut_group;
-  const auto tape_leaf = [&tapes](int leaf) {
-    return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]";
-  };
   const auto slot = [&cg](int st) {
     return "tp[" + std::to_string(cg.slots[static_cast<size_t>(st)] * 32) + "]";
   };
@@ -599,7 +595,8 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
     body << "  double c" << idx << " = " << sum_text(stored, slot, rv) << ";\n";
   }
   for (size_t k = 0; k < cg.derived.size(); ++k) {
-    body << "  {\n    double d;\n" << derived_text(tapes, cg.derived[k], tape_leaf, "    ", "d");
+    body << "  {\n    double d;\n"
+         << derived_text(tapes, cg.derived[k], tape_leaf(tapes), "    ", "d");
     for (const auto& [idx, t] : uses[k]) {
       const bool minus = t->scale < 0;
       const double scale = minus ? -t->scale : t->scale;

@@ -70,8 +70,8 @@ struct AssemblerOptions {
   // all linear in them (a mechanism's) by the tape columns' launches, which read each tape slot
   // once per element (backends/assembly/device_tape_columns.h, host_tape_columns.h), instead
   // of the row groups: GRI-3.0's at 1e5 cells on an H200 (from the term's columns_kernel)
-  // component-major in 3.3 ms against the row groups' 4.2, cell-major in 3.4 (column-major
-  // blocks) and 4.3 (row-major) against 4.5, compiled in 10 s against 15-22
+  // component-major in 3.0 ms against the row groups' 4.2, cell-major in 3.15 (column-major
+  // blocks) and 3.9 (row-major) against 4.5, compiled in 8 s against 15-22
   // (bench/RESULTS.md). The entries equal the row groups' to rounding, not bit for bit. Other
   // kernels keep the row groups, and so do kernels whose outputs' factors make the rest
   // Jacobian dense (tape_columns_launches.h dense_rest).
