@@ -225,13 +225,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                 " of " + std::to_string(no) + ")");
   }
   // CellColumns: each element's run of a group's columns in shared memory ahead of the staged
-  // slots, `stride` doubles apart. On sm_90 a run whose ends and addresses are 16-byte aligned
-  // (an even number of entries a block, each group's first entry and run even: `bulk`) goes
-  // out as one bulk copy (cp.async.bulk), so the stride is even, 2 mod 4 (a warp's stores of
-  // one entry meet each bank at most twice); otherwise the block's warps copy the runs and the
-  // stride is odd (no bank twice).
+  // slots, `stride` doubles apart, odd so that a warp's stores of one entry meet no bank twice.
   const int64_t fs = int64_t(no) * ni;
-  bool bulk = cell_columns && fs % 2 == 0;
   size_t run_max = 0;
   for (int g = g0; g < g1; ++g) {
     const std::vector<int>& cs = plan.groups[static_cast<size_t>(g)].columns;
@@ -241,9 +236,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                   " is not consecutive columns, no run of a cell-major block");
     }
     run_max = std::max(run_max, cs.size() * size_t(no));
-    bulk = bulk && (int64_t(cs.front()) * no) % 2 == 0 && (int64_t(cs.size()) * no) % 2 == 0;
   }
-  const size_t stride = bulk ? run_max + (run_max % 4 == 0 ? 2 : 0) : run_max | 1;
+  const size_t stride = run_max | 1;
   const size_t runs = cell_columns ? 32 * stride : 0;
   const TapeColumnsAux aux(plan, ni, rest);
   LoweredKernel out = tape_launch(
@@ -428,35 +422,16 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       });
     }
     if (cell_columns) {
-      // The block's runs: a bulk copy each, issued by the first warp, which waits until they
-      // have read shared memory (the block's exit frees it); else a warp an element at a time,
-      // each store 32 consecutive entries.
-      const std::string copy =
-          "    for (int c = warp; c < 32 && c < left; c += " + std::to_string(W) +
-          ")\n      for (int k = lane; k < " + std::to_string(run) + "; k += 32) out[c * " +
-          std::to_string(fs) + "LL + k] = R[c * " + std::to_string(stride) + " + k];\n";
+      // The block's runs, after a barrier: the warps an element at a time, each store 32
+      // consecutive entries of one run.
       cu << "  {\n"
          << "    const long long e0 = e - lane, left = n - e0;\n"
          << "    const double* R = st - " << runs << ";\n"
-         << "    double* out = first + e0 * " << fs << "LL + " << c0 * no << ";\n";
-      if (bulk) {
-        cu << "#if __CUDA_ARCH__ >= 900\n"
-           << "    asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
-           << "    __syncthreads();\n"
-           << "    if (warp == 0 && lane < left) {\n"
-           << "      const unsigned src = (unsigned)__cvta_generic_to_shared(R + lane * " << stride
-           << ");\n"
-           << "      asm volatile(\"cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], "
-           << run * 8 << ";\" :: \"l\"(out + lane * " << fs << "LL), \"r\"(src) : \"memory\");\n"
-           << "      asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n"
-           << "      asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n"
-           << "    }\n"
-           << "#else\n"
-           << "    __syncthreads();\n"
-           << copy << "#endif\n";
-      } else {
-        cu << "    __syncthreads();\n" << copy;
-      }
+         << "    double* out = first + e0 * " << fs << "LL + " << c0 * no << ";\n"
+         << "    __syncthreads();\n"
+         << "    for (int c = warp; c < 32 && c < left; c += " << W << ")\n"
+         << "      for (int k = lane; k < " << run << "; k += 32) out[c * " << fs
+         << "LL + k] = R[c * " << stride << " + k];\n";
       cu << "  }\n";
     }
     cu << "}\n";

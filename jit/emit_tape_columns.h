@@ -46,9 +46,9 @@ struct TapeColumnsAux {
 //   (GRI-3.0's J 3x slower: bench/RESULTS.md);
 // - CellColumns, [e][c][o], cell-major column-major blocks (BlockOrder::CellMajorColumns): a
 //   group's columns are one run of each element's block, so the block's warps put the entries
-//   in shared memory, element by element, and after a barrier the 32 runs go out as bulk
-//   copies (cp.async.bulk, sm_90, where 16-byte aligned) or the warps copy them, each store
-//   256 consecutive bytes of one run; a tile's groups are side by side in the grid, so that
+//   in shared memory, element by element, and after a barrier the warps copy the 32 runs out,
+//   each store 256 consecutive bytes of one run (bulk copies, cp.async.bulk, were no faster:
+//   bench/RESULTS.md); a tile's groups are side by side in the grid, so that
 //   each element's block is written in long runs at once (GRI-3.0's launches 0.3 ms faster
 //   than a group's tiles together). Every output must be linear (the run is whole). Earlier
 //   column-major stores, each warp writing its outputs' 56-byte run of a column from shared
