@@ -13,12 +13,14 @@
 #     (default 100000 1000000)
 # BACKENDS_TESTS: test_backends' doctest filter (default above). EXAMPLES_TESTS: test_examples'
 # ("*ReactorCells*,*ignition*"; "none": not run, nor built); EXAMPLES_TIMEOUT (s, 400): with an
-# empty kernel cache both take about 330 s. IGNITION=0: no ignition (nor its build).
+# empty kernel cache both take about 330 s. IGNITION=0: no ignition (nor its build). PEERS=0:
+# no peers (nor kinetics_rates' build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cells=${*:-100000 1000000}
 source bench/gpu_build.sh
-targets=(kinetics_rates test_backends)
+targets=(test_backends)
+[[ ${PEERS:-1} == 0 ]] || targets+=(kinetics_rates)
 [[ ${EXAMPLES_TESTS:-} == none ]] || targets+=(test_examples)
 [[ ${IGNITION:-1} == 0 ]] || targets+=(kinetics_ignition)
 gpu_start "${targets[@]}" || exit 1
@@ -28,14 +30,16 @@ Assembler (GPU)*,device tape columns*,*untile*}"
 [[ ${EXAMPLES_TESTS:-} == none ]] ||
   gpu_tests "${EXAMPLES_TIMEOUT:-400}" test_examples -ts=gpu \
     -tc="${EXAMPLES_TESTS:-*ReactorCells*,*ignition*}"
-SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 BUILD_DIR=build-gpu \
-  OUT=$out/peers timeout 260 bash bench/kinetics_peers.sh $cells > "$out/peers.txt" 2>&1
-echo "peers rc=$? at $(($(date +%s) - t0)) s"
-grep -E "RESULT kinetics_(dualjit|jax)" "$out/peers.txt" |
-  grep -oE '^RESULT [a-z_]+|(cells|w_ms|J_ms|Jc_ms|Jcol_ms|floor_J_ms|wdot_sum|J_abs_sum|Jc_transposed|Jc_rel)=[^ ]+' |
-  paste -sd' ' |
-  sed 's/RESULT/\nRESULT/g'
-cat "$out/peers/summary.txt" 2>/dev/null | head -30
+if [[ ${PEERS:-1} != 0 ]]; then
+  SKIP="cantera canterax" RATES_FLAGS="--effort full --rows 2" REPS=7 BUILD_DIR=build-gpu \
+    OUT=$out/peers timeout 260 bash bench/kinetics_peers.sh $cells > "$out/peers.txt" 2>&1
+  echo "peers rc=$? at $(($(date +%s) - t0)) s"
+  grep -E "RESULT kinetics_(dualjit|jax)" "$out/peers.txt" |
+    grep -oE '^RESULT [a-z_]+|(cells|w_ms|J_ms|Jc_ms|Jcol_ms|floor_J_ms|wdot_sum|J_abs_sum|Jc_transposed|Jc_rel)=[^ ]+' |
+    paste -sd' ' |
+    sed 's/RESULT/\nRESULT/g'
+  cat "$out/peers/summary.txt" 2>/dev/null | head -30
+fi
 if [[ ${IGNITION:-1} != 0 ]]; then
   timeout 90 ./build-gpu/bench/kinetics_ignition --method bdf --effort full --rows 2 100000 \
     > "$out/ignition.txt" 2>&1
