@@ -57,7 +57,7 @@
 // --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M,
 // --column-group-slots S: the tape columns' settings (assembly::TapeColumnsSettings
 // cell_run_bytes, cell_launch_groups, cell_min_blocks, min_blocks, group_slots; defaults 28672,
-// 3, 4, 3, 200): Jcol's groups' staged runs, its launches' groups and blocks a multiprocessor,
+// 3, 4, 3, 175): Jcol's groups' staged runs, its launches' groups and blocks a multiprocessor,
 // the other columns' launches' blocks, every group's staged values at most.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
