@@ -31,11 +31,13 @@ bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs)
 std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
                                                          const TapeColumnsSettings& settings) {
   const Kernel& k = term.tape_columns_kernel();
-  if (settings.group_slots < 1 || settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
+  if (settings.group_slots < 1 || settings.component_group_slots < 1 ||
+      settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
       settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
-        " slots a group, " + std::to_string(settings.launch_groups) + " groups a launch, " +
+        " slots a group (" + std::to_string(settings.component_group_slots) +
+        " component-major), " + std::to_string(settings.launch_groups) + " groups a launch, " +
         std::to_string(settings.cell_launch_groups) + " a cell-major columns' launch, runs of " +
         std::to_string(settings.cell_run_bytes) + " bytes, " + std::to_string(settings.min_blocks) +
         " and " + std::to_string(settings.cell_min_blocks) + " blocks a multiprocessor");
@@ -74,36 +76,38 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;
   l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern);
-  // The columns' launches of `p`'s groups for `stores`, at most `per_launch` groups each.
-  const auto launches = [&](const jit::TapeColumnPlan& p, std::vector<ColumnStores> stores,
+  // The columns' launches of `p`'s groups (of `slots` staged values at most, but for a column
+  // alone) for `stores`, at most `per_launch` groups each.
+  const auto launches = [&](const jit::TapeColumnPlan& p, int slots, ColumnStores stores,
                             int per_launch) {
-    const auto oversized = [&](size_t g) {
-      return p.groups[g].staged() > static_cast<size_t>(settings.group_slots);
-    };
+    const auto oversized = [&](size_t g) { return p.groups[g].staged() > size_t(slots); };
     for (size_t g = 0; g < p.groups.size();) {
       size_t end = g + 1;
       if (!oversized(g))
         while (end < p.groups.size() && !oversized(end) &&
                end - g < static_cast<size_t>(per_launch))
           ++end;
-      for (ColumnStores s : stores) {
-        jit::TapeColumnsOptions co;
-        co.groups = {static_cast<int>(g), static_cast<int>(end)};
-        co.stores = s;
-        co.min_blocks =
-            s == ColumnStores::CellColumns ? settings.cell_min_blocks : settings.min_blocks;
-        l.columns[s].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
-      }
+      jit::TapeColumnsOptions co;
+      co.groups = {static_cast<int>(g), static_cast<int>(end)};
+      co.stores = stores;
+      co.min_blocks =
+          stores == ColumnStores::CellColumns ? settings.cell_min_blocks : settings.min_blocks;
+      l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
       g = end;
     }
   };
-  launches(plan, {ColumnStores::ComponentMajor, ColumnStores::Tiled}, settings.launch_groups);
+  launches(plan, settings.group_slots, ColumnStores::Tiled, settings.launch_groups);
+  launches(
+      settings.component_group_slots == settings.group_slots
+          ? plan
+          : jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), settings.component_group_slots),
+      settings.component_group_slots, ColumnStores::ComponentMajor, settings.launch_groups);
   // Cell-major columns: groups of as many columns as align a run on 32-byte sectors (two of
   // GRI-3.0's 54 outputs), as many of those as cell_run_bytes holds for 32 elements.
   const int outputs = k.n_outputs(), align = 32 / std::gcd(8 * outputs, 32);
   const int columns = align * std::max(1, settings.cell_run_bytes / (32 * 8 * outputs * align));
   launches(jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), settings.group_slots, columns),
-           {ColumnStores::CellColumns}, settings.cell_launch_groups);
+           settings.group_slots, ColumnStores::CellColumns, settings.cell_launch_groups);
   l.aux_size = jit::TapeColumnsAux(plan, k.n_inputs(), &rest_pattern).size();
   return l;
 }

@@ -29,8 +29,8 @@ struct TapeColumnsLaunches {
   jit::LoweredKernel tapes, rest, fill;
   // The columns' launches for each stores, each at most launch_groups column groups
   // (cell_launch_groups for CellColumns, whose plan groups columns as jit::ColumnStores needs):
-  // a group of more slots than group_slots (a column no split can make smaller) alone, so that
-  // the others' blocks need less shared memory.
+  // a group of more staged values than its plan's limit (group_slots, component_group_slots; a
+  // column no split can make smaller) alone, so that the others' blocks need less shared memory.
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
@@ -41,16 +41,19 @@ struct TapeColumnsLaunches {
 // rest kernel's; both exceed jit's large-kernel bound, so Auto compiles them with ptxas -O0,
 // GRI-3.0's tapes 16x slower than at Full); group_slots: a column group's staged values at
 // most (jit::ColumnGroup::staged: tape slots, among them the leaves of factored tapes, and the
-// components derived from them): GRI-3.0's component-major Jacobian at 1e5 cells on an H200
-// took 3.01 ms at 200, 2.92 at 175 and 150, 2.99 at 120 (fewer blocks fit, or leaves are read
-// by more groups), the cell-major one 3.92, 3.94, 3.97, 4.07 (bench/RESULTS.md);
+// components derived from them), component_group_slots the same for the component-major
+// launches. Smaller groups fit more blocks a multiprocessor, larger ones read each leaf in fewer
+// groups: GRI-3.0's component-major Jacobian at 1e5 cells on an H200 took 3.01 ms at 200,
+// 2.92 at 175 and 150, 2.99 at 120; the cell-major one (tiles) 3.92, 3.94, 3.97, 4.07
+// (bench/RESULTS.md);
 // launch_groups: a columns' launch's groups at most. ptxas time grows faster than a launch's
 // entries, and the launches compile in parallel: GRI-3.0's nine groups in one launch took 20 s
 // (NVRTC 13, one core), twice the tapes' launch; in launches of two the largest takes 5 s.
 struct TapeColumnsSettings {
   jit::LaunchLayout layout;
   jit::CompileEffort effort = jit::CompileEffort::Auto;
-  int group_slots = 175;
+  int group_slots = 200;
+  int component_group_slots = 175;
   int launch_groups = 2;
   // ColumnStores::CellColumns: a block's staged runs (32 elements' runs of its group's columns)
   // at most these bytes, a launch's groups at most cell_launch_groups, and its blocks a

@@ -177,7 +177,7 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   for (int per_launch : {1, 2, 100}) {
     CAPTURE(per_launch);
     assembly::TapeColumnsSettings settings;
-    settings.group_slots = 60;  // h2o2's columns in 9 groups
+    settings.group_slots = settings.component_group_slots = 60;  // h2o2's columns in 9 groups
     settings.launch_groups = per_launch;
     const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
     REQUIRE(c);
@@ -209,8 +209,29 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
               component_major(c->run(p.term(0), state, assembly::BlockOrder::CellMajor), n), want,
               n) < 1e-12);
   }
+  // The component-major launches grouped apart from the tiles (component_group_slots): both
+  // read the one auxiliary array.
+  assembly::TapeColumnsSettings apart;
+  apart.group_slots = 60;
+  apart.component_group_slots = 30;
+  const auto c = assembly::HostTapeColumns::make(p.term(0), apart);
+  REQUIRE(c);
+  CHECK(worst_block_difference(c->run(p.term(0), state), want, n) < 1e-12);
+  CHECK(worst_block_difference(
+            component_major(c->run(p.term(0), state, assembly::BlockOrder::CellMajor), n), want,
+            n) < 1e-12);
+  size_t component = 0, tiled = 0;
+  for (const cpu::CpuKernel* k : c->kernels()) {
+    const std::string& symbol = k->lowered().symbol;
+    if (symbol.find("tape_columns_g") == std::string::npos || symbol.ends_with("_cc")) continue;
+    (symbol.ends_with("_tl") ? tiled : component) += 1;
+  }
+  CHECK(component > tiled);
   assembly::TapeColumnsSettings none;
   none.launch_groups = 0;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  none = {};
+  none.component_group_slots = 0;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
