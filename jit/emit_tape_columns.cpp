@@ -149,7 +149,7 @@ std::string derived_text(const TapePattern& tapes, const DerivedSlot& d,
   const TapeHead& h = tapes.heads.at(static_cast<size_t>(d.tape));
   std::ostringstream os;
   os << indent << "{\n";
-  HeadText text{os, indent + "  ", read};
+  HeadText text{os, indent + "  ", read, 0, {}};
   const std::string v =
       head_derivative(h, h.derived.at(static_cast<size_t>(d.component)).leaf, text);
   os << indent << "  " << target << " = " << v << ";\n" << indent << "}\n";
@@ -329,7 +329,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       cu << "  switch (warp) {\n";
       for (int w = 0; w < W && size_t(w) < grp.derived.size(); ++w) {
         std::ostringstream os;
-        HeadText text{os, "      ", tape_leaf(tapes)};
+        HeadText text{os, "      ", tape_leaf(tapes), 0, {}};
         for (size_t k = size_t(w); k < grp.derived.size(); k += size_t(W)) {
           const TapeHead& h = tapes.heads[size_t(grp.derived[k].tape)];
           const std::string v =
