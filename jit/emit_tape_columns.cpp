@@ -142,18 +142,28 @@ std::function<std::string(int)> tape_leaf(const TapePattern& tapes) {
   return [&tapes](int leaf) { return "tp[" + std::to_string(tapes.leaf_slot(leaf) * 32) + "]"; };
 }
 
-// `target = d;` for derived component d, in a scope of its own; `read(leaf)` spells a leaf.
-std::string derived_text(const TapePattern& tapes, const DerivedSlot& d,
-                         const std::function<std::string(int)>& read, const std::string& indent,
-                         const std::string& target) {
-  const TapeHead& h = tapes.heads.at(static_cast<size_t>(d.tape));
+// `target(k) = component;` for each derived component which[k], at `indent`, in one scope: an
+// expression they share (a concentration, a product of them) is computed once.
+std::string derived_statements(const TapePattern& tapes, const std::vector<DerivedSlot>& which,
+                               const std::string& indent,
+                               const std::function<std::string(size_t)>& target) {
   std::ostringstream os;
-  os << indent << "{\n";
-  HeadText text{os, indent + "  ", read, 0, {}};
-  const std::string v =
-      head_derivative(h, h.derived.at(static_cast<size_t>(d.component)).leaf, text);
-  os << indent << "  " << target << " = " << v << ";\n" << indent << "}\n";
+  HeadText text{os, indent, tape_leaf(tapes), 0, {}};
+  for (size_t k = 0; k < which.size(); ++k) {
+    const TapeHead& h = tapes.heads.at(static_cast<size_t>(which[k].tape));
+    const std::string v =
+        head_derivative(h, h.derived.at(static_cast<size_t>(which[k].component)).leaf, text);
+    os << indent << target(k) << " = " << v << ";\n";
+  }
   return os.str();
+}
+
+// `target = d;` for derived component d, in a scope of its own.
+std::string derived_text(const TapePattern& tapes, const DerivedSlot& d, const std::string& indent,
+                         const std::string& target) {
+  return indent + "{\n" +
+         derived_statements(tapes, {d}, indent + "  ", [&target](size_t) { return target; }) +
+         indent + "}\n";
 }
 
 // factor * lambda * value, lambda left out where it is 1.
@@ -328,15 +338,14 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       // groups a launch mended it, TapeColumnsSettings::cell_launch_groups).
       cu << "  switch (warp) {\n";
       for (int w = 0; w < W && size_t(w) < grp.derived.size(); ++w) {
-        std::ostringstream os;
-        HeadText text{os, "      ", tape_leaf(tapes), 0, {}};
-        for (size_t k = size_t(w); k < grp.derived.size(); k += size_t(W)) {
-          const TapeHead& h = tapes.heads[size_t(grp.derived[k].tape)];
-          const std::string v =
-              head_derivative(h, h.derived[size_t(grp.derived[k].component)].leaf, text);
-          os << "      st[" << (grp.slots.size() + k) * 32 << " + lane] = " << v << ";\n";
-        }
-        cu << "    case " << w << ": {\n" << os.str() << "      break;\n    }\n";
+        std::vector<DerivedSlot> mine;
+        for (size_t k = size_t(w); k < grp.derived.size(); k += size_t(W))
+          mine.push_back(grp.derived[k]);
+        const std::string statements = derived_statements(tapes, mine, "      ", [&](size_t i) {
+          return "st[" + std::to_string((grp.slots.size() + size_t(w) + i * size_t(W)) * 32) +
+                 " + lane]";
+        });
+        cu << "    case " << w << ": {\n" << statements << "      break;\n    }\n";
       }
       cu << "  }\n";
     }
@@ -441,7 +450,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
          << "long long n, long long e) {\n";
     for (size_t k = 0; k < grp.derived.size(); ++k) {
       host << "  double d" << k << ";\n"
-           << derived_text(tapes, grp.derived[k], tape_leaf(tapes), "  ", "d" + std::to_string(k));
+           << derived_text(tapes, grp.derived[k], "  ", "d" + std::to_string(k));
     }
     const auto slot = [&grp](int st) {
       if (size_t(st) >= grp.slots.size())
@@ -570,8 +579,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
     body << "  double c" << idx << " = " << sum_text(stored, slot, rv) << ";\n";
   }
   for (size_t k = 0; k < cg.derived.size(); ++k) {
-    body << "  {\n    double d;\n"
-         << derived_text(tapes, cg.derived[k], tape_leaf(tapes), "    ", "d");
+    body << "  {\n    double d;\n" << derived_text(tapes, cg.derived[k], "    ", "d");
     for (const auto& [idx, t] : uses[k]) {
       const bool minus = t->scale < 0;
       const double scale = minus ? -t->scale : t->scale;
