@@ -25,7 +25,6 @@ ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& colum
   g.columns = columns;
   std::unordered_map<int64_t, int> staged;
   std::map<std::pair<int, int>, int> derived;
-  std::vector<std::vector<std::pair<size_t, size_t>>> derived_terms;  // (entry, term) to renumber
   for (size_t ci = 0; ci < columns.size(); ++ci) {
     const auto& by_output = raw[static_cast<size_t>(column_index[ci])];
     for (size_t oi = 0; oi < outputs.size(); ++oi) {
@@ -34,12 +33,8 @@ ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& colum
         if (t.derived.tape >= 0) {
           const auto [it, fresh] = derived.try_emplace({t.derived.tape, t.derived.component},
                                                        static_cast<int>(g.derived.size()));
-          if (fresh) {
-            g.derived.push_back(t.derived);
-            derived_terms.emplace_back();
-          }
-          derived_terms[size_t(it->second)].push_back({g.entries.size(), e.terms.size()});
-          e.terms.push_back({it->second, t.scale, t.factor});
+          if (fresh) g.derived.push_back(t.derived);
+          e.terms.push_back({-1 - it->second, t.scale, t.factor});  // numbered below
           continue;
         }
         const auto [it, fresh] = staged.try_emplace(t.slot, static_cast<int>(g.slots.size()));
@@ -50,9 +45,9 @@ ColumnGroup stage(const std::vector<int>& columns, const std::vector<int>& colum
     }
   }
   // The derived are staged after the slots.
-  for (size_t k = 0; k < derived_terms.size(); ++k)
-    for (const auto& [entry, term] : derived_terms[k])
-      g.entries[entry].terms[term].staged = static_cast<int>(g.slots.size() + k);
+  for (ColumnEntry& e : g.entries)
+    for (ColumnTerm& t : e.terms)
+      if (t.staged < 0) t.staged = static_cast<int>(g.slots.size()) - 1 - t.staged;
   return g;
 }
 
