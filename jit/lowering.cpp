@@ -472,7 +472,7 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c, boo
     first.staged = true;
     first.base = pr.spec.stage[c].lo;
   }
-  if (parks) first.park_slots = park_slots(out.launch, cp.summary.live);
+  if (parks) first.park_slots = park_slots(out.launch, pr.spec.layout.min_blocks, cp.summary.live);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
                                outlines_specials(cp.summary.statements), first,
@@ -533,7 +533,8 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
       });
   // The parking its chunks' functions use (chunk_text), after the launch's own shared memory.
   int parked = 0;
-  for (const ChunkSummary& c : chunks) parked = std::max(parked, park_slots(out.launch, c.live));
+  for (const ChunkSummary& c : chunks)
+    parked = std::max(parked, park_slots(out.launch, spec.layout.min_blocks, c.live));
   const std::string cuda_parked = cuda_parking(out.launch, parked);
   const std::string host_parked = host_parking(parked);
   out.launch.dynamic_shared_bytes +=

@@ -15,9 +15,10 @@ constexpr int kRegistersPerMultiprocessor = 65536;
 
 }  // namespace
 
-int park_slots(const LaunchPolicy& launch, int max_live) {
+int park_slots(const LaunchPolicy& launch, int min_blocks, int max_live) {
   if (max_live <= kParkAbove || launch.block_threads <= 0) return 0;
-  const int blocks = std::max(1, kRegistersPerMultiprocessor / (256 * launch.block_threads));
+  const int blocks =
+      std::max({1, min_blocks, kRegistersPerMultiprocessor / (256 * launch.block_threads)});
   const size_t per_block = kSharedPerMultiprocessor / static_cast<size_t>(blocks);
   const size_t own = launch.dynamic_shared_bytes + kSharedReservedPerBlock;
   if (per_block <= own) return 0;

@@ -27,9 +27,10 @@ inline constexpr int kMinParkedSpan = 32;
 // The slots a thread parks in a launch whose chunks keep at most `max_live` values live: none
 // at or below kParkAbove; else as many as the shared memory left beside the launch's own
 // (launch.dynamic_shared_bytes) holds for each of its threads while the blocks that 255
-// registers a thread allow still fit a multiprocessor, an odd count (consecutive threads'
-// stretches then fall in different banks), at most 105. 0 where fewer than 16 would fit.
-int park_slots(const LaunchPolicy& launch, int max_live);
+// registers a thread allow, or min_blocks (__launch_bounds__'s) if more, still fit a
+// multiprocessor, an odd count (consecutive threads' stretches then fall in different banks),
+// at most 105. 0 where fewer than 16 would fit.
+int park_slots(const LaunchPolicy& launch, int min_blocks, int max_live);
 
 // The slot of each value of one function (-1: not parked), from each value's interval
 // [definition, last read] in statement positions: longest first, while more than

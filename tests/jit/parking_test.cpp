@@ -34,20 +34,26 @@ std::vector<int> live_along(const std::vector<std::pair<int, int>>& intervals,
 TEST_CASE("park_slots: launches whose chunks keep more values live than registers park") {
   LaunchPolicy l;
   l.block_threads = 128;
-  CHECK(park_slots(l, kParkAbove) == 0);
+  CHECK(park_slots(l, 0, kParkAbove) == 0);
   // Two blocks of 128 a multiprocessor at 255 registers: 105 slots (107,520 bytes) each.
-  CHECK(park_slots(l, kParkAbove + 1) == 105);
+  CHECK(park_slots(l, 0, kParkAbove + 1) == 105);
   // Beside a launch's own shared memory: what is left, odd.
   l.dynamic_shared_bytes = 60 * 1024;
-  const int left = park_slots(l, 400);
+  const int left = park_slots(l, 0, 400);
   CHECK(left % 2 == 1);
   CHECK(left > 16);
   CHECK(2 * (l.dynamic_shared_bytes + size_t(left) * 8 * 128 + 1024) <= 228 * 1024);
   l.dynamic_shared_bytes = 110 * 1024;
-  CHECK(park_slots(l, 400) == 0);
+  CHECK(park_slots(l, 0, 400) == 0);
   l.dynamic_shared_bytes = 0;
   l.block_threads = 256;  // one block a multiprocessor
-  CHECK(park_slots(l, 400) == 105);
+  CHECK(park_slots(l, 0, 400) == 105);
+  // Three blocks of 128 a multiprocessor (__launch_bounds__): a third of it each.
+  l.block_threads = 128;
+  const int third = park_slots(l, 3, 400);
+  CHECK(third % 2 == 1);
+  CHECK(3 * (size_t(third) * 8 * 128 + 1024) <= 228 * 1024);
+  CHECK(third > 60);
 }
 
 TEST_CASE("parked_slots: the longest-lived values where too many are live, slots reused") {
