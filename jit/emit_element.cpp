@@ -8,8 +8,6 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "jit/parking.h"
-
 namespace dualjit::jit {
 
 std::string c_literal(double value) {
@@ -232,88 +230,21 @@ class Names {
       if (lit.empty()) lit = c_literal(n.value);
       return lit;
     }
-    if (!parked_.empty() && parked_[static_cast<size_t>(id)] >= 0) {
-      scratch_ = "pk[";
-      append_int(scratch_, parked_[static_cast<size_t>(id)]);
-      scratch_ += ']';
-      return scratch_;
-    }
     scratch_ = "t";
     append_int(scratch_, id);
     return scratch_;
-  }
-  // From now on `id` is read from its parking slot (jit/parking.h); -1: from its register.
-  void park(NodeId id, int slot) {
-    if (parked_.empty()) parked_.assign(g_.size(), -1);
-    parked_[static_cast<size_t>(id)] = slot;
   }
 
  private:
   const Graph& g_;
   std::vector<std::string> literal_;
-  std::vector<int> parked_;
   std::string scratch_;
-};
-
-// One function's parking (jit/parking.h): its values in definition order with the position of
-// each statement that defines and last reads them, then the slot parked_slots gives each.
-class Parking {
- public:
-  Parking(const Graph& g, const Typing& ty, int slots) : g_(g), ty_(ty), slots_(slots) {}
-  void define(NodeId id) {
-    if (slots_ <= 0) return;
-    if (at_.empty()) at_.assign(g_.size(), -1);
-    // Double values only: a float or a predicate is cheaper to keep than to park.
-    if (!ty_.is_float(id) && !ty_.is_predicate(id)) {
-      at_[static_cast<size_t>(id)] = static_cast<int>(values_.size());
-      values_.push_back(id);
-      intervals_.push_back({position_, position_});
-    }
-    ++position_;
-  }
-  void read(NodeId id) {
-    if (at_.empty() || at_[static_cast<size_t>(id)] < 0) return;
-    intervals_[static_cast<size_t>(at_[static_cast<size_t>(id)])].second = position_;
-  }
-  // The slot of each value defined (by node; -1 not parked), once all are recorded.
-  std::vector<int> slots() const {
-    std::vector<int> by_node(g_.size(), -1);
-    const std::vector<int> s = parked_slots(intervals_, slots_);
-    for (size_t i = 0; i < values_.size(); ++i) by_node[static_cast<size_t>(values_[i])] = s[i];
-    return by_node;
-  }
-
- private:
-  const Graph& g_;
-  const Typing& ty_;
-  int slots_;
-  int position_ = 0;
-  std::vector<int> at_;
-  std::vector<NodeId> values_;
-  std::vector<std::pair<int, int>> intervals_;
 };
 
 void append_value_name(std::string& out, NodeId id) {
   out += 't';
   append_int(out, id);
 }
-
-// After `id`'s statement and stores: `pk[3] = t42;`, later reads from the slot.
-void park_value(std::string& out, NodeId id, const std::vector<int>& slot, Names& name) {
-  if (slot.empty() || slot[static_cast<size_t>(id)] < 0) return;
-  out += "  pk[";
-  append_int(out, slot[static_cast<size_t>(id)]);
-  out += "] = ";
-  append_value_name(out, id);
-  out += ";\n";
-  name.park(id, slot[static_cast<size_t>(id)]);
-}
-
-bool any_parked(const std::vector<int>& slot) {
-  return std::any_of(slot.begin(), slot.end(), [](int s) { return s >= 0; });
-}
-
-constexpr const char* kParkingPrologue = "  dj_parked* const pk = dj_parking();\n";
 
 // The statement defining `id` (constants are inlined by the caller), its right-hand side
 // appended to `out`. A float statement reads constants as float literals and primal values
@@ -439,15 +370,6 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += params(tape);
   os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;";
   os += tape ? " (void)tp;\n" : "\n";
-  Parking parking(g, ty, first.park_slots);
-  for (NodeId id : p.order) {
-    const Node& nd = g.node(id);
-    if (nd.op == Op::Const) continue;
-    for (int k = 0; k < op_arity(nd.op); ++k) parking.read(nd.operand(k));
-    parking.define(id);
-  }
-  const std::vector<int> slot = first.park_slots > 0 ? parking.slots() : std::vector<int>{};
-  if (any_parked(slot)) os += kParkingPrologue;
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
@@ -457,7 +379,6 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
       append_store(os, p.stores[si], name(id), first);
       stored[si] = 1;
     }
-    if (g.node(id).op != Op::Const) park_value(os, id, slot, name);
   }
   for (size_t si = 0; si < p.stores.size(); ++si) {
     if (stored[si]) continue;
@@ -497,7 +418,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   }
   // Scratch slots: a value defined in segment a and read later lives in a slot from its
   // definition to the end of its last reader; slots free before a segment starts are reused.
-  std::vector<int> scratch(n, -1);
+  std::vector<int> slot(n, -1);
   std::vector<std::vector<NodeId>> dies_after(n_seg);
   std::vector<int> free_slots;
   int n_slots = 0;
@@ -507,14 +428,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   }
   for (int s = 0; s < n_seg; ++s) {
     if (s > 0) {
-      for (NodeId dead : dies_after[s - 1]) free_slots.push_back(scratch[dead]);
+      for (NodeId dead : dies_after[s - 1]) free_slots.push_back(slot[dead]);
     }
     for (NodeId id : seg_nodes[s]) {
       if (last_use[id] <= s) continue;
       if (free_slots.empty()) {
-        scratch[id] = n_slots++;
+        slot[id] = n_slots++;
       } else {
-        scratch[id] = free_slots.back();
+        slot[id] = free_slots.back();
         free_slots.pop_back();
       }
       dies_after[last_use[id]].push_back(id);
@@ -542,30 +463,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os += tape ? " (void)tp;\n" : "\n";
     for (NodeId id : touched) local[id] = 0;
     touched.clear();
-    // The segment's parking: its statements as emitted below, the operands it loads first.
-    std::vector<int> slot;
-    if (first.park_slots > 0) {
-      Parking parking(g, ty, first.park_slots);
-      std::vector<NodeId> seen;
-      for (NodeId id : seg_nodes[s]) {
-        const Node& nd = g.node(id);
-        for (int k = 0; k < op_arity(nd.op); ++k) {
-          const NodeId a = nd.operand(k);
-          if (local[a] || g.node(a).op == Op::Const) continue;
-          local[a] = 1;
-          seen.push_back(a);
-          parking.define(a);
-        }
-        for (int k = 0; k < op_arity(nd.op); ++k) parking.read(nd.operand(k));
-        local[id] = 1;
-        seen.push_back(id);
-        parking.define(id);
-      }
-      for (NodeId id : seen) local[id] = 0;
-      slot = parking.slots();
-      if (any_parked(slot)) os += kParkingPrologue;
-    }
-    std::vector<NodeId> parked_here;
     auto ensure = [&](NodeId a) {
       if (a == kNoNode || local[a]) return;
       const Node& an = g.node(a);
@@ -577,14 +474,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         append_leaf(os, an, first);
       } else {
         os += "s[";
-        append_int(os, scratch[a]);
+        append_int(os, slot[a]);
         os += ']';
       }
       os += ";\n";
-      if (!slot.empty() && slot[a] >= 0) {
-        park_value(os, a, slot, name);
-        parked_here.push_back(a);
-      }
     };
     for (NodeId id : seg_nodes[s]) {
       const Node& nd = g.node(id);
@@ -592,18 +485,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       append_statement(os, g, id, name, ty, outline, first);
       local[id] = 1;
       touched.push_back(id);
-      if (scratch[id] >= 0) {
+      if (slot[id] >= 0) {
         os += "  s[";
-        append_int(os, scratch[id]);
+        append_int(os, slot[id]);
         os += "] = ";
         append_value_name(os, id);
         os += ";\n";
       }
       for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id), first);
-      if (!slot.empty() && slot[id] >= 0) {
-        park_value(os, id, slot, name);
-        parked_here.push_back(id);
-      }
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {
@@ -612,7 +501,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
         append_store(os, st, name(st.node), first);
       }
     }
-    for (NodeId id : parked_here) name.park(id, -1);  // the next segment reads its own
     os += "}\n";
   }
   os += "DJ_FN void ";

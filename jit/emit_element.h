@@ -44,10 +44,6 @@ struct ElementIndex {
   int stride = 1;        // d1[(k - base) * stride]
   int64_t base = 0;
   bool staged = false;  // d1[(k - base) * 32 + (dj_lane() ^ (k - base) % 32)] (jit/first_stage.h)
-  // > 0: a function that keeps more than jit/parking.h's kParkedLive values live parks its
-  // longest-lived ones in pk[0 .. park_slots) from `dj_parking()`, which the source defines
-  // (cuda_parking, host_parking).
-  int park_slots = 0;
 };
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,

@@ -18,7 +18,6 @@
 #include "jit/logging.h"
 #include "jit/lowering_memo.h"
 #include "jit/parallel_for.h"
-#include "jit/parking.h"
 #include "jit/schedule.h"
 
 namespace dualjit::jit {
@@ -459,8 +458,7 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
 }
 
 // Chunk c's element function under pr's symbol (c counts from the first of pr's chunks).
-// A companion's chunks park nothing: their parent's launch holds the parking.
-std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c, bool parks = true) {
+std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   const LoweredKernel& out = pr.out;
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
@@ -472,7 +470,6 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c, boo
     first.staged = true;
     first.base = pr.spec.stage[c].lo;
   }
-  if (parks) first.park_slots = park_slots(out.launch, pr.spec.layout.min_blocks, cp.summary.live);
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
                                outlines_specials(cp.summary.statements), first,
@@ -531,21 +528,11 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
       companions_outline || std::any_of(chunks.begin(), chunks.end(), [](const ChunkSummary& c) {
         return outlines_specials(c.statements);
       });
-  // The parking its chunks' functions use (chunk_text), after the launch's own shared memory.
-  int parked = 0;
-  for (const ChunkSummary& c : chunks)
-    parked = std::max(parked, park_slots(out.launch, spec.layout.min_blocks, c.live));
-  const std::string cuda_parked = cuda_parking(out.launch, parked);
-  const std::string host_parked = host_parking(parked);
-  out.launch.dynamic_shared_bytes +=
-      static_cast<size_t>(parked) * sizeof(double) * static_cast<size_t>(out.launch.block_threads);
-  out.cuda_source =
-      joined({cuda_prelude(), outlined ? cuda_outlined_specials() : "", "\n", cuda_parked,
-              out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
+  out.cuda_source = joined({cuda_prelude(), outlined ? cuda_outlined_specials() : "", "\n",
+                            out.element_source, "\n", driver.cuda_entry(spec, out.plan)});
   if (driver.runs_on_host()) {
-    out.host_source =
-        joined({host_prelude(), outlined ? host_outlined_specials() : "", "\n", host_parked,
-                out.element_source, "\n", driver.host_entry(spec, out.plan)});
+    out.host_source = joined({host_prelude(), outlined ? host_outlined_specials() : "", "\n",
+                              out.element_source, "\n", driver.host_entry(spec, out.plan)});
   }
   dump("5-cuda.cu", [&] { return out.cuda_source; });
   dump("5-host.cpp", [&] { return out.host_source; });
@@ -631,7 +618,7 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     const std::vector<ChunkProgram> programs =
         chunk_programs(*options.companions[i], cp, companion_dump);
     for (size_t c = 0; c < programs.size(); ++c) {
-      companion_texts.push_back(chunk_text(cp, programs[c], c, /*parks=*/false));
+      companion_texts.push_back(chunk_text(cp, programs[c], c));
       companions_outline = companions_outline || outlines_specials(programs[c].summary.statements);
     }
   }

@@ -5,7 +5,6 @@
 #include "backends/cpu/cpu_kernel.h"
 #include "support/element_problem.h"
 #include "support/random_kernel.h"
-#include "support/test_kernels.h"
 
 using namespace dualjit;
 
@@ -93,17 +92,6 @@ TEST_CASE("CPU backend equals the reference: spring Hessian, HVP and gradient") 
   for (int w : {1, 6}) check_against_reference(spring, Mode::Hvp, w);
   check_against_reference(spring, Mode::Gradient, 2);
   check_against_reference(spring, Mode::Hessian, 2, /*prune=*/false);
-}
-
-TEST_CASE("CPU backend equals the reference: a kernel that parks values (jit/parking.h)") {
-  const Kernel wide = test::wide_kernel();
-  jit::LoweringOptions o;
-  o.mode = Mode::Jacobian;
-  REQUIRE(jit::lower(wide, o).element_source.find("pk[0]") != std::string::npos);
-  for (int w : {0, 2}) check_against_reference(wide, Mode::Jacobian, w);
-  check_against_reference(wide, Mode::Value, 0);
-  // Split into pieces, each parks its own.
-  check_against_reference(wide, Mode::Jacobian, 0, true, 1, {}, 400);
 }
 
 TEST_CASE("CPU backend equals the reference: Arrhenius rates") {

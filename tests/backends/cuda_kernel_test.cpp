@@ -278,15 +278,6 @@ TEST_SUITE("gpu") {
     check_gpu(big, Mode::Jacobian, 10, {1, 128});
   }
 
-  TEST_CASE("CUDA backend: a kernel that parks values in shared memory equals the reference" *
-            test::needs_gpu()) {
-    const Kernel wide = test::wide_kernel();
-    check_gpu(wide, Mode::Jacobian, 0, {1, 128});
-    check_gpu(wide, Mode::Jacobian, 2, {1, 128});
-    check_gpu(wide, Mode::Value, 0, {1, 128});
-    check_gpu(wide, Mode::Jacobian, 0, {1, 128}, true, /*max_statements=*/400);
-  }
-
   TEST_CASE("CUDA backend: the outlined exp is within 1 ulp of CUDA's exp" * test::needs_gpu()) {
     // dj_exp (jit/driver_text.h) is Tang's table method, not libdevice's algorithm: over the
     // whole range it may differ from exp() in the last bit, and at the range's ends (where it

@@ -134,25 +134,6 @@ inline Kernel tape_kernel(bool tapes) {
       });
 }
 
-// More values live at once than a thread has registers (jit/parking.h): 300 rate-like terms
-// of (T, a, b, c), each read by a first sum and again, paired with another, by a second one
-// built after the first, so that every term is live across the whole program.
-inline Kernel wide_kernel() {
-  return Kernel("wide", [](KernelBuilder& kb) {
-    auto y = kb.input("state", 4);
-    const Expr T = y[0], inv_t = 1.0 / y[0];
-    constexpr int kTerms = 300;
-    std::vector<Expr> term;
-    for (int i = 0; i < kTerms; ++i)
-      term.push_back(exp(-(0.5 + 0.01 * i) * inv_t) *
-                     (y[1 + i % 3] + 0.001 * i * y[1 + (i + 1) % 3]));
-    Expr first = term[0], second = term[0] * term[kTerms - 1];
-    for (int i = 1; i < kTerms; ++i) first = first + (1.0 + 0.1 * (i % 5)) * term[i];
-    for (int i = 1; i < kTerms; ++i) second = second + term[i] * term[(7 * i) % kTerms];
-    kb.output("sums", {first, second * inv_t});
-  });
-}
-
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
@@ -189,13 +170,6 @@ inline KernelData data_for(const std::string& kernel_name) {
             {1.3}};
   }
   if (kernel_name == "spring") return {uni(-1.0, 1.0), uni(0.5, 1.5), {50.0}};
-  if (kernel_name == "wide")  // T around 1.5, positive amounts
-    return {[](int i, R& r) {
-              return std::uniform_real_distribution<double>(i == 0 ? 1.0 : 0.1,
-                                                            i == 0 ? 2.0 : 1.0)(r);
-            },
-            uni(-1.0, 1.0),
-            {}};
   if (kernel_name.starts_with("tape_mechanism"))  // T around 1.5, positive amounts
     return {[](int i, R& r) {
               return std::uniform_real_distribution<double>(i == 0 ? 1.0 : 0.1,
