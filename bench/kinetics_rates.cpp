@@ -31,7 +31,7 @@
 //                  [--side-by-side 0|1] [--tape-columns 0|1] [--cell-run-bytes B]
 //                  [--cell-launch-groups G] [--cell-min-blocks M] [--columns-min-blocks M]
 //                  [--column-group-slots S] [--component-group-slots S]
-//                  [--effort auto|full]
+//                  [--tapes-min-blocks M] [--effort auto|full]
 //                  [--outputs all|rates|sparse] [--form FORM] [--columns-form FORM]
 //                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
@@ -55,11 +55,12 @@
 // --tape-columns 0|1: the dense Jacobians (J and Jc) by the tape columns' launches, each tape
 // slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
 // --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M,
-// --column-group-slots S, --component-group-slots S: the tape columns' settings
-// (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups, cell_min_blocks,
-// min_blocks, group_slots, component_group_slots; defaults 28672, 3, 4, 3, 200, 175): Jcol's
-// groups' staged runs, its launches' groups and blocks a multiprocessor, the other columns'
-// launches' blocks, a group's staged values at most (Jc's groups': the last).
+// --column-group-slots S, --component-group-slots S, --tapes-min-blocks M: the tape columns'
+// settings (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups, cell_min_blocks,
+// min_blocks, group_slots, component_group_slots, tapes_min_blocks; defaults 28672, 3, 4, 3,
+// 200, 175, 3): Jcol's groups' staged runs, its launches' groups and blocks a multiprocessor,
+// the other columns' launches' blocks, a group's staged values at most (Jc's groups': the
+// last), the tapes' launch's and rest kernel's blocks where --min-blocks leaves them free.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -340,6 +341,7 @@ int main(int argc, char** argv) {
                                           "--cell-launch-groups",
                                           "--cell-min-blocks",
                                           "--columns-min-blocks",
+                                          "--tapes-min-blocks",
                                           "--column-group-slots",
                                           "--component-group-slots"};
   bench::Args args = bench::parse_args(argc, argv, {}, flags);
@@ -453,6 +455,8 @@ int main(int argc, char** argv) {
     tc.cell_min_blocks =
         std::stoi(args.flag("--cell-min-blocks", std::to_string(tc.cell_min_blocks)));
     tc.min_blocks = std::stoi(args.flag("--columns-min-blocks", std::to_string(tc.min_blocks)));
+    tc.tapes_min_blocks =
+        std::stoi(args.flag("--tapes-min-blocks", std::to_string(tc.tapes_min_blocks)));
     tc.group_slots = std::stoi(args.flag("--column-group-slots", std::to_string(tc.group_slots)));
     tc.component_group_slots =
         std::stoi(args.flag("--component-group-slots", std::to_string(tc.component_group_slots)));

@@ -33,17 +33,21 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   const Kernel& k = term.tape_columns_kernel();
   if (settings.group_slots < 1 || settings.component_group_slots < 1 ||
       settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
-      settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0) {
+      settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0 ||
+      settings.tapes_min_blocks < 0) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
         " slots a group (" + std::to_string(settings.component_group_slots) +
         " component-major), " + std::to_string(settings.launch_groups) + " groups a launch, " +
         std::to_string(settings.cell_launch_groups) + " a cell-major columns' launch, runs of " +
         std::to_string(settings.cell_run_bytes) + " bytes, " + std::to_string(settings.min_blocks) +
-        " and " + std::to_string(settings.cell_min_blocks) + " blocks a multiprocessor");
+        ", " + std::to_string(settings.cell_min_blocks) + " and " +
+        std::to_string(settings.tapes_min_blocks) + " (the tapes') blocks a multiprocessor");
   }
+  jit::LaunchLayout tapes_layout = settings.layout;
+  if (tapes_layout.min_blocks == 0) tapes_layout.min_blocks = settings.tapes_min_blocks;
   jit::LoweringOptions o = element_lowering(term, Mode::Jacobian, 0, 1);
-  o.layout = settings.layout;
+  o.layout = tapes_layout;
   o.compile_effort = settings.effort;
   o.chunks = {0, 1};  // the tapes' chunk alone, when the kernel keeps tapes
   jit::LoweredKernel tapes = jit::lower(k, o);
@@ -57,7 +61,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       jit::plan_tape_columns(l.pattern, outs, k.n_inputs(), settings.group_slots);
   const jit::TapeRestKernel rest = jit::tape_rest_kernel(k, l.pattern, outs, plan);
   jit::LoweringOptions ro = element_lowering(term, Mode::Jacobian);
-  ro.layout = settings.layout;
+  ro.layout = tapes_layout;
   ro.compile_effort = settings.effort;
   ro.sparse_jacobian = true;
   ro.first_stores = jit::FirstStores::Tiled;

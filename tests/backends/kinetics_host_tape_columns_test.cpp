@@ -233,6 +233,21 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   none = {};
   none.component_group_slots = 0;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  none = {};
+  none.tapes_min_blocks = -1;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  // The tapes' launch at tapes_min_blocks blocks a multiprocessor where the layout leaves ptxas
+  // free, at the layout's own otherwise.
+  for (int layout_blocks : {0, 2}) {
+    assembly::TapeColumnsSettings s;
+    s.layout.min_blocks = layout_blocks;
+    const auto l = assembly::tape_columns_launches(p.term(0), s);
+    REQUIRE(l);
+    const std::string bounds =
+        "__launch_bounds__(128, " + std::to_string(layout_blocks ? layout_blocks : 3) + ")";
+    CHECK(l->tapes.cuda_source.find(bounds) != std::string::npos);
+    CHECK(l->rest.cuda_source.find(bounds) != std::string::npos);
+  }
 }
 
 // Cell-major columns: groups of as many columns as put a run on 32-byte sectors (h2o2's 11
