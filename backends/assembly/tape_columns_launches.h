@@ -68,9 +68,11 @@ struct TapeColumnsSettings {
   int cell_min_blocks = 4;
   int min_blocks = 3;  // the other columns' launches' (jit::TapeColumnsOptions)
   // The tapes' launch's and the rest kernel's blocks a multiprocessor where `layout` leaves
-  // ptxas free (min_blocks 0): 12 warps at 170 registers rather than 8 at 255. GRI-3.0 at 1e5
-  // cells on an H200: J 3.845 against 3.887 ms, Jc 2.850 against 2.892, Jcol 3.103 against
-  // 3.143; at 4 blocks (128 registers) all three slower (bench/RESULTS.md).
+  // ptxas free (min_blocks 0): 12 warps at 170 registers rather than 8 at 255, which the
+  // tapes' launch, bound by latency rather than by its spills' traffic, turns into time.
+  // GRI-3.0 at 1e5 cells on an H200: J 3.85-3.87 ms against 3.89, Jc 2.85-2.87 against 2.89-2.90,
+  // Jcol 3.10-3.12 against 3.14-3.15; at 4 blocks (128 registers) all three slower
+  // (bench/RESULTS.md).
   int tapes_min_blocks = 3;
 };
 
