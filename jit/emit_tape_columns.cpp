@@ -213,11 +213,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     throw std::invalid_argument("kernel '" + kernel.name() +
                                 "': no output linear in its tapes, no tape columns to lower");
   }
-  if (o.warps < 1 || o.warps > 32 || o.min_blocks < 0 || tape_size < 1) {
-    throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns of " +
-                                std::to_string(o.warps) + " warps, min blocks " +
-                                std::to_string(o.min_blocks) + ", tape of " +
-                                std::to_string(tape_size) + " slots");
+  if (o.warps < 1 || o.warps > 32 || o.min_blocks < 0 || o.tile_window < 0 || tape_size < 1) {
+    throw std::invalid_argument(
+        "kernel '" + kernel.name() + "': tape columns of " + std::to_string(o.warps) +
+        " warps, min blocks " + std::to_string(o.min_blocks) + ", windows of " +
+        std::to_string(o.tile_window) + " tiles, tape of " + std::to_string(tape_size) + " slots");
   }
   const int ni = kernel.n_inputs(), W = o.warps, n_groups = static_cast<int>(plan.groups.size());
   const int g0 = o.groups.first, g1 = o.groups.all() ? n_groups : o.groups.last;
@@ -254,6 +254,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       kernel,
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
+          (o.tile_window > 0 ? "_tw" + std::to_string(o.tile_window) : "") +
           (o.stores == ColumnStores::Tiled ? "_tl"
            : cell_columns                  ? "_cc"
                                            : ""),
@@ -482,15 +483,14 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
      << type << " a) {\n"
      << "  extern __shared__ __align__(16) double st[];\n"
      << "  const long long n = a.n_elements, b = blockIdx.x;\n"
-     // A group's tiles consecutive in the grid, a component-major entry's lines in order; for
-     // cell-major columns a tile's groups, its elements' runs side by side.
-     << (cell_columns ? "  const long long tile = b / " + std::to_string(g1 - g0) +
-                            ", e = tile * 32 + (threadIdx.x & 31);\n  const int g = (int)(b % " +
-                            std::to_string(g1 - g0) + ")"
-                      : std::string("  const long long tiles = (n + 31) / 32, tile = b % tiles, "
-                                    "e = tile * 32 + (threadIdx.x & 31);\n"
-                                    "  const int g = (int)(b / tiles)"))
-     << ", lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     // Windows of tile_window tiles (the last may be short), each group over its window's
+     // tiles in turn.
+     << "  const long long tiles = (n + 31) / 32, span = "
+     << (o.tile_window > 0 ? std::to_string(o.tile_window) + "LL" : std::string("tiles"))
+     << ", first_tile = b / (span * " << g1 - g0 << ") * span, width = tiles - first_tile < "
+     << "span ? tiles - first_tile : span, r = b - first_tile * " << g1 - g0 << ";\n"
+     << "  const long long tile = first_tile + r % width, e = tile * 32 + (threadIdx.x & 31);\n"
+     << "  const int g = (int)(r / width), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
      << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << (cell_columns ? "  double* slots = st + " + std::to_string(runs) + ";\n"

@@ -2,12 +2,11 @@
 // each tape slot read once per element, by the column groups of jit/tape_column_groups.h
 // (bench/RESULTS.md, "the rows from the tapes, each slot read once": 1.19 ms for GRI-3.0 at 1e5
 // cells on an H200 where the row groups take 3.7). On the GPU a block per 32 elements and
-// column group, a group's tiles consecutive in the grid (ColumnStores::CellColumns: a tile's
-// groups): the group's tape slots staged in shared memory, each warp some entries, each a
-// straight-line sum; entries composed from others (jit/tape_column_groups.h compose_entries)
-// after a second barrier, from the warps' partial sums. On the host the same sums element by
-// element. Entries are stored as ColumnStores says; the rows of outputs that are not linear are
-// left alone.
+// column group, in the order TapeColumnsOptions::tile_window says: the group's tape slots staged in
+// shared memory, each warp some entries, each a straight-line sum; entries composed from others
+// (jit/tape_column_groups.h compose_entries) after a second barrier, from the warps' partial sums.
+// On the host the same sums element by element. Entries are stored as ColumnStores says; the rows
+// of outputs that are not linear are left alone.
 //
 // Besides the tape it reads an auxiliary array that a first launch writes, tiled as the tape
 // (kTapeTile elements, slot-major in a tile), TapeColumnsAux's slots an element.
@@ -64,6 +63,12 @@ struct TapeColumnsOptions {
   // of its own lets the others' blocks take less shared memory and more of them fit.
   ChunkRange groups;
   ColumnStores stores = ColumnStores::ComponentMajor;
+  // The grid's order: windows of tile_window tiles, each group over a window's tiles in turn
+  // (0: one window, a group's tiles together, a component-major entry's lines in order; 1: a
+  // tile's groups side by side, each element's block written in long runs at once). A window
+  // whose tiles' leaves stay in L2 from the first group to the last lets the later groups read
+  // them from L2 rather than DRAM.
+  int tile_window = 0;
 };
 
 // Derived components (ColumnGroup::derived) are computed from their leaves in the tape while

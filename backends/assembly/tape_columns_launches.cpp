@@ -34,7 +34,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   if (settings.group_slots < 1 || settings.component_group_slots < 1 ||
       settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
       settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0 ||
-      settings.tapes_min_blocks < 0) {
+      settings.tapes_min_blocks < 0 || settings.tile_window < 0) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
         " slots a group (" + std::to_string(settings.component_group_slots) +
@@ -42,7 +42,8 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
         std::to_string(settings.cell_launch_groups) + " a cell-major columns' launch, runs of " +
         std::to_string(settings.cell_run_bytes) + " bytes, " + std::to_string(settings.min_blocks) +
         ", " + std::to_string(settings.cell_min_blocks) + " and " +
-        std::to_string(settings.tapes_min_blocks) + " (the tapes') blocks a multiprocessor");
+        std::to_string(settings.tapes_min_blocks) + " (the tapes') blocks a multiprocessor, " +
+        "windows of " + std::to_string(settings.tile_window) + " tiles");
   }
   jit::LaunchLayout tapes_layout = settings.layout;
   if (tapes_layout.min_blocks == 0) tapes_layout.min_blocks = settings.tapes_min_blocks;
@@ -94,8 +95,9 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       jit::TapeColumnsOptions co;
       co.groups = {static_cast<int>(g), static_cast<int>(end)};
       co.stores = stores;
-      co.min_blocks =
-          stores == ColumnStores::CellColumns ? settings.cell_min_blocks : settings.min_blocks;
+      const bool cells = stores == ColumnStores::CellColumns;
+      co.min_blocks = cells ? settings.cell_min_blocks : settings.min_blocks;
+      co.tile_window = cells ? 1 : settings.tile_window;
       l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
       g = end;
     }

@@ -74,6 +74,10 @@ struct TapeColumnsSettings {
   // Jcol 3.10-3.12 against 3.14-3.15; at 4 blocks (128 registers) all three slower
   // (bench/RESULTS.md).
   int tapes_min_blocks = 3;
+  // The tiled and component-major columns' launches' grid order (jit::TapeColumnsOptions
+  // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
+  // side by side (1).
+  int tile_window = 0;
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the

@@ -236,6 +236,9 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   none = {};
   none.tapes_min_blocks = -1;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  none = {};
+  none.tile_window = -1;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
   // The tapes' launch at tapes_min_blocks blocks a multiprocessor where the layout leaves ptxas
   // free, at the layout's own otherwise.
   for (int layout_blocks : {0, 2}) {
@@ -354,6 +357,17 @@ TEST_SUITE("gpu") {
         const std::vector<double> got =
             chain.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor);
         CHECK(worst_block_difference(got, want, n + 7) < 1e-12);
+        // The grid in windows of 3 tiles, the last of 2 (32 tiles): the same blocks, each
+        // block's tile and group from its index.
+        o.tape_column_settings.tile_window = 3;
+        assembly::DeviceElementAssembly windows(p, o);
+        CHECK(worst_block_difference(
+                  windows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
+                  n + 7) < 1e-14);
+        CHECK(worst_block_difference(
+                  component_major(
+                      windows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n + 7),
+                  want, n + 7) < 1e-12);
         // Cell-major blocks: rows from the columns' tiles as the untile puts them; columns
         // (column-major blocks) stored by the columns' launches themselves, the same sums in
         // other launches (ptxas may contract them otherwise).
