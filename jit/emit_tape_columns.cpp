@@ -528,20 +528,22 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 }
 
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
-                             const JacobianPattern& rest, const TapePattern& tapes) {
+                             const JacobianPattern& rest, const TapePattern& tapes, int parts) {
   const int64_t tape_size = tapes.size;
   const int ni = kernel.n_inputs();
   const TapeColumnsAux aux(plan, ni, &rest);
   const int nl = aux.n_linear, nc = aux.n_cuts, nf = aux.n_factors;
-  if (plan.outputs.empty() || rest.n_rows != nl + nc + nf || rest.n_cols != ni || tape_size < 1) {
+  if (plan.outputs.empty() || rest.n_rows != nl + nc + nf || rest.n_cols != ni || tape_size < 1 ||
+      parts < 1 || parts > 32) {
     throw std::invalid_argument("kernel '" + kernel.name() + "': tape aux of " +
                                 std::to_string(nl) + " linear outputs, " + std::to_string(nc) +
                                 " cuts, " + std::to_string(nf) +
                                 " factors against a rest "
                                 "pattern of " +
-                                std::to_string(rest.n_rows) + " x " + std::to_string(rest.n_cols));
+                                std::to_string(rest.n_rows) + " x " + std::to_string(rest.n_cols) +
+                                ", in " + std::to_string(parts) + " parts (1 to 32)");
   }
-  LoweredKernel out = tape_launch(kernel, "tape_aux", tape_size);
+  LoweredKernel out = tape_launch(kernel, "tape_aux_p" + std::to_string(parts), tape_size);
   out.args
       .add({"rest_values", ArgKind::Pointer, "const double*", 1, true, "the rest kernel's values"})
       .add({"rest_first", ArgKind::Pointer, "const double*", 1, true,
@@ -549,12 +551,21 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
       .add({"aux", ArgKind::Pointer, "double*", 1, true, "the tape columns' auxiliary slots"});
   const std::string type = "DjArgs_" + out.symbol;
   const std::string& sym = out.symbol;
-  // One element's slots: tp, ax at its lane of the tiles; rv, rf its rest values and entries.
-  std::ostringstream body;
   const auto rv = [nl, nc](int f) { return "rv[" + std::to_string((nl + nc + f) * 32) + "]"; };
-  for (int f = 0; f < nf; ++f) body << "  ax[" << aux.factor(f) * 32 << "] = " << rv(f) << ";\n";
+  const auto ax_slot = [](int slot) { return "ax[" + std::to_string(slot * 32) + "]"; };
+  // The copies: the factor products and the rest entries from the rest kernel's outputs, the
+  // cuts' gradients from its sparse Jacobian (0 where it has no entry).
+  std::vector<std::pair<int, std::string>> copies;  // (aux slot, what)
+  for (int f = 0; f < nf; ++f) copies.push_back({aux.factor(f), rv(f)});
   for (int k = 0; k < aux.n_rest; ++k)
-    body << "  ax[" << aux.rest(k) * 32 << "] = rf[" << k * 32 << "];\n";
+    copies.push_back({aux.rest(k), "rf[" + std::to_string(k * 32) + "]"});
+  for (int i = 0; i < nc; ++i) {
+    for (int j = 0; j < ni; ++j) {
+      const int64_t k = rest.index(nl + i, j);
+      copies.push_back(
+          {aux.cut_gradient(i, j), k >= 0 ? "rf[" + std::to_string(k * 32) + "]" : "0.0"});
+    }
+  }
   const std::vector<EntryComposition> composition = compose_entries(plan.cut_group);
   const ColumnGroup& cg = plan.cut_group;
   const auto slot = [&cg](int st) {
@@ -565,83 +576,237 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   // computed once and added to every sum that reads it (computed first, some three hundred of
   // them for GRI-3.0 were live at once and spilled). The composed sums (compose_entries) last,
   // from the others'.
+  const size_t ne = cg.entries.size();
   std::vector<std::vector<std::pair<size_t, const ColumnTerm*>>> uses(cg.derived.size());
-  for (size_t idx = 0; idx < cg.entries.size(); ++idx) {
+  std::vector<std::vector<ColumnTerm>> stored(ne);
+  for (size_t idx = 0; idx < ne; ++idx) {
     const EntryComposition& c = composition[idx];
-    std::vector<ColumnTerm> stored;
     for (const ColumnTerm& t : c.parts.empty() ? cg.entries[idx].terms : c.rest) {
       if (size_t(t.staged) < cg.slots.size()) {
-        stored.push_back(t);
+        stored[idx].push_back(t);
       } else {
         uses[size_t(t.staged) - cg.slots.size()].push_back({idx, &t});
       }
     }
-    body << "  double c" << idx << " = " << sum_text(stored, slot, rv) << ";\n";
   }
-  for (size_t k = 0; k < cg.derived.size(); ++k) {
-    body << "  {\n    double d;\n" << derived_text(tapes, cg.derived[k], "    ", "d");
+  // `target += d` for each sum that reads derived component k.
+  const auto add_uses = [&](size_t k, const std::string& indent,
+                            const std::function<std::string(size_t)>& target) {
+    std::string text;
     for (const auto& [idx, t] : uses[k]) {
       const bool minus = t->scale < 0;
       const double scale = minus ? -t->scale : t->scale;
-      body << "    c" << idx << (minus ? " -= " : " += ")
-           << (t->factor >= 0 ? rv(t->factor) + " * " : "")
-           << (scale == 1.0 ? "d" : c_literal(scale) + " * d") << ";\n";
+      text += indent + target(idx) + (minus ? " -= " : " += ") +
+              (t->factor >= 0 ? rv(t->factor) + " * " : "") +
+              (scale == 1.0 ? "d" : c_literal(scale) + " * d") + ";\n";
     }
-    body << "  }\n";
+    return text;
+  };
+  const auto composed_sum = [&](size_t idx, const std::function<std::string(int)>& value) {
+    std::string sum;
+    for (const ComposedPart& part : composition[idx].parts)
+      sum += weighted(rv(part.factor), part.lambda, value(part.entry)) + " + ";
+    return sum;
+  };
+  // The host's: one element at a time, in order.
+  std::ostringstream body;
+  for (const auto& [at, what] : copies) body << "  " << ax_slot(at) << " = " << what << ";\n";
+  for (size_t idx = 0; idx < ne; ++idx)
+    body << "  double c" << idx << " = " << sum_text(stored[idx], slot, rv) << ";\n";
+  for (size_t k = 0; k < cg.derived.size(); ++k) {
+    body << "  {\n    double d;\n"
+         << derived_text(tapes, cg.derived[k], "    ", "d")
+         << add_uses(k, "    ", [](size_t idx) { return "c" + std::to_string(idx); }) << "  }\n";
   }
-  for (int i = 0; i < nc; ++i) {
-    for (int j = 0; j < ni; ++j) {
-      const int64_t k = rest.index(nl + i, j);
-      body << "  ax[" << aux.cut_gradient(i, j) * 32
-           << "] = " << (k >= 0 ? "rf[" + std::to_string(k * 32) + "]" : std::string("0.0"))
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t idx = 0; idx < ne; ++idx) {
+      if (composition[idx].parts.empty() != (pass == 0)) continue;
+      if (pass == 1) {
+        body << "  c" << idx << " = "
+             << composed_sum(idx, [](int j) { return "c" + std::to_string(j); }) << "c" << idx
+             << ";\n";
+      }
+      body << "  " << ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl))
+           << " = c" << idx << ";\n";
+    }
+  }
+
+  // The device's: a warp per part of a tile's 32 elements, so that a thread holds a part's
+  // loads and sums (a thread an element held them all: 255 registers, spilling, the launch
+  // waiting on its loads 90% of the time: bench/RESULTS.md). The parts are runs of the derived
+  // components in tape order, of about equal cost (neighbouring reactions share species, so a
+  // run adds to fewer sums than a scatter would), the stored sums and the copies spread over
+  // them. Each sum is owned by the least loaded part that adds to it, which after a barrier
+  // adds the other parts' partials from shared memory and stores it; the composed sums after
+  // a second barrier, from the finished sums their parts are composed of.
+  std::vector<size_t> derived_cost(cg.derived.size());
+  size_t total = 0;
+  for (size_t k = 0; k < cg.derived.size(); ++k) {
+    const std::string text = derived_text(tapes, cg.derived[k], "", "d");
+    derived_cost[k] = size_t(std::count(text.begin(), text.end(), '\n')) + uses[k].size();
+    total += derived_cost[k];
+  }
+  for (size_t idx = 0; idx < ne; ++idx) total += stored[idx].size();
+  total += copies.size();
+  const auto P = static_cast<size_t>(parts);
+  std::vector<std::vector<size_t>> runs(P), stored_in(P), copied(P);
+  std::vector<size_t> load(P, 0);
+  {
+    size_t p = 0;
+    for (size_t k = 0; k < cg.derived.size(); ++k) {
+      if (p + 1 < P && load[p] * P >= total) ++p;  // this run has its share
+      runs[p].push_back(k);
+      load[p] += derived_cost[k];
+    }
+  }
+  const auto least = [&load] {
+    return size_t(std::min_element(load.begin(), load.end()) - load.begin());
+  };
+  for (size_t idx = 0; idx < ne; ++idx) {
+    if (stored[idx].empty()) continue;
+    const size_t p = least();
+    stored_in[p].push_back(idx);
+    load[p] += stored[idx].size();
+  }
+  for (size_t c = 0; c < copies.size(); ++c) {
+    const size_t p = least();
+    copied[p].push_back(c);
+    load[p] += 1;
+  }
+  std::vector<std::vector<bool>> adds(P, std::vector<bool>(ne, false));
+  for (size_t p = 0; p < P; ++p) {
+    for (size_t idx : stored_in[p]) adds[p][idx] = true;
+    for (size_t k : runs[p])
+      for (const auto& [idx, t] : uses[k]) adds[p][idx] = true;
+  }
+  std::vector<size_t> owner(ne), owns(P, 0);
+  std::vector<std::vector<size_t>> owned(P);
+  std::map<std::pair<size_t, size_t>, size_t> partial;  // (part, sum) -> shared slot
+  for (size_t idx = 0; idx < ne; ++idx) {
+    size_t best = P;
+    for (size_t p = 0; p < P; ++p)
+      if (adds[p][idx] && (best == P || owns[p] < owns[best])) best = p;
+    owner[idx] = best == P ? idx % P : best;  // a sum no part adds to is zero
+    ++owns[owner[idx]];
+    owned[owner[idx]].push_back(idx);
+    for (size_t p = 0; p < P; ++p)
+      if (adds[p][idx] && p != owner[idx]) partial.try_emplace({p, idx}, partial.size());
+  }
+  std::map<size_t, size_t> finished;  // sum -> shared slot, for the composed sums' parts
+  for (size_t idx = 0; idx < ne; ++idx)
+    for (const ComposedPart& part : composition[idx].parts)
+      finished.try_emplace(size_t(part.entry), partial.size() + finished.size());
+  size_t max_owned = 1;
+  for (const auto& o : owned) max_owned = std::max(max_owned, o.size());
+  const auto own_at = [&owned](size_t p, size_t idx) {
+    return "own[" +
+           std::to_string(std::find(owned[p].begin(), owned[p].end(), idx) - owned[p].begin()) +
+           "]";
+  };
+  const auto sh = [](size_t at) { return "S[" + std::to_string(at * 32) + "]"; };
+  const auto cut_sum_slot = [&](size_t idx) {
+    return ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl));
+  };
+  std::ostringstream cu;
+  cu << "extern \"C\" __global__ void __launch_bounds__(" << 32 * parts << ") " << sym << "(const "
+     << type << " a) {\n"
+     << "  extern __shared__ __align__(16) double sh[];\n"
+     << "  const int lane = threadIdx.x & 31, part = threadIdx.x >> 5;\n"
+     << "  const long long tile = blockIdx.x;\n"
+     << "  const bool live = tile * 32 + lane < a.n_elements;\n"
+     // Every buffer holds whole tiles: a lane past the last element reads its tile's padding
+     // and stores nothing.
+     << "  const double* __restrict__ tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
+     << "  const double* __restrict__ rv = a.rest_values + tile * " << int64_t{rest.n_rows} * 32
+     << "LL + lane;\n"
+     << "  const double* __restrict__ rf = a.rest_first + tile * " << rest.nnz() * 32
+     << "LL + lane;\n"
+     << "  double* __restrict__ ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
+     << "  double* S = sh + lane;\n"
+     << "  double own[" << max_owned << "];\n"
+     << "  switch (part) {\n";
+  const auto sum_name = [](size_t idx) { return "c" + std::to_string(idx); };
+  for (size_t p = 0; p < P; ++p) {
+    cu << "    case " << p << ": {\n";
+    for (size_t c : copied[p])
+      cu << "      if (live) " << ax_slot(copies[c].first) << " = " << copies[c].second << ";\n";
+    std::vector<std::string> init(ne);
+    for (size_t idx : stored_in[p]) init[idx] = sum_text(stored[idx], slot, rv);
+    for (size_t idx = 0; idx < ne; ++idx) {
+      if (adds[p][idx])
+        cu << "      double " << sum_name(idx) << " = " << (init[idx].empty() ? "0.0" : init[idx])
            << ";\n";
     }
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int l = 0; l < nl; ++l) {
-        const size_t idx = static_cast<size_t>(i * nl + l);
-        const EntryComposition& c = composition[idx];
-        if (c.parts.empty() != (pass == 0)) continue;
-        if (pass == 1) {
-          std::string sum;
-          for (const ComposedPart& part : c.parts)
-            sum += weighted(rv(part.factor), part.lambda, "c" + std::to_string(part.entry)) + " + ";
-          body << "  c" << idx << " = " << sum << "c" << idx << ";\n";
-        }
-        body << "  ax[" << aux.cut_sum(i, l) * 32 << "] = c" << idx << ";\n";
-      }
+    for (size_t k : runs[p]) {
+      cu << "      {\n        double d;\n"
+         << derived_text(tapes, cg.derived[k], "        ", "d") << add_uses(k, "        ", sum_name)
+         << "      }\n";
     }
+    for (size_t idx = 0; idx < ne; ++idx) {
+      if (!adds[p][idx]) {
+        if (owner[idx] == p) cu << "      " << own_at(p, idx) << " = 0.0;\n";
+        continue;
+      }
+      cu << "      " << (owner[idx] == p ? own_at(p, idx) : sh(partial.at({p, idx}))) << " = "
+         << sum_name(idx) << ";\n";
+    }
+    cu << "      break;\n    }\n";
   }
+  cu << "  }\n  __syncthreads();\n  switch (part) {\n";
+  for (size_t p = 0; p < P; ++p) {
+    cu << "    case " << p << ": {\n";
+    for (size_t idx : owned[p]) {
+      std::string others;
+      for (size_t q = 0; q < P; ++q)
+        if (q != p && adds[q][idx]) others += " + " + sh(partial.at({q, idx}));
+      if (!others.empty())
+        cu << "      " << own_at(p, idx) << " = " << own_at(p, idx) << others << ";\n";
+      if (composition[idx].parts.empty())
+        cu << "      if (live) " << cut_sum_slot(idx) << " = " << own_at(p, idx) << ";\n";
+      if (const auto it = finished.find(idx); it != finished.end())
+        cu << "      " << sh(it->second) << " = " << own_at(p, idx) << ";\n";
+    }
+    cu << "      break;\n    }\n";
+  }
+  cu << "  }\n";
+  if (!finished.empty()) {
+    cu << "  __syncthreads();\n  switch (part) {\n";
+    for (size_t p = 0; p < P; ++p) {
+      cu << "    case " << p << ": {\n";
+      for (size_t idx : owned[p]) {
+        if (composition[idx].parts.empty()) continue;
+        cu << "      if (live) " << cut_sum_slot(idx) << " = "
+           << composed_sum(idx, [&](int j) { return sh(finished.at(size_t(j))); }) << own_at(p, idx)
+           << ";\n";
+      }
+      cu << "      break;\n    }\n";
+    }
+    cu << "  }\n";
+  }
+  cu << "}\n";
+
   const std::string args_struct = out.args.struct_text(type);
   const std::string signature =
       "void " + sym +
       "_fill(const double* __restrict__ tp, const double* __restrict__ rv, "
       "const double* __restrict__ rf, double* __restrict__ ax) {\n";
-  const std::string locate =
-      "    const double* tp = a.tape + (e / 32) * " + std::to_string(tape_size * 32) +
-      "LL + e % 32;\n    double* ax = a.aux + (e / 32) * " +
+  std::string host_locate =
+      "    const double* tp = a->tape + (e / 32) * " + std::to_string(tape_size * 32) +
+      "LL + e % 32;\n    double* ax = a->aux + (e / 32) * " +
       std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
-      "_fill(tp, a.rest_values + (e / 32) * " + std::to_string(int64_t{rest.n_rows} * 32) +
-      "LL + e % 32, a.rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) +
+      "_fill(tp, a->rest_values + (e / 32) * " + std::to_string(int64_t{rest.n_rows} * 32) +
+      "LL + e % 32, a->rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) +
       "LL + e % 32, ax);\n";
-  std::string host_locate = locate;
-  for (const char* field : {"a.tape", "a.aux", "a.rest_values", "a.rest_first"}) {
-    const std::string from = field, to = "a->" + from.substr(2);
-    for (size_t at = host_locate.find(from); at != std::string::npos;
-         at = host_locate.find(from, at + to.size()))
-      host_locate.replace(at, from.size(), to);
-  }
   out.element_source = args_struct;
-  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n__device__ __forceinline__ " +
-                    signature + body.str() + "}\nextern \"C\" __global__ void " + sym + "(const " +
-                    type + " a) {\n  const long long e = (long long)blockIdx.x * 128 + " +
-                    "threadIdx.x;\n  if (e < a.n_elements) {\n" + locate + "  }\n}\n";
+  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n" + cu.str();
   out.host_source = host_prelude() + "\n" + args_struct + "\nstatic inline " + signature +
                     body.str() + "}\nextern \"C\" void " + sym + "_host(const " + type +
                     "* a) {\n  for (long long e = 0; e < a->n_elements; ++e) {\n" + host_locate +
                     "  }\n}\n";
   out.launch.items = "n_elements";
-  out.launch.items_per_block = 128;
-  out.launch.block_threads = 128;
+  out.launch.items_per_block = 32;
+  out.launch.block_threads = 32 * parts;
+  out.launch.dynamic_shared_bytes = (partial.size() + finished.size()) * 32 * sizeof(double);
   return out;
 }
 

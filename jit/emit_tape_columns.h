@@ -81,13 +81,14 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                  const TapePattern& tapes, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);
 
-// The launch that fills the auxiliary array, a thread per element: from the rest kernel's
-// values and sparse Jacobian, both tiled (LoweringOptions::tiled_values, FirstStores::Tiled:
-// its n_outputs and its pattern `rest`'s entries a tile row) the cut gradients, the factor
-// products and the rest entries; then the cuts' sums over the tapes. Arguments: n_elements, tape,
-// rest_values, rest_first, aux.
+// The launch that fills the auxiliary array: from the rest kernel's values and sparse
+// Jacobian, both tiled (LoweringOptions::tiled_values, FirstStores::Tiled: its n_outputs and
+// its pattern `rest`'s entries a tile row) the cut gradients, the factor products and the rest
+// entries; then the cuts' sums over the tapes. On the GPU a block per 32 elements, a warp per
+// part of the work (`parts`, 1 to 32), the parts' partial sums met in shared memory; on the
+// host an element at a time. Arguments: n_elements, tape, rest_values, rest_first, aux.
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
-                             const JacobianPattern& rest, const TapePattern& tapes);
+                             const JacobianPattern& rest, const TapePattern& tapes, int parts = 4);
 
 // The rest kernel's params (jit/tape_rest_kernel.h), a thread per element, where the kernel has
 // params of its own: those, then its tapes' values, tiled as the tapes (jit/driver.h

@@ -34,7 +34,8 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   if (settings.group_slots < 1 || settings.component_group_slots < 1 ||
       settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
       settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0 ||
-      settings.tapes_min_blocks < 0 || settings.tile_window < 0) {
+      settings.tapes_min_blocks < 0 || settings.tile_window < 0 || settings.aux_parts < 1 ||
+      settings.aux_parts > 32) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
         " slots a group (" + std::to_string(settings.component_group_slots) +
@@ -43,7 +44,8 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
         std::to_string(settings.cell_run_bytes) + " bytes, " + std::to_string(settings.min_blocks) +
         ", " + std::to_string(settings.cell_min_blocks) + " and " +
         std::to_string(settings.tapes_min_blocks) + " (the tapes') blocks a multiprocessor, " +
-        "windows of " + std::to_string(settings.tile_window) + " tiles");
+        "windows of " + std::to_string(settings.tile_window) + " tiles, aux in " +
+        std::to_string(settings.aux_parts) + " parts (1 to 32)");
   }
   jit::LaunchLayout tapes_layout = settings.layout;
   if (tapes_layout.min_blocks == 0) tapes_layout.min_blocks = settings.tapes_min_blocks;
@@ -80,7 +82,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   l.rest = jit::lower(rest.kernel, ro);
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;
-  l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern);
+  l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern, settings.aux_parts);
   // The columns' launches of `p`'s groups (of `slots` staged values at most, but for a column
   // alone) for `stores`, at most `per_launch` groups each.
   const auto launches = [&](const jit::TapeColumnPlan& p, int slots, ColumnStores stores,

@@ -78,6 +78,8 @@ struct TapeColumnsSettings {
   // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
   // side by side (1).
   int tile_window = 0;
+  // The aux launch's warps a tile of 32 elements (jit::lower_tape_aux's parts, 1 to 32).
+  int aux_parts = 4;
 };
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the

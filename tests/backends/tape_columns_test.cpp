@@ -252,6 +252,21 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
   fa.set("rest_values", rest_out.values.data()).set("rest_first", rest_out.first.data());
   fa.set("aux", static_cast<const void*>(ax.data()));
   fill.run(fa);
+  // On the GPU the aux launch splits a tile's work over `parts` warps: any count compiles
+  // (NVRTC needs no GPU), and the host's sums do not depend on it.
+  for (int parts : {1, 3, 8}) {
+    CAPTURE(parts);
+    const jit::LoweredKernel l = jit::lower_tape_aux(k, plan, pattern, p, parts);
+    CHECK(l.launch.block_threads == 32 * parts);
+    CHECK(jit::nvrtc_compile(l.cuda_entry, l.cuda_source, jit::default_compile_options(l, "sm_90"))
+              .is_cubin);
+    std::vector<double> again(ax.size(), 0.0);
+    fa.set("aux", static_cast<const void*>(again.data()));
+    cpu::CpuKernel(l).run(fa);
+    CHECK(again == ax);
+  }
+  for (int parts : {0, 33})
+    CHECK_THROWS_AS(jit::lower_tape_aux(k, plan, pattern, p, parts), std::invalid_argument);
 
   // The columns in two launches, the first group alone and the others.
   REQUIRE(plan.groups.size() > 1);
