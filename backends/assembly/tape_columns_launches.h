@@ -76,9 +76,15 @@ struct TapeColumnsSettings {
   int tapes_min_blocks = 3;
   // The tiled and component-major columns' launches' grid order (jit::TapeColumnsOptions
   // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
-  // side by side (1).
+  // side by side (1). Windows that keep a tile's leaves in L2 from group to group moved
+  // GRI-3.0's J at 1e5 cells on an H200 from 3.85 ms to 3.79-3.91 and Jc from 2.85 to
+  // 2.82-3.93 (side by side, 1, the slowest), with up to all groups in one launch: the tiled
+  // launches read 1.87 GB from DRAM instead of more than 2.03 and ran as fast
+  // (bench/RESULTS.md).
   int tile_window = 0;
   // The aux launch's warps a tile of 32 elements (jit::lower_tape_aux's parts, 1 to 32).
+  // GRI-3.0 at 1e5 cells on an H200: 0.301, 0.271, 0.211 and 0.278 ms at 1, 2, 4 and 8
+  // (bench/RESULTS.md).
   int aux_parts = 4;
 };
 
