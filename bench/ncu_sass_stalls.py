@@ -27,6 +27,7 @@ def column(*names):
     return None
 samples = column("Warp Stall Sampling (All Samples)", "Warp Stall Sampling (All Cycles)")
 long_sb = next((i for i, h in enumerate(head) if "long_scoreboard" in h.lower() or "long scoreboard" in h.lower()), None)
+print("stall columns:", "; ".join(h for h in head if "stall" in h.lower() or "sampl" in h.lower())[:600])
 print("columns:", len(head), "| samples:", head[samples] if samples is not None else None,
       "| long scoreboard:", head[long_sb] if long_sb is not None else None)
 def num(r, i):
