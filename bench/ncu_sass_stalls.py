@@ -26,7 +26,7 @@ def column(*names):
                 return i
     return None
 samples = column("Warp Stall Sampling (All Samples)", "Warp Stall Sampling (All Cycles)")
-long_sb = next((i for i, h in enumerate(head) if "long_scoreboard" in h.lower() or "long scoreboard" in h.lower()), None)
+long_sb = next((i for i, h in enumerate(head) if h.strip().lower() in ("stall_long_sb", "long scoreboard") or "long_scoreboard" in h.lower()), None)
 print("stall columns:", "; ".join(h for h in head if "stall" in h.lower() or "sampl" in h.lower())[:600])
 print("columns:", len(head), "| samples:", head[samples] if samples is not None else None,
       "| long scoreboard:", head[long_sb] if long_sb is not None else None)
@@ -40,6 +40,10 @@ by_op = collections.Counter()
 for r in body:
     by_op[r[src].split()[0] if r[src].split() else "?"] += num(r, samples)
 print(f"instructions {len(body)}, samples {total:.0f}")
+reasons = {h: sum(num(r, i) for r in body) for i, h in enumerate(head)
+           if h.startswith("stall_") and "Not Issued" not in h}
+print("by reason:", ", ".join(f"{h[6:]} {100 * v / max(total, 1):.1f}%"
+                              for h, v in sorted(reasons.items(), key=lambda kv: -kv[1])[:8]))
 print("by stalled opcode:", ", ".join(f"{op} {100 * s / max(total, 1):.1f}%" for op, s in by_op.most_common(12)))
 reg = re.compile(r"\bR(\d+)\b")
 def dest_and_sources(text):
