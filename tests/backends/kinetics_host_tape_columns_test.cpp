@@ -239,6 +239,11 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   none = {};
   none.tile_window = -1;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  for (int parts : {0, 33}) {
+    none = {};
+    none.aux_parts = parts;
+    CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
+  }
   // The tapes' launch at tapes_min_blocks blocks a multiprocessor where the layout leaves ptxas
   // free, at the layout's own otherwise.
   for (int layout_blocks : {0, 2}) {
