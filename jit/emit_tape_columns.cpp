@@ -608,6 +608,9 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
       sum += weighted(rv(part.factor), part.lambda, value(part.entry)) + " + ";
     return sum;
   };
+  const auto cut_sum_slot = [&](size_t idx) {
+    return ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl));
+  };
   // The host's: one element at a time, in order.
   std::ostringstream body;
   for (const auto& [at, what] : copies) body << "  " << ax_slot(at) << " = " << what << ";\n";
@@ -626,25 +629,26 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
              << composed_sum(idx, [](int j) { return "c" + std::to_string(j); }) << "c" << idx
              << ";\n";
       }
-      body << "  " << ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl))
-           << " = c" << idx << ";\n";
+      body << "  " << cut_sum_slot(idx) << " = c" << idx << ";\n";
     }
   }
 
   // The device's: a warp per part of a tile's 32 elements, so that a thread holds a part's
   // loads and sums (a thread an element held them all: 255 registers, the launch waiting on
   // its loads 84% of the time; GRI-3.0's took 0.30 ms at 1e5 cells on an H200, in 4 parts
-  // 0.21: bench/RESULTS.md). The parts are runs of the derived
-  // components in tape order, of about equal cost (neighbouring reactions share species, so a
-  // run adds to fewer sums than a scatter would), the stored sums and the copies spread over
-  // them. Each sum is owned by the least loaded part that adds to it, which after a barrier
-  // adds the other parts' partials from shared memory and stores it; the composed sums after
-  // a second barrier, from the finished sums their parts are composed of.
+  // 0.21: bench/RESULTS.md). The parts are runs of the derived components in tape order, of
+  // about equal cost (neighbouring reactions share species, so a run adds to fewer sums than a
+  // scatter would), the stored sums and the copies spread over them. Each sum is owned by the part
+  // owning fewest among those that add to it, which after a barrier adds the other parts' partials
+  // from shared memory and stores it; the composed sums after a second barrier, from the finished
+  // sums their parts are composed of.
+  std::vector<std::string> derived_code(cg.derived.size());
   std::vector<size_t> derived_cost(cg.derived.size());
   size_t total = 0;
   for (size_t k = 0; k < cg.derived.size(); ++k) {
-    const std::string text = derived_text(tapes, cg.derived[k], "", "d");
-    derived_cost[k] = size_t(std::count(text.begin(), text.end(), '\n')) + uses[k].size();
+    derived_code[k] = derived_text(tapes, cg.derived[k], "        ", "d");
+    derived_cost[k] =
+        size_t(std::count(derived_code[k].begin(), derived_code[k].end(), '\n')) + uses[k].size();
     total += derived_cost[k];
   }
   for (size_t idx = 0; idx < ne; ++idx) total += stored[idx].size();
@@ -705,9 +709,6 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
            "]";
   };
   const auto sh = [](size_t at) { return "S[" + std::to_string(at * 32) + "]"; };
-  const auto cut_sum_slot = [&](size_t idx) {
-    return ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl));
-  };
   std::ostringstream cu;
   cu << "extern \"C\" __global__ void __launch_bounds__(" << 32 * parts << ") " << sym << "(const "
      << type << " a) {\n"
@@ -740,8 +741,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
     }
     for (size_t k : runs[p]) {
       cu << "      {\n        double d;\n"
-         << derived_text(tapes, cg.derived[k], "        ", "d") << add_uses(k, "        ", sum_name)
-         << "      }\n";
+         << derived_code[k] << add_uses(k, "        ", sum_name) << "      }\n";
     }
     for (size_t idx = 0; idx < ne; ++idx) {
       if (!adds[p][idx]) {
