@@ -63,18 +63,14 @@ int main(int argc, char** argv) {
       group_major += r.size();
       all.insert(r.begin(), r.end());
     }
-    // The launches as tape_columns_launches forms them: a group over the slot limit alone.
-    const auto oversized = [&](size_t g) { return plan.groups[g].staged() > size_t(c.slots); };
-    for (size_t g = 0; g < plan.groups.size(); ++launches) {
-      size_t end = g + 1;
-      if (!oversized(g))
-        while (end < plan.groups.size() && !oversized(end) && end - g < size_t(c.per_launch)) ++end;
+    for (const jit::ChunkRange r : assembly::column_launch_groups(plan, c.slots, c.per_launch)) {
       std::set<int64_t> u;
-      for (; g < end; ++g) {
-        const std::set<int64_t> r = reads(p, plan.groups[g]);
-        u.insert(r.begin(), r.end());
+      for (int g = r.first; g < r.last; ++g) {
+        const std::set<int64_t> one = reads(p, plan.groups[size_t(g)]);
+        u.insert(one.begin(), one.end());
       }
       side_by_side += u.size();
+      ++launches;
     }
     std::printf(
         "%s: %zu groups in %zu launches stage %zu values a cell; tape doubles read a cell: "

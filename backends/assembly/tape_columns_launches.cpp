@@ -23,6 +23,22 @@ ColumnStores column_stores(BlockOrder order) {
   return ColumnStores::Tiled;
 }
 
+std::vector<jit::ChunkRange> column_launch_groups(const jit::TapeColumnPlan& plan, int slots,
+                                                  int per_launch) {
+  const auto oversized = [&](size_t g) { return plan.groups[g].staged() > size_t(slots); };
+  std::vector<jit::ChunkRange> out;
+  for (size_t g = 0; g < plan.groups.size();) {
+    size_t end = g + 1;
+    if (!oversized(g))
+      while (end < plan.groups.size() && !oversized(end) &&
+             end - g < static_cast<size_t>(per_launch))
+        ++end;
+    out.push_back({static_cast<int>(g), static_cast<int>(end)});
+    g = end;
+  }
+  return out;
+}
+
 bool dense_rest(const jit::JacobianPattern& rest, size_t n_linear, int n_inputs) {
   const int64_t entries = rest.row_ptr.at(n_linear);
   return 2 * entries > static_cast<int64_t>(n_linear) * n_inputs;
@@ -87,21 +103,14 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   // alone) for `stores`, at most `per_launch` groups each.
   const auto launches = [&](const jit::TapeColumnPlan& p, int slots, ColumnStores stores,
                             int per_launch) {
-    const auto oversized = [&](size_t g) { return p.groups[g].staged() > size_t(slots); };
-    for (size_t g = 0; g < p.groups.size();) {
-      size_t end = g + 1;
-      if (!oversized(g))
-        while (end < p.groups.size() && !oversized(end) &&
-               end - g < static_cast<size_t>(per_launch))
-          ++end;
+    for (const jit::ChunkRange groups : column_launch_groups(p, slots, per_launch)) {
       jit::TapeColumnsOptions co;
-      co.groups = {static_cast<int>(g), static_cast<int>(end)};
+      co.groups = groups;
       co.stores = stores;
       const bool cells = stores == ColumnStores::CellColumns;
       co.min_blocks = cells ? settings.cell_min_blocks : settings.min_blocks;
       co.tile_window = cells ? 1 : settings.tile_window;
       l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
-      g = end;
     }
   };
   launches(plan, settings.group_slots, ColumnStores::Tiled, settings.launch_groups);

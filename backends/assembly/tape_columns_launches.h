@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "backends/assembly/problem.h"
 #include "jit/emit_tape_columns.h"
@@ -87,6 +88,12 @@ struct TapeColumnsSettings {
   // (bench/RESULTS.md).
   int aux_parts = 4;
 };
+
+// The column groups [first, last) of each columns' launch: in order, at most per_launch
+// groups a launch, a group of more staged values than `slots` (a column no split can make
+// smaller) alone, so that the others' blocks need less shared memory.
+std::vector<jit::ChunkRange> column_launch_groups(const jit::TapeColumnPlan& plan, int slots,
+                                                  int per_launch);
 
 // Whether the rest kernel's Jacobian `rest` (jit/tape_rest_kernel.h) holds more than half the
 // entries of the first n_linear rows, the linear outputs'. Each entry is an auxiliary slot of
