@@ -14,9 +14,9 @@
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
 #include <chrono>
-#include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -30,7 +30,7 @@ using namespace dualjit;
 
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
-  int opt = -1;
+  int opt = -1, tapes_warps = 0, tapes_min_blocks = -1;
   bool sources = false;
   std::string only, write;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
@@ -48,10 +48,15 @@ int main(int argc, char** argv) {
       write = argv[++i];
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
+    } else if (a == "--tapes-warps" && i + 1 < argc) {
+      tapes_warps = std::atoi(argv[++i]);
+    } else if (a == "--tapes-min-blocks" && i + 1 < argc) {
+      tapes_min_blocks = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
-                   "[--opt N] [--sources] [--only TEXT] [--write DIR]\n");
+                   "[--opt N] [--sources] [--only TEXT] [--write DIR] [--tapes-warps N] "
+                   "[--tapes-min-blocks N]\n");
       return 2;
     }
   }
@@ -65,6 +70,8 @@ int main(int argc, char** argv) {
   t.elements.conn = {0};
   assembly::TapeColumnsSettings settings;
   settings.effort = jit::CompileEffort::Full;
+  settings.tapes_warps = tapes_warps;
+  if (tapes_min_blocks >= 0) settings.tapes_min_blocks = tapes_min_blocks;
   const std::optional<assembly::TapeColumnsLaunches> l =
       assembly::tape_columns_launches(t, settings);
   if (!l) {

@@ -23,8 +23,9 @@ struct Direction {
   bool operator==(const Direction&) const = default;
 };
 
-// Where a derivative lands in the per-element output arrays (dsl/mode.h).
-enum class Target { Value, First, Second, Tape };
+// Where a derivative lands in the per-element output arrays (dsl/mode.h); Shared: a staged
+// value of a chunk split over warps (jit/warp_parts.h).
+enum class Target { Value, First, Second, Tape, Shared };
 
 struct Chunk {
   std::vector<Direction> directions;

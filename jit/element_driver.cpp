@@ -1,5 +1,6 @@
 #include "jit/element_driver.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "jit/driver_text.h"
@@ -23,6 +24,7 @@ class ElementLocalDriver : public Driver {
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
+    if (s.warp_parts > 1) return warp_parts_function(s);
     const bool staged = is_staged(s.first_stores);
     std::ostringstream os;
     if (staged) os << flush_function(s);
@@ -80,6 +82,52 @@ class ElementLocalDriver : public Driver {
     return os.str();
   }
 
+  // The element's arrays, as functions() sets them up for chunk calls.
+  static std::string element_arrays(const DriverSpec& s) {
+    std::ostringstream os;
+    if (s.tiled_values) {
+      os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
+         << "LL + e % " << kFirstTile << ";\n";
+    } else {
+      os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
+    }
+    if (s.first_stores == FirstStores::Tiled) {
+      os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
+         << " + e % " << kFirstTile << ";\n";
+    } else {
+      os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+    }
+    os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
+       << "  (void)val; (void)d1; (void)d2;\n";
+    if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
+      os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
+         << "LL + e % " << kTapeTile << ";\n";
+    }
+    return os.str();
+  }
+
+  // The chunk split over warps (DriverSpec::warp_parts): on the GPU warp `warp` of the block
+  // of element e's tile, its staged values, the barrier, its stores; on the host every warp's
+  // staged values, then every warp's stores. `sh` is the element's column of the staged values.
+  static std::string warp_parts_function(const DriverSpec& s) {
+    const std::string c0 = s.symbol + "_c0", tp = s.tape_size > 0 ? ", tp" : "";
+    const std::string args = "(x, v, p, u, val, d1, d2" + tp + ", sh, ";
+    std::ostringstream os;
+    os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type()
+       << "& a, long long e, int warp, double* __restrict__ sh) {\n"
+       << emit_element_loads(s) << element_arrays(s) << "#ifdef __CUDA_ARCH__\n"
+       << "  " << c0 << "_stage" << args << "warp);\n"
+       << "  __syncthreads();\n"
+       << "  " << c0 << args << "warp);\n"
+       << "#else\n"
+       << "  (void)warp;\n"
+       << "  for (int w = 0; w < " << s.warp_parts << "; ++w) " << c0 << "_stage" << args << "w);\n"
+       << "  for (int w = 0; w < " << s.warp_parts << "; ++w) " << c0 << args << "w);\n"
+       << "#endif\n"
+       << "}\n";
+    return os.str();
+  }
+
   // Writes entries [LO, LO + LEN) of the warp's elements from the stage (jit/first_stage.h)
   // and leaves the stage free for the next chunk. Element-major: consecutive lanes on
   // consecutive entries of an element; component-major: each lane its own element's entries,
@@ -121,6 +169,19 @@ class ElementLocalDriver : public Driver {
   std::string cuda_entry(const DriverSpec& s, const DerivativePlan&) const override {
     const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
     std::ostringstream os;
+    if (s.warp_parts > 1) {
+      // Every warp reaches the barrier: a lane past the last element computes the last one
+      // again (its stores repeat the same bits).
+      os << "extern \"C\" __global__ void __launch_bounds__(" << 32 * s.warp_parts << bounds_min(s)
+         << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
+         << "  extern __shared__ double dj_staged[];\n"
+         << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+         << "  const long long e = (long long)blockIdx.x * 32 + lane;\n"
+         << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, warp, "
+         << "dj_staged + lane);\n"
+         << "}\n";
+      return os.str();
+    }
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
        << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n";
@@ -158,7 +219,12 @@ class ElementLocalDriver : public Driver {
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "#pragma omp parallel for schedule(static)\n";
-    if (!is_staged(s.first_stores)) {
+    if (s.warp_parts > 1) {  // the element's staged values in its lane's column, as on the GPU
+      os << "  for (long long e = 0; e < n; ++e) {\n"
+         << "    double sh[" << 32 * std::max(s.shared_slots, 1) << "];\n"
+         << "    " << s.symbol << "_element(*a, e, 0, sh);\n"
+         << "  }\n";
+    } else if (!is_staged(s.first_stores)) {
       os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
     } else {  // a warp of one lane: its element's stage
       os << "  for (long long e = 0; e < n; ++e) {\n"
@@ -173,6 +239,12 @@ class ElementLocalDriver : public Driver {
   LaunchPolicy launch(const DriverSpec& s) const override {
     LaunchPolicy p;
     p.items = "n_elements";
+    if (s.warp_parts > 1) {
+      p.items_per_block = 32;
+      p.block_threads = 32 * s.warp_parts;
+      p.dynamic_shared_bytes = size_t(32) * sizeof(double) * size_t(std::max(s.shared_slots, 1));
+      return p;
+    }
     p.items_per_block = s.layout.elements_per_block;
     p.block_threads = s.layout.block_threads();
     if (s.layout.side_by_side) p.blocks_per_item_block = s.n_chunks;

@@ -107,6 +107,11 @@ struct LoweringOptions {
   // [element of the tile], whole tiles, each warp's store of an output one line (values that a
   // later launch reads, not the caller: the tape columns' rest kernel's).
   bool tiled_values = false;
+  // Element-local driver, a launch of one chunk, one thread an element: the chunk run by this
+  // many warps for each 32 elements, each warp a part of its stores, what several parts read
+  // computed once into shared memory (jit/warp_parts.h); 0 or 1: a thread an element. The
+  // block is the warps of one 32 elements; layout.min_blocks still bounds the registers.
+  int warp_parts = 0;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
   // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.

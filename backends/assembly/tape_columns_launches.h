@@ -75,6 +75,9 @@ struct TapeColumnsSettings {
   // Jcol 3.10-3.12 against 3.14-3.15; at 4 blocks (128 registers) all three slower
   // (bench/RESULTS.md).
   int tapes_min_blocks = 3;
+  // The tapes' launch's warps for each 32 elements (jit::LoweringOptions::warp_parts; 0 or 1: a
+  // thread an element, 128 a block); its blocks then hold 32 * tapes_warps threads.
+  int tapes_warps = 0;
   // The tiled and component-major columns' launches' grid order (jit::TapeColumnsOptions
   // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
   // side by side (1). Windows that keep a tile's leaves in L2 from group to group moved

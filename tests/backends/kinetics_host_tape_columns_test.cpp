@@ -297,6 +297,41 @@ TEST_CASE("host tape columns: cell-major columns stored by runs of aligned colum
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
+// The tapes' launch split over the warps of a block (jit/warp_parts.h): the same operations on
+// the same values, so the same blocks to the bit, for any number of warps; its CUDA form
+// compiles and asks for the staged values' shared memory.
+TEST_CASE("host tape columns: the tapes' launch in warp parts writes the same tapes") {
+  const int64_t n = 45;  // a partial tile
+  const H2o2Cells h = h2o2_cells(n, 47);
+  const assembly::Problem& p = h.problem;
+  const auto whole = assembly::HostTapeColumns::make(p.term(0));
+  REQUIRE(whole);
+  const std::vector<double> want = whole->run(p.term(0), h.state);
+  CHECK(worst_block_difference(want, h.want, n) < 1e-12);
+  for (int warps : {2, 3, 8}) {
+    CAPTURE(warps);
+    assembly::TapeColumnsSettings settings;
+    settings.tapes_warps = warps;
+    const std::optional<assembly::TapeColumnsLaunches> l =
+        assembly::tape_columns_launches(p.term(0), settings);
+    REQUIRE(l);
+    CHECK(l->tapes.symbol.ends_with("_wp" + std::to_string(warps) + "_k0_1"));
+    CHECK(l->tapes.launch.block_threads == 32 * warps);
+    CHECK(l->tapes.launch.items_per_block == 32);
+    CHECK(l->tapes.launch.dynamic_shared_bytes > 0);
+    CHECK(l->tapes.launch.dynamic_shared_bytes % (32 * sizeof(double)) == 0);
+    CHECK(jit::nvrtc_compile(l->tapes.cuda_entry, l->tapes.cuda_source,
+                             jit::default_compile_options(l->tapes, "sm_90"))
+              .is_cubin);
+    const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
+    REQUIRE(c);
+    CHECK(c->run(p.term(0), h.state) == want);
+  }
+  assembly::TapeColumnsSettings too_many;
+  too_many.tapes_warps = 33;
+  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), too_many), std::invalid_argument);
+}
+
 TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are not taken") {
   for (bool tapes : {true, false}) {
     assembly::Term t;
@@ -368,6 +403,13 @@ TEST_SUITE("gpu") {
         assembly::DeviceElementAssembly windows(p, o);
         CHECK(worst_block_difference(
                   windows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
+                  n + 7) < 1e-14);
+        // The tapes' launch split over warps: the same tapes.
+        o.tape_column_settings.tile_window = 0;
+        o.tape_column_settings.tapes_warps = 8;
+        assembly::DeviceElementAssembly warps(p, o);
+        CHECK(worst_block_difference(
+                  warps.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
                   n + 7) < 1e-14);
         CHECK(worst_block_difference(
                   component_major(
