@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 
@@ -245,11 +244,7 @@ std::string element_params(bool tape, SharedValues shared) {
   std::string s = kParams;
   if (tape) s += kTapeParam;
   if (shared == SharedValues::Stores) s += ", double* __restrict__ sh";
-  if (shared == SharedValues::Loads) {
-    static const bool vol = !std::getenv("DUALJIT_EXP_VOLATILE") ||
-                            std::string_view(std::getenv("DUALJIT_EXP_VOLATILE")) != "0";
-    s += vol ? ", const volatile double* __restrict__ sh" : ", const double* __restrict__ sh";
-  }
+  if (shared == SharedValues::Loads) s += ", const volatile double* __restrict__ sh";
   return s;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -128,8 +127,7 @@ class ReactionBuilder {
   // (sum_k nu_k) ln(R T / p_ref) and one exp (one in all when kf is one too).
   Expr reverse_rate_constant(const RateConstant& kf, const Powers& net) {
     double dnu = 0;
-    bool integral = form_ == RateLawForm::values ||
-                    (form_ == RateLawForm::columns && std::getenv("DUALJIT_EXP_KC_PRODUCTS"));
+    bool integral = form_ == RateLawForm::values;
     for (const auto& [k, nu] : net) {
       dnu += nu;
       integral = integral && nu == std::nearbyint(nu) && std::abs(nu) <= kMaxFactorPower;
