@@ -24,7 +24,7 @@ struct Direction {
 };
 
 // Where a derivative lands in the per-element output arrays (dsl/mode.h); Shared: a staged
-// value of a chunk split over warps (jit/warp_parts.h).
+// value of a chunk in parts (jit/chunk_parts.h).
 enum class Target { Value, First, Second, Tape, Shared };
 
 struct Chunk {

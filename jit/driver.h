@@ -99,11 +99,12 @@ struct DriverSpec {
   // functions then take the element's tape pointer `tp` last.
   int64_t tape_size = 0;
   LaunchLayout layout;
-  // LoweringOptions::warp_parts (> 1: the one chunk split over that many warps for each 32
-  // elements, jit/warp_parts.h) and the staged values an element: the chunk functions are
-  // <symbol>_c0_stage and <symbol>_c0, each taking the staged values' pointer and the warp.
-  int warp_parts = 0;
-  int shared_slots = 0;
+  // LoweringOptions::chunk_parts and chunk_stage (jit/chunk_parts.h, jit/emit_chunk_parts.h):
+  // with parts, chunk function <symbol>_c0 takes the element's column of the staged buffer
+  // (staged_slots a tile row), and in the parts' launch the part.
+  int chunk_parts = 0;
+  bool chunk_stage = false;
+  int staged_slots = 0;
   // LoweringOptions::companions, in order: each one's chunk functions are
   // `<companion symbol>_c<c>`, with the same signature as the kernel's own.
   std::vector<DriverSpec> companions;

@@ -20,11 +20,14 @@ class ElementLocalDriver : public Driver {
         {"second", ArgKind::Pointer, "double*", 1, s.second_size > 0, "second-derivative array"}};
     if (s.tape_size > 0)
       f.push_back({"tape", ArgKind::Pointer, "double*", 1, true, "tape buffer", false, true});
+    if (s.chunk_parts > 1)
+      f.push_back({"staged", ArgKind::Pointer, "double*", 1, true,
+                   "staged values of a chunk in parts", false, true});
     return f;
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
-    if (s.warp_parts > 1) return warp_parts_function(s);
+    if (s.chunk_parts > 1) return chunk_parts_function(s);
     const bool staged = is_staged(s.first_stores);
     std::ostringstream os;
     if (staged) os << flush_function(s);
@@ -33,31 +36,7 @@ class ElementLocalDriver : public Driver {
        << "& a, long long e, int group, int groups"
        << (staged ? ", long long e0, double* __restrict__ st" : "") << ") {\n"
        << emit_element_loads(s);
-    if (s.tiled_values) {
-      os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
-         << "LL + e % " << kFirstTile << ";\n";
-    } else {
-      os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
-    }
-    switch (s.first_stores) {
-      case FirstStores::Direct:
-        os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
-        break;
-      case FirstStores::Tiled:  // [tile][entry][element of the tile]
-        os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
-           << " + e % " << kFirstTile << ";\n";
-        break;
-      case FirstStores::Staged:
-      case FirstStores::StagedComponentMajor:
-        os << "  double* d1 = st;\n";
-        break;
-    }
-    os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
-       << "  (void)d1; (void)d2; (void)group; (void)groups;\n";
-    if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
-      os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
-         << "LL + e % " << kTapeTile << ";\n";
-    }
+    os << element_arrays(s, " (void)group; (void)groups;");
     // Chunk c's call, and under staging the warp's writing of its range.
     const auto call = [&](int c) {
       std::string t = chunk_call(s, c);
@@ -82,8 +61,9 @@ class ElementLocalDriver : public Driver {
     return os.str();
   }
 
-  // The element's arrays, as functions() sets them up for chunk calls.
-  static std::string element_arrays(const DriverSpec& s) {
+  // The element's arrays for the chunk calls: val, d1 (under staging the warp's stage `st`),
+  // d2 and tp; `unused`, further names the function may not use.
+  static std::string element_arrays(const DriverSpec& s, const std::string& unused = "") {
     std::ostringstream os;
     if (s.tiled_values) {
       os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
@@ -91,14 +71,21 @@ class ElementLocalDriver : public Driver {
     } else {
       os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
     }
-    if (s.first_stores == FirstStores::Tiled) {
-      os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
-         << " + e % " << kFirstTile << ";\n";
-    } else {
-      os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+    switch (s.first_stores) {
+      case FirstStores::Direct:
+        os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+        break;
+      case FirstStores::Tiled:  // [tile][entry][element of the tile]
+        os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
+           << " + e % " << kFirstTile << ";\n";
+        break;
+      case FirstStores::Staged:
+      case FirstStores::StagedComponentMajor:
+        os << "  double* d1 = st;\n";
+        break;
     }
     os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
-       << "  (void)val; (void)d1; (void)d2;\n";
+       << "  (void)d1; (void)d2;" << unused << "\n";
     if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
       os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
          << "LL + e % " << kTapeTile << ";\n";
@@ -106,24 +93,17 @@ class ElementLocalDriver : public Driver {
     return os.str();
   }
 
-  // The chunk split over warps (DriverSpec::warp_parts): on the GPU warp `warp` of the block
-  // of element e's tile, its staged values, the barrier, its stores; on the host every warp's
-  // staged values, then every warp's stores. `sh` is the element's column of the staged values.
-  static std::string warp_parts_function(const DriverSpec& s) {
-    const std::string c0 = s.symbol + "_c0", tp = s.tape_size > 0 ? ", tp" : "";
-    const std::string args = "(x, v, p, u, val, d1, d2" + tp + ", sh, ";
+  // A chunk in parts (DriverSpec::chunk_parts): the stage's element, or part `part` of the
+  // parts' element, with `sh` the element's column of the staged values' tile.
+  static std::string chunk_parts_function(const DriverSpec& s) {
     std::ostringstream os;
-    os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type()
-       << "& a, long long e, int warp, double* __restrict__ sh) {\n"
-       << emit_element_loads(s) << element_arrays(s) << "#ifdef __CUDA_ARCH__\n"
-       << "  " << c0 << "_stage" << args << "warp);\n"
-       << "  __syncthreads();\n"
-       << "  " << c0 << args << "warp);\n"
-       << "#else\n"
-       << "  (void)warp;\n"
-       << "  for (int w = 0; w < " << s.warp_parts << "; ++w) " << c0 << "_stage" << args << "w);\n"
-       << "  for (int w = 0; w < " << s.warp_parts << "; ++w) " << c0 << args << "w);\n"
-       << "#endif\n"
+    os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type() << "& a, long long e"
+       << (s.chunk_stage ? "" : ", int part") << ") {\n"
+       << emit_element_loads(s) << element_arrays(s) << "  " << (s.chunk_stage ? "" : "const ")
+       << "double* sh = a.staged + (e / " << kTapeTile << ") * "
+       << int64_t{kTapeTile} * std::max(s.staged_slots, 1) << "LL + e % " << kTapeTile << ";\n"
+       << "  " << s.symbol << "_c0(x, v, p, u, val, d1, d2" << (s.tape_size > 0 ? ", tp" : "")
+       << ", sh" << (s.chunk_stage ? "" : ", part") << ");\n"
        << "}\n";
     return os.str();
   }
@@ -169,16 +149,25 @@ class ElementLocalDriver : public Driver {
   std::string cuda_entry(const DriverSpec& s, const DerivativePlan&) const override {
     const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
     std::ostringstream os;
-    if (s.warp_parts > 1) {
-      // Every warp reaches the barrier: a lane past the last element computes the last one
-      // again (its stores repeat the same bits).
-      os << "extern \"C\" __global__ void __launch_bounds__(" << 32 * s.warp_parts << bounds_min(s)
-         << ") " << s.symbol << "(const " << s.args_type() << " a) {\n"
-         << "  extern __shared__ double dj_staged[];\n"
-         << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
-         << "  const long long e = (long long)blockIdx.x * 32 + lane;\n"
-         << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, warp, "
-         << "dj_staged + lane);\n"
+    if (s.chunk_parts > 1 && !s.chunk_stage) {
+      // Part-major: each part's blocks together in the grid, so that a multiprocessor's warps run
+      // one part's code at a time (jit/chunk_parts.h).
+      os << "extern \"C\" __global__ void __launch_bounds__(" << b << bounds_min(s) << ") "
+         << s.symbol << "(const " << s.args_type() << " a) {\n"
+         << "  const long long blocks = (a.n_elements + " << b - 1 << ") / " << b << ";\n"
+         << "  const int part = (int)(blockIdx.x / blocks);\n"
+         << "  const long long e = (long long)(blockIdx.x % blocks) * " << b << " + threadIdx.x;\n"
+         << "  if (e >= a.n_elements) return;\n"
+         << "  " << s.symbol << "_element(a, e, part);\n"
+         << "}\n";
+      return os.str();
+    }
+    if (s.chunk_parts > 1) {
+      os << "extern \"C\" __global__ void __launch_bounds__(" << b << bounds_min(s) << ") "
+         << s.symbol << "(const " << s.args_type() << " a) {\n"
+         << "  const long long e = (long long)blockIdx.x * " << b << " + threadIdx.x;\n"
+         << "  if (e >= a.n_elements) return;\n"
+         << "  " << s.symbol << "_element(a, e);\n"
          << "}\n";
       return os.str();
     }
@@ -219,11 +208,12 @@ class ElementLocalDriver : public Driver {
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "#pragma omp parallel for schedule(static)\n";
-    if (s.warp_parts > 1) {  // the element's staged values in its lane's column, as on the GPU
-      os << "  for (long long e = 0; e < n; ++e) {\n"
-         << "    double sh[" << 32 * std::max(s.shared_slots, 1) << "];\n"
-         << "    " << s.symbol << "_element(*a, e, 0, sh);\n"
-         << "  }\n";
+    if (s.chunk_parts > 1 && s.chunk_stage) {
+      os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e);\n";
+    } else if (s.chunk_parts > 1) {
+      os << "  for (long long e = 0; e < n; ++e)\n"
+         << "    for (int part = 0; part < " << s.chunk_parts << "; ++part) " << s.symbol
+         << "_element(*a, e, part);\n";
     } else if (!is_staged(s.first_stores)) {
       os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
     } else {  // a warp of one lane: its element's stage
@@ -239,10 +229,10 @@ class ElementLocalDriver : public Driver {
   LaunchPolicy launch(const DriverSpec& s) const override {
     LaunchPolicy p;
     p.items = "n_elements";
-    if (s.warp_parts > 1) {
-      p.items_per_block = 32;
-      p.block_threads = 32 * s.warp_parts;
-      p.dynamic_shared_bytes = size_t(32) * sizeof(double) * size_t(std::max(s.shared_slots, 1));
+    if (s.chunk_parts > 1) {
+      p.items_per_block = s.layout.elements_per_block;
+      p.block_threads = s.layout.elements_per_block;
+      if (!s.chunk_stage) p.blocks_per_item_block = s.chunk_parts;  // part-major (cuda_entry)
       return p;
     }
     p.items_per_block = s.layout.elements_per_block;
@@ -275,6 +265,7 @@ ArgValues ElementLaunch::args() const {
   a.set("first", first);
   a.set("second", second);
   if (tape) a.set("tape", tape);
+  if (staged) a.set("staged", staged);
   return a;
 }
 

@@ -189,8 +189,8 @@ const char* store_array(Target t) {
   return "";
 }
 
-// Staged values of a chunk split over warps: slot k of the element at sh[k * 32], 32 elements a
-// block.
+// Staged values of a chunk in parts (jit/chunk_parts.h): slot k of the element at sh[k * 32],
+// tiles of 32 elements as the tape's.
 constexpr int64_t kSharedStride = 32;
 
 std::string shared_load(int slot) {
@@ -244,7 +244,7 @@ std::string element_params(bool tape, SharedValues shared) {
   std::string s = kParams;
   if (tape) s += kTapeParam;
   if (shared == SharedValues::Stores) s += ", double* __restrict__ sh";
-  if (shared == SharedValues::Loads) s += ", const volatile double* __restrict__ sh";
+  if (shared == SharedValues::Loads) s += ", const double* __restrict__ sh";
   return s;
 }
 
@@ -267,7 +267,7 @@ std::string unused(bool tape, SharedValues shared, const std::string& more = "")
 }
 
 // Values spelled where they are read, with no statement of their own: constants, and staged
-// values (kSharedSlot), each reader's load its own (ElementIndex::shared).
+// values (kSharedSlot, ElementIndex::shared), whose loads the compiler places.
 bool read_in_place(const Node& n) {
   return n.op == Op::Const || (n.op == Op::Input && n.slot == kSharedSlot);
 }

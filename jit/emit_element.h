@@ -38,11 +38,9 @@ namespace dualjit::jit {
 // LoweringOptions::tiled_values).
 // tape: the function takes the element's tape pointer `tp` last (jit/tape_pattern.h), and reads
 // and writes slot k at tp[k * kTapeTile].
-// A function of a chunk split over warps (jit/warp_parts.h) takes the staged values' pointer
-// `sh` last, the element's column of a [slot][32 elements] array in shared memory: Stores
-// writes it (Target::Shared), Loads reads it (Input(kSharedSlot, k) leaves) through a volatile
-// pointer, so that each reader's load stays where it is instead of one load held in a register
-// for every reader.
+// A function of a chunk in parts (jit/chunk_parts.h) takes the staged values' pointer `sh`
+// last, the element's column of a [tile][slot][32 elements] buffer: Stores writes it
+// (Target::Shared), Loads reads it (Input(kSharedSlot, k) leaves, spelled at each reader).
 enum class SharedValues { None, Stores, Loads };
 struct ElementIndex {
   std::vector<int64_t> param_at;  // p[param_at[i] * kTapeTile]; empty: p[i]

@@ -11,16 +11,16 @@
 #include <sstream>
 
 #include "dsl/sha256.h"
+#include "jit/chunk_parts.h"
 #include "jit/driver_text.h"
 #include "jit/element_driver.h"
+#include "jit/emit_chunk_parts.h"
 #include "jit/emit_element.h"
-#include "jit/emit_warp_parts.h"
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
 #include "jit/lowering_memo.h"
 #include "jit/parallel_for.h"
 #include "jit/schedule.h"
-#include "jit/warp_parts.h"
 
 namespace dualjit::jit {
 namespace {
@@ -343,18 +343,20 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     }
   }
   spec.first_stores = out.options.first_stores;
-  if (options.warp_parts > 1) {
+  if (options.chunk_parts > 1) {
     if ((options.driver && options.driver != element_local_driver()) || plan.chunks.size() != 1 ||
         layout.threads_per_element != 1 || is_staged(spec.first_stores) ||
-        !options.companions.empty() || options.warp_parts > 32) {
+        !options.companions.empty() || options.chunk_parts > 32) {
       throw std::invalid_argument(
-          "kernel '" + kernel.name() + "': a chunk in " + std::to_string(options.warp_parts) +
-          " warp parts needs the element-local driver, a launch of one chunk (this has " +
+          "kernel '" + kernel.name() + "': a chunk in " + std::to_string(options.chunk_parts) +
+          " parts needs the element-local driver, a launch of one chunk (this has " +
           std::to_string(plan.chunks.size()) +
           "), one thread an element, unstaged first derivatives, no companions and 2 to 32 "
-          "warps");
+          "parts");
     }
-    spec.warp_parts = options.warp_parts;
+    spec.chunk_parts = options.chunk_parts;
+    spec.chunk_stage = options.chunk_stage;
+    out.writes_tape = out.writes_tape && !options.chunk_stage;  // the parts write it
   }
   // Side by side only where it is safe and pays: chunks that read tapes no chunk of the launch
   // writes (the tape chunk runs in a launch before them).
@@ -378,7 +380,9 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
                                                                          : "") +
                driver.suffix() +
-               (spec.warp_parts > 1 ? "_wp" + std::to_string(spec.warp_parts) : "") +
+               (spec.chunk_parts > 1
+                    ? "_cp" + std::to_string(spec.chunk_parts) + (spec.chunk_stage ? "_stage" : "")
+                    : "") +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
                                            std::to_string(options.chunks.last));
@@ -447,7 +451,7 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
 struct ChunkProgram {
   ScalarProgram program;
   ChunkSummary summary;
-  std::optional<WarpParts> warps;  // LoweringOptions::warp_parts
+  std::optional<ChunkParts> parts;  // LoweringOptions::chunk_parts
 };
 
 // Every chunk of `pr`'s plan, on parallel threads: each expands into a graph of its own.
@@ -470,9 +474,9 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
       const Op op = cp.program.graph->node(id).op;
       cp.summary.statements += !(op == Op::Const || is_leaf(op));
     }
-    if (pr.spec.warp_parts > 1) {
-      cp.warps = split_warps(cp.program, pr.spec.warp_parts);
-      cp.summary.shared_slots = cp.warps->shared_slots;
+    if (pr.spec.chunk_parts > 1) {
+      cp.parts = split_chunk(cp.program, pr.spec.chunk_parts);
+      cp.summary.staged_slots = cp.parts->staged_slots;
     }
   });
   return chunks;
@@ -492,9 +496,10 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
     first.base = pr.spec.stage[c].lo;
   }
   const std::string name = out.symbol + "_c" + std::to_string(c);
-  if (cp.warps) {
-    return emit_warp_parts(*cp.warps, name, piece, out.options.single_tangents,
-                           outlines_specials(cp.summary.statements), first, pr.spec.tape_size > 0);
+  if (cp.parts) {
+    return emit_chunk_parts(*cp.parts, pr.spec.chunk_stage, name, piece,
+                            out.options.single_tangents, outlines_specials(cp.summary.statements),
+                            first, pr.spec.tape_size > 0);
   }
   return emit_element_function(cp.program, name, piece, out.options.single_tangents,
                                /*own_function=*/out.plan.rows > 0,
@@ -512,10 +517,10 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
                      bool companions_outline = false) {
   LoweredKernel& out = pr.out;
   const Driver& driver = out.driver();
-  if (pr.spec.warp_parts > 1) {  // the staged values are known once the chunk is split
+  if (pr.spec.chunk_parts > 1) {  // the staged values are known once the chunk is split
     for (const ChunkSummary& c : chunks)
-      pr.spec.shared_slots = std::max(pr.spec.shared_slots, c.shared_slots);
-    out.launch = driver.launch(pr.spec);
+      pr.spec.staged_slots = std::max(pr.spec.staged_slots, c.staged_slots);
+    out.staged_slots = pr.spec.staged_slots;
   }
   const DriverSpec& spec = pr.spec;
   for (size_t c = 0; c < texts.size(); ++c) {

@@ -114,7 +114,8 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, static_cast<long long>(o.tiled_params.at.size()));
   for (int64_t at : o.tiled_params.at) put(m, static_cast<long long>(at));
   put(m, o.tiled_values ? 1 : 0);
-  put(m, o.warp_parts);
+  put(m, o.chunk_parts);
+  put(m, o.chunk_stage ? 1 : 0);
   put(m, static_cast<long long>(o.companions.size()));
   for (const auto& c : o.companions) put(m, c->hash());
   // The plan as the driver adapted it: what every chunk computes and stores.
@@ -165,7 +166,7 @@ std::optional<LoweredChunks> load_lowered_chunks(const std::string& key) {
                int(f[5]), int(f[6]), int(f[7]), int(f[8])};
     sum.live = int(f[9]);
     sum.statements = size_t(f[10]);
-    sum.shared_slots = int(f[11]);
+    sum.staged_slots = int(f[11]);
     const size_t bytes = size_t(f[12]);
     if (s.size() < bytes + 1 || s[bytes] != '\n') return std::nullopt;
     out.summaries.push_back(sum);
@@ -192,7 +193,7 @@ void store_lowered_chunks(const std::string& key, const std::string& kernel_name
                   sum.ops.special, sum.ops.select, sum.ops.loads, sum.ops.stores, sum.live})
       put(p, v);
     put(p, static_cast<long long>(sum.statements));
-    put(p, sum.shared_slots);
+    put(p, sum.staged_slots);
     put(p, chunks.texts[c]);
   }
   CacheEntry entry;

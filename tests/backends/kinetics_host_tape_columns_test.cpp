@@ -297,10 +297,10 @@ TEST_CASE("host tape columns: cell-major columns stored by runs of aligned colum
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
-// The tapes' launch split over the warps of a block (jit/warp_parts.h): the same operations on
-// the same values, so the same blocks to the bit, for any number of warps; its CUDA form
-// compiles and asks for the staged values' shared memory.
-TEST_CASE("host tape columns: the tapes' launch in warp parts writes the same tapes") {
+// The tapes' chunk in parts (jit/chunk_parts.h): the same operations on the same values, so the
+// same blocks to the bit, for any number of parts; the stage's and the parts' CUDA forms
+// compile, the parts' grid a range of blocks per part.
+TEST_CASE("host tape columns: the tapes' chunk in parts writes the same tapes") {
   const int64_t n = 45;  // a partial tile
   const H2o2Cells h = h2o2_cells(n, 47);
   const assembly::Problem& p = h.problem;
@@ -308,27 +308,33 @@ TEST_CASE("host tape columns: the tapes' launch in warp parts writes the same ta
   REQUIRE(whole);
   const std::vector<double> want = whole->run(p.term(0), h.state);
   CHECK(worst_block_difference(want, h.want, n) < 1e-12);
-  for (int warps : {2, 3, 8}) {
-    CAPTURE(warps);
+  for (int parts : {2, 3, 8}) {
+    CAPTURE(parts);
     assembly::TapeColumnsSettings settings;
-    settings.tapes_warps = warps;
+    settings.tapes_parts = parts;
     const std::optional<assembly::TapeColumnsLaunches> l =
         assembly::tape_columns_launches(p.term(0), settings);
     REQUIRE(l);
-    CHECK(l->tapes.symbol.ends_with("_wp" + std::to_string(warps) + "_k0_1"));
-    CHECK(l->tapes.launch.block_threads == 32 * warps);
-    CHECK(l->tapes.launch.items_per_block == 32);
-    CHECK(l->tapes.launch.dynamic_shared_bytes > 0);
-    CHECK(l->tapes.launch.dynamic_shared_bytes % (32 * sizeof(double)) == 0);
-    CHECK(jit::nvrtc_compile(l->tapes.cuda_entry, l->tapes.cuda_source,
-                             jit::default_compile_options(l->tapes, "sm_90"))
-              .is_cubin);
+    REQUIRE(l->stage);
+    CHECK(l->stage->symbol.ends_with("_cp" + std::to_string(parts) + "_stage_k0_1"));
+    CHECK(l->tapes.symbol.ends_with("_cp" + std::to_string(parts) + "_k0_1"));
+    CHECK_FALSE(l->stage->writes_tape);
+    CHECK(l->tapes.writes_tape);
+    CHECK(l->stage->staged_slots > 0);
+    CHECK(l->tapes.staged_slots == l->stage->staged_slots);
+    CHECK(l->tapes.launch.blocks_per_item_block == parts);
+    for (const jit::LoweredKernel* k : {&*l->stage, &l->tapes}) {
+      CHECK(jit::nvrtc_compile(k->cuda_entry, k->cuda_source,
+                               jit::default_compile_options(*k, "sm_90"))
+                .is_cubin);
+    }
     const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
     REQUIRE(c);
     CHECK(c->run(p.term(0), h.state) == want);
+    CHECK(c->kernels().size() == whole->kernels().size() + 1);  // the stage's launch
   }
   assembly::TapeColumnsSettings too_many;
-  too_many.tapes_warps = 33;
+  too_many.tapes_parts = 33;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), too_many), std::invalid_argument);
 }
 
@@ -404,13 +410,14 @@ TEST_SUITE("gpu") {
         CHECK(worst_block_difference(
                   windows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
                   n + 7) < 1e-14);
-        // The tapes' launch split over warps: the same tapes.
+        // The tapes' chunk in parts: the same tapes.
         o.tape_column_settings.tile_window = 0;
-        o.tape_column_settings.tapes_warps = 8;
-        assembly::DeviceElementAssembly warps(p, o);
+        o.tape_column_settings.tapes_parts = 8;
+        assembly::DeviceElementAssembly parts(p, o);
         CHECK(worst_block_difference(
-                  warps.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
+                  parts.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
                   n + 7) < 1e-14);
+        o.tape_column_settings.tapes_parts = 0;
         CHECK(worst_block_difference(
                   component_major(
                       windows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n + 7),

@@ -1,4 +1,4 @@
-#include "jit/warp_parts.h"
+#include "jit/chunk_parts.h"
 
 #include <algorithm>
 #include <bit>
@@ -77,7 +77,7 @@ class Rebuild {
     const Node& n = p_.graph->node(a);
     if (n.op == Op::Const) return map_[a] = add(out_.graph->constant(n.value), 1);
     if (is_leaf(n.op)) return map_[a] = add(out_.graph->leaf(n.op, n.slot, n.index), primal(a));
-    throw std::logic_error("split_warps: node %" + std::to_string(a) +
+    throw std::logic_error("split_chunk: node %" + std::to_string(a) +
                            " is read before it is computed");
   }
 
@@ -89,13 +89,13 @@ class Rebuild {
 
 }  // namespace
 
-WarpParts split_warps(const ScalarProgram& p, int warps) {
-  if (warps < 2 || warps > 32) {
-    throw std::invalid_argument("split_warps: " + std::to_string(warps) + " warps (2 to 32)");
+ChunkParts split_chunk(const ScalarProgram& p, int parts) {
+  if (parts < 2 || parts > 32) {
+    throw std::invalid_argument("split_chunk: " + std::to_string(parts) + " parts (2 to 32)");
   }
   const Graph& g = *p.graph;
   const size_t n = g.size();
-  const auto W = static_cast<int64_t>(warps);
+  const auto W = static_cast<int64_t>(parts);
   std::vector<int64_t> upto(n, -1);  // cost of the order up to and with each node
   int64_t total = 0;
   for (NodeId id : p.order) upto[id] = total += node_cost(g.node(id));
@@ -105,7 +105,7 @@ WarpParts split_warps(const ScalarProgram& p, int warps) {
   std::vector<int> store_part;
   for (const Store& st : p.stores) {
     if (upto[st.node] < 0) {
-      throw std::logic_error("split_warps: stored node %" + std::to_string(st.node) +
+      throw std::logic_error("split_chunk: stored node %" + std::to_string(st.node) +
                              " is not scheduled");
     }
     store_part.push_back(static_cast<int>(std::min(W - 1, upto[st.node] * W / total)));
@@ -178,41 +178,11 @@ WarpParts split_warps(const ScalarProgram& p, int warps) {
     slot[id] = static_cast<int>(staged_list.size());
     staged_list.push_back(id);
   }
-  WarpParts out;
-  out.shared_slots = static_cast<int>(staged_list.size());
-  // Stage: the staged values in order, in runs of about equal cost of what each adds to those
-  // before it; a warp computes again what its values need that an earlier warp's computed.
-  std::vector<int> stage_warp(staged_list.size(), 0);
-  {
-    std::vector<uint8_t> done(n, 0);
-    std::vector<int64_t> adds(staged_list.size(), 0);
-    int64_t sum = 0;
-    std::vector<NodeId> stack;
-    for (size_t i = 0; i < staged_list.size(); ++i) {
-      stack.push_back(staged_list[i]);
-      while (!stack.empty()) {
-        const NodeId id = stack.back();
-        stack.pop_back();
-        if (done[id]) continue;
-        done[id] = 1;
-        const Node& nd = g.node(id);
-        adds[i] += node_cost(nd);
-        for (int k = 0; k < op_arity(nd.op); ++k) stack.push_back(nd.operand(k));
-      }
-      sum += adds[i];
-    }
-    int64_t before = 0;
-    for (size_t i = 0; i < staged_list.size(); ++i) {
-      stage_warp[i] = static_cast<int>(std::min(W - 1, before * W / std::max<int64_t>(sum, 1)));
-      before += adds[i];
-    }
-  }
-  for (int w = 0; w < warps; ++w) {
-    // What warp w's staged values are computed from, all of it.
+  ChunkParts out;
+  out.staged_slots = static_cast<int>(staged_list.size());
+  {  // The staged values and all they are computed from.
     std::vector<uint8_t> keep(n, 0);
-    std::vector<NodeId> stack;
-    for (size_t i = 0; i < staged_list.size(); ++i)
-      if (stage_warp[i] == w) stack.push_back(staged_list[i]);
+    std::vector<NodeId> stack(staged_list.begin(), staged_list.end());
     while (!stack.empty()) {
       const NodeId id = stack.back();
       stack.pop_back();
@@ -225,15 +195,14 @@ WarpParts split_warps(const ScalarProgram& p, int warps) {
     for (NodeId id : p.order) {
       if (!keep[id]) continue;
       const NodeId made = r.compute(id);
-      if (slot[id] >= 0 && stage_warp[static_cast<size_t>(slot[id])] == w)
-        r.store(Target::Shared, slot[id], made);
+      if (slot[id] >= 0) r.store(Target::Shared, slot[id], made);
     }
-    out.stage.push_back(r.take());
+    out.stage = r.take();
   }
   // Parts: what their stores need short of the staged values, which each reader loads.
   std::vector<std::vector<size_t>> stores_of(n);
   for (size_t s = 0; s < p.stores.size(); ++s) stores_of[p.stores[s].node].push_back(s);
-  for (int w = 0; w < warps; ++w) {
+  for (int w = 0; w < parts; ++w) {
     std::vector<uint8_t> keep(n, 0), stored(n, 0);
     std::vector<NodeId> stack;
     for (size_t s = 0; s < p.stores.size(); ++s)
