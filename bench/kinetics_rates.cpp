@@ -31,7 +31,7 @@
 //                  [--side-by-side 0|1] [--tape-columns 0|1] [--cell-run-bytes B]
 //                  [--cell-launch-groups G] [--cell-min-blocks M] [--columns-min-blocks M]
 //                  [--column-group-slots S] [--component-group-slots S]
-//                  [--tapes-min-blocks M] [--tapes-parts P] [--effort auto|full]
+//                  [--tapes-min-blocks M] [--effort auto|full]
 //                  [--outputs all|rates|sparse] [--form FORM] [--columns-form FORM]
 //                  [--batch N] [CELLS ...]
 //     (default gri30.yaml, 10000 100000 1000000; with --cpu, 1000)
@@ -56,15 +56,14 @@
 // slot read once a cell (AssemblerOptions::element_tape_columns; default 1), or by the row groups.
 // --cell-run-bytes B, --cell-launch-groups G, --cell-min-blocks M, --columns-min-blocks M,
 // --column-group-slots S, --component-group-slots S, --tapes-min-blocks M, --launch-groups G,
-// --tile-window W, --aux-parts A, --tapes-parts P: the tape columns' settings
-// (assembly::TapeColumnsSettings cell_run_bytes, cell_launch_groups, cell_min_blocks,
-// min_blocks, group_slots, component_group_slots, tapes_min_blocks, launch_groups, tile_window,
-// aux_parts, tapes_parts; defaults 28672, 3, 4, 3, 200, 175, 3, 2, 0, 4, 0):
+// --tile-window W, --aux-parts A: the tape columns' settings (assembly::TapeColumnsSettings
+// cell_run_bytes, cell_launch_groups, cell_min_blocks, min_blocks, group_slots,
+// component_group_slots, tapes_min_blocks, launch_groups, tile_window, aux_parts; defaults
+// 28672, 3, 4, 3, 200, 175, 3, 2, 0, 4):
 // Jcol's groups' staged runs, its launches' groups and blocks a multiprocessor, the other
 // columns' launches' blocks, a group's staged values at most (Jc's groups': the last), the
 // tapes' launch's and rest kernel's blocks where --min-blocks leaves them free, the other
-// columns' launches' groups and their grid's windows of tiles, the aux launch's warps a tile,
-// the tapes' chunk's parts (0: whole).
+// columns' launches' groups and their grid's windows of tiles, the aux launch's warps a tile.
 // --side-by-side 0|1: the Jacobian's launches that read tapes run their chunks side by side,
 // a block each, or one after another on each thread (LaunchLayout::side_by_side; default 1).
 // --rates-cells-per-block E, --rates-min-blocks M: the rates kernel's layout (FusedOptions::
@@ -350,8 +349,7 @@ int main(int argc, char** argv) {
                                           "--component-group-slots",
                                           "--launch-groups",
                                           "--tile-window",
-                                          "--aux-parts",
-                                          "--tapes-parts"};
+                                          "--aux-parts"};
   bench::Args args = bench::parse_args(argc, argv, {}, flags);
   if (args.sizes.empty())
     args.sizes =
@@ -471,7 +469,6 @@ int main(int argc, char** argv) {
     tc.launch_groups = std::stoi(args.flag("--launch-groups", std::to_string(tc.launch_groups)));
     tc.tile_window = std::stoi(args.flag("--tile-window", std::to_string(tc.tile_window)));
     tc.aux_parts = std::stoi(args.flag("--aux-parts", std::to_string(tc.aux_parts)));
-    tc.tapes_parts = std::stoi(args.flag("--tapes-parts", std::to_string(tc.tapes_parts)));
     const std::string effort = args.flag("--effort", "auto");
     if (effort != "auto" && effort != "full") {
       std::fprintf(stderr, "kinetics_rates: --effort auto|full, not '%s'\n", effort.c_str());

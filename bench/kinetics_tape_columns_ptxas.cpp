@@ -7,18 +7,16 @@
 // Compute then shows bound by local memory (bench/RESULTS.md).
 //
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
-//                               [--only TEXT] [--write DIR] [--tapes-parts P]
-//                               [--tapes-min-blocks M]
+//                               [--only TEXT] [--write DIR]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
 //   stores, the tiled ones (for cell-major blocks) named _tl; --only: the launches whose
 //   symbol holds TEXT. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
-//   --tapes-parts, --tapes-min-blocks: TapeColumnsSettings' tapes_parts and tapes_min_blocks.
 #include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -32,7 +30,7 @@ using namespace dualjit;
 
 int main(int argc, char** argv) {
   std::string spec = "gri30.yaml";
-  int opt = -1, tapes_parts = 0, tapes_min_blocks = -1;
+  int opt = -1;
   bool sources = false;
   std::string only, write;
   kinetics::RateLawForm form = kinetics::RateLawForm::derivatives;
@@ -50,15 +48,10 @@ int main(int argc, char** argv) {
       write = argv[++i];
     } else if (a == "--opt" && i + 1 < argc) {
       opt = std::atoi(argv[++i]);
-    } else if (a == "--tapes-parts" && i + 1 < argc) {
-      tapes_parts = std::atoi(argv[++i]);
-    } else if (a == "--tapes-min-blocks" && i + 1 < argc) {
-      tapes_min_blocks = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] "
-                   "[--opt N] [--sources] [--only TEXT] [--write DIR] [--tapes-parts N] "
-                   "[--tapes-min-blocks N]\n");
+                   "[--opt N] [--sources] [--only TEXT] [--write DIR]\n");
       return 2;
     }
   }
@@ -72,8 +65,6 @@ int main(int argc, char** argv) {
   t.elements.conn = {0};
   assembly::TapeColumnsSettings settings;
   settings.effort = jit::CompileEffort::Full;
-  settings.tapes_parts = tapes_parts;
-  if (tapes_min_blocks >= 0) settings.tapes_min_blocks = tapes_min_blocks;
   const std::optional<assembly::TapeColumnsLaunches> l =
       assembly::tape_columns_launches(t, settings);
   if (!l) {
@@ -82,7 +73,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<const jit::LoweredKernel*> launches = {&l->tapes, &l->rest, &l->fill};
-  if (l->stage) launches.insert(launches.begin(), &*l->stage);
   if (l->gather) launches.push_back(&*l->gather);
   for (const auto& [order, columns] : l->columns)
     for (const jit::LoweredKernel& c : columns) launches.push_back(&c);

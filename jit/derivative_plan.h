@@ -23,9 +23,8 @@ struct Direction {
   bool operator==(const Direction&) const = default;
 };
 
-// Where a derivative lands in the per-element output arrays (dsl/mode.h); Shared: a staged
-// value of a chunk in parts (jit/chunk_parts.h).
-enum class Target { Value, First, Second, Tape, Shared };
+// Where a derivative lands in the per-element output arrays (dsl/mode.h).
+enum class Target { Value, First, Second, Tape };
 
 struct Chunk {
   std::vector<Direction> directions;

@@ -99,12 +99,6 @@ struct DriverSpec {
   // functions then take the element's tape pointer `tp` last.
   int64_t tape_size = 0;
   LaunchLayout layout;
-  // LoweringOptions::chunk_parts and chunk_stage (jit/chunk_parts.h, jit/emit_chunk_parts.h):
-  // with parts, chunk function <symbol>_c0 takes the element's column of the staged buffer
-  // (staged_slots a tile row), and in the parts' launch the part.
-  int chunk_parts = 0;
-  bool chunk_stage = false;
-  int staged_slots = 0;
   // LoweringOptions::companions, in order: each one's chunk functions are
   // `<companion symbol>_c<c>`, with the same signature as the kernel's own.
   std::vector<DriverSpec> companions;

@@ -1,6 +1,5 @@
 #include "jit/element_driver.h"
 
-#include <algorithm>
 #include <sstream>
 
 #include "jit/driver_text.h"
@@ -20,14 +19,10 @@ class ElementLocalDriver : public Driver {
         {"second", ArgKind::Pointer, "double*", 1, s.second_size > 0, "second-derivative array"}};
     if (s.tape_size > 0)
       f.push_back({"tape", ArgKind::Pointer, "double*", 1, true, "tape buffer", false, true});
-    if (s.chunk_parts > 1)
-      f.push_back({"staged", ArgKind::Pointer, "double*", 1, true,
-                   "staged values of a chunk in parts", false, true});
     return f;
   }
 
   std::string functions(const DriverSpec& s, const DerivativePlan&) const override {
-    if (s.chunk_parts > 1) return chunk_parts_function(s);
     const bool staged = is_staged(s.first_stores);
     std::ostringstream os;
     if (staged) os << flush_function(s);
@@ -36,7 +31,31 @@ class ElementLocalDriver : public Driver {
        << "& a, long long e, int group, int groups"
        << (staged ? ", long long e0, double* __restrict__ st" : "") << ") {\n"
        << emit_element_loads(s);
-    os << element_arrays(s, " (void)group; (void)groups;");
+    if (s.tiled_values) {
+      os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
+         << "LL + e % " << kFirstTile << ";\n";
+    } else {
+      os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
+    }
+    switch (s.first_stores) {
+      case FirstStores::Direct:
+        os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
+        break;
+      case FirstStores::Tiled:  // [tile][entry][element of the tile]
+        os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
+           << " + e % " << kFirstTile << ";\n";
+        break;
+      case FirstStores::Staged:
+      case FirstStores::StagedComponentMajor:
+        os << "  double* d1 = st;\n";
+        break;
+    }
+    os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
+       << "  (void)d1; (void)d2; (void)group; (void)groups;\n";
+    if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
+      os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
+         << "LL + e % " << kTapeTile << ";\n";
+    }
     // Chunk c's call, and under staging the warp's writing of its range.
     const auto call = [&](int c) {
       std::string t = chunk_call(s, c);
@@ -58,53 +77,6 @@ class ElementLocalDriver : public Driver {
       os << "    }\n  }\n";
     }
     os << "}\n";
-    return os.str();
-  }
-
-  // The element's arrays for the chunk calls: val, d1 (under staging the warp's stage `st`),
-  // d2 and tp; `unused`, further names the function may not use.
-  static std::string element_arrays(const DriverSpec& s, const std::string& unused = "") {
-    std::ostringstream os;
-    if (s.tiled_values) {
-      os << "  double* val = a.values + (e / " << kFirstTile << ") * " << kFirstTile * s.n_outputs
-         << "LL + e % " << kFirstTile << ";\n";
-    } else {
-      os << "  double* val = a.values + e * " << s.n_outputs << ";\n";
-    }
-    switch (s.first_stores) {
-      case FirstStores::Direct:
-        os << "  double* d1 = a.first + e * " << s.first_size << ";\n";
-        break;
-      case FirstStores::Tiled:  // [tile][entry][element of the tile]
-        os << "  double* d1 = a.first + (e / " << kFirstTile << ") * " << kFirstTile * s.first_size
-           << " + e % " << kFirstTile << ";\n";
-        break;
-      case FirstStores::Staged:
-      case FirstStores::StagedComponentMajor:
-        os << "  double* d1 = st;\n";
-        break;
-    }
-    os << "  double* d2 = a.second + e * " << s.second_size << ";\n"
-       << "  (void)d1; (void)d2;" << unused << "\n";
-    if (s.tape_size > 0) {  // tiles of kTapeTile elements (jit/tape_pattern.h)
-      os << "  double* tp = a.tape + (e / " << kTapeTile << ") * " << kTapeTile * s.tape_size
-         << "LL + e % " << kTapeTile << ";\n";
-    }
-    return os.str();
-  }
-
-  // A chunk in parts (DriverSpec::chunk_parts): the stage's element, or part `part` of the
-  // parts' element, with `sh` the element's column of the staged values' tile.
-  static std::string chunk_parts_function(const DriverSpec& s) {
-    std::ostringstream os;
-    os << "DJ_FN void " << s.symbol << "_element(const " << s.args_type() << "& a, long long e"
-       << (s.chunk_stage ? "" : ", int part") << ") {\n"
-       << emit_element_loads(s) << element_arrays(s) << "  " << (s.chunk_stage ? "" : "const ")
-       << "double* sh = a.staged + (e / " << kTapeTile << ") * "
-       << int64_t{kTapeTile} * std::max(s.staged_slots, 1) << "LL + e % " << kTapeTile << ";\n"
-       << "  " << s.symbol << "_c0(x, v, p, u, val, d1, d2" << (s.tape_size > 0 ? ", tp" : "")
-       << ", sh" << (s.chunk_stage ? "" : ", part") << ");\n"
-       << "}\n";
     return os.str();
   }
 
@@ -149,28 +121,6 @@ class ElementLocalDriver : public Driver {
   std::string cuda_entry(const DriverSpec& s, const DerivativePlan&) const override {
     const int t = s.layout.threads_per_element, b = s.layout.elements_per_block;
     std::ostringstream os;
-    if (s.chunk_parts > 1 && !s.chunk_stage) {
-      // Part-major: each part's blocks together in the grid, so that a multiprocessor's warps run
-      // one part's code at a time (jit/chunk_parts.h).
-      os << "extern \"C\" __global__ void __launch_bounds__(" << b << bounds_min(s) << ") "
-         << s.symbol << "(const " << s.args_type() << " a) {\n"
-         << "  const long long blocks = (a.n_elements + " << b - 1 << ") / " << b << ";\n"
-         << "  const int part = (int)(blockIdx.x / blocks);\n"
-         << "  const long long e = (long long)(blockIdx.x % blocks) * " << b << " + threadIdx.x;\n"
-         << "  if (e >= a.n_elements) return;\n"
-         << "  " << s.symbol << "_element(a, e, part);\n"
-         << "}\n";
-      return os.str();
-    }
-    if (s.chunk_parts > 1) {
-      os << "extern \"C\" __global__ void __launch_bounds__(" << b << bounds_min(s) << ") "
-         << s.symbol << "(const " << s.args_type() << " a) {\n"
-         << "  const long long e = (long long)blockIdx.x * " << b << " + threadIdx.x;\n"
-         << "  if (e >= a.n_elements) return;\n"
-         << "  " << s.symbol << "_element(a, e);\n"
-         << "}\n";
-      return os.str();
-    }
     os << "extern \"C\" __global__ void __launch_bounds__(" << t * b << bounds_min(s) << ") "
        << s.symbol << "(const " << s.args_type() << " a) {\n"
        << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n";
@@ -208,13 +158,7 @@ class ElementLocalDriver : public Driver {
     os << "extern \"C\" void " << s.symbol << "_host(const " << s.args_type() << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "#pragma omp parallel for schedule(static)\n";
-    if (s.chunk_parts > 1 && s.chunk_stage) {
-      os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e);\n";
-    } else if (s.chunk_parts > 1) {
-      os << "  for (long long e = 0; e < n; ++e)\n"
-         << "    for (int part = 0; part < " << s.chunk_parts << "; ++part) " << s.symbol
-         << "_element(*a, e, part);\n";
-    } else if (!is_staged(s.first_stores)) {
+    if (!is_staged(s.first_stores)) {
       os << "  for (long long e = 0; e < n; ++e) " << s.symbol << "_element(*a, e, 0, 1);\n";
     } else {  // a warp of one lane: its element's stage
       os << "  for (long long e = 0; e < n; ++e) {\n"
@@ -229,12 +173,6 @@ class ElementLocalDriver : public Driver {
   LaunchPolicy launch(const DriverSpec& s) const override {
     LaunchPolicy p;
     p.items = "n_elements";
-    if (s.chunk_parts > 1) {
-      p.items_per_block = s.layout.elements_per_block;
-      p.block_threads = s.layout.elements_per_block;
-      if (!s.chunk_stage) p.blocks_per_item_block = s.chunk_parts;  // part-major (cuda_entry)
-      return p;
-    }
     p.items_per_block = s.layout.elements_per_block;
     p.block_threads = s.layout.block_threads();
     if (s.layout.side_by_side) p.blocks_per_item_block = s.n_chunks;
@@ -265,7 +203,6 @@ ArgValues ElementLaunch::args() const {
   a.set("first", first);
   a.set("second", second);
   if (tape) a.set("tape", tape);
-  if (staged) a.set("staged", staged);
   return a;
 }
 

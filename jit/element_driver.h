@@ -29,9 +29,6 @@ struct ElementLaunch {
   // Kernels that keep tapes (LoweredKernel::tape_size > 0): jit::tape_doubles(tape_size,
   // n_elements) doubles, written by the launch that writes_tape, read by the others.
   double* tape = nullptr;
-  // A chunk in parts (LoweredKernel::staged_slots > 0): jit::tape_doubles(staged_slots,
-  // n_elements) doubles, written by the stage's launch, read by the parts'.
-  double* staged = nullptr;
   // By argument field name, for CudaKernel::launch / CpuKernel::run: the inputs alone (for
   // drivers with outputs of their own), or with the element-local outputs.
   ArgValues inputs() const;

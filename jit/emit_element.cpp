@@ -174,30 +174,7 @@ class Typing {
 };
 
 const char* store_array(Target t) {
-  switch (t) {
-    case Target::Value:
-      return "val";
-    case Target::First:
-      return "d1";
-    case Target::Second:
-      return "d2";
-    case Target::Tape:
-      return "tp";
-    case Target::Shared:
-      return "sh";
-  }
-  return "";
-}
-
-// Staged values of a chunk in parts (jit/chunk_parts.h): slot k of the element at sh[k * 32],
-// tiles of 32 elements as the tape's.
-constexpr int64_t kSharedStride = 32;
-
-std::string shared_load(int slot) {
-  std::string s = "sh[";
-  append_int(s, int64_t{slot} * kSharedStride);
-  s += ']';
-  return s;
+  return t == Target::Value ? "val" : t == Target::First ? "d1" : t == Target::Second ? "d2" : "tp";
 }
 
 void append_leaf(std::string& out, const Node& n, const ElementIndex& ix) {
@@ -234,54 +211,23 @@ constexpr const char* kParams =
     "const double* __restrict__ x, const double* __restrict__ v,\n"
     "    const double* __restrict__ p, const double* __restrict__ u,\n"
     "    double* __restrict__ val, double* __restrict__ d1, double* __restrict__ d2";
-// The tape's pointer (jit/tape_pattern.h), in the functions of kernels that keep tapes; the
-// staged values' (ElementIndex::shared) after it.
+// The tape's pointer (jit/tape_pattern.h), in the functions of kernels that keep tapes.
 constexpr const char* kTapeParam = ", double* __restrict__ tp";
 
-}  // namespace
-
-std::string element_params(bool tape, SharedValues shared) {
-  std::string s = kParams;
-  if (tape) s += kTapeParam;
-  if (shared == SharedValues::Stores) s += ", double* __restrict__ sh";
-  if (shared == SharedValues::Loads) s += ", const double* __restrict__ sh";
-  return s;
+std::string params(bool tape) {
+  return tape ? std::string(kParams) + kTapeParam : std::string(kParams);
 }
 
-std::string element_call_args(bool tape, SharedValues shared) {
-  std::string s = "(x, v, p, u, val, d1, d2";
-  if (tape) s += ", tp";
-  if (shared != SharedValues::None) s += ", sh";
-  return s;
-}
-
-namespace {
-
-// "  (void)x; ... (void)d2;[ (void)tp;][ (void)sh;]" and any further names, then a newline.
-std::string unused(bool tape, SharedValues shared, const std::string& more = "") {
-  std::string s = "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;";
-  s += more;
-  if (tape) s += " (void)tp;";
-  if (shared != SharedValues::None) s += " (void)sh;";
-  return s + "\n";
-}
-
-// Values spelled where they are read, with no statement of their own: constants, and staged
-// values (kSharedSlot, ElementIndex::shared), whose loads the compiler places.
-bool read_in_place(const Node& n) {
-  return n.op == Op::Const || (n.op == Op::Input && n.slot == kSharedSlot);
-}
-
-// How values are spelled: a constant as its literal and a staged value as its load (made once
-// per node), any other value as t<id>. The view lives until the next call.
+// How values are spelled: a constant as its literal (made once per node), any other value
+// as t<id>. The view lives until the next call.
 class Names {
  public:
   explicit Names(const Graph& g) : g_(g), literal_(g.size()) {}
   std::string_view operator()(NodeId id) {
     const Node& n = g_.node(id);
-    if (read_in_place(n)) {
+    if (n.op == Op::Const) {
       std::string& lit = literal_[static_cast<size_t>(id)];
-      if (lit.empty()) lit = n.op == Op::Const ? c_literal(n.value) : shared_load(n.index);
+      if (lit.empty()) lit = c_literal(n.value);
       return lit;
     }
     scratch_ = "t";
@@ -381,8 +327,6 @@ void append_store(std::string& out, const Store& st, std::string_view value,
   out += '[';
   if (st.target == Target::Tape) {
     append_int(out, int64_t{st.index} * kTapeTile);
-  } else if (st.target == Target::Shared) {
-    append_int(out, int64_t{st.index} * kSharedStride);
   } else if (st.target == Target::Value) {
     append_int(out, int64_t{st.index} * first.value_stride);
   } else if (st.target != Target::First) {
@@ -423,13 +367,13 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += element_params(tape, first.shared);
-  os += ") {\n";
-  os += unused(tape, first.shared);
+  os += params(tape);
+  os += ") {\n  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2;";
+  os += tape ? " (void)tp;\n" : "\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
   for (NodeId id : p.order) {
-    if (!read_in_place(g.node(id))) append_statement(os, g, id, name, ty, outline, first);
+    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline, first);
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id), first);
@@ -513,9 +457,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
     os += "DJ_NOINLINE void ";
     segment_name(s);
     os += '(';
-    os += element_params(tape, first.shared);
+    os += params(tape);
     os += ", double* __restrict__ s) {\n";
-    os += unused(tape, first.shared, " (void)s;");
+    os += "  (void)x; (void)v; (void)p; (void)u; (void)val; (void)d1; (void)d2; (void)s;";
+    os += tape ? " (void)tp;\n" : "\n";
     for (NodeId id : touched) local[id] = 0;
     touched.clear();
     auto ensure = [&](NodeId a) {
@@ -523,7 +468,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       const Node& an = g.node(a);
       local[a] = 1;
       touched.push_back(a);
-      if (read_in_place(an)) return;
+      if (an.op == Op::Const) return;
       append_declaration(os, a, ty);
       if (is_leaf(an.op)) {
         append_leaf(os, an, first);
@@ -561,15 +506,14 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   os += "DJ_FN void ";
   os += fn_name;
   os += '(';
-  os += element_params(tape, first.shared);
+  os += params(tape);
   os += ") {\n  double s[";
   append_int(os, std::max(n_slots, 1));
   os += "];\n";
   for (int s = 0; s < n_seg; ++s) {
     os += "  ";
     segment_name(s);
-    os += element_call_args(tape, first.shared);
-    os += ", s);\n";
+    os += tape ? "(x, v, p, u, val, d1, d2, tp, s);\n" : "(x, v, p, u, val, d1, d2, s);\n";
   }
   os += "}\n";
   return os;

@@ -38,23 +38,13 @@ namespace dualjit::jit {
 // LoweringOptions::tiled_values).
 // tape: the function takes the element's tape pointer `tp` last (jit/tape_pattern.h), and reads
 // and writes slot k at tp[k * kTapeTile].
-// A function of a chunk in parts (jit/chunk_parts.h) takes the staged values' pointer `sh`
-// last, the element's column of a [tile][slot][32 elements] buffer: Stores writes it
-// (Target::Shared), Loads reads it (Input(kSharedSlot, k) leaves, spelled at each reader).
-enum class SharedValues { None, Stores, Loads };
 struct ElementIndex {
   std::vector<int64_t> param_at;  // p[param_at[i] * kTapeTile]; empty: p[i]
   int value_stride = 1;  // val[o * value_stride] (LoweringOptions::tiled_values: kFirstTile)
   int stride = 1;        // d1[(k - base) * stride]
   int64_t base = 0;
   bool staged = false;  // d1[(k - base) * 32 + (dj_lane() ^ (k - base) % 32)] (jit/first_stage.h)
-  SharedValues shared = SharedValues::None;  // sh[k * 32]
 };
-// An element function's parameter list (without parentheses) and a call's arguments
-// "(x, v, p, u, val, d1, d2[, tp][, sh]", to be closed by the caller.
-std::string element_params(bool tape, SharedValues shared = SharedValues::None);
-std::string element_call_args(bool tape, SharedValues shared = SharedValues::None);
-
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false,

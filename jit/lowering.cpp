@@ -11,10 +11,8 @@
 #include <sstream>
 
 #include "dsl/sha256.h"
-#include "jit/chunk_parts.h"
 #include "jit/driver_text.h"
 #include "jit/element_driver.h"
-#include "jit/emit_chunk_parts.h"
 #include "jit/emit_element.h"
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
@@ -343,21 +341,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
     }
   }
   spec.first_stores = out.options.first_stores;
-  if (options.chunk_parts > 1) {
-    if ((options.driver && options.driver != element_local_driver()) || plan.chunks.size() != 1 ||
-        layout.threads_per_element != 1 || is_staged(spec.first_stores) ||
-        !options.companions.empty() || options.chunk_parts > 32) {
-      throw std::invalid_argument(
-          "kernel '" + kernel.name() + "': a chunk in " + std::to_string(options.chunk_parts) +
-          " parts needs the element-local driver, a launch of one chunk (this has " +
-          std::to_string(plan.chunks.size()) +
-          "), one thread an element, unstaged first derivatives, no companions and 2 to 32 "
-          "parts");
-    }
-    spec.chunk_parts = options.chunk_parts;
-    spec.chunk_stage = options.chunk_stage;
-    out.writes_tape = out.writes_tape && !options.chunk_stage;  // the parts write it
-  }
   // Side by side only where it is safe and pays: chunks that read tapes no chunk of the launch
   // writes (the tape chunk runs in a launch before them).
   spec.layout = layout;
@@ -380,9 +363,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
                 : spec.first_stores == FirstStores::StagedComponentMajor ? "_sfc"
                                                                          : "") +
                driver.suffix() +
-               (spec.chunk_parts > 1
-                    ? "_cp" + std::to_string(spec.chunk_parts) + (spec.chunk_stage ? "_stage" : "")
-                    : "") +
                (options.chunks.all() ? ""
                                      : "_k" + std::to_string(options.chunks.first) + "_" +
                                            std::to_string(options.chunks.last));
@@ -451,7 +431,6 @@ Prepared prepare(const Kernel& kernel, const LoweringOptions& options,
 struct ChunkProgram {
   ScalarProgram program;
   ChunkSummary summary;
-  std::optional<ChunkParts> parts;  // LoweringOptions::chunk_parts
 };
 
 // Every chunk of `pr`'s plan, on parallel threads: each expands into a graph of its own.
@@ -474,10 +453,6 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
       const Op op = cp.program.graph->node(id).op;
       cp.summary.statements += !(op == Op::Const || is_leaf(op));
     }
-    if (pr.spec.chunk_parts > 1) {
-      cp.parts = split_chunk(cp.program, pr.spec.chunk_parts);
-      cp.summary.staged_slots = cp.parts->staged_slots;
-    }
   });
   return chunks;
 }
@@ -495,14 +470,8 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
     first.staged = true;
     first.base = pr.spec.stage[c].lo;
   }
-  const std::string name = out.symbol + "_c" + std::to_string(c);
-  if (cp.parts) {
-    return emit_chunk_parts(*cp.parts, pr.spec.chunk_stage, name, piece,
-                            out.options.single_tangents, outlines_specials(cp.summary.statements),
-                            first, pr.spec.tape_size > 0);
-  }
-  return emit_element_function(cp.program, name, piece, out.options.single_tangents,
-                               /*own_function=*/out.plan.rows > 0,
+  return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
+                               out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
                                outlines_specials(cp.summary.statements), first,
                                pr.spec.tape_size > 0);
 }
@@ -516,13 +485,8 @@ LoweredKernel finish(Prepared pr, std::span<const ChunkSummary> chunks,
                      std::span<const std::string> companion_texts = {},
                      bool companions_outline = false) {
   LoweredKernel& out = pr.out;
-  const Driver& driver = out.driver();
-  if (pr.spec.chunk_parts > 1) {  // the staged values are known once the chunk is split
-    for (const ChunkSummary& c : chunks)
-      pr.spec.staged_slots = std::max(pr.spec.staged_slots, c.staged_slots);
-    out.staged_slots = pr.spec.staged_slots;
-  }
   const DriverSpec& spec = pr.spec;
+  const Driver& driver = out.driver();
   for (size_t c = 0; c < texts.size(); ++c) {
     out.chunk_ops.push_back(chunks[c].ops);
     out.ops += chunks[c].ops;

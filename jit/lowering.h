@@ -107,13 +107,6 @@ struct LoweringOptions {
   // [element of the tile], whole tiles, each warp's store of an output one line (values that a
   // later launch reads, not the caller: the tape columns' rest kernel's).
   bool tiled_values = false;
-  // Element-local driver, a launch of one chunk, one thread an element: the chunk in this many
-  // parts (jit/chunk_parts.h); 0 or 1: whole. The launch then runs the parts, each part's blocks
-  // together in the grid, or, with chunk_stage, the stage that must run before them: the values
-  // several parts read, into a buffer of LoweredKernel::staged_slots an element (argument
-  // "staged", tiled as the tape) that the parts' launch reads.
-  int chunk_parts = 0;
-  bool chunk_stage = false;
   // Further kernels whose chunk functions the driver calls too (a node-owning kernel that also
   // evaluates the single-vertex terms of its nodes): each lowered whole, in the same mode, under
   // `<symbol>_n<i>`, its DriverSpec in DriverSpec::companions. Not with row groups.
@@ -163,10 +156,6 @@ struct LoweredKernel {
   // Whether this launch computes the tapes (the plan's tape chunk): it runs before the
   // kernel's other launches, which read them.
   bool writes_tape = false;
-  // A chunk in parts (LoweringOptions::chunk_parts): its staged values an element, the slots of
-  // the buffer that the stage's launch writes and the parts' launch reads (jit/tape_pattern.h
-  // tape_doubles gives its size); 0 otherwise.
-  int64_t staged_slots = 0;
   std::string report() const;    // op counts, chunks, liveness
   const Driver& driver() const;  // options.driver, or the element-local driver
 

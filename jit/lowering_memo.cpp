@@ -15,8 +15,8 @@
 namespace dualjit::jit {
 namespace {
 
-constexpr const char* kKeyTag = "dualjit-lowering-memo-v2";
-constexpr const char* kPayloadTag = "dualjit-lowered-chunks-v2\n";
+constexpr const char* kKeyTag = "dualjit-lowering-memo-v1";
+constexpr const char* kPayloadTag = "dualjit-lowered-chunks-v1\n";
 
 void put(std::string& s, long long v) {
   s += std::to_string(v);
@@ -114,8 +114,6 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, static_cast<long long>(o.tiled_params.at.size()));
   for (int64_t at : o.tiled_params.at) put(m, static_cast<long long>(at));
   put(m, o.tiled_values ? 1 : 0);
-  put(m, o.chunk_parts);
-  put(m, o.chunk_stage ? 1 : 0);
   put(m, static_cast<long long>(o.companions.size()));
   for (const auto& c : o.companions) put(m, c->hash());
   // The plan as the driver adapted it: what every chunk computes and stores.
@@ -157,7 +155,7 @@ std::optional<LoweredChunks> load_lowered_chunks(const std::string& key) {
   if (!take(s, n) || n > (1 << 24)) return std::nullopt;
   LoweredChunks out;
   for (long long c = 0; c < n; ++c) {
-    long long f[13];
+    long long f[12];
     for (long long& v : f) {
       if (!take(s, v)) return std::nullopt;
     }
@@ -166,8 +164,7 @@ std::optional<LoweredChunks> load_lowered_chunks(const std::string& key) {
                int(f[5]), int(f[6]), int(f[7]), int(f[8])};
     sum.live = int(f[9]);
     sum.statements = size_t(f[10]);
-    sum.staged_slots = int(f[11]);
-    const size_t bytes = size_t(f[12]);
+    const size_t bytes = size_t(f[11]);
     if (s.size() < bytes + 1 || s[bytes] != '\n') return std::nullopt;
     out.summaries.push_back(sum);
     out.texts.emplace_back(s.substr(0, bytes));
@@ -193,7 +190,6 @@ void store_lowered_chunks(const std::string& key, const std::string& kernel_name
                   sum.ops.special, sum.ops.select, sum.ops.loads, sum.ops.stores, sum.live})
       put(p, v);
     put(p, static_cast<long long>(sum.statements));
-    put(p, sum.staged_slots);
     put(p, chunks.texts[c]);
   }
   CacheEntry entry;

@@ -25,7 +25,6 @@ struct ChunkSummary {
   OpCounts ops;
   int live = 0;
   size_t statements = 0;
-  int staged_slots = 0;  // staged values an element of a chunk in parts (jit/chunk_parts.h)
 };
 
 // Every chunk of a kernel (or of its launches, in order): its summary and element function.

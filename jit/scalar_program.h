@@ -19,9 +19,6 @@ inline constexpr int kDirectionSlot = 1;
 // Input(slot 2, i): slot i of the element's tape (jit/tape_pattern.h), which Target::Tape
 // stores write.
 inline constexpr int kTapeSlot = 2;
-// Input(slot 3, i): staged value i of a chunk in parts (jit/chunk_parts.h), which Target::Shared
-// stores write.
-inline constexpr int kSharedSlot = 3;
 
 struct Store {
   Target target;

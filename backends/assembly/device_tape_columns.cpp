@@ -47,8 +47,6 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
   std::vector<jit::LoweredKernel> launches;
-  const bool staged = l->stage.has_value();
-  if (staged) launches.push_back(std::move(*l->stage));
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
   launches.push_back(std::move(l->fill));
@@ -59,21 +57,17 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   l->columns.erase(stores);
   c->uncompiled_ = std::move(l->columns);
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
-  size_t next = 0;
-  if (staged) c->stage_ = std::move(kernels[next++]);
-  c->tapes_ = std::move(kernels[next++]);
-  c->rest_ = std::move(kernels[next++]);
-  c->fill_ = std::move(kernels[next++]);
-  if (gathers) c->gather_ = std::move(kernels[next++]);
+  c->tapes_ = std::move(kernels[0]);
+  c->rest_ = std::move(kernels[1]);
+  c->fill_ = std::move(kernels[2]);
+  if (gathers) c->gather_ = std::move(kernels[3]);
   std::move(kernels.begin() + static_cast<std::ptrdiff_t>(common), kernels.end(),
             std::back_inserter(c->columns_[stores]));
   return c;
 }
 
 std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
-  std::vector<const cuda::CudaKernel*> out;
-  if (stage_) out.push_back(stage_.get());
-  out.insert(out.end(), {tapes_.get(), rest_.get(), fill_.get()});
+  std::vector<const cuda::CudaKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
   for (const auto& [stores, columns] : columns_)
     for (const auto& k : columns) out.push_back(k.get());
@@ -92,7 +86,6 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   const jit::LoweredKernel& tl = tapes_->lowered();
   const jit::LoweredKernel& rl = rest_->lowered();
   ensure(tape_, jit::tape_doubles(pattern_.size, ne) * sizeof(double));
-  if (stage_) ensure(staged_, jit::tape_doubles(tl.staged_slots, ne) * sizeof(double));
   ensure(values_,
          std::max<size_t>(ne * tl.plan.n_outputs, ne * rl.plan.n_outputs) * sizeof(double));
   if (gather_) ensure(params_, jit::tape_doubles(n_params_ + nt, ne) * sizeof(double));
@@ -105,10 +98,6 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
     a.values = ptr(values_);
     a.first = ptr(values_);
     a.tape = ptr(tape_);
-    if (stage_) {  // the staged values of the tapes' chunk in parts, which its parts read
-      a.staged = ptr(staged_);
-      stage_->launch(a.args(), stream);
-    }
     tapes_->launch(a.args(), stream);
   }
   if (gather_) {

@@ -42,11 +42,10 @@ class DeviceTapeColumns {
   jit::TapePattern pattern_;
   int aux_size_ = 0;
   int n_params_ = 0;
-  // stage_ (TapeColumnsLaunches::stage) and gather_: or null.
-  std::unique_ptr<cuda::CudaKernel> stage_, tapes_, gather_, rest_, fill_;
+  std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
   std::map<ColumnStores, std::vector<std::unique_ptr<cuda::CudaKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
-  cuda::DeviceBuffer tape_, staged_, values_, params_, rest_values_, rest_first_, aux_;
+  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
 };
 
 }  // namespace dualjit::assembly

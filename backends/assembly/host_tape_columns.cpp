@@ -13,7 +13,6 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
   std::unique_ptr<HostTapeColumns> c(new HostTapeColumns);
   c->pattern_ = std::move(l->pattern);
   c->aux_size_ = l->aux_size;
-  if (l->stage) c->stage_ = std::make_unique<cpu::CpuKernel>(std::move(*l->stage));
   c->tapes_ = std::make_unique<cpu::CpuKernel>(std::move(l->tapes));
   if (l->gather) c->gather_ = std::make_unique<cpu::CpuKernel>(std::move(*l->gather));
   c->rest_ = std::make_unique<cpu::CpuKernel>(std::move(l->rest));
@@ -23,9 +22,7 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
 }
 
 std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
-  std::vector<const cpu::CpuKernel*> out;
-  if (stage_) out.push_back(stage_.get());
-  out.insert(out.end(), {tapes_.get(), rest_.get(), fill_.get()});
+  std::vector<const cpu::CpuKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
   for (const auto& [stores, columns] : columns_)
     for (const auto& k : columns) out.push_back(k.get());
@@ -53,12 +50,6 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
     a.values = values.data();
     a.first = first.empty() ? nullptr : first.data();
     a.tape = tape.data();
-    std::vector<double> staged;  // the tapes' chunk in parts: the values its parts read
-    if (stage_) {
-      staged.resize(static_cast<size_t>(jit::tape_doubles(l.staged_slots, ne)));
-      a.staged = staged.data();
-      stage_->run(a.args());
-    }
     tapes_->run(a.args());
   }
   // The rest kernel over each element's params and its tapes' values: gathered, tiled, where

@@ -40,8 +40,7 @@ class HostTapeColumns {
   HostTapeColumns() = default;
   jit::TapePattern pattern_;
   int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
-  // stage_ (TapeColumnsLaunches::stage) and gather_: or null.
-  std::unique_ptr<cpu::CpuKernel> stage_, tapes_, gather_, rest_, fill_;
+  std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
   std::map<ColumnStores, std::vector<std::unique_ptr<cpu::CpuKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
 };

@@ -51,7 +51,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       settings.launch_groups < 1 || settings.cell_launch_groups < 1 ||
       settings.cell_run_bytes < 1 || settings.min_blocks < 0 || settings.cell_min_blocks < 0 ||
       settings.tapes_min_blocks < 0 || settings.tile_window < 0 || settings.aux_parts < 1 ||
-      settings.aux_parts > 32 || settings.tapes_parts < 0 || settings.tapes_parts > 32) {
+      settings.aux_parts > 32) {
     throw std::invalid_argument(
         "kernel '" + k.name() + "': tape columns of " + std::to_string(settings.group_slots) +
         " slots a group (" + std::to_string(settings.component_group_slots) +
@@ -61,8 +61,7 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
         ", " + std::to_string(settings.cell_min_blocks) + " and " +
         std::to_string(settings.tapes_min_blocks) + " (the tapes') blocks a multiprocessor, " +
         "windows of " + std::to_string(settings.tile_window) + " tiles, aux in " +
-        std::to_string(settings.aux_parts) + " parts (1 to 32), tapes in " +
-        std::to_string(settings.tapes_parts) + " parts (0 to 32)");
+        std::to_string(settings.aux_parts) + " parts (1 to 32)");
   }
   jit::LaunchLayout tapes_layout = settings.layout;
   if (tapes_layout.min_blocks == 0) tapes_layout.min_blocks = settings.tapes_min_blocks;
@@ -70,7 +69,6 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   o.layout = tapes_layout;
   o.compile_effort = settings.effort;
   o.chunks = {0, 1};  // the tapes' chunk alone, when the kernel keeps tapes
-  o.chunk_parts = settings.tapes_parts;
   jit::LoweredKernel tapes = jit::lower(k, o);
   if (!tapes.writes_tape) return std::nullopt;
   TapeColumnsLaunches l;
@@ -97,10 +95,6 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
     l.gather = jit::lower_tape_gather(k, l.pattern);
   }
   l.tapes = std::move(tapes);
-  if (settings.tapes_parts > 1) {
-    o.chunk_stage = true;
-    l.stage = jit::lower(k, o);
-  }
   l.rest = jit::lower(rest.kernel, ro);
   const jit::JacobianPattern& rest_pattern = l.rest.first_pattern;
   if (dense_rest(rest_pattern, plan.outputs.size(), k.n_inputs())) return std::nullopt;

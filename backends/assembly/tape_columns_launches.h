@@ -28,9 +28,6 @@ struct TapeColumnsLaunches {
   jit::TapePattern pattern;
   int aux_size = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   jit::LoweredKernel tapes, rest, fill;
-  // Where the tapes' chunk is in parts (TapeColumnsSettings::tapes_parts): the launch of its
-  // staged values, before `tapes` (the parts'), which reads them.
-  std::optional<jit::LoweredKernel> stage;
   // The columns' launches for each stores, each at most launch_groups column groups
   // (cell_launch_groups for CellColumns, whose plan groups columns as jit::ColumnStores needs):
   // a group of more staged values than its plan's limit (group_slots, component_group_slots; a
@@ -78,10 +75,6 @@ struct TapeColumnsSettings {
   // Jcol 3.10-3.12 against 3.14-3.15; at 4 blocks (128 registers) all three slower
   // (bench/RESULTS.md).
   int tapes_min_blocks = 3;
-  // The tapes' chunk in this many parts (jit::LoweringOptions::chunk_parts, jit/chunk_parts.h),
-  // each part's blocks together in the grid, after a launch of their staged values; 0 or 1:
-  // whole, a thread an element for all of it.
-  int tapes_parts = 0;
   // The tiled and component-major columns' launches' grid order (jit::TapeColumnsOptions
   // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
   // side by side (1). Windows that keep a tile's leaves in L2 from group to group moved

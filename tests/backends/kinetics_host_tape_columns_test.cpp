@@ -297,47 +297,6 @@ TEST_CASE("host tape columns: cell-major columns stored by runs of aligned colum
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
 }
 
-// The tapes' chunk in parts (jit/chunk_parts.h): the same operations on the same values, so the
-// same blocks to the bit, for any number of parts; the stage's and the parts' CUDA forms
-// compile, the parts' grid a range of blocks per part.
-TEST_CASE("host tape columns: the tapes' chunk in parts writes the same tapes") {
-  const int64_t n = 45;  // a partial tile
-  const H2o2Cells h = h2o2_cells(n, 47);
-  const assembly::Problem& p = h.problem;
-  const auto whole = assembly::HostTapeColumns::make(p.term(0));
-  REQUIRE(whole);
-  const std::vector<double> want = whole->run(p.term(0), h.state);
-  CHECK(worst_block_difference(want, h.want, n) < 1e-12);
-  for (int parts : {2, 3, 8}) {
-    CAPTURE(parts);
-    assembly::TapeColumnsSettings settings;
-    settings.tapes_parts = parts;
-    const std::optional<assembly::TapeColumnsLaunches> l =
-        assembly::tape_columns_launches(p.term(0), settings);
-    REQUIRE(l);
-    REQUIRE(l->stage);
-    CHECK(l->stage->symbol.ends_with("_cp" + std::to_string(parts) + "_stage_k0_1"));
-    CHECK(l->tapes.symbol.ends_with("_cp" + std::to_string(parts) + "_k0_1"));
-    CHECK_FALSE(l->stage->writes_tape);
-    CHECK(l->tapes.writes_tape);
-    CHECK(l->stage->staged_slots > 0);
-    CHECK(l->tapes.staged_slots == l->stage->staged_slots);
-    CHECK(l->tapes.launch.blocks_per_item_block == parts);
-    for (const jit::LoweredKernel* k : {&*l->stage, &l->tapes}) {
-      CHECK(jit::nvrtc_compile(k->cuda_entry, k->cuda_source,
-                               jit::default_compile_options(*k, "sm_90"))
-                .is_cubin);
-    }
-    const auto c = assembly::HostTapeColumns::make(p.term(0), settings);
-    REQUIRE(c);
-    CHECK(c->run(p.term(0), h.state) == want);
-    CHECK(c->kernels().size() == whole->kernels().size() + 1);  // the stage's launch
-  }
-  assembly::TapeColumnsSettings too_many;
-  too_many.tapes_parts = 33;
-  CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), too_many), std::invalid_argument);
-}
-
 TEST_CASE("host tape columns: kernels without tapes, or not linear in them, are not taken") {
   for (bool tapes : {true, false}) {
     assembly::Term t;
@@ -410,14 +369,6 @@ TEST_SUITE("gpu") {
         CHECK(worst_block_difference(
                   windows.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
                   n + 7) < 1e-14);
-        // The tapes' chunk in parts: the same tapes.
-        o.tape_column_settings.tile_window = 0;
-        o.tape_column_settings.tapes_parts = 8;
-        assembly::DeviceElementAssembly parts(p, o);
-        CHECK(worst_block_difference(
-                  parts.element_jacobians(0, state, assembly::BlockOrder::ComponentMajor), got,
-                  n + 7) < 1e-14);
-        o.tape_column_settings.tapes_parts = 0;
         CHECK(worst_block_difference(
                   component_major(
                       windows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n + 7),

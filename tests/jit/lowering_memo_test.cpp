@@ -229,7 +229,7 @@ TEST_CASE("lowering memo: a damaged or mismatched entry is lowered again") {
 
   SUBCASE("a payload that does not parse") {
     CacheEntry garbage;
-    const std::string text = "dualjit-lowered-chunks-v2\n2 1 2 3";
+    const std::string text = "dualjit-lowered-chunks-v1\n2 1 2 3";
     garbage.payload.assign(text.begin(), text.end());
     REQUIRE(disk->store(key, garbage));
     CHECK_FALSE(load_lowered_chunks(key).has_value());
