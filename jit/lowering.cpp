@@ -18,7 +18,6 @@
 #include "jit/logging.h"
 #include "jit/lowering_memo.h"
 #include "jit/parallel_for.h"
-#include "jit/rematerialize.h"
 #include "jit/schedule.h"
 
 namespace dualjit::jit {
@@ -447,8 +446,6 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
                                     pr.tapes.get());
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
     schedule(cp.program, *out.options.schedule, out.options.tiled_params.tiled());
-    if (const char* r = std::getenv("DUALJIT_EXP_REMAT"); r && std::string_view(r) == "1")
-      cp.program = rematerialize(cp.program);
     dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
     cp.summary.ops = count_ops(cp.program);
     cp.summary.live = max_live_values(cp.program);
