@@ -945,10 +945,8 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       }
       cuda::DeviceBuffer& tiles = terms_[term].local.first;
       ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
-      const int no = t.kernel->n_outputs();
-      it->second->run(a, ptr(tiles), stores, stream, [&](int64_t e0, int64_t n, CUstream st) {
-        untile(ptr(tiles) + e0 * fs, n, fs, order, no, st, ptr(element_blocks_) + e0 * fs);
-      });
+      it->second->run(a, ptr(tiles), stores, stream);
+      untile(ptr(tiles), ne, fs, order, t.kernel->n_outputs(), stream);
       return;
     }
   }
@@ -967,13 +965,12 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
 }
 
 void DeviceElementAssembly::untile(const double* tiles, int64_t elements, int64_t entries,
-                                   BlockOrder order, int column_rows, CUstream stream,
-                                   double* out) {
+                                   BlockOrder order, int column_rows, CUstream stream) {
   const bool component_major = order == BlockOrder::ComponentMajor;
   UntileArgs a{tiles,
                elements,
                entries,
-               out ? out : ptr(element_blocks_),
+               ptr(element_blocks_),
                component_major ? 1 : 0,
                order == BlockOrder::CellMajorColumns ? column_rows : 0};
   if (component_major) {

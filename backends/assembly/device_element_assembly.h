@@ -342,7 +342,7 @@ class DeviceElementAssembly {
   // Tiled element blocks (jit::FirstStores::Tiled) into element_blocks_ in `order`; blocks
   // of column_rows rows (CellMajorColumns needs them).
   void untile(const double* tiles, int64_t elements, int64_t entries, BlockOrder order,
-              int column_rows, CUstream stream, double* out = nullptr);
+              int column_rows, CUstream stream);
   static void ensure(cuda::DeviceBuffer& b, size_t bytes);
 
   Problem& problem_;

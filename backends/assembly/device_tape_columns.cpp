@@ -1,7 +1,6 @@
 #include "backends/assembly/device_tape_columns.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -76,8 +75,7 @@ std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
 }
 
 void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores,
-                            CUstream stream,
-                            const std::function<void(int64_t, int64_t, CUstream)>& after) {
+                            CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;
   if (!columns_.contains(stores)) {
@@ -95,71 +93,37 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   ensure(rest_first_,
          jit::stored_elements(rl.options.first_stores, ne) * rl.first_size * sizeof(double));
   ensure(aux_, jit::tape_doubles(aux_size_, ne) * sizeof(double));
-  // Experiment: the cells in K windows of whole tiles, each window's launches on one of two
-  // streams in turn, so that one window's tapes overlap another's columns.
-  int windows = 1;
-  if (const char* w = std::getenv("DUALJIT_EXP_WINDOWS")) windows = std::max(1, std::atoi(w));
-  if (stores == ColumnStores::ComponentMajor || inputs.conn == nullptr) windows = 1;
-  const int64_t tiles = (ne + 31) / 32;
-  const int64_t per = (tiles + windows - 1) / windows;
-  if (windows > 1 && !second_) second_ = std::make_unique<cuda::Stream>();
-  cuda::Event forked, joined;
-  if (windows > 1) {
-    forked.record(stream);
-    cuda::Stream::wait(second_->handle(), forked);
+  {  // The tapes (its values and first derivatives: none; the pointers must be set).
+    jit::ElementLaunch a = inputs;
+    a.values = ptr(values_);
+    a.first = ptr(values_);
+    a.tape = ptr(tape_);
+    tapes_->launch(a.args(), stream);
   }
-  const int64_t fs = static_cast<int64_t>(tl.plan.n_outputs) * tl.plan.n_inputs;
-  for (int w = 0; w * per < tiles; ++w) {
-    const int64_t t0 = w * per, e0 = t0 * 32, n = std::min(ne, (t0 + per) * 32) - e0;
-    const CUstream st = (w % 2 == 0 || windows == 1) ? stream : second_->handle();
-    const auto tiled = [&](const cuda::DeviceBuffer& b, int64_t slots) {
-      return ptr(b) + t0 * 32 * slots;
-    };
-    jit::ElementLaunch win = inputs;
-    win.n_elements = n;
-    if (win.conn) win.conn += e0 * win.vertices_per_element;
-    if (win.params) win.params += e0 * n_params_;
-    {  // The tapes (its values and first derivatives: none; the pointers must be set).
-      jit::ElementLaunch a = win;
-      a.values = ptr(values_) + e0 * tl.plan.n_outputs;
-      a.first = a.values;
-      a.tape = tiled(tape_, pattern_.size);
-      tapes_->launch(a.args(), st);
-    }
-    if (gather_) {
-      jit::ArgValues g;
-      g.set("n_elements", n).set("tape", tiled(tape_, pattern_.size)).set("params", win.params);
-      g.set("out", static_cast<const void*>(tiled(params_, n_params_ + nt)));
-      gather_->launch(g, st);
-    }
-    {
-      jit::ElementLaunch a = win;
-      a.params = gather_ ? tiled(params_, n_params_ + nt) : tiled(tape_, pattern_.size);
-      a.values = tiled(rest_values_, rl.plan.n_outputs);
-      a.first = ptr(rest_first_) + t0 * 32 * int64_t(rl.first_size);
-      rest_->launch(a.args(), st);
-    }
-    {
-      jit::ArgValues f;
-      f.set("n_elements", n).set("tape", tiled(tape_, pattern_.size));
-      f.set("rest_values", tiled(rest_values_, rl.plan.n_outputs));
-      f.set("rest_first", ptr(rest_first_) + t0 * 32 * int64_t(rl.first_size));
-      f.set("aux", static_cast<const void*>(tiled(aux_, aux_size_)));
-      fill_->launch(f, st);
-    }
-    jit::ArgValues b;
-    b.set("n_elements", n)
-        .set("tape", tiled(tape_, pattern_.size))
-        .set("aux", tiled(aux_, aux_size_));
-    b.set("first", static_cast<const void*>(out + e0 * fs));
-    for (const auto& columns : columns_.at(stores))
-      columns->launch(jit::pack_launch(columns->lowered(), b), st);
-    if (after) after(e0, n, st);
+  if (gather_) {
+    jit::ArgValues g;
+    g.set("n_elements", ne).set("tape", ptr(tape_)).set("params", inputs.params);
+    g.set("out", static_cast<const void*>(ptr(params_)));
+    gather_->launch(g, stream);
   }
-  if (windows > 1) {
-    joined.record(second_->handle());
-    cuda::Stream::wait(stream, joined);
+  {
+    jit::ElementLaunch a = inputs;
+    a.params = gather_ ? ptr(params_) : ptr(tape_);
+    a.values = ptr(rest_values_);
+    a.first = ptr(rest_first_);
+    rest_->launch(a.args(), stream);
   }
+  {
+    jit::ArgValues f;
+    f.set("n_elements", ne).set("tape", ptr(tape_)).set("rest_values", ptr(rest_values_));
+    f.set("rest_first", ptr(rest_first_)).set("aux", static_cast<const void*>(ptr(aux_)));
+    fill_->launch(f, stream);
+  }
+  jit::ArgValues b;
+  b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
+  b.set("first", static_cast<const void*>(out));
+  for (const auto& columns : columns_.at(stores))
+    columns->launch(jit::pack_launch(columns->lowered(), b), stream);
 }
 
 }  // namespace dualjit::assembly

@@ -6,7 +6,6 @@
 // per element (bench/RESULTS.md).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -32,9 +31,7 @@ class DeviceTapeColumns {
   // as `stores` says, into `out` (device; tiled: whole tiles). `inputs`: the term's element
   // inputs on the device (fields, connectivity, params, uniforms; outputs unset), as the
   // element kernels take them.
-  // after(e0, n, stream): run on each window's stream after its launches (experiment).
-  void run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores, CUstream stream,
-           const std::function<void(int64_t, int64_t, CUstream)>& after = {});
+  void run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores, CUstream stream);
   // The tapes' launch, whose inputs `run` takes.
   const jit::LoweredKernel& tapes_lowered() const { return tapes_->lowered(); }
   // Every launch, for reports (Assembler::kernels).
@@ -48,7 +45,6 @@ class DeviceTapeColumns {
   std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
   std::map<ColumnStores, std::vector<std::unique_ptr<cuda::CudaKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
-  std::unique_ptr<cuda::Stream> second_;
   cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
 };
 
