@@ -611,29 +611,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
   const auto cut_sum_slot = [&](size_t idx) {
     return ax_slot(aux.cut_sum(static_cast<int>(idx) / nl, static_cast<int>(idx) % nl));
   };
-  // The host's: one element at a time, in order.
-  std::ostringstream body;
-  for (const auto& [at, what] : copies) body << "  " << ax_slot(at) << " = " << what << ";\n";
-  for (size_t idx = 0; idx < ne; ++idx)
-    body << "  double c" << idx << " = " << sum_text(stored[idx], slot, rv) << ";\n";
-  for (size_t k = 0; k < cg.derived.size(); ++k) {
-    body << "  {\n    double d;\n"
-         << derived_text(tapes, cg.derived[k], "    ", "d")
-         << add_uses(k, "    ", [](size_t idx) { return "c" + std::to_string(idx); }) << "  }\n";
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t idx = 0; idx < ne; ++idx) {
-      if (composition[idx].parts.empty() != (pass == 0)) continue;
-      if (pass == 1) {
-        body << "  c" << idx << " = "
-             << composed_sum(idx, [](int j) { return "c" + std::to_string(j); }) << "c" << idx
-             << ";\n";
-      }
-      body << "  " << cut_sum_slot(idx) << " = c" << idx << ";\n";
-    }
-  }
-
-  // The device's: a warp per part of a tile's 32 elements, so that a thread holds a part's
+  // A warp per part of a tile's 32 elements on the GPU, so that a thread holds a part's
   // loads and sums (a thread an element held them all: 255 registers, the launch waiting on
   // its loads 84% of the time; GRI-3.0's took 0.30 ms at 1e5 cells on an H200, in 4 parts
   // 0.21: bench/RESULTS.md). The parts are runs of the derived components in tape order, of
@@ -709,6 +687,71 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
            "]";
   };
   const auto sh = [](size_t at) { return "S[" + std::to_string(at * 32) + "]"; };
+  // Three phases, each a function over the part: its sums (partials to S, its own kept in
+  // `own`), then, after a barrier, its owned sums finished, then the composed ones. The GPU runs
+  // a phase on every warp at once; the host runs every part's phase in turn, the same text.
+  const std::string params =
+      "(int part, bool live, const double* __restrict__ tp, const double* __restrict__ rv, "
+      "const double* __restrict__ rf, double* __restrict__ ax, double* S, double* own)";
+  const std::string call = "(part, live, tp, rv, rf, ax, S, own)";
+  std::ostringstream fn;
+  const auto phase = [&](const char* name, const std::function<void(size_t)>& cases) {
+    fn << "DJ_FN void " << sym << "_" << name << params << " {\n"
+       << "  (void)live; (void)tp; (void)rv; (void)rf; (void)ax; (void)S; (void)own;\n"
+       << "  switch (part) {\n";
+    for (size_t p = 0; p < P; ++p) {
+      fn << "    case " << p << ": {\n";
+      cases(p);
+      fn << "      break;\n    }\n";
+    }
+    fn << "  }\n}\n";
+  };
+  const auto sum_name = [](size_t idx) { return "c" + std::to_string(idx); };
+  phase("sums", [&](size_t p) {
+    for (size_t c : copied[p])
+      fn << "      if (live) " << ax_slot(copies[c].first) << " = " << copies[c].second << ";\n";
+    std::vector<std::string> init(ne);
+    for (size_t idx : stored_in[p]) init[idx] = sum_text(stored[idx], slot, rv);
+    for (size_t idx = 0; idx < ne; ++idx) {
+      if (adds[p][idx])
+        fn << "      double " << sum_name(idx) << " = " << (init[idx].empty() ? "0.0" : init[idx])
+           << ";\n";
+    }
+    for (size_t k : runs[p]) {
+      fn << "      {\n        double d;\n"
+         << derived_code[k] << add_uses(k, "        ", sum_name) << "      }\n";
+    }
+    for (size_t idx = 0; idx < ne; ++idx) {
+      if (!adds[p][idx]) {
+        if (owner[idx] == p) fn << "      " << own_at(p, idx) << " = 0.0;\n";
+        continue;
+      }
+      fn << "      " << (owner[idx] == p ? own_at(p, idx) : sh(partial.at({p, idx}))) << " = "
+         << sum_name(idx) << ";\n";
+    }
+  });
+  phase("owned", [&](size_t p) {
+    for (size_t idx : owned[p]) {
+      std::string others;
+      for (size_t q = 0; q < P; ++q)
+        if (q != p && adds[q][idx]) others += " + " + sh(partial.at({q, idx}));
+      if (!others.empty())
+        fn << "      " << own_at(p, idx) << " = " << own_at(p, idx) << others << ";\n";
+      if (composition[idx].parts.empty())
+        fn << "      if (live) " << cut_sum_slot(idx) << " = " << own_at(p, idx) << ";\n";
+      if (const auto it = finished.find(idx); it != finished.end())
+        fn << "      " << sh(it->second) << " = " << own_at(p, idx) << ";\n";
+    }
+  });
+  phase("composed", [&](size_t p) {
+    for (size_t idx : owned[p]) {
+      if (composition[idx].parts.empty()) continue;
+      fn << "      if (live) " << cut_sum_slot(idx) << " = "
+         << composed_sum(idx, [&](int j) { return sh(finished.at(size_t(j))); }) << own_at(p, idx)
+         << ";\n";
+    }
+  });
+  const size_t shared_slots = partial.size() + finished.size();
   std::ostringstream cu;
   cu << "extern \"C\" __global__ void __launch_bounds__(" << 32 * parts << ") " << sym << "(const "
      << type << " a) {\n"
@@ -726,88 +769,41 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
      << "  double* __restrict__ ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
      << "  double* S = sh + lane;\n"
      << "  double own[" << max_owned << "];\n"
-     << "  switch (part) {\n";
-  const auto sum_name = [](size_t idx) { return "c" + std::to_string(idx); };
-  for (size_t p = 0; p < P; ++p) {
-    cu << "    case " << p << ": {\n";
-    for (size_t c : copied[p])
-      cu << "      if (live) " << ax_slot(copies[c].first) << " = " << copies[c].second << ";\n";
-    std::vector<std::string> init(ne);
-    for (size_t idx : stored_in[p]) init[idx] = sum_text(stored[idx], slot, rv);
-    for (size_t idx = 0; idx < ne; ++idx) {
-      if (adds[p][idx])
-        cu << "      double " << sum_name(idx) << " = " << (init[idx].empty() ? "0.0" : init[idx])
-           << ";\n";
-    }
-    for (size_t k : runs[p]) {
-      cu << "      {\n        double d;\n"
-         << derived_code[k] << add_uses(k, "        ", sum_name) << "      }\n";
-    }
-    for (size_t idx = 0; idx < ne; ++idx) {
-      if (!adds[p][idx]) {
-        if (owner[idx] == p) cu << "      " << own_at(p, idx) << " = 0.0;\n";
-        continue;
-      }
-      cu << "      " << (owner[idx] == p ? own_at(p, idx) : sh(partial.at({p, idx}))) << " = "
-         << sum_name(idx) << ";\n";
-    }
-    cu << "      break;\n    }\n";
-  }
-  cu << "  }\n  __syncthreads();\n  switch (part) {\n";
-  for (size_t p = 0; p < P; ++p) {
-    cu << "    case " << p << ": {\n";
-    for (size_t idx : owned[p]) {
-      std::string others;
-      for (size_t q = 0; q < P; ++q)
-        if (q != p && adds[q][idx]) others += " + " + sh(partial.at({q, idx}));
-      if (!others.empty())
-        cu << "      " << own_at(p, idx) << " = " << own_at(p, idx) << others << ";\n";
-      if (composition[idx].parts.empty())
-        cu << "      if (live) " << cut_sum_slot(idx) << " = " << own_at(p, idx) << ";\n";
-      if (const auto it = finished.find(idx); it != finished.end())
-        cu << "      " << sh(it->second) << " = " << own_at(p, idx) << ";\n";
-    }
-    cu << "      break;\n    }\n";
-  }
-  cu << "  }\n";
-  if (!finished.empty()) {
-    cu << "  __syncthreads();\n  switch (part) {\n";
-    for (size_t p = 0; p < P; ++p) {
-      cu << "    case " << p << ": {\n";
-      for (size_t idx : owned[p]) {
-        if (composition[idx].parts.empty()) continue;
-        cu << "      if (live) " << cut_sum_slot(idx) << " = "
-           << composed_sum(idx, [&](int j) { return sh(finished.at(size_t(j))); }) << own_at(p, idx)
-           << ";\n";
-      }
-      cu << "      break;\n    }\n";
-    }
-    cu << "  }\n";
-  }
+     << "  " << sym << "_sums" << call << ";\n"
+     << "  __syncthreads();\n"
+     << "  " << sym << "_owned" << call << ";\n";
+  if (!finished.empty()) cu << "  __syncthreads();\n  " << sym << "_composed" << call << ";\n";
   cu << "}\n";
-
+  // The host's: an element at a time, its column of a tile's shared slots and every part's
+  // own sums in arrays of their own.
+  std::ostringstream host;
+  host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
+       << "  double* S = new double[" << std::max<size_t>(shared_slots, 1) * 32 << "];\n"
+       << "  double owns[" << P * max_owned << "];\n"
+       << "  const bool live = true;\n"
+       << "  for (long long e = 0; e < a->n_elements; ++e) {\n"
+       << "    const long long tile = e / 32, lane = e % 32;\n"
+       << "    const double* tp = a->tape + tile * " << tape_size * 32 << "LL + lane;\n"
+       << "    const double* rv = a->rest_values + tile * " << int64_t{rest.n_rows} * 32
+       << "LL + lane;\n"
+       << "    const double* rf = a->rest_first + tile * " << rest.nnz() * 32 << "LL + lane;\n"
+       << "    double* ax = a->aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n";
+  for (const char* name : {"sums", "owned", "composed"}) {
+    if (std::string(name) == "composed" && finished.empty()) continue;
+    host << "    for (int part = 0; part < " << P << "; ++part) {\n"
+         << "      double* own = owns + part * " << max_owned << ";\n"
+         << "      " << sym << "_" << name << call << ";\n"
+         << "    }\n";
+  }
+  host << "  }\n  delete[] S;\n}\n";
   const std::string args_struct = out.args.struct_text(type);
-  const std::string signature =
-      "void " + sym +
-      "_fill(const double* __restrict__ tp, const double* __restrict__ rv, "
-      "const double* __restrict__ rf, double* __restrict__ ax) {\n";
-  const std::string host_locate =
-      "    const double* tp = a->tape + (e / 32) * " + std::to_string(tape_size * 32) +
-      "LL + e % 32;\n    double* ax = a->aux + (e / 32) * " +
-      std::to_string(int64_t(aux.size()) * 32) + "LL + e % 32;\n    " + sym +
-      "_fill(tp, a->rest_values + (e / 32) * " + std::to_string(int64_t{rest.n_rows} * 32) +
-      "LL + e % 32, a->rest_first + (e / 32) * " + std::to_string(rest.nnz() * 32) +
-      "LL + e % 32, ax);\n";
-  out.element_source = args_struct;
-  out.cuda_source = cuda_prelude() + "\n" + args_struct + "\n" + cu.str();
-  out.host_source = host_prelude() + "\n" + args_struct + "\nstatic inline " + signature +
-                    body.str() + "}\nextern \"C\" void " + sym + "_host(const " + type +
-                    "* a) {\n  for (long long e = 0; e < a->n_elements; ++e) {\n" + host_locate +
-                    "  }\n}\n";
+  out.element_source = args_struct + "\n" + fn.str();
+  out.cuda_source = cuda_prelude() + "\n" + out.element_source + "\n" + cu.str();
+  out.host_source = host_prelude() + "\n" + out.element_source + "\n" + host.str();
   out.launch.items = "n_elements";
   out.launch.items_per_block = 32;
   out.launch.block_threads = 32 * parts;
-  out.launch.dynamic_shared_bytes = (partial.size() + finished.size()) * 32 * sizeof(double);
+  out.launch.dynamic_shared_bytes = shared_slots * 32 * sizeof(double);
   return out;
 }
 

@@ -85,8 +85,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
 // Jacobian, both tiled (LoweringOptions::tiled_values, FirstStores::Tiled: its n_outputs and
 // its pattern `rest`'s entries a tile row) the cut gradients, the factor products and the rest
 // entries; then the cuts' sums over the tapes. On the GPU a block per 32 elements, a warp per
-// part of the work (`parts`, 1 to 32), the parts' partial sums met in shared memory; on the
-// host an element at a time. Arguments: n_elements, tape, rest_values, rest_first, aux.
+// part of the work (`parts`, 1 to 32), the parts' partial sums met in shared memory; the host
+// runs the same phase functions, an element at a time and each phase part by part.
+// Arguments: n_elements, tape, rest_values, rest_first, aux.
 LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
                              const JacobianPattern& rest, const TapePattern& tapes, int parts = 4);
 
