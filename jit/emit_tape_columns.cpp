@@ -752,6 +752,21 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
     }
   });
   const size_t shared_slots = partial.size() + finished.size();
+  // The element's place in each buffer, from `tile` and `lane` and the argument block `a`
+  // ("a." or "a->"). Every buffer holds whole tiles: a lane past the last element reads its
+  // tile's padding and stores nothing.
+  const auto locate = [&](const std::string& a, const std::string& indent) {
+    std::ostringstream os;
+    os << indent << "const double* __restrict__ tp = " << a << "tape + tile * " << tape_size * 32
+       << "LL + lane;\n"
+       << indent << "const double* __restrict__ rv = " << a << "rest_values + tile * "
+       << int64_t{rest.n_rows} * 32 << "LL + lane;\n"
+       << indent << "const double* __restrict__ rf = " << a << "rest_first + tile * "
+       << rest.nnz() * 32 << "LL + lane;\n"
+       << indent << "double* __restrict__ ax = " << a << "aux + tile * " << int64_t(aux.size()) * 32
+       << "LL + lane;\n";
+    return os.str();
+  };
   std::ostringstream cu;
   cu << "extern \"C\" __global__ void __launch_bounds__(" << 32 * parts << ") " << sym << "(const "
      << type << " a) {\n"
@@ -759,15 +774,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
      << "  const int lane = threadIdx.x & 31, part = threadIdx.x >> 5;\n"
      << "  const long long tile = blockIdx.x;\n"
      << "  const bool live = tile * 32 + lane < a.n_elements;\n"
-     // Every buffer holds whole tiles: a lane past the last element reads its tile's padding
-     // and stores nothing.
-     << "  const double* __restrict__ tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
-     << "  const double* __restrict__ rv = a.rest_values + tile * " << int64_t{rest.n_rows} * 32
-     << "LL + lane;\n"
-     << "  const double* __restrict__ rf = a.rest_first + tile * " << rest.nnz() * 32
-     << "LL + lane;\n"
-     << "  double* __restrict__ ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n"
-     << "  double* S = sh + lane;\n"
+     << locate("a.", "  ") << "  double* S = sh + lane;\n"
      << "  double own[" << max_owned << "];\n"
      << "  " << sym << "_sums" << call << ";\n"
      << "  __syncthreads();\n"
@@ -783,11 +790,7 @@ LoweredKernel lower_tape_aux(const Kernel& kernel, const TapeColumnPlan& plan,
        << "  const bool live = true;\n"
        << "  for (long long e = 0; e < a->n_elements; ++e) {\n"
        << "    const long long tile = e / 32, lane = e % 32;\n"
-       << "    const double* tp = a->tape + tile * " << tape_size * 32 << "LL + lane;\n"
-       << "    const double* rv = a->rest_values + tile * " << int64_t{rest.n_rows} * 32
-       << "LL + lane;\n"
-       << "    const double* rf = a->rest_first + tile * " << rest.nnz() * 32 << "LL + lane;\n"
-       << "    double* ax = a->aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n";
+       << locate("a->", "    ");
   for (const char* name : {"sums", "owned", "composed"}) {
     if (std::string(name) == "composed" && finished.empty()) continue;
     host << "    for (int part = 0; part < " << P << "; ++part) {\n"
