@@ -11,8 +11,14 @@
 // Each block puts its entries in shared memory warp by warp (lanes are cells, an odd stride),
 // then after a barrier the warps copy them out, consecutive lanes consecutive addresses. The
 // grid runs a tile's groups side by side (`tile-major`) or a group's tiles together.
+// - cluster-pull, cluster-push: row-major blocks from a thread-block cluster a tile, a block a
+//   group (C = 54 / G blocks): each block owns a contiguous 1/C of the tile's rows and writes it
+//   whole after the cluster's barrier, its entries read from the groups' shared memory (pull),
+//   or pushed there by the groups before the barrier (push). `extra` bytes of shared memory
+//   more a block stand for the staged tape slots of the real launch.
 // Build and run (no dualjit needed):
 //   nvcc -O3 -arch=sm_90 -o block_stores block_stores.cu && ./block_stores [CELLS]
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -26,7 +32,9 @@ constexpr long long kBlock = kRows * kCols;
 
 enum Layout { Tiled, ColRuns, RowRuns };
 
-__device__ double value(long long e, int o, int c) { return 1e-3 * double(e) + o + 1e-2 * c; }
+__device__ double value(long long e, int o, int c) {
+  return 1e-3 * double(e) + o + 1e-2 * c;
+}
 
 // Block b: tile and group from the grid order; G columns a group.
 template <int G, Layout L>
@@ -58,9 +66,62 @@ __global__ void __launch_bounds__(kThreads, 3)
   for (int i = threadIdx.x; i < cells * kEntries; i += kThreads) {
     const int cell = i / kEntries, k = i % kEntries;
     const long long row0 = (tile * kTile + cell) * kBlock;
-    const long long at = L == ColRuns ? row0 + (long long)g * kEntries + k
-                                      : row0 + (k / G) * kCols + g * G + k % G;
+    const long long at =
+        L == ColRuns ? row0 + (long long)g * kEntries + k : row0 + (k / G) * kCols + g * G + k % G;
     out[at] = stage[cell * kStride + k];
+  }
+}
+
+// A cluster a tile: rank g is column group g (G columns, the last group what is left).
+template <int G, bool Push>
+__global__ void __launch_bounds__(kThreads)
+    cluster_rows(long long n_cells, double* __restrict__ out) {
+  namespace cg = cooperative_groups;
+  extern __shared__ double stage[];
+  constexpr int C = (kCols + G - 1) / G;
+  constexpr int kStride = (G * kRows) | 1;
+  constexpr long long kTileEntries = kTile * kBlock;
+  constexpr long long kSlice = ((kTileEntries + C - 1) / C + 1) / 2 * 2;  // even: 16-byte runs
+  cg::cluster_group cluster = cg::this_cluster();
+  const int g = int(cluster.block_rank());
+  const long long tile = blockIdx.x / C;
+  const int gcols = kCols - g * G < G ? kCols - g * G : G;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long e = tile * kTile + lane;
+  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
+  double* base = out + tile * kTileEntries;
+  if constexpr (!Push) {
+    for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
+      const int o = k / gcols, c = k % gcols;
+      stage[lane * kStride + o * G + c] = value(e, o, g * G + c);
+    }
+    cluster.sync();
+    const long long n = (long long)cells * kBlock;
+    const long long begin = n * g / C, end = n * (g + 1) / C;
+    for (long long i = begin + threadIdx.x; i < end; i += kThreads) {
+      const int cell = int(i / kBlock), rem = int(i % kBlock);
+      const int o = rem / kCols, c = rem % kCols;
+      const double* src = cluster.map_shared_rank(stage, c / G);
+      base[i] = src[cell * kStride + o * G + c % G];
+    }
+    cluster.sync();  // no block leaves while another reads its shared memory
+  } else {
+    for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
+      const int o = k / gcols, c = k % gcols;
+      const long long i = (long long)lane * kBlock + o * kCols + g * G + c;
+      const int owner = int(i / kSlice);
+      double* dst = cluster.map_shared_rank(stage, owner);
+      dst[i - owner * kSlice] = value(e, o, g * G + c);
+    }
+    cluster.sync();
+    const long long n = (long long)cells * kBlock;
+    const long long begin = g * kSlice, end = n < (g + 1) * kSlice ? n : (g + 1) * kSlice;
+    if (begin >= end) return;
+    const long long pairs = (end - begin) / 2;
+    const double2* s2 = reinterpret_cast<const double2*>(stage);
+    double2* o2 = reinterpret_cast<double2*>(base + begin);
+    for (long long j = threadIdx.x; j < pairs; j += kThreads) o2[j] = s2[j];
+    if ((end - begin) % 2 && threadIdx.x == 0) base[end - 1] = stage[end - 1 - begin];
   }
 }
 
@@ -78,8 +139,7 @@ void measure(const char* name, long long n_cells, int tile_major, double* out, d
                        int(shared));
   const unsigned grid = unsigned(n_tiles * (kCols / G));
   const float ms = median_ms(
-      21, [] {},
-      [&] { store_blocks<G, L><<<grid, kThreads, shared>>>(n_cells, tile_major, out); });
+      21, [] {}, [&] { store_blocks<G, L><<<grid, kThreads, shared>>>(n_cells, tile_major, out); });
   // A probe: the last cell's last entry where the layout puts it.
   const long long e = n_cells - 1;
   const long long at = L == RowRuns ? e * kBlock + (kRows - 1) * kCols + kCols - 1
@@ -89,9 +149,51 @@ void measure(const char* name, long long n_cells, int tile_major, double* out, d
   double probe = 0;
   cudaMemcpy(&probe, out + at, sizeof(double), cudaMemcpyDeviceToHost);
   const bool ok = probe == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1);
-  std::printf("RESULT block_stores layout=%s G=%d order=%s cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
-              name, G, tile_major ? "tile-major" : "group-major", n_cells, ms, bytes / ms * 1e-6,
-              ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
+  std::printf(
+      "RESULT block_stores layout=%s G=%d order=%s cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
+      name, G, tile_major ? "tile-major" : "group-major", n_cells, ms, bytes / ms * 1e-6,
+      ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
+}
+
+template <int G, bool Push>
+void measure_cluster(long long n_cells, double* out, double bytes, int extra) {
+  constexpr int C = (kCols + G - 1) / G;
+  constexpr long long kSlice = ((kTile * kBlock + C - 1) / C + 1) / 2 * 2;
+  const size_t stage =
+      Push ? size_t(kSlice) * sizeof(double) : size_t(kTile) * ((G * kRows) | 1) * sizeof(double);
+  const size_t shared = stage + size_t(extra);
+  const long long n_tiles = (n_cells + kTile - 1) / kTile;
+  cudaFuncSetAttribute(cluster_rows<G, Push>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       int(shared));
+  cudaFuncSetAttribute(cluster_rows<G, Push>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(n_tiles * C));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = shared;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = C;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  cudaOccupancyMaxActiveClusters(&clusters, cluster_rows<G, Push>, &cfg);
+  cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
+  const float ms = median_ms(
+      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_rows<G, Push>, n_cells, out); });
+  // Probes: the last cell's last entry and a cell's entry in the middle of a group.
+  const long long e = n_cells - 1, m = n_cells / 2;
+  double probe[2] = {0, 0};
+  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
+  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
+                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+  std::printf(
+      "RESULT block_stores layout=cluster-%s G=%d C=%d extra=%d shared=%zu clusters=%d "
+      "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
+      Push ? "push" : "pull", G, C, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6,
+      ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
 }
 
 int main(int argc, char** argv) {
@@ -107,11 +209,20 @@ int main(int argc, char** argv) {
   cudaMemset(a, 0, n * sizeof(double));
   cudaMemset(b, 0, n * sizeof(double));
   const double bytes = double(n_cells) * kBlock * sizeof(double);
-  const float copy_ms = median_ms(21, [] {}, [&] {
-    copy<<<132 * 16, 256>>>((long long)(n / 2), (const double2*)a, (double2*)b);
-  });
+  const float copy_ms = median_ms(
+      21, [] {},
+      [&] { copy<<<132 * 16, 256>>>((long long)(n / 2), (const double2*)a, (double2*)b); });
   std::printf("RESULT block_stores layout=copy cells=%lld ms=%.4f GBps=%.0f (read and write)\n",
               n_cells, copy_ms, 2 * bytes / copy_ms * 1e-6);
+  for (int extra : {0, 200 * kTile * 8}) {
+    measure_cluster<4, false>(n_cells, a, bytes, extra);
+    measure_cluster<4, true>(n_cells, a, bytes, extra);
+    measure_cluster<6, false>(n_cells, a, bytes, extra);
+    measure_cluster<6, true>(n_cells, a, bytes, extra);
+    measure_cluster<9, false>(n_cells, a, bytes, extra);
+    measure_cluster<9, true>(n_cells, a, bytes, extra);
+  }
+  if (std::getenv("CLUSTER_ONLY")) return 0;
   for (int tile_major = 1; tile_major >= 0; --tile_major) {
     measure<2, Tiled>("tiled", n_cells, tile_major, a, bytes);
     measure<2, ColRuns>("colruns", n_cells, tile_major, a, bytes);
