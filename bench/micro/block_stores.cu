@@ -125,6 +125,51 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Pull by rows: a warp a (cell, row) of the block's slice of the tile's rows, lane l the
+// columns 2l and 2l + 1 (G even: one group's), 16-byte reads and stores, four rows in flight.
+template <int G>
+__global__ void __launch_bounds__(kThreads)
+    cluster_row_runs(long long n_cells, double* __restrict__ out) {
+  namespace cg = cooperative_groups;
+  static_assert(G % 2 == 0, "pairs of columns in one group");
+  extern __shared__ double stage[];
+  constexpr int C = (kCols + G - 1) / G;
+  constexpr int kStride = G * kRows + 2;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int g = int(cluster.block_rank());
+  const long long tile = blockIdx.x / C;
+  const int gcols = kCols - g * G < G ? kCols - g * G : G;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long e = tile * kTile + lane;
+  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
+  for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
+    const int o = k / gcols, c = k % gcols;
+    stage[lane * kStride + o * G + c] = value(e, o, g * G + c);
+  }
+  cluster.sync();
+  const int rows = cells * kRows, begin = rows * g / C, end = rows * (g + 1) / C;
+  const int c = 2 * lane;
+  const double2* src = lane < kCols / 2
+                           ? reinterpret_cast<const double2*>(cluster.map_shared_rank(stage, c / G))
+                           : nullptr;
+  double2* base = reinterpret_cast<double2*>(out + tile * kTile * kBlock);
+  constexpr int kInFlight = 4, kWarps = kThreads / 32;
+  for (int r0 = begin + warp; r0 < end; r0 += kWarps * kInFlight) {
+    double2 v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int r = r0 + u * kWarps;
+      if (src && r < end) v[u] = src[((r / kRows) * kStride + (r % kRows) * G + c % G) / 2];
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int r = r0 + u * kWarps;
+      if (src && r < end) base[(r * kCols + c) / 2] = v[u];
+    }
+  }
+  cluster.sync();
+}
+
 __global__ void copy(long long n, const double2* __restrict__ in, double2* __restrict__ out) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -196,6 +241,43 @@ void measure_cluster(long long n_cells, double* out, double bytes, int extra) {
       ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
 }
 
+template <int G>
+void measure_cluster_rows(long long n_cells, double* out, double bytes, int extra) {
+  constexpr int C = (kCols + G - 1) / G;
+  const size_t shared = size_t(kTile) * (G * kRows + 2) * sizeof(double) + size_t(extra);
+  const long long n_tiles = (n_cells + kTile - 1) / kTile;
+  cudaFuncSetAttribute(cluster_row_runs<G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       int(shared));
+  cudaFuncSetAttribute(cluster_row_runs<G>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(n_tiles * C));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = shared;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = C;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  cudaOccupancyMaxActiveClusters(&clusters, cluster_row_runs<G>, &cfg);
+  cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
+  const float ms = median_ms(
+      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_row_runs<G>, n_cells, out); });
+  const long long e = n_cells - 1, m = n_cells / 2;
+  double probe[2] = {0, 0};
+  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
+  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
+                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+  std::printf(
+      "RESULT block_stores layout=cluster-rows G=%d C=%d extra=%d shared=%zu clusters=%d "
+      "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
+      G, C, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
+      cudaGetErrorString(cudaGetLastError()));
+}
+
 int main(int argc, char** argv) {
   const long long n_cells = argc > 1 ? std::atoll(argv[1]) : 100000;
   const long long n_tiles = (n_cells + kTile - 1) / kTile;
@@ -215,6 +297,8 @@ int main(int argc, char** argv) {
   std::printf("RESULT block_stores layout=copy cells=%lld ms=%.4f GBps=%.0f (read and write)\n",
               n_cells, copy_ms, 2 * bytes / copy_ms * 1e-6);
   for (int extra : {0, 200 * kTile * 8}) {
+    measure_cluster_rows<4>(n_cells, a, bytes, extra);
+    measure_cluster_rows<6>(n_cells, a, bytes, extra);
     measure_cluster<4, false>(n_cells, a, bytes, extra);
     measure_cluster<4, true>(n_cells, a, bytes, extra);
     measure_cluster<6, false>(n_cells, a, bytes, extra);
