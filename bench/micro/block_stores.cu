@@ -170,6 +170,34 @@ __global__ void __launch_bounds__(kThreads)
   cluster.sync();
 }
 
+// Row runs of groups of G columns starting on multiples of G, rows LD entries apart (LD = 56:
+// rows padded to whole 32-byte sectors, so that G = 4 makes every run one whole sector), a
+// tile's groups side by side.
+template <int G, int LD>
+__global__ void __launch_bounds__(kThreads, 3)
+    aligned_rows(long long n_cells, double* __restrict__ out) {
+  extern __shared__ double stage[];
+  constexpr int n_groups = (kCols + G - 1) / G;
+  constexpr int kStride = (G * kRows) | 1;
+  const long long tile = blockIdx.x / n_groups;
+  const int g = int(blockIdx.x % n_groups);
+  const int gcols = kCols - g * G < G ? kCols - g * G : G;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long e = tile * kTile + lane;
+  for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
+    const int o = k / gcols, c = k % gcols;
+    stage[lane * kStride + o * gcols + c] = value(e, o, g * G + c);
+  }
+  __syncthreads();
+  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
+  const int per_cell = gcols * kRows;
+  for (int i = threadIdx.x; i < cells * per_cell; i += kThreads) {
+    const int cell = i / per_cell, k = i % per_cell, o = k / gcols, c = k % gcols;
+    out[(tile * kTile + cell) * (long long)(kRows * LD) + o * LD + g * G + c] =
+        stage[cell * kStride + k];
+  }
+}
+
 __global__ void copy(long long n, const double2* __restrict__ in, double2* __restrict__ out) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -278,17 +306,40 @@ void measure_cluster_rows(long long n_cells, double* out, double bytes, int extr
       cudaGetErrorString(cudaGetLastError()));
 }
 
+template <int G, int LD>
+void measure_aligned(long long n_cells, double* out, double bytes) {
+  constexpr int n_groups = (kCols + G - 1) / G;
+  const size_t shared = size_t(kTile) * ((G * kRows) | 1) * sizeof(double);
+  const long long n_tiles = (n_cells + kTile - 1) / kTile;
+  cudaFuncSetAttribute(aligned_rows<G, LD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       int(shared));
+  const unsigned grid = unsigned(n_tiles * n_groups);
+  const float ms = median_ms(
+      21, [] {}, [&] { aligned_rows<G, LD><<<grid, kThreads, shared>>>(n_cells, out); });
+  const long long e = n_cells - 1;
+  double probe = 0;
+  cudaMemcpy(&probe, out + e * kRows * LD + (kRows - 1) * LD + kCols - 1, sizeof(double),
+             cudaMemcpyDeviceToHost);
+  const bool ok = probe == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1);
+  std::printf(
+      "RESULT block_stores layout=aligned-rows G=%d LD=%d cells=%lld ms=%.4f GBps=%.0f "
+      "probe=%s %s\n",
+      G, LD, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
+      cudaGetErrorString(cudaGetLastError()));
+}
+
 int main(int argc, char** argv) {
   const long long n_cells = argc > 1 ? std::atoll(argv[1]) : 100000;
   const long long n_tiles = (n_cells + kTile - 1) / kTile;
   const size_t n = size_t(n_tiles) * kTile * kBlock;
   double *a, *b;
-  if (cudaMalloc(&a, n * sizeof(double)) != cudaSuccess ||
+  const size_t padded = size_t(n_tiles) * kTile * kRows * 56;  // aligned_rows' LD = 56
+  if (cudaMalloc(&a, padded * sizeof(double)) != cudaSuccess ||
       cudaMalloc(&b, n * sizeof(double)) != cudaSuccess) {
     std::fprintf(stderr, "block_stores: cannot allocate 2 x %zu bytes\n", n * sizeof(double));
     return 1;
   }
-  cudaMemset(a, 0, n * sizeof(double));
+  cudaMemset(a, 0, padded * sizeof(double));
   cudaMemset(b, 0, n * sizeof(double));
   const double bytes = double(n_cells) * kBlock * sizeof(double);
   const float copy_ms = median_ms(
@@ -296,6 +347,12 @@ int main(int argc, char** argv) {
       [&] { copy<<<132 * 16, 256>>>((long long)(n / 2), (const double2*)a, (double2*)b); });
   std::printf("RESULT block_stores layout=copy cells=%lld ms=%.4f GBps=%.0f (read and write)\n",
               n_cells, copy_ms, 2 * bytes / copy_ms * 1e-6);
+  measure_aligned<4, 56>(n_cells, a, bytes);
+  measure_aligned<8, 56>(n_cells, a, bytes);
+  measure_aligned<4, 54>(n_cells, a, bytes);
+  measure_aligned<8, 54>(n_cells, a, bytes);
+  measure_aligned<16, 54>(n_cells, a, bytes);
+  if (std::getenv("ALIGNED_ONLY")) return 0;
   for (int extra : {0, 200 * kTile * 8}) {
     measure_cluster_rows<4>(n_cells, a, bytes, extra);
     measure_cluster_rows<6>(n_cells, a, bytes, extra);
