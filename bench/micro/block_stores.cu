@@ -126,8 +126,10 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Pull by rows: a warp a (cell, row) of the block's slice of the tile's rows, lane l the
-// columns 2l and 2l + 1 (G even: one group's), 16-byte reads and stores, four rows in flight.
-template <int G>
+// columns 2l and 2l + 1 (G even: one group's), 16-byte reads and stores, F rows in flight.
+// Mode 0 as said; 1 the pulls alone (summed, one store a thread); 2 the stores alone, from the
+// block's own shared memory (wrong values: where the time goes, not a layout).
+template <int G, int Mode = 0, int F = 4>
 __global__ void __launch_bounds__(kThreads)
     cluster_row_runs(long long n_cells, double* __restrict__ out) {
   namespace cg = cooperative_groups;
@@ -150,10 +152,12 @@ __global__ void __launch_bounds__(kThreads)
   const int rows = cells * kRows, begin = rows * g / C, end = rows * (g + 1) / C;
   const int c = 2 * lane;
   const double2* src = lane < kCols / 2
-                           ? reinterpret_cast<const double2*>(cluster.map_shared_rank(stage, c / G))
+                           ? reinterpret_cast<const double2*>(
+                                 Mode == 2 ? stage : cluster.map_shared_rank(stage, c / G))
                            : nullptr;
   double2* base = reinterpret_cast<double2*>(out + tile * kTile * kBlock);
-  constexpr int kInFlight = 4, kWarps = kThreads / 32;
+  constexpr int kInFlight = F, kWarps = kThreads / 32;
+  double2 sum = {0.0, 0.0};
   for (int r0 = begin + warp; r0 < end; r0 += kWarps * kInFlight) {
     double2 v[kInFlight];
 #pragma unroll
@@ -164,9 +168,16 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
       const int r = r0 + u * kWarps;
-      if (src && r < end) base[(r * kCols + c) / 2] = v[u];
+      if (src && r < end) {
+        if (Mode == 1) {
+          sum.x += v[u].x, sum.y += v[u].y;
+        } else {
+          base[(r * kCols + c) / 2] = v[u];
+        }
+      }
     }
   }
+  if (Mode == 1 && src) base[threadIdx.x] = sum;
   cluster.sync();
 }
 
@@ -269,14 +280,15 @@ void measure_cluster(long long n_cells, double* out, double bytes, int extra) {
       ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
 }
 
-template <int G>
+template <int G, int Mode = 0, int F = 4>
 void measure_cluster_rows(long long n_cells, double* out, double bytes, int extra) {
   constexpr int C = (kCols + G - 1) / G;
   const size_t shared = size_t(kTile) * (G * kRows + 2) * sizeof(double) + size_t(extra);
   const long long n_tiles = (n_cells + kTile - 1) / kTile;
-  cudaFuncSetAttribute(cluster_row_runs<G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaFuncSetAttribute(cluster_row_runs<G, Mode, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        int(shared));
-  cudaFuncSetAttribute(cluster_row_runs<G>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaFuncSetAttribute(cluster_row_runs<G, Mode, F>, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                       1);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(n_tiles * C));
   cfg.blockDim = dim3(kThreads);
@@ -289,10 +301,10 @@ void measure_cluster_rows(long long n_cells, double* out, double bytes, int extr
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   int clusters = 0;
-  cudaOccupancyMaxActiveClusters(&clusters, cluster_row_runs<G>, &cfg);
+  cudaOccupancyMaxActiveClusters(&clusters, cluster_row_runs<G, Mode, F>, &cfg);
   cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
   const float ms = median_ms(
-      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_row_runs<G>, n_cells, out); });
+      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_row_runs<G, Mode, F>, n_cells, out); });
   const long long e = n_cells - 1, m = n_cells / 2;
   double probe[2] = {0, 0};
   cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
@@ -300,9 +312,15 @@ void measure_cluster_rows(long long n_cells, double* out, double bytes, int extr
   const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
                   probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
   std::printf(
-      "RESULT block_stores layout=cluster-rows G=%d C=%d extra=%d shared=%zu clusters=%d "
-      "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
-      G, C, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
+      "RESULT block_stores layout=cluster-rows%s G=%d C=%d F=%d extra=%d shared=%zu "
+      "clusters=%d cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
+      Mode == 1   ? "-pulls-only"
+      : Mode == 2 ? "-stores-only"
+                  : "",
+      G, C, F, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6,
+      Mode ? "n/a"
+      : ok ? "ok"
+           : "WRONG",
       cudaGetErrorString(cudaGetLastError()));
 }
 
@@ -353,6 +371,19 @@ int main(int argc, char** argv) {
   measure_aligned<8, 54>(n_cells, a, bytes);
   measure_aligned<16, 54>(n_cells, a, bytes);
   if (std::getenv("ALIGNED_ONLY")) return 0;
+  if (std::getenv("CLUSTER_ROWS_ONLY")) {
+    measure_cluster_rows<4, 0, 4>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 1, 4>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 2, 4>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 0, 8>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 1, 8>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 0, 16>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 1, 16>(n_cells, a, bytes, 0);
+    measure_cluster_rows<4, 2, 16>(n_cells, a, bytes, 0);
+    measure_cluster_rows<6, 0, 16>(n_cells, a, bytes, 0);
+    measure_cluster_rows<6, 1, 16>(n_cells, a, bytes, 0);
+    return 0;
+  }
   for (int extra : {0, 200 * kTile * 8}) {
     measure_cluster_rows<4>(n_cells, a, bytes, extra);
     measure_cluster_rows<6>(n_cells, a, bytes, extra);
