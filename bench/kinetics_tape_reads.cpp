@@ -1,6 +1,7 @@
 // What the tape columns' launches read from the tape a cell, by plan and grid order, against
-// a plan by rows (each group some outputs' every column) that row-major cell-major blocks
-// would want: the count behind bench/RESULTS.md's "row groups" and "tile windows" paragraphs.
+// what row-major cell-major blocks stored by the columns' launches would need: groups of wide
+// runs of columns, or plans by rows (each group some outputs' every column). The counts behind
+// bench/RESULTS.md's "row groups", "tile windows" and "wide row runs" paragraphs.
 //
 //   kinetics_tape_reads [--mechanism FILE[:PHASE]]   (default gri30.yaml, the columns' form)
 //
@@ -76,6 +77,15 @@ int main(int argc, char** argv) {
         "%s: %zu groups in %zu launches stage %zu values a cell; tape doubles read a cell: "
         "group-major %zu, each launch's groups side by side %zu, once %zu\n",
         c.name, plan.groups.size(), launches, staged, group_major, side_by_side, all.size());
+  }
+  // Wide groups: consecutive columns G at a time whatever they stage, as a block that stores
+  // row runs of G columns (long enough for whole sectors) would need them.
+  for (int wide : {8, 16, 27}) {
+    const jit::TapeColumnPlan plan = jit::plan_tape_columns(p, outs, ni, 1 << 30, wide);
+    std::printf("groups of %d columns:", wide);
+    for (const jit::ColumnGroup& g : plan.groups)
+      std::printf(" %zu (%zu slots, %zu derived)", g.staged(), g.slots.size(), g.derived.size());
+    std::printf(" values staged a cell\n");
   }
   // By rows: what a group of consecutive outputs stages (stored slots and derived
   // components), every column of them; the outputs that read every tape (a heat release)
