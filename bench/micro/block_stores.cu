@@ -324,6 +324,60 @@ void measure_cluster_rows(long long n_cells, double* out, double bytes, int extr
       cudaGetErrorString(cudaGetLastError()));
 }
 
+// aligned_rows (LD = 54) in chunks of R rows through a stage of R x G entries a cell, blocks of
+// T threads: what a block of 16 columns (128-byte runs) needs when its whole run of 54 rows
+// would not fit beside its staged tape values (`extra` bytes stand for those).
+template <int G, int R, int T>
+__global__ void __launch_bounds__(T, 1) chunked_rows(long long n_cells, double* __restrict__ out) {
+  extern __shared__ double stage[];
+  constexpr int n_groups = (kCols + G - 1) / G;
+  constexpr int kStride = (G * R) | 1;
+  const long long tile = blockIdx.x / n_groups;
+  const int g = int(blockIdx.x % n_groups);
+  const int gcols = kCols - g * G < G ? kCols - g * G : G;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long e = tile * kTile + lane;
+  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
+  for (int o0 = 0; o0 < kRows; o0 += R) {
+    const int rows = kRows - o0 < R ? kRows - o0 : R;
+    for (int k = warp; k < gcols * rows; k += T / 32) {
+      const int o = k / gcols, c = k % gcols;
+      stage[lane * kStride + o * gcols + c] = value(e, o0 + o, g * G + c);
+    }
+    __syncthreads();
+    const int per_cell = gcols * rows;
+    for (int i = threadIdx.x; i < cells * per_cell; i += T) {
+      const int cell = i / per_cell, k = i % per_cell, o = k / gcols, c = k % gcols;
+      out[(tile * kTile + cell) * kBlock + (o0 + o) * kCols + g * G + c] =
+          stage[cell * kStride + k];
+    }
+    __syncthreads();
+  }
+}
+
+template <int G, int R, int T>
+void measure_chunked(long long n_cells, double* out, double bytes, int extra) {
+  constexpr int n_groups = (kCols + G - 1) / G;
+  const size_t shared = size_t(kTile) * ((G * R) | 1) * sizeof(double) + size_t(extra);
+  const long long n_tiles = (n_cells + kTile - 1) / kTile;
+  cudaFuncSetAttribute(chunked_rows<G, R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       int(shared));
+  const unsigned grid = unsigned(n_tiles * n_groups);
+  const float ms = median_ms(
+      21, [] {}, [&] { chunked_rows<G, R, T><<<grid, T, shared>>>(n_cells, out); });
+  const long long e = n_cells - 1, m = n_cells / 2;
+  double probe[2] = {0, 0};
+  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
+  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
+                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+  std::printf(
+      "RESULT block_stores layout=chunked-rows G=%d R=%d threads=%d extra=%d shared=%zu "
+      "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
+      G, R, T, extra, shared, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
+      cudaGetErrorString(cudaGetLastError()));
+}
+
 template <int G, int LD>
 void measure_aligned(long long n_cells, double* out, double bytes) {
   constexpr int n_groups = (kCols + G - 1) / G;
@@ -371,6 +425,19 @@ int main(int argc, char** argv) {
   measure_aligned<8, 54>(n_cells, a, bytes);
   measure_aligned<16, 54>(n_cells, a, bytes);
   if (std::getenv("ALIGNED_ONLY")) return 0;
+  if (std::getenv("CHUNKED_ONLY")) {
+    measure_chunked<16, 54, 256>(n_cells, a, bytes, 0);
+    measure_chunked<16, 27, 256>(n_cells, a, bytes, 0);
+    measure_chunked<16, 27, 512>(n_cells, a, bytes, 0);
+    measure_chunked<16, 27, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<16, 18, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<16, 9, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<27, 9, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<27, 6, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<54, 6, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_chunked<54, 3, 512>(n_cells, a, bytes, 100 * 1024);
+    return 0;
+  }
   if (std::getenv("CLUSTER_ROWS_ONLY")) {
     measure_cluster_rows<4, 0, 4>(n_cells, a, bytes, 0);
     measure_cluster_rows<4, 1, 4>(n_cells, a, bytes, 0);
