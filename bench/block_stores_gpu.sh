@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: bench/micro/block_stores.cu (the tape columns' store patterns without their
 # arithmetic) at CELLS, then, unless STORES_ONLY=1, test_examples' GPU case of the row groups
-# (DUALJIT_REQUIRE_GPU=1). Logs under $OUT.
+# (DUALJIT_REQUIRE_GPU=1). Logs under $OUT. LAYOUTS (block_stores.cu) picks its families.
 #
 #   YAML_CPP_ROOT=$PWD/.yaml OUT=$OUT bash bench/block_stores_gpu.sh [CELLS]
 set -uo pipefail

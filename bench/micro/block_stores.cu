@@ -15,14 +15,23 @@
 //   group (C = 54 / G blocks): each block owns a contiguous 1/C of the tile's rows and writes it
 //   whole after the cluster's barrier, its entries read from the groups' shared memory (pull),
 //   or pushed there by the groups before the barrier (push). `extra` bytes of shared memory
-//   more a block stand for the staged tape slots of the real launch.
+//   more a block stand for the staged tape slots of the real launch; cluster-rows pulls a warp
+//   a row in 16-byte pairs, and alone (`-pulls-only`) or without the cluster's reads
+//   (`-stores-only`) says which half costs;
+// - aligned-rows: row runs of groups of G columns starting on multiples of G, rows padded to
+//   whole sectors (LD = 56) or not;
+// - chunked-rows: the same (LD = 54) through a stage of R rows at a time, for groups too wide
+//   to stage all 54 rows beside their tape slots.
 // Build and run (no dualjit needed):
 //   nvcc -O3 -arch=sm_90 -o block_stores block_stores.cu && ./block_stores [CELLS]
+// LAYOUTS="aligned chunked cluster-rows cluster tiles" (any of them) runs those families alone,
+// after the copy.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "median_ms.cuh"
@@ -419,13 +428,20 @@ int main(int argc, char** argv) {
       [&] { copy<<<132 * 16, 256>>>((long long)(n / 2), (const double2*)a, (double2*)b); });
   std::printf("RESULT block_stores layout=copy cells=%lld ms=%.4f GBps=%.0f (read and write)\n",
               n_cells, copy_ms, 2 * bytes / copy_ms * 1e-6);
-  measure_aligned<4, 56>(n_cells, a, bytes);
-  measure_aligned<8, 56>(n_cells, a, bytes);
-  measure_aligned<4, 54>(n_cells, a, bytes);
-  measure_aligned<8, 54>(n_cells, a, bytes);
-  measure_aligned<16, 54>(n_cells, a, bytes);
-  if (std::getenv("ALIGNED_ONLY")) return 0;
-  if (std::getenv("CHUNKED_ONLY")) {
+  // LAYOUTS: the families to run, separated by spaces (default all of them).
+  const char* chosen = std::getenv("LAYOUTS");
+  const std::string layouts = chosen ? std::string(" ") + chosen + " " : "";
+  const auto run = [&](const char* family) {
+    return layouts.empty() || layouts.find(std::string(" ") + family + " ") != std::string::npos;
+  };
+  if (run("aligned")) {
+    measure_aligned<4, 56>(n_cells, a, bytes);
+    measure_aligned<8, 56>(n_cells, a, bytes);
+    measure_aligned<4, 54>(n_cells, a, bytes);
+    measure_aligned<8, 54>(n_cells, a, bytes);
+    measure_aligned<16, 54>(n_cells, a, bytes);
+  }
+  if (run("chunked")) {
     measure_chunked<16, 54, 256>(n_cells, a, bytes, 0);
     measure_chunked<16, 27, 256>(n_cells, a, bytes, 0);
     measure_chunked<16, 27, 512>(n_cells, a, bytes, 0);
@@ -436,10 +452,12 @@ int main(int argc, char** argv) {
     measure_chunked<27, 6, 512>(n_cells, a, bytes, 100 * 1024);
     measure_chunked<54, 6, 512>(n_cells, a, bytes, 100 * 1024);
     measure_chunked<54, 3, 512>(n_cells, a, bytes, 100 * 1024);
-    return 0;
   }
-  if (std::getenv("CLUSTER_ROWS_ONLY")) {
-    measure_cluster_rows<4, 0, 4>(n_cells, a, bytes, 0);
+  if (run("cluster-rows")) {
+    for (int extra : {0, 200 * kTile * 8}) {
+      measure_cluster_rows<4>(n_cells, a, bytes, extra);
+      measure_cluster_rows<6>(n_cells, a, bytes, extra);
+    }
     measure_cluster_rows<4, 1, 4>(n_cells, a, bytes, 0);
     measure_cluster_rows<4, 2, 4>(n_cells, a, bytes, 0);
     measure_cluster_rows<4, 0, 8>(n_cells, a, bytes, 0);
@@ -449,26 +467,26 @@ int main(int argc, char** argv) {
     measure_cluster_rows<4, 2, 16>(n_cells, a, bytes, 0);
     measure_cluster_rows<6, 0, 16>(n_cells, a, bytes, 0);
     measure_cluster_rows<6, 1, 16>(n_cells, a, bytes, 0);
-    return 0;
   }
-  for (int extra : {0, 200 * kTile * 8}) {
-    measure_cluster_rows<4>(n_cells, a, bytes, extra);
-    measure_cluster_rows<6>(n_cells, a, bytes, extra);
-    measure_cluster<4, false>(n_cells, a, bytes, extra);
-    measure_cluster<4, true>(n_cells, a, bytes, extra);
-    measure_cluster<6, false>(n_cells, a, bytes, extra);
-    measure_cluster<6, true>(n_cells, a, bytes, extra);
-    measure_cluster<9, false>(n_cells, a, bytes, extra);
-    measure_cluster<9, true>(n_cells, a, bytes, extra);
+  if (run("cluster")) {
+    for (int extra : {0, 200 * kTile * 8}) {
+      measure_cluster<4, false>(n_cells, a, bytes, extra);
+      measure_cluster<4, true>(n_cells, a, bytes, extra);
+      measure_cluster<6, false>(n_cells, a, bytes, extra);
+      measure_cluster<6, true>(n_cells, a, bytes, extra);
+      measure_cluster<9, false>(n_cells, a, bytes, extra);
+      measure_cluster<9, true>(n_cells, a, bytes, extra);
+    }
   }
-  if (std::getenv("CLUSTER_ONLY")) return 0;
-  for (int tile_major = 1; tile_major >= 0; --tile_major) {
-    measure<2, Tiled>("tiled", n_cells, tile_major, a, bytes);
-    measure<2, ColRuns>("colruns", n_cells, tile_major, a, bytes);
-    measure<2, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
-    measure<3, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
-    measure<6, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
-    measure<6, ColRuns>("colruns", n_cells, tile_major, a, bytes);
+  if (run("tiles")) {
+    for (int tile_major = 1; tile_major >= 0; --tile_major) {
+      measure<2, Tiled>("tiled", n_cells, tile_major, a, bytes);
+      measure<2, ColRuns>("colruns", n_cells, tile_major, a, bytes);
+      measure<2, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
+      measure<3, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
+      measure<6, RowRuns>("rowruns", n_cells, tile_major, a, bytes);
+      measure<6, ColRuns>("colruns", n_cells, tile_major, a, bytes);
+    }
   }
   return 0;
 }
