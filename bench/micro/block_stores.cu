@@ -81,6 +81,36 @@ __global__ void __launch_bounds__(kThreads, 3)
   }
 }
 
+// A block of a cluster a tile: column group g (G columns, the last what is left), its lane's
+// cell e and the tile's cells.
+struct ClusterBlock {
+  int g, gcols, warp, lane, cells;
+  long long tile, e;
+};
+
+template <int G>
+__device__ ClusterBlock cluster_block(long long n_cells, int rank) {
+  constexpr int C = (kCols + G - 1) / G;
+  ClusterBlock b;
+  b.g = rank;
+  b.gcols = kCols - rank * G < G ? kCols - rank * G : G;
+  b.warp = threadIdx.x >> 5;
+  b.lane = threadIdx.x & 31;
+  b.tile = blockIdx.x / C;
+  b.e = b.tile * kTile + b.lane;
+  b.cells = int(n_cells - b.tile * kTile < kTile ? n_cells - b.tile * kTile : kTile);
+  return b;
+}
+
+// The group's entries of the lane's cell in `stage`, stride doubles a cell, row-major in G.
+template <int G>
+__device__ void stage_group(const ClusterBlock& b, double* stage, int stride) {
+  for (int k = b.warp; k < b.gcols * kRows; k += kThreads / 32) {
+    const int o = k / b.gcols, c = k % b.gcols;
+    stage[b.lane * stride + o * G + c] = value(b.e, o, b.g * G + c);
+  }
+}
+
 // A cluster a tile: rank g is column group g (G columns, the last group what is left).
 template <int G, bool Push>
 __global__ void __launch_bounds__(kThreads)
@@ -92,18 +122,12 @@ __global__ void __launch_bounds__(kThreads)
   constexpr long long kTileEntries = kTile * kBlock;
   constexpr long long kSlice = ((kTileEntries + C - 1) / C + 1) / 2 * 2;  // even: 16-byte runs
   cg::cluster_group cluster = cg::this_cluster();
-  const int g = int(cluster.block_rank());
-  const long long tile = blockIdx.x / C;
-  const int gcols = kCols - g * G < G ? kCols - g * G : G;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const long long e = tile * kTile + lane;
-  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
+  const ClusterBlock b = cluster_block<G>(n_cells, int(cluster.block_rank()));
+  const int g = b.g, gcols = b.gcols, warp = b.warp, lane = b.lane, cells = b.cells;
+  const long long tile = b.tile, e = b.e;
   double* base = out + tile * kTileEntries;
   if constexpr (!Push) {
-    for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
-      const int o = k / gcols, c = k % gcols;
-      stage[lane * kStride + o * G + c] = value(e, o, g * G + c);
-    }
+    stage_group<G>(b, stage, kStride);
     cluster.sync();
     const long long n = (long long)cells * kBlock;
     const long long begin = n * g / C, end = n * (g + 1) / C;
@@ -147,16 +171,10 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int C = (kCols + G - 1) / G;
   constexpr int kStride = G * kRows + 2;
   cg::cluster_group cluster = cg::this_cluster();
-  const int g = int(cluster.block_rank());
-  const long long tile = blockIdx.x / C;
-  const int gcols = kCols - g * G < G ? kCols - g * G : G;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const long long e = tile * kTile + lane;
-  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
-  for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
-    const int o = k / gcols, c = k % gcols;
-    stage[lane * kStride + o * G + c] = value(e, o, g * G + c);
-  }
+  const ClusterBlock b = cluster_block<G>(n_cells, int(cluster.block_rank()));
+  const int g = b.g, warp = b.warp, lane = b.lane, cells = b.cells;
+  const long long tile = b.tile;
+  stage_group<G>(b, stage, kStride);
   cluster.sync();
   const int rows = cells * kRows, begin = rows * g / C, end = rows * (g + 1) / C;
   const int c = 2 * lane;
@@ -190,34 +208,6 @@ __global__ void __launch_bounds__(kThreads)
   cluster.sync();
 }
 
-// Row runs of groups of G columns starting on multiples of G, rows LD entries apart (LD = 56:
-// rows padded to whole 32-byte sectors, so that G = 4 makes every run one whole sector), a
-// tile's groups side by side.
-template <int G, int LD>
-__global__ void __launch_bounds__(kThreads, 3)
-    aligned_rows(long long n_cells, double* __restrict__ out) {
-  extern __shared__ double stage[];
-  constexpr int n_groups = (kCols + G - 1) / G;
-  constexpr int kStride = (G * kRows) | 1;
-  const long long tile = blockIdx.x / n_groups;
-  const int g = int(blockIdx.x % n_groups);
-  const int gcols = kCols - g * G < G ? kCols - g * G : G;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const long long e = tile * kTile + lane;
-  for (int k = warp; k < gcols * kRows; k += kThreads / 32) {
-    const int o = k / gcols, c = k % gcols;
-    stage[lane * kStride + o * gcols + c] = value(e, o, g * G + c);
-  }
-  __syncthreads();
-  const int cells = int(n_cells - tile * kTile < kTile ? n_cells - tile * kTile : kTile);
-  const int per_cell = gcols * kRows;
-  for (int i = threadIdx.x; i < cells * per_cell; i += kThreads) {
-    const int cell = i / per_cell, k = i % per_cell, o = k / gcols, c = k % gcols;
-    out[(tile * kTile + cell) * (long long)(kRows * LD) + o * LD + g * G + c] =
-        stage[cell * kStride + k];
-  }
-}
-
 __global__ void copy(long long n, const double2* __restrict__ in, double2* __restrict__ out) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -248,6 +238,48 @@ void measure(const char* name, long long n_cells, int tile_major, double* out, d
       ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
 }
 
+// Whether row-major blocks, rows ld entries apart, hold the right entries at two probes: the
+// last cell's last entry and an entry in the middle of a group of a cell in the middle.
+bool row_major_probes(long long n_cells, const double* out, int ld = kCols) {
+  const long long e = n_cells - 1, m = n_cells / 2, block = (long long)kRows * ld;
+  double probe[2] = {0, 0};
+  cudaMemcpy(&probe[0], out + e * block + (kRows - 1) * ld + kCols - 1, sizeof(double),
+             cudaMemcpyDeviceToHost);
+  cudaMemcpy(&probe[1], out + m * block + 17 * ld + 25, sizeof(double), cudaMemcpyDeviceToHost);
+  return probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
+         probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+}
+
+struct ClusterTime {
+  float ms = 0;
+  int clusters = 0;  // resident at once
+};
+
+// `kernel` (n_cells, out) in clusters of C blocks, a cluster a tile, `shared` bytes a block.
+template <class Kernel>
+ClusterTime time_clusters(Kernel kernel, int C, size_t shared, long long n_cells, double* out) {
+  const long long n_tiles = (n_cells + kTile - 1) / kTile;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(n_tiles * C));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = shared;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = unsigned(C);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  ClusterTime t;
+  cudaOccupancyMaxActiveClusters(&t.clusters, kernel, &cfg);
+  cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
+  t.ms = median_ms(
+      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, kernel, n_cells, out); });
+  return t;
+}
+
 template <int G, bool Push>
 void measure_cluster(long long n_cells, double* out, double bytes, int extra) {
   constexpr int C = (kCols + G - 1) / G;
@@ -255,37 +287,12 @@ void measure_cluster(long long n_cells, double* out, double bytes, int extra) {
   const size_t stage =
       Push ? size_t(kSlice) * sizeof(double) : size_t(kTile) * ((G * kRows) | 1) * sizeof(double);
   const size_t shared = stage + size_t(extra);
-  const long long n_tiles = (n_cells + kTile - 1) / kTile;
-  cudaFuncSetAttribute(cluster_rows<G, Push>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       int(shared));
-  cudaFuncSetAttribute(cluster_rows<G, Push>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(n_tiles * C));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = shared;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = C;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int clusters = 0;
-  cudaOccupancyMaxActiveClusters(&clusters, cluster_rows<G, Push>, &cfg);
-  cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
-  const float ms = median_ms(
-      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_rows<G, Push>, n_cells, out); });
-  // Probes: the last cell's last entry and a cell's entry in the middle of a group.
-  const long long e = n_cells - 1, m = n_cells / 2;
-  double probe[2] = {0, 0};
-  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
-  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
-  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
-                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+  const ClusterTime t = time_clusters(cluster_rows<G, Push>, C, shared, n_cells, out);
+  const bool ok = row_major_probes(n_cells, out);
   std::printf(
       "RESULT block_stores layout=cluster-%s G=%d C=%d extra=%d shared=%zu clusters=%d "
       "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
-      Push ? "push" : "pull", G, C, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6,
+      Push ? "push" : "pull", G, C, extra, shared, t.clusters, n_cells, t.ms, bytes / t.ms * 1e-6,
       ok ? "ok" : "WRONG", cudaGetErrorString(cudaGetLastError()));
 }
 
@@ -293,51 +300,28 @@ template <int G, int Mode = 0, int F = 4>
 void measure_cluster_rows(long long n_cells, double* out, double bytes, int extra) {
   constexpr int C = (kCols + G - 1) / G;
   const size_t shared = size_t(kTile) * (G * kRows + 2) * sizeof(double) + size_t(extra);
-  const long long n_tiles = (n_cells + kTile - 1) / kTile;
-  cudaFuncSetAttribute(cluster_row_runs<G, Mode, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       int(shared));
-  cudaFuncSetAttribute(cluster_row_runs<G, Mode, F>, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                       1);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(n_tiles * C));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = shared;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = C;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int clusters = 0;
-  cudaOccupancyMaxActiveClusters(&clusters, cluster_row_runs<G, Mode, F>, &cfg);
-  cudaMemset(out, 0, size_t(n_cells) * kBlock * sizeof(double));
-  const float ms = median_ms(
-      21, [] {}, [&] { cudaLaunchKernelEx(&cfg, cluster_row_runs<G, Mode, F>, n_cells, out); });
-  const long long e = n_cells - 1, m = n_cells / 2;
-  double probe[2] = {0, 0};
-  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
-  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
-  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
-                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+  const ClusterTime t = time_clusters(cluster_row_runs<G, Mode, F>, C, shared, n_cells, out);
+  const bool ok = row_major_probes(n_cells, out);
   std::printf(
       "RESULT block_stores layout=cluster-rows%s G=%d C=%d F=%d extra=%d shared=%zu "
       "clusters=%d cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
       Mode == 1   ? "-pulls-only"
       : Mode == 2 ? "-stores-only"
                   : "",
-      G, C, F, extra, shared, clusters, n_cells, ms, bytes / ms * 1e-6,
+      G, C, F, extra, shared, t.clusters, n_cells, t.ms, bytes / t.ms * 1e-6,
       Mode ? "n/a"
       : ok ? "ok"
            : "WRONG",
       cudaGetErrorString(cudaGetLastError()));
 }
 
-// aligned_rows (LD = 54) in chunks of R rows through a stage of R x G entries a cell, blocks of
-// T threads: what a block of 16 columns (128-byte runs) needs when its whole run of 54 rows
-// would not fit beside its staged tape values (`extra` bytes stand for those).
-template <int G, int R, int T>
-__global__ void __launch_bounds__(T, 1) chunked_rows(long long n_cells, double* __restrict__ out) {
+// Row runs of groups of G columns starting on multiples of G, rows LD entries apart (LD = 56:
+// rows padded to whole 32-byte sectors, so that G = 4 makes every run one whole sector), a
+// tile's groups side by side, through a stage of R rows x G columns a cell (R < 54: what a
+// block of 16 columns, 128-byte runs, needs when its whole run of 54 rows would not fit beside
+// its staged tape values), blocks of T threads.
+template <int G, int LD, int R, int T>
+__global__ void __launch_bounds__(T) row_runs(long long n_cells, double* __restrict__ out) {
   extern __shared__ double stage[];
   constexpr int n_groups = (kCols + G - 1) / G;
   constexpr int kStride = (G * R) | 1;
@@ -357,55 +341,29 @@ __global__ void __launch_bounds__(T, 1) chunked_rows(long long n_cells, double* 
     const int per_cell = gcols * rows;
     for (int i = threadIdx.x; i < cells * per_cell; i += T) {
       const int cell = i / per_cell, k = i % per_cell, o = k / gcols, c = k % gcols;
-      out[(tile * kTile + cell) * kBlock + (o0 + o) * kCols + g * G + c] =
+      out[(tile * kTile + cell) * (long long)(kRows * LD) + (o0 + o) * LD + g * G + c] =
           stage[cell * kStride + k];
     }
     __syncthreads();
   }
 }
 
-template <int G, int R, int T>
-void measure_chunked(long long n_cells, double* out, double bytes, int extra) {
+template <int G, int LD, int R, int T>
+void measure_row_runs(const char* name, long long n_cells, double* out, double bytes, int extra) {
   constexpr int n_groups = (kCols + G - 1) / G;
   const size_t shared = size_t(kTile) * ((G * R) | 1) * sizeof(double) + size_t(extra);
   const long long n_tiles = (n_cells + kTile - 1) / kTile;
-  cudaFuncSetAttribute(chunked_rows<G, R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaFuncSetAttribute(row_runs<G, LD, R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        int(shared));
+  cudaMemset(out, 0, size_t(n_tiles) * kTile * kRows * LD * sizeof(double));
   const unsigned grid = unsigned(n_tiles * n_groups);
   const float ms = median_ms(
-      21, [] {}, [&] { chunked_rows<G, R, T><<<grid, T, shared>>>(n_cells, out); });
-  const long long e = n_cells - 1, m = n_cells / 2;
-  double probe[2] = {0, 0};
-  cudaMemcpy(&probe[0], out + e * kBlock + kBlock - 1, sizeof(double), cudaMemcpyDeviceToHost);
-  cudaMemcpy(&probe[1], out + m * kBlock + 17 * kCols + 25, sizeof(double), cudaMemcpyDeviceToHost);
-  const bool ok = probe[0] == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1) &&
-                  probe[1] == 1e-3 * double(m) + 17 + 1e-2 * 25;
+      21, [] {}, [&] { row_runs<G, LD, R, T><<<grid, T, shared>>>(n_cells, out); });
+  const bool ok = row_major_probes(n_cells, out, LD);
   std::printf(
-      "RESULT block_stores layout=chunked-rows G=%d R=%d threads=%d extra=%d shared=%zu "
-      "cells=%lld ms=%.4f GBps=%.0f probe=%s %s\n",
-      G, R, T, extra, shared, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
-      cudaGetErrorString(cudaGetLastError()));
-}
-
-template <int G, int LD>
-void measure_aligned(long long n_cells, double* out, double bytes) {
-  constexpr int n_groups = (kCols + G - 1) / G;
-  const size_t shared = size_t(kTile) * ((G * kRows) | 1) * sizeof(double);
-  const long long n_tiles = (n_cells + kTile - 1) / kTile;
-  cudaFuncSetAttribute(aligned_rows<G, LD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       int(shared));
-  const unsigned grid = unsigned(n_tiles * n_groups);
-  const float ms = median_ms(
-      21, [] {}, [&] { aligned_rows<G, LD><<<grid, kThreads, shared>>>(n_cells, out); });
-  const long long e = n_cells - 1;
-  double probe = 0;
-  cudaMemcpy(&probe, out + e * kRows * LD + (kRows - 1) * LD + kCols - 1, sizeof(double),
-             cudaMemcpyDeviceToHost);
-  const bool ok = probe == 1e-3 * double(e) + (kRows - 1) + 1e-2 * (kCols - 1);
-  std::printf(
-      "RESULT block_stores layout=aligned-rows G=%d LD=%d cells=%lld ms=%.4f GBps=%.0f "
-      "probe=%s %s\n",
-      G, LD, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
+      "RESULT block_stores layout=%s G=%d LD=%d R=%d threads=%d extra=%d shared=%zu cells=%lld "
+      "ms=%.4f GBps=%.0f probe=%s %s\n",
+      name, G, LD, R, T, extra, shared, n_cells, ms, bytes / ms * 1e-6, ok ? "ok" : "WRONG",
       cudaGetErrorString(cudaGetLastError()));
 }
 
@@ -414,7 +372,7 @@ int main(int argc, char** argv) {
   const long long n_tiles = (n_cells + kTile - 1) / kTile;
   const size_t n = size_t(n_tiles) * kTile * kBlock;
   double *a, *b;
-  const size_t padded = size_t(n_tiles) * kTile * kRows * 56;  // aligned_rows' LD = 56
+  const size_t padded = size_t(n_tiles) * kTile * kRows * 56;  // row runs' LD = 56
   if (cudaMalloc(&a, padded * sizeof(double)) != cudaSuccess ||
       cudaMalloc(&b, n * sizeof(double)) != cudaSuccess) {
     std::fprintf(stderr, "block_stores: cannot allocate 2 x %zu bytes\n", n * sizeof(double));
@@ -435,23 +393,23 @@ int main(int argc, char** argv) {
     return layouts.empty() || layouts.find(std::string(" ") + family + " ") != std::string::npos;
   };
   if (run("aligned")) {
-    measure_aligned<4, 56>(n_cells, a, bytes);
-    measure_aligned<8, 56>(n_cells, a, bytes);
-    measure_aligned<4, 54>(n_cells, a, bytes);
-    measure_aligned<8, 54>(n_cells, a, bytes);
-    measure_aligned<16, 54>(n_cells, a, bytes);
+    measure_row_runs<4, 56, kRows, kThreads>("aligned-rows", n_cells, a, bytes, 0);
+    measure_row_runs<8, 56, kRows, kThreads>("aligned-rows", n_cells, a, bytes, 0);
+    measure_row_runs<4, 54, kRows, kThreads>("aligned-rows", n_cells, a, bytes, 0);
+    measure_row_runs<8, 54, kRows, kThreads>("aligned-rows", n_cells, a, bytes, 0);
+    measure_row_runs<16, 54, kRows, kThreads>("aligned-rows", n_cells, a, bytes, 0);
   }
   if (run("chunked")) {
-    measure_chunked<16, 54, 256>(n_cells, a, bytes, 0);
-    measure_chunked<16, 27, 256>(n_cells, a, bytes, 0);
-    measure_chunked<16, 27, 512>(n_cells, a, bytes, 0);
-    measure_chunked<16, 27, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<16, 18, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<16, 9, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<27, 9, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<27, 6, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<54, 6, 512>(n_cells, a, bytes, 100 * 1024);
-    measure_chunked<54, 3, 512>(n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<16, 54, 54, 256>("chunked-rows", n_cells, a, bytes, 0);
+    measure_row_runs<16, 54, 27, 256>("chunked-rows", n_cells, a, bytes, 0);
+    measure_row_runs<16, 54, 27, 512>("chunked-rows", n_cells, a, bytes, 0);
+    measure_row_runs<16, 54, 27, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<16, 54, 18, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<16, 54, 9, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<27, 54, 9, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<27, 54, 6, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<54, 54, 6, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
+    measure_row_runs<54, 54, 3, 512>("chunked-rows", n_cells, a, bytes, 100 * 1024);
   }
   if (run("cluster-rows")) {
     for (int extra : {0, 200 * kTile * 8}) {
