@@ -1,5 +1,8 @@
 #include "examples/kinetics/thermo.h"
 
+#include <map>
+#include <utility>
+
 namespace dualjit::kinetics {
 namespace {
 
@@ -21,9 +24,9 @@ Basis g_basis(const Nasa& a) {
   return {a[0] - a[6], -a[1] / 2, -a[2] / 6, -a[3] / 12, -a[4] / 20, a[5], -a[0]};
 }
 
-Expr evaluate(const Nasa7& poly, Basis (*basis)(const Nasa&), const TemperatureTerms& t) {
-  const Basis lo = basis(poly.low), hi = basis(poly.high);
-  const Expr low_range = t.T <= poly.t_mid;
+// sum_i c_i terms_i with c_i the low range's coefficient where T <= t_mid, else the high's.
+Expr evaluate(const Basis& lo, const Basis& hi, double t_mid, const TemperatureTerms& t) {
+  const Expr low_range = t.T <= t_mid;
   const Expr terms[7] = {Expr(), t.T, t.T2, t.T3, t.T4, t.inv_T, t.log_T};
   // A constant where both ranges agree, else the range's constant picked by select (no
   // derivative: only the powers of T carry one).
@@ -34,6 +37,32 @@ Expr evaluate(const Nasa7& poly, Basis (*basis)(const Nasa&), const TemperatureT
   for (int i = 1; i < 7; ++i) {
     if (lo[i] == 0.0 && hi[i] == 0.0) continue;
     sum = sum + coefficient(i) * terms[i];
+  }
+  return sum;
+}
+
+Expr evaluate(const Nasa7& poly, Basis (*basis)(const Nasa&), const TemperatureTerms& t) {
+  return evaluate(basis(poly.low), basis(poly.high), poly.t_mid, t);
+}
+
+// sum_k nu_k f_k: the species' bases scaled and added per Tmid, one polynomial per distinct Tmid.
+Expr evaluate_change(const Mechanism& m, const std::map<size_t, double>& nu,
+                     Basis (*basis)(const Nasa&), const TemperatureTerms& t) {
+  std::map<double, std::pair<Basis, Basis>> by_t_mid;  // Tmid -> summed low and high bases
+  for (const auto& [k, n] : nu) {
+    if (n == 0.0) continue;
+    const Nasa7& poly = m.species.at(k).thermo;
+    auto& [lo, hi] = by_t_mid[poly.t_mid];
+    const Basis l = basis(poly.low), h = basis(poly.high);
+    for (int i = 0; i < 7; ++i) {
+      lo[i] += n * l[i];
+      hi[i] += n * h[i];
+    }
+  }
+  Expr sum;
+  for (const auto& [t_mid, bases] : by_t_mid) {
+    const Expr part = evaluate(bases.first, bases.second, t_mid, t);
+    sum = sum.valid() ? sum + part : part;
   }
   return sum;
 }
@@ -59,6 +88,14 @@ Expr s_over_R(const Nasa7& poly, const TemperatureTerms& t) {
 }
 Expr g_over_RT(const Nasa7& poly, const TemperatureTerms& t) {
   return evaluate(poly, g_basis, t);
+}
+Expr g_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
+                      const TemperatureTerms& t) {
+  return evaluate_change(m, nu, g_basis, t);
+}
+Expr h_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
+                      const TemperatureTerms& t) {
+  return evaluate_change(m, nu, h_basis, t);
 }
 
 }  // namespace dualjit::kinetics
