@@ -77,7 +77,12 @@ class ReactionBuilder {
         inverse_factor_(m.species.size()) {}
 
   // sum_k nu_k h_k/RT over a reaction's net coefficients: its enthalpy change over RT.
-  Expr enthalpy_change(const Powers& net) { return h_over_RT_change(m_, net, context_.t); }
+  Expr enthalpy_change(const Powers& net) {
+    Expr sum;
+    for (const auto& [k, nu] : net)
+      if (nu != 0.0) sum = add_scaled(sum, nu, h_RT(k));
+    return sum;
+  }
 
   const TemperatureTerms& t() const { return context_.t; }
   // g/RT and h/RT of species k, made on first use: the graph's creation order is the
@@ -128,7 +133,13 @@ class ReactionBuilder {
       integral = integral && nu == std::nearbyint(nu) && std::abs(nu) <= kMaxFactorPower;
     }
     if (integral) return times(kf.k, inverse_kc_product(net, dnu));
-    Expr log_inv_Kc = g_over_RT_change(m_, net, context_.t);
+    Expr log_inv_Kc;
+    if (form_ == RateLawForm::columns) {
+      log_inv_Kc = g_over_RT_change(m_, net, context_.t);
+    } else {
+      for (const auto& [k, nu] : net)
+        if (nu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, nu, g_RT(k));
+    }
     if (dnu != 0.0) log_inv_Kc = add_scaled(log_inv_Kc, dnu, log_RT_over_pref_);
     if (!log_inv_Kc.valid()) return kf.k;  // Kc = 1
     if (kf.log_k.valid()) return exp(kf.log_k + log_inv_Kc);

@@ -93,9 +93,5 @@ Expr g_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
                       const TemperatureTerms& t) {
   return evaluate_change(m, nu, g_basis, t);
 }
-Expr h_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
-                      const TemperatureTerms& t) {
-  return evaluate_change(m, nu, h_basis, t);
-}
 
 }  // namespace dualjit::kinetics

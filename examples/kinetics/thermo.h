@@ -22,13 +22,11 @@ Expr h_over_RT(const Nasa7& poly, const TemperatureTerms& t);
 Expr s_over_R(const Nasa7& poly, const TemperatureTerms& t);
 Expr g_over_RT(const Nasa7& poly, const TemperatureTerms& t);
 
-// A reaction's change sum_k nu_k g_k/RT (h_k/RT), species index -> nu, as one polynomial per
+// A reaction's change sum_k nu_k g_k/RT, species index -> nu, as one polynomial per
 // distinct Tmid among its species, their coefficients combined in plain double: the reaction
 // then reads only the powers of T, and a launch over many reactions holds no species' value
 // between them. Empty (invalid) when every nu is zero.
 Expr g_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
-                      const TemperatureTerms& t);
-Expr h_over_RT_change(const Mechanism& m, const std::map<size_t, double>& nu,
                       const TemperatureTerms& t);
 
 }  // namespace dualjit::kinetics
