@@ -5,8 +5,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
+
+#include "jit/constant_tables.h"
 
 namespace dualjit::jit {
 
@@ -218,26 +222,28 @@ std::string params(bool tape) {
   return tape ? std::string(kParams) + kTapeParam : std::string(kParams);
 }
 
-// How values are spelled: a constant as its literal (made once per node), any other value
-// as t<id>. The view lives until the next call.
+// How values are spelled: a constant as its literal or its table entry (made once per node),
+// any other value as t<id>. The view lives until the next call.
 class Names {
  public:
-  explicit Names(const Graph& g) : g_(g), literal_(g.size()) {}
+  Names(const Graph& g, ConstantTables* tables) : g_(g), literal_(g.size()), tables_(tables) {}
   std::string_view operator()(NodeId id) {
     const Node& n = g_.node(id);
     if (n.op == Op::Const) {
       std::string& lit = literal_[static_cast<size_t>(id)];
-      if (lit.empty()) lit = c_literal(n.value);
+      if (lit.empty() && !(tables_ && tables_->value(n.value, lit))) lit = c_literal(n.value);
       return lit;
     }
     scratch_ = "t";
     append_int(scratch_, id);
     return scratch_;
   }
+  ConstantTables* tables() const { return tables_; }
 
  private:
   const Graph& g_;
   std::vector<std::string> literal_;
+  ConstantTables* tables_;
   std::string scratch_;
 };
 
@@ -279,6 +285,12 @@ void append_definition(std::string& out, const Graph& g, NodeId id, Names& name,
     out += ' ';
     out += b;
     return;
+  }
+  if (n.op == Op::Select && !in_float && name.tables() && g.node(n.b).op == Op::Const &&
+      g.node(n.c).op == Op::Const) {
+    std::string condition(name(n.a));
+    if (!ty.is_predicate(n.a)) condition += " != 0.0";
+    if (name.tables()->select(condition, g.node(n.b).value, g.node(n.c).value, out)) return;
   }
   if (n.op == Op::Select && ty.is_predicate(n.a)) {
     const std::string_view c = arg(n.a, 0), a = arg(n.b, 1), b = arg(n.c, 2);
@@ -355,13 +367,24 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   return out;
 }
 
+// Experiment: a block barrier every N statements of a tape kernel's element function, so that a
+// block's warps run the same stretch of a long instruction stream (DUALJIT_BARRIER_EVERY=N).
+long barrier_every(bool tape) {
+  static const long every = [] {
+    const char* v = std::getenv("DUALJIT_BARRIER_EVERY");
+    return v ? std::atol(v) : 0L;
+  }();
+  return tape ? every : 0;
+}
+
 // About the bytes emitted per statement, so that the text grows without copies.
 constexpr size_t kStatementBytes = 48;
 
 std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const Typing& ty,
-                       bool own_function, bool outline, const ElementIndex& first, bool tape) {
+                       bool own_function, bool outline, const ElementIndex& first, bool tape,
+                       ConstantTables* tables) {
   const Graph& g = *p.graph;
-  Names name(g);
+  Names name(g, tables);
   std::string os;
   os.reserve(kStatementBytes * (p.order.size() + p.stores.size()) + 512);
   os += own_function ? "DJ_NOINLINE void " : "DJ_FN void ";
@@ -372,8 +395,14 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += tape ? " (void)tp;\n" : "\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
+  const long every = barrier_every(tape);
+  long since = 0;
   for (NodeId id : p.order) {
     if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline, first);
+    if (every > 0 && ++since >= every) {
+      os += "  dj_barrier();\n";
+      since = 0;
+    }
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id), first);
@@ -392,7 +421,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
 }
 
 std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_t max_statements,
-                       const Typing& ty, bool outline, const ElementIndex& first, bool tape) {
+                       const Typing& ty, bool outline, const ElementIndex& first, bool tape,
+                       ConstantTables* tables) {
   const Graph& g = *p.graph;
   const size_t n = g.size();
   // Segment of each computed (non-constant, non-leaf) node, in schedule order.
@@ -443,7 +473,7 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   }
   std::string os;
   os.reserve(2 * kStatementBytes * (p.order.size() + p.stores.size()) + 512);
-  Names name(g);
+  Names name(g, tables);
   const auto stores_of = stores_by_node(p);
   auto segment_name = [&](int s) {
     os += fn_name;
@@ -453,6 +483,8 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   // Defined or loaded in the current segment; `touched` lists the marks to clear after it.
   std::vector<uint8_t> local(n, 0);
   std::vector<NodeId> touched;
+  const long every = barrier_every(tape);
+  long since = 0;
   for (int s = 0; s < n_seg; ++s) {
     os += "DJ_NOINLINE void ";
     segment_name(s);
@@ -483,6 +515,10 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
       append_statement(os, g, id, name, ty, outline, first);
+      if (every > 0 && ++since >= every) {
+        os += "  dj_barrier();\n";
+        since = 0;
+      }
       local[id] = 1;
       touched.push_back(id);
       if (slot[id] >= 0) {
@@ -523,16 +559,23 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
 
 std::string emit_element_function(const ScalarProgram& p, const std::string& fn_name,
                                   size_t max_statements, bool single_tangents, bool own_function,
-                                  bool outline_specials, ElementIndex first, bool tape) {
+                                  bool outline_specials, ElementIndex first, bool tape,
+                                  size_t constant_table_bytes) {
   const Typing ty(p, single_tangents);
   size_t statements = 0;
   for (NodeId id : p.order) {
     const Op op = p.graph->node(id).op;
     statements += !(op == Op::Const || is_leaf(op));
   }
-  if (max_statements == 0 || statements <= max_statements)
-    return emit_whole(p, fn_name, ty, own_function, outline_specials, first, tape);
-  return emit_split(p, fn_name, max_statements, ty, outline_specials, first, tape);
+  std::optional<ConstantTables> tables;
+  if (constant_table_bytes > 0) tables.emplace(fn_name, constant_table_bytes);
+  ConstantTables* t = tables ? &*tables : nullptr;
+  std::string text =
+      max_statements == 0 || statements <= max_statements
+          ? emit_whole(p, fn_name, ty, own_function, outline_specials, first, tape, t)
+          : emit_split(p, fn_name, max_statements, ty, outline_specials, first, tape, t);
+  if (!tables) return text;
+  return tables->declarations() + text;
 }
 
 }  // namespace dualjit::jit

@@ -36,6 +36,10 @@ namespace dualjit::jit {
 // first: where param i is read (LoweringOptions::tiled_params: `p` is the element's tile, read
 // where used) and value o and first derivative k are stored (jit/driver.h FirstStores,
 // LoweringOptions::tiled_values).
+// constant_table_bytes > 0: the fp64 constants that are no SASS immediates, and the selects
+// between two constants, are read from tables of at most that many bytes together, defined
+// before the function (jit/constant_tables.h; constant memory on the GPU). What does not fit
+// stays literal.
 // tape: the function takes the element's tape pointer `tp` last (jit/tape_pattern.h), and reads
 // and writes slot k at tp[k * kTapeTile].
 struct ElementIndex {
@@ -48,7 +52,8 @@ struct ElementIndex {
 std::string emit_element_function(const ScalarProgram& scheduled, const std::string& fn_name,
                                   size_t max_statements = 0, bool single_tangents = false,
                                   bool own_function = false, bool outline_specials = false,
-                                  ElementIndex first = {}, bool tape = false);
+                                  ElementIndex first = {}, bool tape = false,
+                                  size_t constant_table_bytes = 0);
 
 // The special functions that outline_specials calls out of line: the transcendental ones of
 // dsl/op.h (exp, log, pow, the trigonometric and hyperbolic ones, cbrt), whose inline fp64

@@ -458,7 +458,9 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
 }
 
 // Chunk c's element function under pr's symbol (c counts from the first of pr's chunks).
-std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
+// `table_bytes`: its share of the module's constant tables (0: literals).
+std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c,
+                       size_t table_bytes = 0) {
   const LoweredKernel& out = pr.out;
   size_t piece = out.options.max_statements_per_function;
   if (piece == 0) piece = automatic_piece(cp.summary.statements, out.options.compile_effort);
@@ -473,7 +475,37 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c) {
   return emit_element_function(cp.program, out.symbol + "_c" + std::to_string(c), piece,
                                out.options.single_tangents, /*own_function=*/out.plan.rows > 0,
                                outlines_specials(cp.summary.statements), first,
-                               pr.spec.tape_size > 0);
+                               pr.spec.tape_size > 0, table_bytes);
+}
+
+// Experiment (DUALJIT_CONSTANT_TABLES=tape|large): whether a chunk of a kernel with or without
+// tapes reads its constants from tables.
+bool reads_constant_tables(const Prepared& pr, size_t statements) {
+  static const std::string scope = [] {
+    const char* v = std::getenv("DUALJIT_CONSTANT_TABLES");
+    return std::string(v ? v : "");
+  }();
+  if (!outlines_specials(statements)) return false;
+  return scope == "large" || (scope == "tape" && pr.spec.tape_size > 0);
+}
+
+// Each chunk's share of its module's constant tables (jit/constant_tables.h): the chunks that
+// read them split kConstantTableBytes; the others keep literals.
+std::vector<size_t> table_shares(std::span<const Prepared> parts,
+                                 std::span<const ChunkSummary> chunks,
+                                 std::span<const ChunkRange> ranges) {
+  std::vector<size_t> share(chunks.size(), 0);
+  for (size_t u = 0; u < ranges.size(); ++u) {
+    const ChunkRange& r = ranges[u];
+    size_t readers = 0;
+    for (int c = r.first; c < r.last; ++c)
+      readers += reads_constant_tables(parts[u], chunks[c].statements);
+    for (int c = r.first; c < r.last; ++c) {
+      if (reads_constant_tables(parts[u], chunks[c].statements))
+        share[c] = kConstantTableBytes / readers;
+    }
+  }
+  return share;
 }
 
 // The kernel from its prepared part, its chunks (those of pr's plan) and their element
@@ -600,10 +632,12 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   if (!from_memo) {
     std::vector<std::string>& texts = lowered.texts;
     texts.resize(chunks.size());
+    const std::vector<size_t> shares = table_shares(parts, lowered.summaries, ranges);
     parallel_for(chunks.size(), [&](size_t c) {
       size_t u = 0;
       while (static_cast<int>(c) >= ranges[u].last) ++u;
-      texts[c] = chunk_text(parts[u], chunks[c], c - static_cast<size_t>(ranges[u].first));
+      texts[c] =
+          chunk_text(parts[u], chunks[c], c - static_cast<size_t>(ranges[u].first), shares[c]);
     });
     store_lowered_chunks(memo_key, kernel.name(), symbol, lowered);
   }

@@ -45,6 +45,9 @@ inline constexpr size_t kFullEffortPiece = 16000;
 inline constexpr size_t kOutlineSpecials = kLargeChunk;
 // Whether a chunk of `statements` statements calls its specials out of line.
 bool outlines_specials(size_t statements);
+// Chunks that read their fp64 constants from tables in constant memory (jit/constant_tables.h)
+// share this many bytes a module: its constant bank holds 64 KB.
+inline constexpr size_t kConstantTableBytes = 48 * 1024;
 
 // How hard NVRTC works on a kernel. Auto: kernels of more than kLargeKernel statements compile
 // with --Ofast-compile=max (ptxas -O0), seconds instead of minutes for chemistry-sized graphs;
