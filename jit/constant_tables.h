@@ -27,10 +27,11 @@ class ConstantTables {
   // Sets `spelling` to `<fn>_k[i]` for `value`; false when the table is full or the literal is
   // free.
   bool value(double value, std::string& spelling);
-  // Appends `<fn>_ks[<condition> ? 0 : 1][i]` for a select between two constants; false when
-  // the table is full.
+  // Appends `<fn>_ks_at(<condition>, i)`, row 0 of `<fn>_ks[2][]` where the condition holds,
+  // for a select between two constants; false when the table is full.
   bool select(std::string_view condition, double if_true, double if_false, std::string& out);
-  // The tables' definitions (DJ_TABLE, defined by the preludes), to precede the function.
+  // The tables' definitions (DJ_TABLE, defined by the preludes: extern "C" on the GPU, so that
+  // PTX names them as written) and `<fn>_ks_at`, to precede the function.
   std::string declarations() const;
 
  private:

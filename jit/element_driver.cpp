@@ -1,6 +1,5 @@
 #include "jit/element_driver.h"
 
-#include <cstdlib>
 #include <sstream>
 
 #include "jit/driver_text.h"
@@ -137,12 +136,7 @@ class ElementLocalDriver : public Driver {
       os << "  const long long e = (long long)blockIdx.x * " << b << " + (warp / " << t
          << ") * 32 + lane;\n";
     }
-    if (!is_staged(s.first_stores) && s.tape_size > 0 && std::getenv("DUALJIT_BARRIER_EVERY")) {
-      // Experiment: every thread reaches the element function's barriers, a thread past the
-      // last element computing the last again (the same bits stored twice; no atomics).
-      os << "  " << s.symbol << "_element(a, e < a.n_elements ? e : a.n_elements - 1, " << group
-         << ", " << groups << ");\n";
-    } else if (!is_staged(s.first_stores)) {
+    if (!is_staged(s.first_stores)) {
       os << "  if (e >= a.n_elements) return;\n"
          << "  " << s.symbol << "_element(a, e, " << group << ", " << groups << ");\n";
     } else {

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -367,16 +366,6 @@ std::vector<std::vector<size_t>> stores_by_node(const ScalarProgram& p) {
   return out;
 }
 
-// Experiment: a block barrier every N statements of a tape kernel's element function, so that a
-// block's warps run the same stretch of a long instruction stream (DUALJIT_BARRIER_EVERY=N).
-long barrier_every(bool tape) {
-  static const long every = [] {
-    const char* v = std::getenv("DUALJIT_BARRIER_EVERY");
-    return v ? std::atol(v) : 0L;
-  }();
-  return tape ? every : 0;
-}
-
 // About the bytes emitted per statement, so that the text grows without copies.
 constexpr size_t kStatementBytes = 48;
 
@@ -395,14 +384,8 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += tape ? " (void)tp;\n" : "\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
-  const long every = barrier_every(tape);
-  long since = 0;
   for (NodeId id : p.order) {
     if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline, first);
-    if (every > 0 && ++since >= every) {
-      os += "  dj_barrier();\n";
-      since = 0;
-    }
     // Each output is stored as soon as it exists, so it holds no register until the end.
     for (size_t si : stores_of[id]) {
       append_store(os, p.stores[si], name(id), first);
@@ -483,8 +466,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
   // Defined or loaded in the current segment; `touched` lists the marks to clear after it.
   std::vector<uint8_t> local(n, 0);
   std::vector<NodeId> touched;
-  const long every = barrier_every(tape);
-  long since = 0;
   for (int s = 0; s < n_seg; ++s) {
     os += "DJ_NOINLINE void ";
     segment_name(s);
@@ -515,10 +496,6 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       const Node& nd = g.node(id);
       for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
       append_statement(os, g, id, name, ty, outline, first);
-      if (every > 0 && ++since >= every) {
-        os += "  dj_barrier();\n";
-        since = 0;
-      }
       local[id] = 1;
       touched.push_back(id);
       if (slot[id] >= 0) {

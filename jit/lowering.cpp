@@ -478,30 +478,26 @@ std::string chunk_text(const Prepared& pr, const ChunkProgram& cp, size_t c,
                                pr.spec.tape_size > 0, table_bytes);
 }
 
-// Experiment (DUALJIT_CONSTANT_TABLES=tape|large): whether a chunk of a kernel with or without
-// tapes reads its constants from tables.
-bool reads_constant_tables(const Prepared& pr, size_t statements) {
-  static const std::string scope = [] {
-    const char* v = std::getenv("DUALJIT_CONSTANT_TABLES");
-    return std::string(v ? v : "");
-  }();
-  if (!outlines_specials(statements)) return false;
-  return scope == "large" || (scope == "tape" && pr.spec.tape_size > 0);
+// Whether chunk c of `plan` reads its fp64 constants from tables (jit/constant_tables.h): the
+// chunk that computes a kernel's tapes, where it calls its specials out of line. GRI-3.0's
+// tapes' launch waited a quarter of its time on instruction fetch; the tables take a fifth of its
+// instructions and 1.6% of the Jacobian's time. The rates kernel, waiting on its latencies, was no
+// faster with them (bench/RESULTS.md).
+bool reads_constant_tables(const DerivativePlan& plan, size_t c, size_t statements) {
+  return plan.chunks[c].tape && outlines_specials(statements);
 }
 
-// Each chunk's share of its module's constant tables (jit/constant_tables.h): the chunks that
-// read them split kConstantTableBytes; the others keep literals.
-std::vector<size_t> table_shares(std::span<const Prepared> parts,
-                                 std::span<const ChunkSummary> chunks,
+// Each chunk's share of its module's constant tables: the chunks that read them split
+// kConstantTableBytes; the others keep literals.
+std::vector<size_t> table_shares(const DerivativePlan& plan, std::span<const ChunkSummary> chunks,
                                  std::span<const ChunkRange> ranges) {
   std::vector<size_t> share(chunks.size(), 0);
-  for (size_t u = 0; u < ranges.size(); ++u) {
-    const ChunkRange& r = ranges[u];
+  for (const ChunkRange& r : ranges) {
     size_t readers = 0;
     for (int c = r.first; c < r.last; ++c)
-      readers += reads_constant_tables(parts[u], chunks[c].statements);
+      readers += reads_constant_tables(plan, c, chunks[c].statements);
     for (int c = r.first; c < r.last; ++c) {
-      if (reads_constant_tables(parts[u], chunks[c].statements))
+      if (reads_constant_tables(plan, c, chunks[c].statements))
         share[c] = kConstantTableBytes / readers;
     }
   }
@@ -609,20 +605,22 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
     total += cs.statements;
   }
   const int n = split ? launch_count(options, whole.out, statements) : 1;
-  std::vector<Prepared> parts;
   std::vector<ChunkRange> ranges;
   if (n <= 1) {
     ranges.push_back({0, static_cast<int>(statements.size())});
+  } else if (whole.tapes) {  // the tape chunk alone, first: the others read what it writes
+    ranges.push_back({0, 1});
+    const std::vector<size_t> rest(statements.begin() + 1, statements.end());
+    for (const ChunkRange& r : balanced_ranges(rest, n - 1))
+      ranges.push_back({r.first + 1, r.last + 1});
+  } else {
+    ranges = balanced_ranges(statements, n);
+  }
+  const std::vector<size_t> shares = table_shares(whole.out.plan, lowered.summaries, ranges);
+  std::vector<Prepared> parts;
+  if (n <= 1) {
     parts.push_back(std::move(whole));
   } else {
-    if (whole.tapes) {  // the tape chunk alone, first: the others read what it writes
-      ranges.push_back({0, 1});
-      const std::vector<size_t> rest(statements.begin() + 1, statements.end());
-      for (const ChunkRange& r : balanced_ranges(rest, n - 1))
-        ranges.push_back({r.first + 1, r.last + 1});
-    } else {
-      ranges = balanced_ranges(statements, n);
-    }
     for (const ChunkRange& r : ranges) {
       LoweringOptions o = options;
       o.chunks = r;
@@ -632,7 +630,6 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   if (!from_memo) {
     std::vector<std::string>& texts = lowered.texts;
     texts.resize(chunks.size());
-    const std::vector<size_t> shares = table_shares(parts, lowered.summaries, ranges);
     parallel_for(chunks.size(), [&](size_t c) {
       size_t u = 0;
       while (static_cast<int>(c) >= ranges[u].last) ++u;

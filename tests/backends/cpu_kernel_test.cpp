@@ -339,6 +339,13 @@ TEST_CASE("CPU backend equals the reference with tapes: whole, row groups, width
   CHECK(r.values_equal);
 }
 
+TEST_CASE("CPU backend equals the reference with constant tables (the tapes' chunk, large)") {
+  check_against_reference(test::large_tape_kernel(), Mode::Jacobian, 0, true, 21, {}, 0, nullptr,
+                          1);
+  check_against_reference(test::large_tape_kernel(), Mode::Jacobian, 0, true, 22, {}, 1000, nullptr,
+                          2);  // in pieces
+}
+
 TEST_CASE("CPU backend: a kernel with tapes split into launches, the tape's first") {
   const Kernel k = test::tape_kernel(true);
   for (jit::FirstStores stores : {jit::FirstStores::Direct, jit::FirstStores::Staged,

@@ -78,10 +78,11 @@ test::HostOutputs run_on_gpu(const cuda::CudaKernel& ck, const test::ElementProb
 }
 
 void check_gpu(const Kernel& k, Mode mode, int width, jit::LaunchLayout layout, bool prune = true,
-               size_t max_statements = 0) {
+               size_t max_statements = 0, int rows = 0) {
   jit::LoweringOptions o;
   o.mode = mode;
   o.width = width;
+  o.rows = rows;
   o.layout = layout;
   o.prune = prune;
   o.max_statements_per_function = max_statements;
@@ -225,6 +226,15 @@ TEST_SUITE("gpu") {
         }
       }
     }
+  }
+
+  TEST_CASE("CUDA backend equals the reference with constant tables (the tapes' chunk, large)" *
+            test::needs_gpu()) {
+    // The tapes' chunk reads its constants from constant memory and picks its selects' rows in
+    // PTX (jit/constant_tables.h): in row groups, whole functions and in pieces.
+    const Kernel k = test::large_tape_kernel();
+    check_gpu(k, Mode::Jacobian, 0, {1, 128}, true, 0, 1);
+    check_gpu(k, Mode::Jacobian, 0, {1, 128}, true, 1000, 2);
   }
 
   TEST_CASE("CUDA backend: staged first derivatives are the direct stores' blocks, either order" *

@@ -134,6 +134,39 @@ inline Kernel tape_kernel(bool tapes) {
       });
 }
 
+// A rate law of `n` reactions among five species with tapes, as tape_kernel, whose tape chunk
+// is large enough to call its specials out of line and so read its fp64 constants from tables
+// (jit/constant_tables.h): each rate constant's coefficients are no fp64 immediates, and one
+// is picked by T's range from two constants, as the NASA polynomials' are. Without tapes, the
+// same function.
+inline Kernel large_tape_kernel(bool tapes = true, int n = 200) {
+  return Kernel(std::string("large_tape_mechanism") + (tapes ? "_tapes" : "_plain"),
+                [tapes, n](KernelBuilder& kb) {
+                  auto x = kb.input("x", 6);
+                  const Expr T = x[0], log_T = log(T), high = T > 1000.0;
+                  const Expr s = cut(1.0 / (x[1] + x[2] + x[3] + x[4] + x[5]));
+                  std::vector<Expr> c;
+                  for (int k = 1; k <= 5; ++k) c.push_back(s * x[k]);
+                  std::vector<Expr> rows(5);
+                  const auto add = [&rows](int k, const Expr& e) {
+                    rows[k] = rows[k].valid() ? rows[k] + e : e;
+                  };
+                  for (int r = 0; r < n; ++r) {
+                    // Rate constants of order one: the rows' sums keep their digits.
+                    const Expr a = select(high, T.constant(0.11 + 0.0013 * r), 0.07 - 0.0017 * r);
+                    const Expr kf = exp((0.05 + 0.0013 * r) * log_T - (123.45 + 1.73 * r) / T + a);
+                    const Expr kr = exp(0.3 * a - (0.021 + 0.0011 * r) * log_T);
+                    const int i = r % 5, j = (r + 1) % 5, k = (r + 3) % 5;
+                    const Expr rate = kf * c[i] * c[j] - kr * c[k];
+                    const Expr q = tapes ? tape(rate) : rate;
+                    add(i, -q);
+                    add(j, -q);
+                    add(k, q);
+                  }
+                  kb.output("wdot", rows);
+                });
+}
+
 // Random but valid element data for a kernel: positive densities and energies for the
 // Roe flux, temperatures around 1500 K for the rate law, generic values otherwise.
 struct KernelData {
@@ -174,6 +207,13 @@ inline KernelData data_for(const std::string& kernel_name) {
     return {[](int i, R& r) {
               return std::uniform_real_distribution<double>(i == 0 ? 1.0 : 0.1,
                                                             i == 0 ? 2.0 : 1.0)(r);
+            },
+            uni(0.5, 2.0),
+            {}};
+  if (kernel_name.starts_with("large_tape_mechanism"))  // T on both sides of 1000 K
+    return {[](int i, R& r) {
+              return std::uniform_real_distribution<double>(i == 0 ? 700.0 : 0.1,
+                                                            i == 0 ? 1300.0 : 1.0)(r);
             },
             uni(0.5, 2.0),
             {}};
