@@ -3,7 +3,7 @@
 // makes it with two moves before each use, where a table entry is one constant-bank operand or
 // ULDC; and a select between two constants (the NASA polynomials' ranges) is one indexed LDC
 // from a two-row table instead of two moves and two FSELs. GRI-3.0's tapes' launch: 39,008 ->
-// about 31,400 SASS instructions (bench/RESULTS.md).
+// 31,696 SASS instructions, and NVVM 3.4 s longer (bench/RESULTS.md).
 #pragma once
 
 #include <array>
