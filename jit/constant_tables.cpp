@@ -14,10 +14,6 @@ uint64_t bits_of(double value) {
   return bits;
 }
 
-void append_size(std::string& out, size_t v) {
-  out += std::to_string(v);
-}
-
 }  // namespace
 
 ConstantTables::ConstantTables(const std::string& fn_name, size_t bytes)
@@ -37,7 +33,7 @@ bool ConstantTables::value(double value, std::string& spelling) {
   }
   spelling = values_name_;
   spelling += '[';
-  append_size(spelling, it->second);
+  spelling += std::to_string(it->second);
   spelling += ']';
   return true;
 }
@@ -49,7 +45,7 @@ bool ConstantTables::select(std::string_view condition, double if_true, double i
   out += "_at(";
   out += condition;
   out += ", ";
-  append_size(out, selects_.size());
+  out += std::to_string(selects_.size());
   out += ')';
   selects_.push_back({if_true, if_false});
   return true;
@@ -66,14 +62,14 @@ std::string ConstantTables::declarations() const {
   };
   if (!values_.empty()) {
     out += "DJ_TABLE double " + values_name_ + '[';
-    append_size(out, values_.size());
+    out += std::to_string(values_.size());
     out += "] = {";
     list([&](size_t i) { return values_[i]; }, values_.size());
     out += "\n};\n";
   }
   if (!selects_.empty()) {
     out += "DJ_TABLE double " + selects_name_ + "[2][";
-    append_size(out, selects_.size());
+    out += std::to_string(selects_.size());
     out += "] = {{";
     list([&](size_t i) { return selects_[i][0]; }, selects_.size());
     out += "\n}, {";

@@ -616,7 +616,9 @@ std::vector<LoweredKernel> lower_parts(const Kernel& kernel, const LoweringOptio
   } else {
     ranges = balanced_ranges(statements, n);
   }
-  const std::vector<size_t> shares = table_shares(whole.out.plan, lowered.summaries, ranges);
+  // The chunks' table shares, where they are emitted (the memo holds their texts otherwise).
+  const std::vector<size_t> shares =
+      from_memo ? std::vector<size_t>() : table_shares(whole.out.plan, lowered.summaries, ranges);
   std::vector<Prepared> parts;
   if (n <= 1) {
     parts.push_back(std::move(whole));
