@@ -9,14 +9,15 @@
 //   kinetics_tape_columns_ptxas [--mechanism FILE[:PHASE]] [--form F] [--opt N] [--sources]
 //                               [--only TEXT] [--write DIR]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
-//   stores, the tiled ones (for cell-major blocks) named _tl; --only: the launches whose
+//   stores, the direct entries' (for cell-major blocks) named _dt, and their expand launch;
+//   --only: the launches whose
 //   symbol holds TEXT. --sources prints each launch's
 //   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
 //   must leave alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
 #include <chrono>
-#include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   if (l->gather) launches.push_back(&*l->gather);
   for (const auto& [order, columns] : l->columns)
     for (const jit::LoweredKernel& c : columns) launches.push_back(&c);
+  launches.push_back(&l->expand);
   if (sources) {
     for (const jit::LoweredKernel* k : launches) {
       std::printf("%-86s cuda %s host %s\n", k->symbol.c_str(), k->cuda_source_sha256().c_str(),

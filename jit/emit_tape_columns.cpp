@@ -229,11 +229,16 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   const size_t n_linear = plan.outputs.size();
   const int no = kernel.n_outputs();
   const bool cell_columns = o.stores == ColumnStores::CellColumns;
-  if (cell_columns && n_linear != static_cast<size_t>(no)) {
-    throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns storing cell-major " +
-                                "columns need every output linear (" + std::to_string(n_linear) +
-                                " of " + std::to_string(no) + ")");
+  const bool direct = o.stores == ColumnStores::DirectTiles;
+  if ((cell_columns || direct) && n_linear != static_cast<size_t>(no)) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': tape columns storing " +
+                                (direct ? "direct entries" : "cell-major columns") +
+                                " need every output linear (" + std::to_string(n_linear) + " of " +
+                                std::to_string(no) + ")");
   }
+  // DirectTiles: the entries with terms alone, without the cuts' and the rest's parts.
+  const DirectEntries de = direct ? direct_entries(plan, no, ni) : DirectEntries{};
+  const int n_cuts = direct ? 0 : static_cast<int>(plan.cuts.size());
   // CellColumns: each element's run of a group's columns in shared memory ahead of the staged
   // slots, `stride` doubles apart, odd so that a warp's stores of one entry meet no bank twice.
   const int64_t fs = int64_t(no) * ni;
@@ -255,9 +260,9 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
           (o.tile_window > 0 ? "_tw" + std::to_string(o.tile_window) : "") +
-          (o.stores == ColumnStores::Tiled ? "_tl"
-           : cell_columns                  ? "_cc"
-                                           : ""),
+          (direct         ? "_dt"
+           : cell_columns ? "_cc"
+                          : ""),
       tape_size);
   out.first_size = static_cast<size_t>(kernel.n_outputs()) * static_cast<size_t>(ni);
   // Where entry (output, column) of element e is stored; tiled, the device's `first` is
@@ -273,10 +278,11 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     }
     if (o.stores == ColumnStores::ComponentMajor)
       return "first[" + std::to_string(i) + "LL * n + e]";
-    if (!host) return "first[" + std::to_string(i * kFirstTile) + "]";
-    return "first[((e / " + std::to_string(kFirstTile) + ") * " + std::to_string(out.first_size) +
-           "LL + " + std::to_string(i) + ") * " + std::to_string(kFirstTile) + " + e % " +
-           std::to_string(kFirstTile) + "]";
+    const int k = de.at(en.output, en.column);
+    if (!host) return "first[" + std::to_string(int64_t(k) * kTapeTile) + "]";
+    return "first[((e / " + std::to_string(kTapeTile) + ") * " + std::to_string(de.count) +
+           "LL + " + std::to_string(k) + ") * " + std::to_string(kTapeTile) + " + e % " +
+           std::to_string(kTapeTile) + "]";
   };
   out.args
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
@@ -285,6 +291,10 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   const std::string type = "DjArgs_" + out.symbol;
   const std::string& sym = out.symbol;
 
+  // + the cuts' and the rest's parts of entry (linear output l, column), but for DirectTiles.
+  const auto cut_of = [&](int l, int column, auto cut_value) {
+    return direct ? std::string() : cut_text(aux, rest, l, column, cut_value);
+  };
   std::ostringstream cu, host;
   size_t smem = 0;
   // Read straight from the auxiliary array: the host's cut values.
@@ -301,6 +311,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     std::vector<int> plain, composed;
     std::vector<size_t> load(grp.entries.size(), 1);
     for (size_t i = 0; i < grp.entries.size(); ++i) {
+      if (direct && grp.entries[i].terms.empty()) continue;  // its cut and rest parts alone
       (comp[i].parts.empty() ? plain : composed).push_back(static_cast<int>(i));
       load[i] += terms_load(comp[i].rest);
     }
@@ -357,7 +368,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     if (cell_columns) cu << "  double* O = st - " << runs << " + lane * " << stride << ";\n";
     // The cuts' gradients at the group's columns in registers, read once a warp; each
     // output's cut sums once where its warp starts it: not once an entry from L1.
-    for (int i = 0; i < aux.n_cuts; ++i) {
+    for (int i = 0; i < n_cuts; ++i) {
       for (size_t ci = 0; ci < grp.columns.size(); ++ci) {
         cu << "  const double cg" << i << "_" << grp.columns[ci] << " = ax["
            << aux.cut_gradient(i, grp.columns[ci]) * 32 << "];\n";
@@ -387,7 +398,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
           const int l = static_cast<int>(size_t(i) % n_linear);
           if (l != open) {
             cu << (open >= 0 ? "      }\n" : "") << "      {\n";
-            for (int c = 0; c < aux.n_cuts; ++c)
+            for (int c = 0; c < n_cuts; ++c)
               cu << "      const double " << register_cut(c, CutPart::Sum, l) << " = "
                  << ax_cut(c, CutPart::Sum, l) << ";\n";
             open = l;
@@ -405,7 +416,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
     phase(owned, [&](size_t, int i, int l) {
       const ColumnEntry& en = grp.entries[size_t(i)];
       const std::string store = guard + at(en, false) + " = ";
-      const std::string cut = cut_text(aux, rest, l, en.column, register_cut);
+      const std::string cut = cut_of(l, en.column, register_cut);
       if (feeds[size_t(i)].empty()) {
         cu << store << sum_text(en.terms, staged, ax_factor) << cut << ";\n";
         return;
@@ -428,7 +439,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
         if (!comp[size_t(q)].rest.empty())
           sum += " + " + sum_text(comp[size_t(q)].rest, staged, ax_factor);
         cu << guard << at(en, false) << " = " << (sum.empty() ? "0.0" : sum)
-           << cut_text(aux, rest, l, en.column, register_cut) << ";\n";
+           << cut_of(l, en.column, register_cut) << ";\n";
       });
     }
     if (cell_columns) {
@@ -465,8 +476,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                                     ? sum_text(en.terms, slot, ax_factor)
                                     : composed_text(comp[size_t(i)], slot, ax_factor,
                                                     [](int j) { return "s" + std::to_string(j); });
-        const std::string cut =
-            cut_text(aux, rest, static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
+        const std::string cut = cut_of(static_cast<int>(size_t(i) % n_linear), en.column, ax_cut);
         if (!feeds[size_t(i)].empty()) {
           host << "  const double s" << i << " = " << sum << ";\n  " << at(en, true) << " = s" << i
                << cut << ";\n";
@@ -497,9 +507,8 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
                       : "  double* slots = st;\n")
      << "  switch (g) {\n";
   const std::string first =
-      o.stores == ColumnStores::Tiled
-          ? "a.first + tile * " + std::to_string(out.first_size * kFirstTile) + "LL + lane"
-          : "a.first";
+      direct ? "a.first + tile * " + std::to_string(int64_t(de.count) * kTapeTile) + "LL + lane"
+             : "a.first";
   for (int g = g0; g < g1; ++g) {
     cu << "    case " << g - g0 << ": " << sym << "_g" << g << "(tp, ax, slots, " << first
        << ", n, e, e < n, lane, warp); break;\n";
@@ -524,6 +533,123 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   out.launch.block_threads = 32 * W;
   out.launch.dynamic_shared_bytes = smem;
   out.launch.blocks_per_item_block = g1 - g0;
+  return out;
+}
+
+LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan,
+                                const JacobianPattern* rest) {
+  const int no = kernel.n_outputs(), ni = kernel.n_inputs();
+  if (plan.outputs.size() != static_cast<size_t>(no) || no < 1) {
+    throw std::invalid_argument("kernel '" + kernel.name() + "': expanding tape columns' " +
+                                "direct entries needs every output linear (" +
+                                std::to_string(plan.outputs.size()) + " of " + std::to_string(no) +
+                                ")");
+  }
+  const DirectEntries de = direct_entries(plan, no, ni);
+  const TapeColumnsAux aux(plan, ni, rest);
+  const int64_t fs = int64_t(no) * ni;
+  constexpr int kRun = 64;  // a block's entries of each element's block
+  const int64_t chunks = (fs + kRun - 1) / kRun;
+  LoweredKernel out;
+  out.kernel_name = kernel.name();
+  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_expand";
+  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
+  out.cuda_entry = out.symbol;
+  out.host_entry = out.symbol + "_host";
+  out.options.mode = Mode::Jacobian;
+  out.first_size = static_cast<size_t>(fs);
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+      .add({"direct", ArgKind::Pointer, "const double*", 1, true, "the columns' direct entries"})
+      .add({"aux", ArgKind::Pointer, "const double*", 1, true,
+            "the tapes' cut sums, cut gradients and rest entries"})
+      .add({"first", ArgKind::Pointer, "double*", 1, true, "cell-major row-major blocks"});
+  const std::string type = "DjArgs_" + out.symbol, &sym = out.symbol;
+  // Per entry (row-major position p): its direct slot and its rest kernel's auxiliary slot, or
+  // -1. A warp reads one entry's at a time, every lane the same word: constant memory where the
+  // module's bank holds them, else global memory through L1.
+  std::vector<int> rest_slot(static_cast<size_t>(fs), -1);
+  bool any_rest = false;
+  if (rest) {
+    for (int o = 0; o < no; ++o)
+      for (int c = 0; c < ni; ++c)
+        if (const int64_t k = rest->index(o, c); k >= 0) {
+          rest_slot[size_t(o) * ni + c] = aux.rest(static_cast<int>(k));
+          any_rest = true;
+        }
+  }
+  const auto tables = [&](const std::string& qualifier) {
+    std::ostringstream os;
+    const auto table = [&](const char* name, const std::vector<int>& v) {
+      os << qualifier << " int " << sym << name << "[" << fs << "] = {";
+      for (size_t p = 0; p < v.size(); ++p) os << (p ? "," : "") << v[p];
+      os << "};\n";
+    };
+    table("_k", de.slot);
+    if (any_rest) table("_r", rest_slot);
+    return os.str();
+  };
+  const size_t table_bytes = (any_rest ? 2 : 1) * size_t(fs) * sizeof(int);
+  // Entry p of the element whose tiles dt and ax are at: as the other stores sum it, the
+  // terms' sum, then each cut's part, then the rest's entry.
+  std::ostringstream fn;
+  fn << "DJ_FN double " << sym << "_entry(int p, const double* __restrict__ dt, "
+     << "const double* __restrict__ ax) {\n"
+     << "  const int o = p / " << ni << ", c = p - o * " << ni << ", k = " << sym << "_k[p];\n"
+     << "  (void)o; (void)c;\n"
+     << "  double v = k >= 0 ? dt[k * " << kTapeTile << "] : 0.0;\n";
+  for (int i = 0; i < aux.n_cuts; ++i) {
+    fn << "  v = v + ax[(" << aux.cut_sum(i, 0) << " + o) * " << kTapeTile << "] * ax[("
+       << aux.cut_gradient(i, 0) << " + c) * " << kTapeTile << "];\n";
+  }
+  if (any_rest) {
+    fn << "  const int r = " << sym << "_r[p];\n"
+       << "  if (r >= 0) v = v + ax[r * " << kTapeTile << "];\n";
+  }
+  fn << "  return v;\n}\n";
+  const std::string args_struct = out.args.struct_text(type);
+  out.element_source = args_struct + "\n" + fn.str();
+  const int64_t direct_tile = int64_t(de.count) * kTapeTile,
+                aux_tile = int64_t(aux.size()) * kTapeTile;
+  std::ostringstream cu;
+  // s[j][element], rows of 33: a warp's stores of one entry, and its reads of an element's
+  // run, meet no bank twice.
+  cu << "extern \"C\" __global__ void __launch_bounds__(256) " << sym << "(const " << type
+     << " a) {\n"
+     << "  __shared__ double s[" << kRun << " * 33];\n"
+     << "  const long long n = a.n_elements, tile = blockIdx.x / " << chunks << "LL;\n"
+     << "  const int p0 = (int)(blockIdx.x - tile * " << chunks << "LL) * " << kRun << ";\n"
+     << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+     << "  const int m = " << fs << " - p0 < " << kRun << " ? " << fs << " - p0 : " << kRun << ";\n"
+     << "  const double* dt = a.direct + tile * " << direct_tile << "LL + lane;\n"
+     << "  const double* ax = a.aux + tile * " << aux_tile << "LL + lane;\n"
+     << "  for (int j = warp; j < m; j += 8) s[j * 33 + lane] = " << sym
+     << "_entry(p0 + j, dt, ax);\n"
+     << "  __syncthreads();\n"
+     << "  const long long e0 = tile * 32;\n"
+     << "  const int live = n - e0 < 32 ? (int)(n - e0) : 32;\n"
+     << "  double* o = a.first + e0 * " << fs << "LL + p0;\n"
+     << "  for (int q = threadIdx.x; q < live * " << kRun << "; q += 256) {\n"
+     << "    const int el = q / " << kRun << ", j = q - el * " << kRun << ";\n"
+     << "    if (j < m) o[el * " << fs << "LL + j] = s[j * 33 + el];\n"
+     << "  }\n}\n";
+  std::ostringstream host;
+  host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
+       << "  for (long long e = 0; e < a->n_elements; ++e) {\n"
+       << "    const double* dt = a->direct + (e / 32) * " << direct_tile << "LL + e % 32;\n"
+       << "    const double* ax = a->aux + (e / 32) * " << aux_tile << "LL + e % 32;\n"
+       << "    double* o = a->first + e * " << fs << "LL;\n"
+       << "    for (int p = 0; p < " << fs << "; ++p) o[p] = " << sym << "_entry(p, dt, ax);\n"
+       << "  }\n}\n";
+  out.cuda_source =
+      cuda_prelude() + "\n" + args_struct + "\n" +
+      tables(table_bytes <= kConstantTableBytes ? "__constant__" : "__device__ const") + fn.str() +
+      "\n" + cu.str();
+  out.host_source = host_prelude() + "\n" + args_struct + "\n" + tables("static const") + fn.str() +
+                    "\n" + host.str();
+  out.launch.items = "n_elements";
+  out.launch.items_per_block = 32;
+  out.launch.block_threads = 256;
+  out.launch.blocks_per_item_block = static_cast<int>(chunks);
   return out;
 }
 

@@ -37,12 +37,16 @@ struct TapeColumnsAux {
 
 // How a columns' launch stores its entries (entry (o, c) of element e):
 // - ComponentMajor, [o][c][e];
-// - Tiled, FirstStores::Tiled's [tile][o][c][element of the tile] (kFirstTile elements a tile):
-//   each warp's store of an entry one line, as component-major's, for cell-major row-major
-//   blocks, which one pass then puts in order. Row-major stores from the columns themselves
-//   lost to that pass: each lane storing its element's entries touched 32 sectors a store, and
-//   neighbouring groups' segments of a row shared sectors that reached memory half written
-//   (GRI-3.0's J 3x slower: bench/RESULTS.md);
+// - DirectTiles, for cell-major row-major blocks: only the entries that have terms
+//   (direct_entries), without the cuts' parts D[o][cut] * d cut / dx_c and the rest kernel's
+//   entries, tiled as the tape, [tile][direct slot][element of the tile], each warp's store one
+//   line; lower_tape_expand then writes the blocks, adding those parts. A mechanism's
+//   concentrations enter every species through the density's cut, so every entry of its
+//   (T, Y) Jacobian has a cut part, but fewer than half have terms of their own (GRI-3.0: 1,370
+//   of 2,916), and the pass that makes cell-major blocks reads those instead of every entry.
+//   Row-major stores from the columns themselves lost to a pass: each lane storing its
+//   element's entries touched 32 sectors a store, and neighbouring groups' segments of a row
+//   shared sectors that reached memory half written (GRI-3.0's J 3x slower: bench/RESULTS.md);
 // - CellColumns, [e][c][o], cell-major column-major blocks (BlockOrder::CellMajorColumns): a
 //   group's columns are one run of each element's block, so the block's warps put the entries
 //   in shared memory, element by element, and after a barrier the warps copy the 32 runs out,
@@ -53,7 +57,7 @@ struct TapeColumnsAux {
 //   column-major stores, each warp writing its outputs' 56-byte run of a column from shared
 //   memory with two warp barriers a column, ran at 32-48% of DRAM's bandwidth where tiles run
 //   at 60-77% (bench/RESULTS.md).
-enum class ColumnStores { ComponentMajor, Tiled, CellColumns };
+enum class ColumnStores { ComponentMajor, DirectTiles, CellColumns };
 
 struct TapeColumnsOptions {
   int warps = 8;       // a block's: 32 elements, a warp per set of outputs
@@ -80,6 +84,17 @@ struct TapeColumnsOptions {
 LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& plan,
                                  const TapePattern& tapes, const TapeColumnsOptions& options = {},
                                  const JacobianPattern* rest = nullptr);
+
+// Cell-major row-major blocks from ColumnStores::DirectTiles' entries: entry (o, c) of element
+// e is its direct slot's value (0 where it has none), plus D[o][cut] * d cut / dx_c for each
+// cut, plus the rest kernel's entry where `rest` has one, summed in the order the other stores
+// sum them. On the GPU a block per 32 elements and 64 consecutive entries of their blocks,
+// staged in shared memory, then each element's 64 entries stored as one run; on the host an
+// element at a time. Every output must be linear. Arguments: n_elements, direct (the tiles),
+// aux, first (the blocks, n_outputs x n_inputs an element). Throws std::invalid_argument naming
+// the kernel when an output is not linear.
+LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan,
+                                const JacobianPattern* rest = nullptr);
 
 // The launch that fills the auxiliary array: from the rest kernel's values and sparse
 // Jacobian, both tiled (LoweringOptions::tiled_values, FirstStores::Tiled: its n_outputs and

@@ -110,6 +110,19 @@ std::vector<EntryComposition> compose_entries(const ColumnGroup& g) {
   return out;
 }
 
+DirectEntries direct_entries(const TapeColumnPlan& plan, int n_outputs, int n_inputs) {
+  DirectEntries d;
+  d.n_outputs = n_outputs;
+  d.n_inputs = n_inputs;
+  d.slot.assign(size_t(n_outputs) * size_t(n_inputs), -1);
+  for (const ColumnGroup& g : plan.groups)
+    for (const ColumnEntry& e : g.entries)
+      if (!e.terms.empty()) d.slot.at(size_t(e.output) * n_inputs + e.column) = 0;
+  for (int& s : d.slot)
+    if (s == 0) s = d.count++;
+  return d;
+}
+
 TapeColumnPlan plan_tape_columns(const TapePattern& tapes,
                                  const std::vector<TapeLinearOutput>& outputs, int n_inputs,
                                  int max_group_slots, int group_columns) {

@@ -80,6 +80,16 @@ struct EntryComposition {
 // are not either.
 std::vector<EntryComposition> compose_entries(const ColumnGroup& g);
 
+// The entries that have terms, over every group of the plan (not the cuts'), numbered in
+// row-major order of (output, column): ColumnStores::DirectTiles' slots.
+struct DirectEntries {
+  int n_outputs = 0, n_inputs = 0;
+  std::vector<int> slot;  // [output * n_inputs + column]: the entry's slot, or -1
+  int count = 0;
+  int at(int output, int column) const { return slot[size_t(output) * n_inputs + column]; }
+};
+DirectEntries direct_entries(const TapeColumnPlan& plan, int n_outputs, int n_inputs);
+
 // group_columns > 0: besides the slot limit, a group never spans a multiple of group_columns
 // (each such column starts a group). In a cell's column-major block a group's entries are one
 // run (ColumnStores::CellColumns); with group_columns = 32 / gcd(8 n_outputs, 32) (pairs for

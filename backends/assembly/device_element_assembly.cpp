@@ -923,9 +923,8 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
   const Term& t = problem_.term(term);
   const int64_t ne = elements >= 0 ? elements : static_cast<int64_t>(t.elements.size());
   if (options_.tape_columns && !sparse) {
-    // Component-major and cell-major columns straight from the columns; cell-major rows from
-    // their tiles, coalesced, put in order by one pass (dj_untile_cells), as the tiled kernels'
-    // below.
+    // Every order straight from the tape columns' launches (cell-major rows by their expand
+    // launch).
     const ColumnStores stores = column_stores(order);
     auto [it, fresh] = tape_columns_.try_emplace(term);
     if (fresh) {
@@ -939,14 +938,7 @@ void DeviceElementAssembly::run_element_jacobians(size_t term, BlockOrder order,
       ensure(element_blocks_, ne * fs * sizeof(double));
       jit::ElementLaunch a = element_inputs(term, Mode::Jacobian, it->second->tapes_lowered());
       a.n_elements = ne;
-      if (stores != ColumnStores::Tiled) {
-        it->second->run(a, ptr(element_blocks_), stores, stream);
-        return;
-      }
-      cuda::DeviceBuffer& tiles = terms_[term].local.first;
-      ensure(tiles, jit::stored_elements(jit::FirstStores::Tiled, ne) * fs * sizeof(double));
-      it->second->run(a, ptr(tiles), stores, stream);
-      untile(ptr(tiles), ne, fs, order, t.kernel->n_outputs(), stream);
+      it->second->run(a, ptr(element_blocks_), stores, stream);
       return;
     }
   }

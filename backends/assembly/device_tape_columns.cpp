@@ -46,6 +46,7 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->pattern_ = std::move(l->pattern);
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
+  c->direct_size_ = l->direct_size;
   std::vector<jit::LoweredKernel> launches;
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
@@ -54,9 +55,19 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   if (gathers) launches.push_back(std::move(*l->gather));
   const size_t common = launches.size();
   for (jit::LoweredKernel& k : l->columns.at(stores)) launches.push_back(std::move(k));
+  const bool expands = stores == ColumnStores::DirectTiles;
+  if (expands) {
+    launches.push_back(std::move(l->expand));
+  } else {
+    c->uncompiled_expand_ = std::move(l->expand);
+  }
   l->columns.erase(stores);
   c->uncompiled_ = std::move(l->columns);
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
+  if (expands) {
+    c->expand_ = std::move(kernels.back());
+    kernels.pop_back();
+  }
   c->tapes_ = std::move(kernels[0]);
   c->rest_ = std::move(kernels[1]);
   c->fill_ = std::move(kernels[2]);
@@ -69,6 +80,7 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
 std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
   std::vector<const cuda::CudaKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
+  if (expand_) out.push_back(expand_.get());
   for (const auto& [stores, columns] : columns_)
     for (const auto& k : columns) out.push_back(k.get());
   return out;
@@ -78,9 +90,18 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
                             CUstream stream) {
   const int64_t ne = inputs.n_elements;
   if (ne <= 0) return;
+  const bool expands = stores == ColumnStores::DirectTiles;
   if (!columns_.contains(stores)) {
-    columns_[stores] = compile(std::move(uncompiled_.at(stores)));
+    std::vector<jit::LoweredKernel> launches = std::move(uncompiled_.at(stores));
     uncompiled_.erase(stores);
+    if (expands) launches.push_back(std::move(*uncompiled_expand_));
+    std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
+    if (expands) {
+      uncompiled_expand_.reset();
+      expand_ = std::move(kernels.back());
+      kernels.pop_back();
+    }
+    columns_[stores] = std::move(kernels);
   }
   const int64_t nt = static_cast<int64_t>(pattern_.tapes.size());
   const jit::LoweredKernel& tl = tapes_->lowered();
@@ -93,6 +114,7 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   ensure(rest_first_,
          jit::stored_elements(rl.options.first_stores, ne) * rl.first_size * sizeof(double));
   ensure(aux_, jit::tape_doubles(aux_size_, ne) * sizeof(double));
+  if (expands) ensure(direct_, jit::tape_doubles(direct_size_, ne) * sizeof(double));
   {  // The tapes (its values and first derivatives: none; the pointers must be set).
     jit::ElementLaunch a = inputs;
     a.values = ptr(values_);
@@ -121,9 +143,15 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   }
   jit::ArgValues b;
   b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
-  b.set("first", static_cast<const void*>(out));
+  b.set("first", static_cast<const void*>(expands ? ptr(direct_) : out));
   for (const auto& columns : columns_.at(stores))
     columns->launch(jit::pack_launch(columns->lowered(), b), stream);
+  if (expands) {
+    jit::ArgValues x;
+    x.set("n_elements", ne).set("direct", ptr(direct_)).set("aux", ptr(aux_));
+    x.set("first", static_cast<const void*>(out));
+    expand_->launch(jit::pack_launch(expand_->lowered(), x), stream);
+  }
 }
 
 }  // namespace dualjit::assembly

@@ -1,13 +1,13 @@
 // HostTapeColumns' launches on the GPU (backends/assembly/host_tape_columns.h): a term's dense
-// element blocks, component-major or tiled (for cell-major blocks, which the caller puts in
-// order), where its kernel keeps tapes and every output is linear in them, by the tapes' launch,
-// the gather of the rest kernel's params (where the kernel has params), the rest kernel's sparse
-// Jacobian, the auxiliary array's launch and the columns' launches, which read each tape slot once
-// per element (bench/RESULTS.md).
+// element blocks, component-major or cell-major (rows or columns), where its kernel keeps tapes and
+// every output is linear in them, by the tapes' launch, the gather of the rest kernel's params
+// (where the kernel has params), the rest kernel's sparse Jacobian, the auxiliary array's launch
+// and the columns' launches, which read each tape slot once per element (bench/RESULTS.md).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/assembly/problem.h"
@@ -28,7 +28,8 @@ class DeviceTapeColumns {
       ColumnStores stores = ColumnStores::ComponentMajor);
 
   // Every one of the first `inputs.n_elements` elements' n_outputs x n_inputs entries, stored
-  // as `stores` says, into `out` (device; tiled: whole tiles). `inputs`: the term's element
+  // as `stores` says (DirectTiles: cell-major row-major blocks, through the expand launch),
+  // into `out` (device). `inputs`: the term's element
   // inputs on the device (fields, connectivity, params, uniforms; outputs unset), as the
   // element kernels take them.
   void run(const jit::ElementLaunch& inputs, double* out, ColumnStores stores, CUstream stream);
@@ -45,7 +46,11 @@ class DeviceTapeColumns {
   std::unique_ptr<cuda::CudaKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
   std::map<ColumnStores, std::vector<std::unique_ptr<cuda::CudaKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
-  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_;
+  // With DirectTiles' columns: compiled with them, their direct_size_ slots an element.
+  std::unique_ptr<cuda::CudaKernel> expand_;
+  std::optional<jit::LoweredKernel> uncompiled_expand_;
+  int direct_size_ = 0;
+  cuda::DeviceBuffer tape_, values_, params_, rest_values_, rest_first_, aux_, direct_;
 };
 
 }  // namespace dualjit::assembly

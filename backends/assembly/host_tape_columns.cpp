@@ -18,12 +18,15 @@ std::unique_ptr<HostTapeColumns> HostTapeColumns::make(const Term& term,
   c->rest_ = std::make_unique<cpu::CpuKernel>(std::move(l->rest));
   c->fill_ = std::make_unique<cpu::CpuKernel>(std::move(l->fill));
   c->uncompiled_ = std::move(l->columns);
+  c->uncompiled_expand_ = std::move(l->expand);
+  c->direct_size_ = l->direct_size;
   return c;
 }
 
 std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
   std::vector<const cpu::CpuKernel*> out = {tapes_.get(), rest_.get(), fill_.get()};
   if (gather_) out.push_back(gather_.get());
+  if (expand_) out.push_back(expand_.get());
   for (const auto& [stores, columns] : columns_)
     for (const auto& k : columns) out.push_back(k.get());
   return out;
@@ -32,10 +35,15 @@ std::vector<const cpu::CpuKernel*> HostTapeColumns::kernels() const {
 std::vector<double> HostTapeColumns::run(const Term& term, std::span<const double> state,
                                          BlockOrder order) {
   const ColumnStores stores = column_stores(order);
+  const bool expands = stores == ColumnStores::DirectTiles;
   if (!columns_.contains(stores)) {
     for (jit::LoweredKernel& l : uncompiled_.at(stores))
       columns_[stores].push_back(std::make_unique<cpu::CpuKernel>(std::move(l)));
     uncompiled_.erase(stores);
+    if (expands) {
+      expand_ = std::make_unique<cpu::CpuKernel>(std::move(*uncompiled_expand_));
+      uncompiled_expand_.reset();
+    }
   }
   const Kernel& k = *term.kernel;
   const int64_t ne = term.elements.size();
@@ -81,15 +89,19 @@ std::vector<double> HostTapeColumns::run(const Term& term, std::span<const doubl
   fa.set("rest_first", rest_first.data()).set("aux", static_cast<const void*>(aux.data()));
   fill_->run(fa);
   const int64_t fs = static_cast<int64_t>(k.n_outputs()) * k.n_inputs();
-  std::vector<double> out(static_cast<size_t>(
-      jit::stored_elements(
-          stores == ColumnStores::Tiled ? jit::FirstStores::Tiled : jit::FirstStores::Direct, ne) *
-      fs));
+  std::vector<double> out(static_cast<size_t>(ne * fs)), direct;
+  if (expands) direct.resize(static_cast<size_t>(jit::tape_doubles(direct_size_, ne)));
   jit::ArgValues ca;
   ca.set("n_elements", ne).set("tape", tape.data()).set("aux", aux.data());
-  ca.set("first", static_cast<const void*>(out.data()));
+  ca.set("first", static_cast<const void*>(expands ? direct.data() : out.data()));
   for (const auto& columns : columns_.at(stores)) columns->run(ca);
-  return stores == ColumnStores::Tiled ? untiled(out, ne, fs, order, k.n_outputs()) : out;
+  if (expands) {
+    jit::ArgValues xa;
+    xa.set("n_elements", ne).set("direct", direct.data()).set("aux", aux.data());
+    xa.set("first", static_cast<const void*>(out.data()));
+    expand_->run(xa);
+  }
+  return out;
 }
 
 }  // namespace dualjit::assembly

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -29,8 +30,8 @@ class HostTapeColumns {
                                                const TapeColumnsSettings& settings = {});
 
   // Every element's n_outputs x n_inputs entries in `order` at the node-major `state`:
-  // cell-major from the columns' tiles (as on the GPU), put in order here. The columns'
-  // launches for either stores are compiled on their first run.
+  // cell-major rows by the expand launch from the columns' direct entries, as on the GPU. The
+  // columns' launches for each stores are compiled on their first run.
   std::vector<double> run(const Term& term, std::span<const double> state,
                           BlockOrder order = BlockOrder::ComponentMajor);
   // Every launch, for reports (Assembler::kernels).
@@ -41,6 +42,9 @@ class HostTapeColumns {
   jit::TapePattern pattern_;
   int aux_size_ = 0;  // the auxiliary array's slots an element (jit::TapeColumnsAux)
   std::unique_ptr<cpu::CpuKernel> tapes_, gather_, rest_, fill_;  // gather_: or null
+  std::unique_ptr<cpu::CpuKernel> expand_;  // compiled with the DirectTiles columns
+  std::optional<jit::LoweredKernel> uncompiled_expand_;
+  int direct_size_ = 0;
   std::map<ColumnStores, std::vector<std::unique_ptr<cpu::CpuKernel>>> columns_;
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> uncompiled_;  // columns not yet run
 };

@@ -16,11 +16,11 @@ ColumnStores column_stores(BlockOrder order) {
     case BlockOrder::ComponentMajor:
       return ColumnStores::ComponentMajor;
     case BlockOrder::CellMajor:
-      return ColumnStores::Tiled;
+      return ColumnStores::DirectTiles;
     case BlockOrder::CellMajorColumns:
       return ColumnStores::CellColumns;
   }
-  return ColumnStores::Tiled;
+  return ColumnStores::DirectTiles;
 }
 
 std::vector<jit::ChunkRange> column_launch_groups(const jit::TapeColumnPlan& plan, int slots,
@@ -113,7 +113,9 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
       l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
     }
   };
-  launches(plan, settings.group_slots, ColumnStores::Tiled, settings.launch_groups);
+  launches(plan, settings.group_slots, ColumnStores::DirectTiles, settings.launch_groups);
+  l.expand = jit::lower_tape_expand(k, plan, &rest_pattern);
+  l.direct_size = jit::direct_entries(plan, k.n_outputs(), k.n_inputs()).count;
   launches(
       settings.component_group_slots == settings.group_slots
           ? plan

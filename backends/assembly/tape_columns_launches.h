@@ -21,7 +21,8 @@ namespace dualjit::assembly {
 using ColumnStores = jit::ColumnStores;
 
 // The stores that make blocks in `order`: component-major and cell-major columns directly;
-// cell-major rows as tiles that one pass then puts in order (jit::ColumnStores says why).
+// cell-major rows from the direct entries' tiles by the expand launch (jit::ColumnStores says
+// why).
 ColumnStores column_stores(BlockOrder order);
 
 struct TapeColumnsLaunches {
@@ -33,6 +34,10 @@ struct TapeColumnsLaunches {
   // a group of more staged values than its plan's limit (group_slots, component_group_slots; a
   // column no split can make smaller) alone, so that the others' blocks need less shared memory.
   std::map<ColumnStores, std::vector<jit::LoweredKernel>> columns;
+  // After ColumnStores::DirectTiles' columns: the cell-major row-major blocks from their
+  // direct_size slots an element (jit::lower_tape_expand).
+  jit::LoweredKernel expand;
+  int direct_size = 0;
   // Where the kernel has params: they and the tapes' values, tiled, the rest kernel's params.
   // Else none: the rest kernel reads its params, the tapes' values, from the tape.
   std::optional<jit::LoweredKernel> gather;

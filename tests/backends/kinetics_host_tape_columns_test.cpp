@@ -149,6 +149,13 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     const std::vector<double> cell = c->run(p.term(0), state, assembly::BlockOrder::CellMajor);
     CHECK(worst_block_difference(component_major(cell, n), want, n) < 1e-12);
     CHECK(chain.element_jacobians(0, state, assembly::BlockOrder::CellMajor) == cell);
+    // Made from the entries that have terms of their own, fewer than the block's: every entry
+    // has a part through the density's cut, but a species' rate reads few concentrations.
+    const std::optional<assembly::TapeColumnsLaunches> l =
+        assembly::tape_columns_launches(p.term(0));
+    REQUIRE(l);
+    CHECK(l->direct_size > kernel->n_outputs());
+    CHECK(l->direct_size < kernel->n_outputs() * B);
     CHECK(worst_block_difference(
               component_major(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n),
               want, n) == 0);
@@ -220,13 +227,13 @@ TEST_CASE("host tape columns: the column groups in launches of at most launch_gr
   CHECK(worst_block_difference(
             component_major(c->run(p.term(0), state, assembly::BlockOrder::CellMajor), n), want,
             n) < 1e-12);
-  size_t component = 0, tiled = 0;
+  size_t component = 0, direct = 0;
   for (const cpu::CpuKernel* k : c->kernels()) {
     const std::string& symbol = k->lowered().symbol;
     if (symbol.find("tape_columns_g") == std::string::npos || symbol.ends_with("_cc")) continue;
-    (symbol.ends_with("_tl") ? tiled : component) += 1;
+    (symbol.ends_with("_dt") ? direct : component) += 1;
   }
-  CHECK(component > tiled);
+  CHECK(component > direct);
   assembly::TapeColumnsSettings none;
   none.launch_groups = 0;
   CHECK_THROWS_AS(assembly::HostTapeColumns::make(p.term(0), none), std::invalid_argument);
@@ -373,7 +380,7 @@ TEST_SUITE("gpu") {
                   component_major(
                       windows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n + 7),
                   want, n + 7) < 1e-12);
-        // Cell-major blocks: rows from the columns' tiles as the untile puts them; columns
+        // Cell-major blocks: rows from the columns' direct entries by the expand launch; columns
         // (column-major blocks) stored by the columns' launches themselves, the same sums in
         // other launches (ptxas may contract them otherwise).
         const std::vector<double> cell =

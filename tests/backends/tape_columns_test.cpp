@@ -317,25 +317,25 @@ TEST_CASE("the tape lowering's launches on the host: tapes, rest kernel, aux, co
       }
   }
   CHECK(worst < 1e-12);
-  // Tiled, for cell-major blocks: the same entries, [tile][r][c][element of the tile], in one
-  // launch of every group.
+  // Direct entries, for cell-major blocks: their slots number the entries that have terms in
+  // row-major order; this kernel's row 6 is not linear, so neither they nor the expand launch
+  // are lowered for it.
+  const jit::DirectEntries de = jit::direct_entries(plan, no, ni);
+  int with_terms = 0, next = 0;
+  for (const jit::ColumnGroup& g : plan.groups)
+    for (const jit::ColumnEntry& en : g.entries) {
+      with_terms += !en.terms.empty();
+      CHECK((de.at(en.output, en.column) >= 0) == !en.terms.empty());
+    }
+  CHECK(de.count == with_terms);
+  for (int slot : de.slot)
+    if (slot >= 0) CHECK(slot == next++);
   co.groups = {0, -1};
-  co.stores = jit::ColumnStores::Tiled;
-  const jit::LoweredKernel tiled_l = jit::lower_tape_columns(k, plan, p, co, &pattern);
-  CHECK(tiled_l.symbol.ends_with("_tl"));
-  const auto fs = static_cast<int64_t>(no) * ni, T = int64_t(jit::kFirstTile);
-  std::vector<double> tiled(
-      static_cast<size_t>(jit::stored_elements(jit::FirstStores::Tiled, n) * fs), std::nan(""));
-  ca.set("first", static_cast<const void*>(tiled.data()));
-  cpu::CpuKernel(tiled_l).run(ca);
-  for (int64_t e = 0; e < n; ++e)
-    for (int row : plan.outputs)
-      for (int j = 0; j < ni; ++j) {
-        const int64_t i = row * ni + j;
-        CHECK(tiled[size_t(((e / T) * fs + i) * T + e % T)] == first[size_t(i * n + e)]);
-      }
+  co.stores = jit::ColumnStores::DirectTiles;
+  CHECK_THROWS_AS(jit::lower_tape_columns(k, plan, p, co, &pattern), std::invalid_argument);
+  CHECK_THROWS_AS(jit::lower_tape_expand(k, plan, &pattern), std::invalid_argument);
   const jit::LoweredKernel gather_l = jit::lower_tape_gather(k, p);
-  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &tiled_l, &gather_l}) {
+  for (const jit::LoweredKernel* l : {&fill_l, &columns_l, &others_l, &gather_l}) {
     const jit::CompiledImage image = jit::nvrtc_compile(l->cuda_entry, l->cuda_source,
                                                         jit::default_compile_options(*l, "sm_90"));
     CHECK(image.is_cubin);
