@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -549,7 +548,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const DirectEntries de = direct_entries(plan, no, ni);
   const TapeColumnsAux aux(plan, ni, rest);
   const int64_t fs = int64_t(no) * ni;
-  const int kRun = std::getenv("DUALJIT_EXP_EXPAND_RUN") ? std::atoi(std::getenv("DUALJIT_EXP_EXPAND_RUN")) : 64;  // experiment
+  constexpr int kRun = 64;  // a block's entries of each element's block
   const int64_t chunks = (fs + kRun - 1) / kRun;
   LoweredKernel out;
   out.kernel_name = kernel.name();
