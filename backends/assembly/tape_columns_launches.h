@@ -50,7 +50,7 @@ struct TapeColumnsLaunches {
 // components derived from them), component_group_slots the same for the component-major
 // launches. Smaller groups fit more blocks a multiprocessor, larger ones read each leaf in fewer
 // groups: GRI-3.0's component-major Jacobian at 1e5 cells on an H200 took 3.01 ms at 200,
-// 2.92 at 175 and 150, 2.99 at 120; the cell-major one (tiles) 3.92, 3.94, 3.97, 4.07
+// 2.92 at 175 and 150, 2.99 at 120; the cell-major one (then tiles) 3.92, 3.94, 3.97, 4.07
 // (bench/RESULTS.md);
 // launch_groups: a columns' launch's groups at most. ptxas time grows faster than a launch's
 // entries, and the launches compile in parallel: GRI-3.0's nine groups in one launch took 20 s
@@ -80,7 +80,7 @@ struct TapeColumnsSettings {
   // Jcol 3.10-3.12 against 3.14-3.15; at 4 blocks (128 registers) all three slower
   // (bench/RESULTS.md).
   int tapes_min_blocks = 3;
-  // The tiled and component-major columns' launches' grid order (jit::TapeColumnsOptions
+  // The direct entries' and component-major columns' launches' grid order (jit::TapeColumnsOptions
   // tile_window): 0, a group's tiles together. Cell-major columns always run a tile's groups
   // side by side (1). Windows that keep a tile's leaves in L2 from group to group moved
   // GRI-3.0's J at 1e5 cells on an H200 from 3.85 ms to 3.79-3.91 and Jc from 2.85 to
