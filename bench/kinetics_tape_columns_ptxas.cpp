@@ -10,10 +10,9 @@
 //                               [--only TEXT] [--write DIR]
 //   (default gri30.yaml, the derivatives' form: rate_laws.h); the columns' launches in each
 //   stores, the direct entries' (for cell-major blocks) named _dt, and their expand launch;
-//   --only: the launches whose
-//   symbol holds TEXT. --sources prints each launch's
-//   CUDA and host source digests instead, compiling nothing: what a refactor of the emitters
-//   must leave alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
+//   --only: the launches whose symbol holds TEXT. --sources prints each launch's CUDA and host
+//   source digests instead, compiling nothing: what a refactor of the emitters must leave
+//   alone. --write DIR: each compiled launch's CUDA source as DIR/SYMBOL.cu.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -156,6 +156,16 @@ TEST_CASE("host tape columns: h2o2's component-major blocks equal the row groups
     REQUIRE(l);
     CHECK(l->direct_size > kernel->n_outputs());
     CHECK(l->direct_size < kernel->n_outputs() * B);
+    // Their CUDA forms compile (NVRTC needs no GPU).
+    std::vector<const jit::LoweredKernel*> cuda = {&l->expand};
+    for (const jit::LoweredKernel& k : l->columns.at(jit::ColumnStores::DirectTiles))
+      cuda.push_back(&k);
+    for (const jit::LoweredKernel* k : cuda) {
+      CAPTURE(k->symbol);
+      CHECK(jit::nvrtc_compile(k->cuda_entry, k->cuda_source,
+                               jit::default_compile_options(*k, "sm_90"))
+                .is_cubin);
+    }
     CHECK(worst_block_difference(
               component_major(rows.element_jacobians(0, state, assembly::BlockOrder::CellMajor), n),
               want, n) == 0);
