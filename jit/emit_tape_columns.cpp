@@ -29,9 +29,9 @@ std::string identifier(const std::string& s) {
   return out;
 }
 
-// A launch named `dj_<kernel>_<what>` that reads the kernel's tape of `tape_size` slots; its
-// argument table starts with n_elements and tape.
-LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t tape_size) {
+// A launch of the kernel's Jacobian named `dj_<kernel>_<what>`; its argument table starts with
+// n_elements.
+LoweredKernel named_launch(const Kernel& kernel, const std::string& what) {
   LoweredKernel out;
   out.kernel_name = kernel.name();
   out.symbol = "dj_" + identifier(kernel.name()) + "_" + what;
@@ -39,9 +39,15 @@ LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t
   out.cuda_entry = out.symbol;
   out.host_entry = out.symbol + "_host";
   out.options.mode = Mode::Jacobian;
+  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"});
+  return out;
+}
+
+// named_launch's, reading the kernel's tape of `tape_size` slots: then the argument tape.
+LoweredKernel tape_launch(const Kernel& kernel, const std::string& what, int64_t tape_size) {
+  LoweredKernel out = named_launch(kernel, what);
   out.tape_size = tape_size;
-  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
-      .add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"});
+  out.args.add({"tape", ArgKind::Pointer, "const double*", 1, true, "tape buffer"});
   return out;
 }
 
@@ -550,15 +556,9 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const int64_t fs = int64_t(no) * ni;
   constexpr int kRun = 64;  // a block's entries of each element's block
   const int64_t chunks = (fs + kRun - 1) / kRun;
-  LoweredKernel out;
-  out.kernel_name = kernel.name();
-  out.symbol = "dj_" + identifier(kernel.name()) + "_tape_expand";
-  out.label = "kernel '" + kernel.name() + "' (" + out.symbol + ")";
-  out.cuda_entry = out.symbol;
-  out.host_entry = out.symbol + "_host";
-  out.options.mode = Mode::Jacobian;
+  LoweredKernel out = named_launch(kernel, "tape_expand");
   out.first_size = static_cast<size_t>(fs);
-  out.args.add({"n_elements", ArgKind::Int64, "", 1, false, "elements"})
+  out.args
       .add({"direct", ArgKind::Pointer, "const double*", 1, true, "the columns' direct entries"})
       .add({"aux", ArgKind::Pointer, "const double*", 1, true,
             "the tapes' cut sums, cut gradients and rest entries"})

@@ -1,7 +1,6 @@
 #include "backends/assembly/device_tape_columns.h"
 
 #include <algorithm>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -47,6 +46,8 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   c->aux_size_ = l->aux_size;
   c->n_params_ = term.kernel->n_params();
   c->direct_size_ = l->direct_size;
+  c->uncompiled_ = std::move(l->columns);
+  c->uncompiled_expand_ = std::move(l->expand);
   std::vector<jit::LoweredKernel> launches;
   launches.push_back(std::move(l->tapes));
   launches.push_back(std::move(l->rest));
@@ -54,27 +55,31 @@ std::unique_ptr<DeviceTapeColumns> DeviceTapeColumns::make(const Term& term,
   const bool gathers = l->gather.has_value();
   if (gathers) launches.push_back(std::move(*l->gather));
   const size_t common = launches.size();
-  for (jit::LoweredKernel& k : l->columns.at(stores)) launches.push_back(std::move(k));
-  const bool expands = stores == ColumnStores::DirectTiles;
-  if (expands) {
-    launches.push_back(std::move(l->expand));
-  } else {
-    c->uncompiled_expand_ = std::move(l->expand);
-  }
-  l->columns.erase(stores);
-  c->uncompiled_ = std::move(l->columns);
+  c->take_columns(stores, launches);
   std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
-  if (expands) {
-    c->expand_ = std::move(kernels.back());
-    kernels.pop_back();
-  }
   c->tapes_ = std::move(kernels[0]);
   c->rest_ = std::move(kernels[1]);
   c->fill_ = std::move(kernels[2]);
   if (gathers) c->gather_ = std::move(kernels[3]);
-  std::move(kernels.begin() + static_cast<std::ptrdiff_t>(common), kernels.end(),
-            std::back_inserter(c->columns_[stores]));
+  kernels.erase(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(common));
+  c->adopt_columns(stores, std::move(kernels));
   return c;
+}
+
+void DeviceTapeColumns::take_columns(ColumnStores stores, std::vector<jit::LoweredKernel>& out) {
+  for (jit::LoweredKernel& k : uncompiled_.at(stores)) out.push_back(std::move(k));
+  uncompiled_.erase(stores);
+  if (stores == ColumnStores::DirectTiles) out.push_back(std::move(*uncompiled_expand_));
+}
+
+void DeviceTapeColumns::adopt_columns(ColumnStores stores,
+                                      std::vector<std::unique_ptr<cuda::CudaKernel>> kernels) {
+  if (stores == ColumnStores::DirectTiles) {
+    expand_ = std::move(kernels.back());
+    kernels.pop_back();
+    uncompiled_expand_.reset();
+  }
+  columns_[stores] = std::move(kernels);
 }
 
 std::vector<const cuda::CudaKernel*> DeviceTapeColumns::kernels() const {
@@ -92,16 +97,9 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
   if (ne <= 0) return;
   const bool expands = stores == ColumnStores::DirectTiles;
   if (!columns_.contains(stores)) {
-    std::vector<jit::LoweredKernel> launches = std::move(uncompiled_.at(stores));
-    uncompiled_.erase(stores);
-    if (expands) launches.push_back(std::move(*uncompiled_expand_));
-    std::vector<std::unique_ptr<cuda::CudaKernel>> kernels = compile(std::move(launches));
-    if (expands) {
-      uncompiled_expand_.reset();
-      expand_ = std::move(kernels.back());
-      kernels.pop_back();
-    }
-    columns_[stores] = std::move(kernels);
+    std::vector<jit::LoweredKernel> launches;
+    take_columns(stores, launches);
+    adopt_columns(stores, compile(std::move(launches)));
   }
   const int64_t nt = static_cast<int64_t>(pattern_.tapes.size());
   const jit::LoweredKernel& tl = tapes_->lowered();

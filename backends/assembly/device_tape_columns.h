@@ -40,6 +40,10 @@ class DeviceTapeColumns {
 
  private:
   DeviceTapeColumns() = default;
+  // The uncompiled columns' launches for `stores`, appended to `out`, then (DirectTiles) the
+  // expand launch; adopt_columns takes them back compiled, in that order.
+  void take_columns(ColumnStores stores, std::vector<jit::LoweredKernel>& out);
+  void adopt_columns(ColumnStores stores, std::vector<std::unique_ptr<cuda::CudaKernel>> kernels);
   jit::TapePattern pattern_;
   int aux_size_ = 0;
   int n_params_ = 0;
