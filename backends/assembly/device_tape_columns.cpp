@@ -1,7 +1,6 @@
 #include "backends/assembly/device_tape_columns.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -127,22 +126,6 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
     g.set("out", static_cast<const void*>(ptr(params_)));
     gather_->launch(g, stream);
   }
-  // Experiment (to be reverted): the direct entries' launches on a side stream beside the rest
-  // and aux launches, ignoring their read of the aux's factors (timing only).
-  const bool fork = expands && std::getenv("DUALJIT_EXP_FORK") && *std::getenv("DUALJIT_EXP_FORK") == '1';
-  static cuda::Stream* side = nullptr;
-  static cuda::Event *tapes_done = nullptr, *side_done = nullptr;
-  jit::ArgValues b;
-  b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
-  b.set("first", static_cast<const void*>(expands ? ptr(direct_) : out));
-  if (fork) {
-    if (!side) side = new cuda::Stream, tapes_done = new cuda::Event, side_done = new cuda::Event;
-    tapes_done->record(stream);
-    cuda::Stream::wait(side->handle(), *tapes_done);
-    for (const auto& columns : columns_.at(stores))
-      columns->launch(jit::pack_launch(columns->lowered(), b), side->handle());
-    side_done->record(side->handle());
-  }
   {
     jit::ElementLaunch a = inputs;
     a.params = gather_ ? ptr(params_) : ptr(tape_);
@@ -156,10 +139,11 @@ void DeviceTapeColumns::run(const jit::ElementLaunch& inputs, double* out, Colum
     f.set("rest_first", ptr(rest_first_)).set("aux", static_cast<const void*>(ptr(aux_)));
     fill_->launch(f, stream);
   }
-  if (!fork)
-    for (const auto& columns : columns_.at(stores))
-      columns->launch(jit::pack_launch(columns->lowered(), b), stream);
-  if (fork) cuda::Stream::wait(stream, *side_done);
+  jit::ArgValues b;
+  b.set("n_elements", ne).set("tape", ptr(tape_)).set("aux", ptr(aux_));
+  b.set("first", static_cast<const void*>(expands ? ptr(direct_) : out));
+  for (const auto& columns : columns_.at(stores))
+    columns->launch(jit::pack_launch(columns->lowered(), b), stream);
   if (expands) {
     jit::ArgValues x;
     x.set("n_elements", ne).set("direct", ptr(direct_)).set("aux", ptr(aux_));
