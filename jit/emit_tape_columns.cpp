@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -555,8 +554,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const DirectEntries de = direct_entries(plan, no, ni);
   const TapeColumnsAux aux(plan, ni, rest);
   const int64_t fs = int64_t(no) * ni;
-  const auto exp_env = [](const char* n, int d) { const char* v = std::getenv(n); return v ? std::atoi(v) : d; };  // experiment
-  const int kRun = exp_env("DUALJIT_EXP_EXPAND_RUN", 64), kThreads = exp_env("DUALJIT_EXP_EXPAND_THREADS", 256), kCs = exp_env("DUALJIT_EXP_EXPAND_CS", 0);
+  constexpr int kRun = 64;  // a block's entries of each element's block
   const int64_t chunks = (fs + kRun - 1) / kRun;
   LoweredKernel out = named_launch(kernel, "tape_expand");
   out.first_size = static_cast<size_t>(fs);
@@ -598,7 +596,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
      << "const double* __restrict__ ax) {\n"
      << "  const int o = p / " << ni << ", c = p - o * " << ni << ", k = " << sym << "_k[p];\n"
      << "  (void)o; (void)c;\n"
-     << "  double v = k >= 0 ? " << "dj_expand_ld(dt + k * " << kTapeTile << ") : 0.0;\n";
+     << "  double v = k >= 0 ? dt[k * " << kTapeTile << "] : 0.0;\n";
   for (int i = 0; i < aux.n_cuts; ++i) {
     fn << "  v = v + ax[(" << aux.cut_sum(i, 0) << " + o) * " << kTapeTile << "] * ax[("
        << aux.cut_gradient(i, 0) << " + c) * " << kTapeTile << "];\n";
@@ -615,7 +613,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   std::ostringstream cu;
   // s[j][element], rows of 33: a warp's stores of one entry, and its reads of an element's
   // run, meet no bank twice.
-  cu << "extern \"C\" __global__ void __launch_bounds__(" << kThreads << ") " << sym << "(const " << type
+  cu << "extern \"C\" __global__ void __launch_bounds__(256) " << sym << "(const " << type
      << " a) {\n"
      << "  __shared__ double s[" << kRun << " * 33];\n"
      << "  const long long n = a.n_elements, tile = blockIdx.x / " << chunks << "LL;\n"
@@ -624,15 +622,15 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
      << "  const int m = " << fs << " - p0 < " << kRun << " ? " << fs << " - p0 : " << kRun << ";\n"
      << "  const double* dt = a.direct + tile * " << direct_tile << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << aux_tile << "LL + lane;\n"
-     << "  for (int j = warp; j < m; j += " << kThreads / 32 << ") s[j * 33 + lane] = " << sym
+     << "  for (int j = warp; j < m; j += 8) s[j * 33 + lane] = " << sym
      << "_entry(p0 + j, dt, ax);\n"
      << "  __syncthreads();\n"
      << "  const long long e0 = tile * 32;\n"
      << "  const int live = n - e0 < 32 ? (int)(n - e0) : 32;\n"
      << "  double* o = a.first + e0 * " << fs << "LL + p0;\n"
-     << "  for (int q = threadIdx.x; q < live * " << kRun << "; q += " << kThreads << ") {\n"
+     << "  for (int q = threadIdx.x; q < live * " << kRun << "; q += 256) {\n"
      << "    const int el = q / " << kRun << ", j = q - el * " << kRun << ";\n"
-     << "    if (j < m) " << (kCs & 1 ? "__stcs(o + el * " + std::to_string(fs) + "LL + j, s[j * 33 + el]);\n" : "o[el * " + std::to_string(fs) + "LL + j] = s[j * 33 + el];\n")
+     << "    if (j < m) o[el * " << fs << "LL + j] = s[j * 33 + el];\n"
      << "  }\n}\n";
   std::ostringstream host;
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
@@ -644,13 +642,13 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
        << "  }\n}\n";
   out.cuda_source =
       cuda_prelude() + "\n" + args_struct + "\n" +
-      tables(table_bytes <= kConstantTableBytes ? "__constant__" : "__device__ const") + (kCs & 2 ? "DJ_FN double dj_expand_ld(const double* p) { return __ldcs(p); }\n" : "DJ_FN double dj_expand_ld(const double* p) { return *p; }\n") + fn.str() +
+      tables(table_bytes <= kConstantTableBytes ? "__constant__" : "__device__ const") + fn.str() +
       "\n" + cu.str();
-  out.host_source = host_prelude() + "\n" + args_struct + "\n" + tables("static const") + "DJ_FN double dj_expand_ld(const double* p) { return *p; }\n" + fn.str() +
+  out.host_source = host_prelude() + "\n" + args_struct + "\n" + tables("static const") + fn.str() +
                     "\n" + host.str();
   out.launch.items = "n_elements";
   out.launch.items_per_block = 32;
-  out.launch.block_threads = kThreads;
+  out.launch.block_threads = 256;
   out.launch.blocks_per_item_block = static_cast<int>(chunks);
   return out;
 }
