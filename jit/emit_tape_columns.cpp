@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -556,8 +555,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const TapeColumnsAux aux(plan, ni, rest);
   const int64_t fs = int64_t(no) * ni;
   // A warp's entries of each element's block (a lane each), and a block's warps.
-  const auto exp_env = [](const char* n, int d) { const char* v = std::getenv(n); return v ? std::atoi(v) : d; };  // experiment
-  const int kRun = 32, kWarps = exp_env("DUALJIT_EXP_EXPAND_WARPS", 8), kUnroll = exp_env("DUALJIT_EXP_EXPAND_UNROLL", 4);
+  constexpr int kRun = 32, kWarps = 8;
   const int64_t chunks = (fs + kWarps * kRun - 1) / (kWarps * kRun);
   LoweredKernel out = named_launch(kernel, "tape_expand");
   out.first_size = static_cast<size_t>(fs);
@@ -632,7 +630,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
      << "  const double* dt = a.direct + tile * " << direct_tile << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << aux_tile << "LL + lane;\n"
      << "  double* s = stage + warp * " << kRun * 33 << ";\n"
-     << "#pragma unroll " << kUnroll << "\n"
+     << "#pragma unroll 4\n"
      << "  for (int j = 0; j < m; ++j) s[j * 33 + lane] = " << sym << "_entry(p0 + j, dt, ax);\n"
      << "  __syncwarp();\n"
      << "  const long long e0 = tile * 32;\n"
