@@ -554,9 +554,8 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const DirectEntries de = direct_entries(plan, no, ni);
   const TapeColumnsAux aux(plan, ni, rest);
   const int64_t fs = int64_t(no) * ni;
-  // A warp's entries of each element's block (a lane each), and a block's warps.
-  constexpr int kRun = 32, kWarps = 8;
-  const int64_t chunks = (fs + kWarps * kRun - 1) / (kWarps * kRun);
+  constexpr int kRun = 64;  // a block's entries of each element's block
+  const int64_t chunks = (fs + kRun - 1) / kRun;
   LoweredKernel out = named_launch(kernel, "tape_expand");
   out.first_size = static_cast<size_t>(fs);
   out.args
@@ -612,33 +611,27 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const int64_t direct_tile = int64_t(de.count) * kTapeTile,
                 aux_tile = int64_t(aux.size()) * kTapeTile;
   std::ostringstream cu;
-  // Each warp its run of kRun entries of a tile's 32 elements: lane = element while it
-  // computes them (the tiles' lines coalesced), then lane = entry while it stores them, an
-  // element's run a line, through its own stage (rows of 33: no bank twice) and no barrier.
-  // A block's warps take consecutive runs of one tile, so the tile's cut lines, which every
-  // run reads, come from L1 after the first warp; blocks of one run each read them from L2
-  // once a run, which bounded the launch by L2 throughput.
-  cu << "extern \"C\" __global__ void __launch_bounds__(" << kWarps * 32 << ") " << sym << "(const "
-     << type << " a) {\n"
-     << "  extern __shared__ double stage[];\n"
+  // s[j][element], rows of 33: a warp's stores of one entry, and its reads of an element's
+  // run, meet no bank twice.
+  cu << "extern \"C\" __global__ void __launch_bounds__(256) " << sym << "(const " << type
+     << " a) {\n"
+     << "  __shared__ double s[" << kRun << " * 33];\n"
      << "  const long long n = a.n_elements, tile = blockIdx.x / " << chunks << "LL;\n"
+     << "  const int p0 = (int)(blockIdx.x - tile * " << chunks << "LL) * " << kRun << ";\n"
      << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-     << "  const int p0 = (int)(blockIdx.x - tile * " << chunks << "LL) * " << kWarps * kRun
-     << " + warp * " << kRun << ";\n"
-     << "  if (p0 >= " << fs << ") return;\n"
      << "  const int m = " << fs << " - p0 < " << kRun << " ? " << fs << " - p0 : " << kRun << ";\n"
      << "  const double* dt = a.direct + tile * " << direct_tile << "LL + lane;\n"
      << "  const double* ax = a.aux + tile * " << aux_tile << "LL + lane;\n"
-     << "  double* s = stage + warp * " << kRun * 33 << ";\n"
-     << "#pragma unroll 4\n"
-     << "  for (int j = 0; j < m; ++j) s[j * 33 + lane] = " << sym << "_entry(p0 + j, dt, ax);\n"
-     << "  __syncwarp();\n"
+     << "  for (int j = warp; j < m; j += 8) s[j * 33 + lane] = " << sym
+     << "_entry(p0 + j, dt, ax);\n"
+     << "  __syncthreads();\n"
      << "  const long long e0 = tile * 32;\n"
      << "  const int live = n - e0 < 32 ? (int)(n - e0) : 32;\n"
-     << "  double* o = a.first + e0 * " << fs << "LL + p0 + lane;\n"
-     << "  if (lane < m)\n"
-     << "    for (int el = 0; el < live; ++el) o[el * " << fs << "LL] = s[lane * 33 + el];\n"
-     << "}\n";
+     << "  double* o = a.first + e0 * " << fs << "LL + p0;\n"
+     << "  for (int q = threadIdx.x; q < live * " << kRun << "; q += 256) {\n"
+     << "    const int el = q / " << kRun << ", j = q - el * " << kRun << ";\n"
+     << "    if (j < m) o[el * " << fs << "LL + j] = s[j * 33 + el];\n"
+     << "  }\n}\n";
   std::ostringstream host;
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
        << "  for (long long e = 0; e < a->n_elements; ++e) {\n"
@@ -655,8 +648,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
                     "\n" + host.str();
   out.launch.items = "n_elements";
   out.launch.items_per_block = 32;
-  out.launch.block_threads = kWarps * 32;
-  out.launch.dynamic_shared_bytes = kWarps * kRun * 33 * sizeof(double);
+  out.launch.block_threads = 256;
   out.launch.blocks_per_item_block = static_cast<int>(chunks);
   return out;
 }
