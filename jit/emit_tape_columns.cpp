@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -556,10 +555,7 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const TapeColumnsAux aux(plan, ni, rest);
   const int64_t fs = int64_t(no) * ni;
   constexpr int kRun = 64;  // a block's entries of each element's block
-  // Experiment: blocks of 2 rows x 32 columns (DUALJIT_EXP_EXPAND_RECT=1).
-  const bool rect = std::getenv("DUALJIT_EXP_EXPAND_RECT") && *std::getenv("DUALJIT_EXP_EXPAND_RECT") == '1';
-  const int64_t col_chunks = (ni + 31) / 32, row_pairs = (no + 1) / 2;
-  const int64_t chunks = rect ? row_pairs * col_chunks : (fs + kRun - 1) / kRun;
+  const int64_t chunks = (fs + kRun - 1) / kRun;
   LoweredKernel out = named_launch(kernel, "tape_expand");
   out.first_size = static_cast<size_t>(fs);
   out.args
@@ -615,31 +611,6 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
   const int64_t direct_tile = int64_t(de.count) * kTapeTile,
                 aux_tile = int64_t(aux.size()) * kTapeTile;
   std::ostringstream cu;
-  if (rect) {
-    cu << "extern \"C\" __global__ void __launch_bounds__(256) " << sym << "(const " << type
-       << " a) {\n"
-       << "  __shared__ double s[64 * 33];\n"
-       << "  const long long n = a.n_elements, tile = blockIdx.x / " << chunks << "LL;\n"
-       << "  const int b = (int)(blockIdx.x - tile * " << chunks << "LL);\n"
-       << "  const int o0 = (b / " << col_chunks << ") * 2, c0 = (b % " << col_chunks << ") * 32;\n"
-       << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-       << "  const double* dt = a.direct + tile * " << direct_tile << "LL + lane;\n"
-       << "  const double* ax = a.aux + tile * " << aux_tile << "LL + lane;\n"
-       << "  for (int j = warp; j < 64; j += 8) {\n"
-       << "    const int o = o0 + (j >> 5), c = c0 + (j & 31);\n"
-       << "    if (o < " << no << " && c < " << ni << ") s[j * 33 + lane] = " << sym
-       << "_entry(o * " << ni << " + c, dt, ax);\n"
-       << "  }\n"
-       << "  __syncthreads();\n"
-       << "  const long long e0 = tile * 32;\n"
-       << "  const int live = n - e0 < 32 ? (int)(n - e0) : 32;\n"
-       << "  double* out = a.first + e0 * " << fs << "LL;\n"
-       << "  for (int q = threadIdx.x; q < live * 64; q += 256) {\n"
-       << "    const int el = q >> 6, j = q & 63, o = o0 + (j >> 5), c = c0 + (j & 31);\n"
-       << "    if (o < " << no << " && c < " << ni << ") out[el * " << fs << "LL + o * " << ni
-       << " + c] = s[j * 33 + el];\n"
-       << "  }\n}\n";
-  } else {
   // s[j][element], rows of 33: a warp's stores of one entry, and its reads of an element's
   // run, meet no bank twice.
   cu << "extern \"C\" __global__ void __launch_bounds__(256) " << sym << "(const " << type
@@ -661,7 +632,6 @@ LoweredKernel lower_tape_expand(const Kernel& kernel, const TapeColumnPlan& plan
      << "    const int el = q / " << kRun << ", j = q - el * " << kRun << ";\n"
      << "    if (j < m) o[el * " << fs << "LL + j] = s[j * 33 + el];\n"
      << "  }\n}\n";
-  }
   std::ostringstream host;
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
        << "  for (long long e = 0; e < a->n_elements; ++e) {\n"
