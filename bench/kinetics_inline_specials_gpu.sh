@@ -16,7 +16,9 @@ export DUALJIT_CACHE_DIR=$PWD/build-gpu/inline-cache
 k=./build-gpu/bench/kinetics_rates
 for i in 1 2; do
   for s in 0 1; do
-    echo "inline=$s: $(DUALJIT_INLINE_SPECIALS=$s $k --effort full --rows 2 --reps 7 "$cells" 2>&1 | grep -E '^RESULT kinetics_(dualjit|compile)' | grep -oE '(J_ms|Jc_ms|Jcol_ms|J_abs_sum|first_call_s)=[^ ]+' | head -5 | tr '\n' ' ')"
+    log=$(DUALJIT_INLINE_SPECIALS=$s $k --effort full --rows 2 --reps 7 "$cells" 2>&1)
+    echo "inline=$s: $(grep -E '^RESULT kinetics_dualjit' <<< "$log" | grep -oE '(J_ms|Jc_ms|Jcol_ms|J_abs_sum)=[^ ]+' | head -4 | tr '\n' ' ')"
+    echo "   first calls (s): $(grep -E '^RESULT kinetics_compile' <<< "$log" | grep -oE 'first_call_s=[^ ]+' | sort -u | tr '\n' ' ')"
   done
 done
 m=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__inst_executed.sum,launch__registers_per_thread
