@@ -2,7 +2,8 @@
 # Nsight Compute on a benchmark program, for what CUDA events cannot split: each kernel's own
 # duration (default), the sections NCU_SECTIONS names (e.g. "WarpStateStats Occupancy
 # LaunchStats SchedulerStats") or the metrics NCU_METRICS lists (comma-separated, printed as ncu
-# prints them) for the kernels KERNEL_REGEX matches. Clocks are left alone
+# prints them) for the kernels KERNEL_REGEX matches; NCU_TRAFFIC=1 (and no NCU_METRICS): each
+# launch's DRAM and L2 traffic as a table (bench/ncu_traffic_table.py). Clocks are left alone
 # (--clock-control none, device/METHOD.md). NCU_SKIP and NCU_COUNT pick launches, NCU_FILTER
 # ncu's --filter-mode.
 #
@@ -16,6 +17,9 @@ args=(--clock-control none -k "regex:$regex" --launch-skip "${NCU_SKIP:-0}")
 [[ -n ${NCU_FILTER:-} ]] && args+=(--filter-mode "$NCU_FILTER")
 if [[ -n ${NCU_METRICS:-} ]]; then
   ncu "${args[@]}" --metrics "$NCU_METRICS" "$@" > "$out" 2>&1
+elif [[ -n ${NCU_TRAFFIC:-} ]]; then
+  ncu "${args[@]}" --metrics "$(python3 "$(dirname "$0")/ncu_traffic_table.py" --metrics)" --csv "$@" > "$out" 2>&1
+  python3 "$(dirname "$0")/ncu_traffic_table.py" "$out"
 elif [[ -n ${NCU_SECTIONS:-} ]]; then
   for s in $NCU_SECTIONS; do args+=(--section "$s"); done
   ncu "${args[@]}" "$@" > "$out" 2>&1
