@@ -15,7 +15,7 @@ for c in main 8,1; do
   envs=()
   [[ $c != main ]] && envs=(DUALJIT_EXP_TILE_GROUPS=$c)
   env "${envs[@]}" ncu --kernel-name regex:tape_columns_g --launch-count 40 --metrics "$metrics" \
-    --csv --print-units base ./build-gpu/bench/kinetics_rates --effort full --rows 2 --reps 1 "$cells" \
+    --csv ./build-gpu/bench/kinetics_rates --effort full --rows 2 --reps 1 "$cells" \
     > "$out/ncu_tg_${c/,/_}.csv" 2> "$out/ncu_tg_${c/,/_}.err"
   echo "== $c"
   python3 - "$out/ncu_tg_${c/,/_}.csv" <<'PY'
