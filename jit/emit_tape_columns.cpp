@@ -266,7 +266,6 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
       "tape_columns_g" + std::to_string(g0) + "_" + std::to_string(g1) + "_w" + std::to_string(W) +
           (o.min_blocks > 0 ? "_m" + std::to_string(o.min_blocks) : "") +
           (o.tile_window > 0 ? "_tw" + std::to_string(o.tile_window) : "") +
-          (o.tile_groups ? "_tg" : "") +
           (direct         ? "_dt"
            : cell_columns ? "_cc"
                           : ""),
@@ -496,23 +495,6 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   }
   const std::string bounds =
       std::to_string(32 * W) + (o.min_blocks > 0 ? ", " + std::to_string(o.min_blocks) : "");
-  if (o.tile_groups && !cell_columns) {
-    cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
-       << type << " a) {\n"
-       << "  extern __shared__ __align__(16) double st[];\n"
-       << "  const long long n = a.n_elements, tile = blockIdx.x, e = tile * 32 + (threadIdx.x & "
-          "31);\n"
-       << "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-       << "  const double* tp = a.tape + tile * " << tape_size * 32 << "LL + lane;\n"
-       << "  const double* ax = a.aux + tile * " << int64_t(aux.size()) * 32 << "LL + lane;\n";
-    const std::string first =
-        direct ? "a.first + tile * " + std::to_string(int64_t(de.count) * kTapeTile) + "LL + lane"
-               : "a.first";
-    for (int g = g0; g < g1; ++g)
-      cu << "  " << sym << "_g" << g << "(tp, ax, st, " << first
-         << ", n, e, e < n, lane, warp);\n  __syncthreads();\n";
-    cu << "}\n";
-  } else {
   cu << "extern \"C\" __global__ void __launch_bounds__(" << bounds << ") " << sym << "(const "
      << type << " a) {\n"
      << "  extern __shared__ __align__(16) double st[];\n"
@@ -538,7 +520,6 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
        << ", n, e, e < n, lane, warp); break;\n";
   }
   cu << "  }\n}\n";
-  }
   host << "extern \"C\" void " << sym << "_host(const " << type << "* a) {\n"
        << "  const long long n = a->n_elements;\n"
        << "  for (long long e = 0; e < n; ++e) {\n"
@@ -557,7 +538,7 @@ LoweredKernel lower_tape_columns(const Kernel& kernel, const TapeColumnPlan& pla
   out.launch.items_per_block = 32;
   out.launch.block_threads = 32 * W;
   out.launch.dynamic_shared_bytes = smem;
-  out.launch.blocks_per_item_block = o.tile_groups && !cell_columns ? 1 : g1 - g0;
+  out.launch.blocks_per_item_block = g1 - g0;
   return out;
 }
 

@@ -73,9 +73,6 @@ struct TapeColumnsOptions {
   // whose tiles' leaves stay in L2 from the first group to the last lets the later groups read
   // them from L2 rather than DRAM.
   int tile_window = 0;
-  // Experiment: a block a tile, the launch's groups in turn with a barrier between them, so
-  // that the leaves the groups read again come from the block's L1.
-  bool tile_groups = false;
 };
 
 // Derived components (ColumnGroup::derived) are computed from their leaves in the tape while

@@ -1,8 +1,6 @@
 #include "backends/assembly/tape_columns_launches.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -103,27 +101,15 @@ std::optional<TapeColumnsLaunches> tape_columns_launches(const Term& term,
   l.fill = jit::lower_tape_aux(k, plan, rest_pattern, l.pattern, settings.aux_parts);
   // The columns' launches of `p`'s groups (of `slots` staged values at most, but for a column
   // alone) for `stores`, at most `per_launch` groups each.
-  // Experiment: DUALJIT_EXP_TILE_GROUPS=W,M, the direct entries' and component-major groups
-  // but an oversized one in one launch, a block of W warps a tile, at most M blocks.
-  int tg_warps = 0, tg_min = 0;
-  if (const char* tg = std::getenv("DUALJIT_EXP_TILE_GROUPS"))
-    std::sscanf(tg, "%d,%d", &tg_warps, &tg_min);
   const auto launches = [&](const jit::TapeColumnPlan& p, int slots, ColumnStores stores,
                             int per_launch) {
-    const bool cells = stores == ColumnStores::CellColumns, tiled = tg_warps > 0 && !cells;
-    if (tiled) per_launch = 1000;
     for (const jit::ChunkRange groups : column_launch_groups(p, slots, per_launch)) {
       jit::TapeColumnsOptions co;
       co.groups = groups;
       co.stores = stores;
+      const bool cells = stores == ColumnStores::CellColumns;
       co.min_blocks = cells ? settings.cell_min_blocks : settings.min_blocks;
       co.tile_window = cells ? 1 : settings.tile_window;
-      if (tiled && groups.last - groups.first > 1) {
-        co.tile_groups = true;
-        co.warps = tg_warps;
-        co.min_blocks = tg_min;
-        co.tile_window = 0;
-      }
       l.columns[stores].push_back(jit::lower_tape_columns(k, p, l.pattern, co, &rest_pattern));
     }
   };

@@ -1,7 +1,6 @@
 #include "backends/cuda/cuda_kernel.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -53,10 +52,6 @@ void CudaKernel::load_image(const jit::CompileOptions& options) {
   function_ = module_->function(lowered_.cuda_entry);
   if (lowered_.launch.dynamic_shared_bytes > 48 * 1024)
     set_max_dynamic_shared(function_, static_cast<int>(lowered_.launch.dynamic_shared_bytes));
-  // Experiment: the carveout of the tape columns' launches a block a tile (DUALJIT_EXP_TILE_GROUPS).
-  if (const char* c = std::getenv("DUALJIT_EXP_TG_CARVEOUT");
-      c && lowered_.symbol.find("_tg") != std::string::npos)
-    set_shared_memory_carveout(function_, std::atoi(c));
   if (image_.ptxas.registers < 0 && image_.is_cubin) {
     // NVRTC (12.9+) serves repeated compiles from the driver's JIT cache without running
     // ptxas, so no resource report came back: take registers and local memory from the driver.

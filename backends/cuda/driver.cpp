@@ -530,15 +530,6 @@ void prefer_shared_memory(CUfunction f) {
     throw CudaError(r, "preferring shared memory for kernel '" + kernel_name(a, f) + "'");
 }
 
-void set_shared_memory_carveout(CUfunction f, int percent) {
-  const Api& a = api("setting a kernel's carveout");
-  if (CUresult r = a.func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                                        percent);
-      r != CUDA_SUCCESS)
-    throw CudaError(r, "setting carveout " + std::to_string(percent) + " for kernel '" +
-                           kernel_name(a, f) + "'");
-}
-
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
   const std::string what = "allocating " + std::to_string(bytes) + " bytes of device memory";
   const Api& a = api(what);

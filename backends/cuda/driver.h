@@ -111,8 +111,6 @@ void set_max_dynamic_shared(CUfunction f, int bytes);
 // Asks for the largest shared-memory carveout of the SM's L1 for `f`: without it the driver may
 // pick one that holds fewer of its blocks than registers allow.
 void prefer_shared_memory(CUfunction f);
-// The carveout `percent` (0: the most L1) for `f`.
-void set_shared_memory_carveout(CUfunction f, int percent);
 
 // Device memory (cuMemAlloc/cuMemFree), movable, not copyable. A zero-byte buffer holds no
 // allocation and get() == 0.
