@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "jit/constant_tables.h"
+#include "jit/pair_exps.h"
 
 namespace dualjit::jit {
 
@@ -330,6 +331,30 @@ void append_statement(std::string& out, const Graph& g, NodeId id, Names& name, 
   out += ";\n";
 }
 
+// Whether `a` and `b`, adjacent in p's order, are emitted as one call of dj_exp2: the program
+// pairs exps (jit/pair_exps.h), its specials are out of line and both are double.
+bool emits_pair(const ScalarProgram& p, const Typing& ty, bool outline, NodeId a, NodeId b) {
+  return p.paired_exps && outline && exp_pair(*p.graph, a, b) && !ty.float_arithmetic(a) &&
+         !ty.float_arithmetic(b);
+}
+
+// `  const dj_d2 e42 = dj_exp2(t40, t41);`, then t42 and t43 from it.
+void append_exp_pair(std::string& out, const Graph& g, NodeId a, NodeId b, Names& name,
+                     const Typing& ty) {
+  const std::string x(name(g.node(a).a)), y(name(g.node(b).a));
+  out += "  const dj_d2 e";
+  append_int(out, a);
+  out += " = dj_exp2(" + x + ", " + y + ");\n";
+  append_declaration(out, a, ty);
+  out += 'e';
+  append_int(out, a);
+  out += ".x;\n";
+  append_declaration(out, b, ty);
+  out += 'e';
+  append_int(out, a);
+  out += ".y;\n";
+}
+
 // One output store statement: `val[3] = t42;` (first derivatives where `first` says).
 void append_store(std::string& out, const Store& st, std::string_view value,
                   const ElementIndex& first) {
@@ -384,13 +409,23 @@ std::string emit_whole(const ScalarProgram& p, const std::string& fn_name, const
   os += tape ? " (void)tp;\n" : "\n";
   const auto stores_of = stores_by_node(p);
   std::vector<uint8_t> stored(p.stores.size(), 0);
-  for (NodeId id : p.order) {
-    if (g.node(id).op != Op::Const) append_statement(os, g, id, name, ty, outline, first);
-    // Each output is stored as soon as it exists, so it holds no register until the end.
-    for (size_t si : stores_of[id]) {
-      append_store(os, p.stores[si], name(id), first);
-      stored[si] = 1;
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    const NodeId id = p.order[i];
+    const bool pair = i + 1 < p.order.size() && emits_pair(p, ty, outline, id, p.order[i + 1]);
+    if (pair) {
+      append_exp_pair(os, g, id, p.order[i + 1], name, ty);
+    } else if (g.node(id).op != Op::Const) {
+      append_statement(os, g, id, name, ty, outline, first);
     }
+    // Each output is stored as soon as it exists, so it holds no register until the end.
+    for (NodeId made : {id, pair ? p.order[i + 1] : kNoNode}) {
+      if (made == kNoNode) continue;
+      for (size_t si : stores_of[made]) {
+        append_store(os, p.stores[si], name(made), first);
+        stored[si] = 1;
+      }
+    }
+    i += pair;
   }
   for (size_t si = 0; si < p.stores.size(); ++si) {
     if (stored[si]) continue;
@@ -492,20 +527,34 @@ std::string emit_split(const ScalarProgram& p, const std::string& fn_name, size_
       }
       os += ";\n";
     };
-    for (NodeId id : seg_nodes[s]) {
-      const Node& nd = g.node(id);
-      for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
-      append_statement(os, g, id, name, ty, outline, first);
-      local[id] = 1;
-      touched.push_back(id);
-      if (slot[id] >= 0) {
-        os += "  s[";
-        append_int(os, slot[id]);
-        os += "] = ";
-        append_value_name(os, id);
-        os += ";\n";
+    const std::vector<NodeId>& sn = seg_nodes[s];
+    for (size_t i = 0; i < sn.size(); ++i) {
+      const NodeId id = sn[i];
+      const bool pair = i + 1 < sn.size() && emits_pair(p, ty, outline, id, sn[i + 1]);
+      const NodeId made[2] = {id, pair ? sn[i + 1] : kNoNode};
+      for (NodeId m : made) {
+        if (m == kNoNode) continue;
+        const Node& nd = g.node(m);
+        for (int k = 0; k < op_arity(nd.op); ++k) ensure(nd.operand(k));
       }
-      for (size_t si : stores_of[id]) append_store(os, p.stores[si], name(id), first);
+      if (pair)
+        append_exp_pair(os, g, id, sn[i + 1], name, ty);
+      else
+        append_statement(os, g, id, name, ty, outline, first);
+      for (NodeId m : made) {
+        if (m == kNoNode) continue;
+        local[m] = 1;
+        touched.push_back(m);
+        if (slot[m] >= 0) {
+          os += "  s[";
+          append_int(os, slot[m]);
+          os += "] = ";
+          append_value_name(os, m);
+          os += ";\n";
+        }
+        for (size_t si : stores_of[m]) append_store(os, p.stores[si], name(m), first);
+      }
+      i += pair;
     }
     if (s == n_seg - 1) {  // outputs that are constants or inputs
       for (const Store& st : p.stores) {

@@ -17,6 +17,7 @@
 #include "jit/expand_derivatives.h"
 #include "jit/logging.h"
 #include "jit/lowering_memo.h"
+#include "jit/pair_exps.h"
 #include "jit/parallel_for.h"
 #include "jit/schedule.h"
 
@@ -446,6 +447,7 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
                                     pr.tapes.get());
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
     schedule(cp.program, *out.options.schedule, out.options.tiled_params.tiled());
+    if (pairs_exps()) pair_exps(cp.program);
     dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
     cp.summary.ops = count_ops(cp.program);
     cp.summary.live = max_live_values(cp.program);

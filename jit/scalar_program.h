@@ -35,6 +35,8 @@ struct ScalarProgram {
   // arithmetic (tangent and second-order components). Empty: all primal. Lets emission run
   // the derivative arithmetic in a narrower type than the primal.
   std::vector<uint8_t> primal;
+  // Set by pair_exps (jit/pair_exps.h): emission computes adjacent independent exps in one call.
+  bool paired_exps = false;
 };
 
 std::string print_program(const ScalarProgram& program);

@@ -1,0 +1,70 @@
+#include "jit/pair_exps.h"
+
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+namespace dualjit::jit {
+
+bool pairs_exps() {
+  static const bool on = [] {
+    const char* env = std::getenv("DUALJIT_PAIR_EXPS");
+    return env && std::string_view(env) == "1";
+  }();
+  return on;
+}
+
+bool exp_pair(const Graph& g, NodeId a, NodeId b) {
+  return g.node(a).op == Op::Exp && g.node(b).op == Op::Exp && g.node(b).a != a;
+}
+
+void pair_exps(ScalarProgram& program, int window) {
+  const Graph& g = *program.graph;
+  std::vector<NodeId> out;
+  out.reserve(program.order.size());
+  std::vector<uint8_t> tainted(g.size(), 0);  // reads the waiting exp, directly or not
+  std::vector<NodeId> moved;
+  NodeId waiting = kNoNode;
+  const auto release = [&] {
+    out.push_back(waiting);
+    out.insert(out.end(), moved.begin(), moved.end());
+    tainted[waiting] = 0;
+    for (NodeId m : moved) tainted[m] = 0;
+    moved.clear();
+    waiting = kNoNode;
+  };
+  for (NodeId id : program.order) {
+    const Node& n = g.node(id);
+    if (waiting == kNoNode) {
+      if (n.op == Op::Exp) {
+        waiting = id;
+        tainted[id] = 1;
+      } else {
+        out.push_back(id);
+      }
+      continue;
+    }
+    bool reads = false;
+    for (int k = 0; k < op_arity(n.op); ++k) reads = reads || tainted[n.operand(k)];
+    if (reads) {
+      moved.push_back(id);
+      tainted[id] = 1;
+      if (static_cast<int>(moved.size()) > window) release();
+    } else if (n.op == Op::Exp) {
+      out.push_back(waiting);
+      out.push_back(id);
+      tainted[waiting] = 0;
+      waiting = kNoNode;
+      out.insert(out.end(), moved.begin(), moved.end());
+      for (NodeId m : moved) tainted[m] = 0;
+      moved.clear();
+    } else {
+      out.push_back(id);
+    }
+  }
+  if (waiting != kNoNode) release();
+  program.order = std::move(out);
+  program.paired_exps = true;
+}
+
+}  // namespace dualjit::jit
