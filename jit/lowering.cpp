@@ -447,14 +447,15 @@ std::vector<ChunkProgram> chunk_programs(const Kernel& kernel, const Prepared& p
                                     pr.tapes.get());
     dump(tag + ".2-expanded.txt", [&] { return print_program(cp.program); });
     schedule(cp.program, *out.options.schedule, out.options.tiled_params.tiled());
-    if (pairs_exps()) pair_exps(cp.program);
-    dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
-    cp.summary.ops = count_ops(cp.program);
-    cp.summary.live = max_live_values(cp.program);
     for (NodeId id : cp.program.order) {
       const Op op = cp.program.graph->node(id).op;
       cp.summary.statements += !(op == Op::Const || is_leaf(op));
     }
+    // Where the exps are called out of line, two at a time (jit/pair_exps.h).
+    if (outlines_specials(cp.summary.statements)) pair_exps(cp.program);
+    dump(tag + ".3-scheduled.txt", [&] { return print_program(cp.program); });
+    cp.summary.ops = count_ops(cp.program);
+    cp.summary.live = max_live_values(cp.program);
   });
   return chunks;
 }

@@ -22,7 +22,7 @@
 namespace dualjit::jit {
 
 // Bumped whenever emitted code changes meaning or ABI: part of every cache key.
-inline constexpr const char* kCodegenVersion = "dualjit-codegen-15";
+inline constexpr const char* kCodegenVersion = "dualjit-codegen-16";
 
 // Size policy for big graphs (detailed chemistry). Measured on a 6,535-node graph (Jacobian,
 // W = 4, 150k statements): NVRTC 87 s whole, 53 s in pieces of 1000, 3.8 s in pieces of 1000

@@ -11,7 +11,6 @@
 
 #include "dsl/sha256.h"
 #include "jit/kernel_cache.h"
-#include "jit/pair_exps.h"
 
 namespace dualjit::jit {
 namespace {
@@ -108,7 +107,6 @@ std::string lowering_memo_key(const Kernel& kernel, const LoweringOptions& optio
   put(m, static_cast<int>(o.compile_effort));
   put(m, o.launches);
   put(m, outlines_specials(kOutlineSpecials + 1) ? 1 : 0);  // DUALJIT_INLINE_SPECIALS
-  put(m, pairs_exps() ? 1 : 0);                             // DUALJIT_PAIR_EXPS
   put(m, o.chunks.first);
   put(m, o.chunks.last);
   put(m, static_cast<int>(o.first_stores));

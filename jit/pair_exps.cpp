@@ -1,18 +1,8 @@
 #include "jit/pair_exps.h"
 
-#include <cstdlib>
-#include <string_view>
 #include <vector>
 
 namespace dualjit::jit {
-
-bool pairs_exps() {
-  static const bool on = [] {
-    const char* env = std::getenv("DUALJIT_PAIR_EXPS");
-    return env && std::string_view(env) == "1";
-  }();
-  return on;
-}
 
 bool exp_pair(const Graph& g, NodeId a, NodeId b) {
   return g.node(a).op == Op::Exp && g.node(b).op == Op::Exp && g.node(b).a != a;

@@ -18,7 +18,4 @@ void pair_exps(ScalarProgram& program, int window = 40);
 // reading `a`.
 bool exp_pair(const Graph& g, NodeId a, NodeId b);
 
-// Whether lowering pairs exps: DUALJIT_PAIR_EXPS=1 (read once).
-bool pairs_exps();
-
 }  // namespace dualjit::jit

@@ -304,7 +304,11 @@ TEST_CASE(
         std::string::npos);
   CHECK(l.cuda_source.find("__ldg(&dj_exp_2j[n & 127])") != std::string::npos);  // the table's
   CHECK(l.host_source.find("dj_exp_2j") == std::string::npos);  // the host calls exp()
-  CHECK(l.element_source.find("dj_exp(t") != std::string::npos);
+  // Its 900 independent exps, two a call (jit/pair_exps.h).
+  CHECK(l.element_source.find("dj_exp2(t") != std::string::npos);
+  CHECK(l.cuda_source.find("static __device__ __noinline__ dj_d2 dj_exp2(double a, double b)") !=
+        std::string::npos);
+  CHECK(l.host_source.find("dj_d2 dj_exp2(double a, double b)") != std::string::npos);
   CHECK(l.element_source.find("dj_log(t") != std::string::npos);
   // Reciprocals too, inline: CUDA's without its branch, the host's a division.
   CHECK(l.element_source.find("dj_rcp(t") != std::string::npos);
