@@ -15,8 +15,10 @@ void pair_exps(ScalarProgram& program, int window) {
   std::vector<uint8_t> tainted(g.size(), 0);  // reads the waiting exp, directly or not
   std::vector<NodeId> moved;
   NodeId waiting = kNoNode;
-  const auto release = [&] {
+  // The waiting exp (with its partner, if any), then its readers.
+  const auto release = [&](NodeId partner) {
     out.push_back(waiting);
+    if (partner != kNoNode) out.push_back(partner);
     out.insert(out.end(), moved.begin(), moved.end());
     tainted[waiting] = 0;
     for (NodeId m : moved) tainted[m] = 0;
@@ -39,20 +41,14 @@ void pair_exps(ScalarProgram& program, int window) {
     if (reads) {
       moved.push_back(id);
       tainted[id] = 1;
-      if (static_cast<int>(moved.size()) > window) release();
+      if (static_cast<int>(moved.size()) > window) release(kNoNode);
     } else if (n.op == Op::Exp) {
-      out.push_back(waiting);
-      out.push_back(id);
-      tainted[waiting] = 0;
-      waiting = kNoNode;
-      out.insert(out.end(), moved.begin(), moved.end());
-      for (NodeId m : moved) tainted[m] = 0;
-      moved.clear();
+      release(id);
     } else {
       out.push_back(id);
     }
   }
-  if (waiting != kNoNode) release();
+  if (waiting != kNoNode) release(kNoNode);
   program.order = std::move(out);
   program.paired_exps = true;
 }
