@@ -3,6 +3,7 @@
 // chunks keep their literals; a table stops at its byte budget. That the values are exact: the
 // large tape kernel's cases in tests/backends/cpu_kernel_test.cpp and cuda_kernel_test.cpp.
 #include "jit/constant_tables.h"
+#include "support/matches.h"
 
 #include <doctest/doctest.h>
 
@@ -18,11 +19,6 @@ using namespace dualjit;
 using namespace dualjit::jit;
 
 namespace {
-
-size_t count(const std::string& s, const std::regex& re) {
-  return static_cast<size_t>(
-      std::distance(std::sregex_iterator(s.begin(), s.end(), re), std::sregex_iterator()));
-}
 
 // The entry count N of `decl` N]... in src, 0 when src does not declare it.
 size_t table_entries(const std::string& src, const std::string& decl) {
@@ -57,7 +53,7 @@ TEST_CASE("the tapes' chunk reads fp64 constants and constant selects from const
   CHECK(values >= 400);
   CHECK(selects == 200);
   CHECK(8 * (values + 2 * selects) <= kConstantTableBytes);
-  CHECK(count(src, std::regex(fn + R"(_ks_at\(t\d+, \d+\))")) == selects);
+  CHECK(test::count_matches(src, std::regex(fn + R"(_ks_at\(t\d+, \d+\))")) == selects);
   // Every literal left in the tapes' chunk's statements is an fp64 immediate (1000.0 among
   // them); the tables are read.
   const std::string body = chunk_text(src, fn);
@@ -71,7 +67,7 @@ TEST_CASE("the tapes' chunk reads fp64 constants and constant selects from const
   CHECK(literals > 0);
   CHECK(costly == 0);
   CHECK(body.find("> 1000.0") != std::string::npos);
-  CHECK(count(body, std::regex(fn + R"(_k\[\d+\])")) >= values);
+  CHECK(test::count_matches(body, std::regex(fn + R"(_k\[\d+\])")) >= values);
   // The rows' chunks keep literals.
   for (size_t c = 1; c < l.plan.chunks.size(); ++c) {
     CHECK_FALSE(l.plan.chunks[c].tape);

@@ -10,6 +10,7 @@
 #include "jit/expand_derivatives.h"
 #include "jit/lowering.h"
 #include "jit/schedule.h"
+#include "support/matches.h"
 #include "support/test_kernels.h"
 
 using namespace dualjit;
@@ -25,11 +26,6 @@ LoweringOptions jacobian(int width, bool single_tangents = false) {
   return o;
 }
 
-size_t count(const std::string& s, const std::regex& re) {
-  return static_cast<size_t>(
-      std::distance(std::sregex_iterator(s.begin(), s.end(), re), std::sregex_iterator()));
-}
-
 }  // namespace
 
 TEST_CASE("a comparison that only selects read is a bool; one used as a number is 1.0 or 0.0") {
@@ -39,10 +35,10 @@ TEST_CASE("a comparison that only selects read is a bool; one used as a number i
     const auto l = lower(test::negations_kernel(), jacobian(4, single));
     const std::string& src = l.element_source;
     // select(a < b, ..), select(x0 >= x1, ..), and the conditions of min and max.
-    CHECK(count(src, std::regex(R"(const bool t\d+ = t\d+ (<|<=|>|>=) t\d+;)")) >= 4);
-    CHECK(count(src, std::regex(R"(\(t\d+ \? )")) >= 4);
+    CHECK(test::count_matches(src, std::regex(R"(const bool t\d+ = t\d+ (<|<=|>|>=) t\d+;)")) >= 4);
+    CHECK(test::count_matches(src, std::regex(R"(\(t\d+ \? )")) >= 4);
     // (a > c) * b: the comparison is a number.
-    CHECK(count(src, std::regex(R"(\(t\d+ > t\d+ \? 1\.0 : 0\.0\))")) == 1);
+    CHECK(test::count_matches(src, std::regex(R"(\(t\d+ > t\d+ \? 1\.0 : 0\.0\))")) == 1);
     // No select tests a value against zero: every condition here is a predicate.
     CHECK(src.find("!= 0.0 ?") == std::string::npos);
     CompileOptions co;

@@ -10,16 +10,12 @@
 #include "jit/emit_element.h"
 #include "jit/pair_exps.h"
 #include "jit/scalar_program.h"
+#include "support/matches.h"
 
 using namespace dualjit;
 using namespace dualjit::jit;
 
 namespace {
-
-size_t count(const std::string& s, const std::regex& re) {
-  return static_cast<size_t>(
-      std::distance(std::sregex_iterator(s.begin(), s.end(), re), std::sregex_iterator()));
-}
 
 // Where each node sits in the order.
 size_t at(const ScalarProgram& p, NodeId id) {
@@ -58,16 +54,17 @@ TEST_CASE("an exp waits for the next independent one; its readers move after the
   }
 
   const std::string outlined = emit_element_function(p, "f", 0, false, false, true);
-  CHECK(count(outlined, std::regex(R"(const dj_d2 e\d+ = dj_exp2\(t\d+, t\d+\);)")) == 1);
-  CHECK(count(outlined, std::regex(R"(dj_exp\(t\d+\))")) == 1);  // d, alone
+  CHECK(test::count_matches(outlined, std::regex(R"(const dj_d2 e\d+ = dj_exp2\(t\d+, t\d+\);)")) ==
+        1);
+  CHECK(test::count_matches(outlined, std::regex(R"(dj_exp\(t\d+\))")) == 1);  // d, alone
   // Inline specials: no pairs.
   const std::string inlined = emit_element_function(p, "f", 0, false, false, false);
   CHECK(inlined.find("dj_exp2") == std::string::npos);
-  CHECK(count(inlined, std::regex(R"(= exp\(t\d+\);)")) == 3);
+  CHECK(test::count_matches(inlined, std::regex(R"(= exp\(t\d+\);)")) == 3);
   // Split into functions of two statements: a pair never straddles two of them.
   const std::string split = emit_element_function(p, "f", 2, false, false, true);
-  CHECK(count(split, std::regex(R"(dj_exp2)")) <= 1);
-  CHECK(count(split, std::regex(R"(val\[\d+\] = t\d+;)")) == 2);
+  CHECK(test::count_matches(split, std::regex(R"(dj_exp2)")) <= 1);
+  CHECK(test::count_matches(split, std::regex(R"(val\[\d+\] = t\d+;)")) == 2);
 }
 
 TEST_CASE("an exp whose readers pass the window is called alone") {
