@@ -63,8 +63,8 @@ std::string exp_table_literals() {
 // subnormals, inf, NaN) goes to CUDA's exp.
 std::string cuda_table_exp() {
   return "static __device__ const double dj_exp_2j[128] = {\n" + exp_table_literals() + R"(};
-static __device__ __noinline__ double dj_exp(double a) {
-  if (!(fabs(a) < 707.0)) return exp(a);
+// The table method for |a| < 707, inline: dj_exp and dj_exp2 share it.
+static __device__ __forceinline__ double dj_exp_table(double a) {
   const double shifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
   const double k = fma(a, 184.66496523378731, shifter);  // a * 128 / ln 2
   const int n = __double2loint(k);
@@ -79,6 +79,10 @@ static __device__ __noinline__ double dj_exp(double a) {
   const double e = fma(s, p, s);
   return __hiloint2double(__double2hiint(e) + ((n >> 7) << 20), __double2loint(e));
 }
+static __device__ __noinline__ double dj_exp(double a) {
+  if (!(fabs(a) < 707.0)) return exp(a);
+  return dj_exp_table(a);
+}
 struct dj_d2 { double x, y; };
 // Two exps in one call, each as dj_exp computes it: the call's saves are paid once for both.
 static __device__ __noinline__ dj_d2 dj_exp2(double a, double b) {
@@ -86,26 +90,10 @@ static __device__ __noinline__ dj_d2 dj_exp2(double a, double b) {
   if (!(fabs(a) < 707.0) || !(fabs(b) < 707.0)) {
     o.x = dj_exp(a);
     o.y = dj_exp(b);
-    return o;
+  } else {
+    o.x = dj_exp_table(a);
+    o.y = dj_exp_table(b);
   }
-  const double shifter = 6755399441055744.0;
-  const double ka = fma(a, 184.66496523378731, shifter), kb = fma(b, 184.66496523378731, shifter);
-  const int na = __double2loint(ka), nb = __double2loint(kb);
-  const double ta = ka - shifter, tb = kb - shifter;
-  double ra = fma(ta, -6.93147180369123816490e-01 / 128, a);
-  double rb = fma(tb, -6.93147180369123816490e-01 / 128, b);
-  ra = fma(ta, -1.90821492927058770002e-10 / 128, ra);
-  rb = fma(tb, -1.90821492927058770002e-10 / 128, rb);
-  double qa = fma(ra, 1.0 / 120, 1.0 / 24), qb = fma(rb, 1.0 / 120, 1.0 / 24);
-  qa = fma(qa, ra, 1.0 / 6);
-  qb = fma(qb, rb, 1.0 / 6);
-  qa = fma(qa, ra, 0.5);
-  qb = fma(qb, rb, 0.5);
-  const double pa = fma(qa, ra * ra, ra), pb = fma(qb, rb * rb, rb);
-  const double sa = __ldg(&dj_exp_2j[na & 127]), sb = __ldg(&dj_exp_2j[nb & 127]);
-  const double ea = fma(sa, pa, sa), eb = fma(sb, pb, sb);
-  o.x = __hiloint2double(__double2hiint(ea) + ((na >> 7) << 20), __double2loint(ea));
-  o.y = __hiloint2double(__double2hiint(eb) + ((nb >> 7) << 20), __double2loint(eb));
   return o;
 }
 )";
